@@ -1,0 +1,2 @@
+import OpenCoreData
+print("Acquaintance demo: coming in the next commit")

@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import CompilerPluginSupport
+import PackageDescription
+
+// Dependencies, and why each one:
+// - GRDB.swift: the reference SQLite toolkit for Swift. OpenCoreData's SQLite store
+//   talks to SQLite through GRDB's `Database`/`Statement` layer (connections, WAL,
+//   prepared statements, custom functions) instead of a hand-written C binding.
+// - swift-syntax: required to implement the `@Managed` macro.
+// - swift-crypto: SHA-256 for entity version hashes (Core Data stores them in the
+//   store metadata), portable where CryptoKit is missing.
+// - swift-collections: `OrderedSet` holds to-many relationship members, which need
+//   both set semantics and a stable order (ordered relationships, Z_FOK_ columns).
+let package = Package(
+    name: "OpenCoreData",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .executable(name: "Acquaintance", targets: ["Acquaintance"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .macro(
+            name: "OpenCoreDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "OpenCoreData",
+            dependencies: [
+                "OpenCoreDataMacros",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "Acquaintance",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/Acquaintance"
+        ),
+        .testTarget(
+            name: "OpenCoreDataTests",
+            dependencies: ["OpenCoreData"]
+        ),
+        .testTarget(
+            name: "OpenCoreDataMacrosTests",
+            dependencies: [
+                "OpenCoreDataMacros",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,137 @@
+extension NSManagedObjectContext {
+    /// Returns the objects (or IDs, dictionaries, counts) that match `request`.
+    ///
+    /// The predicate and sort descriptors run in the store as SQL. With
+    /// `includesPendingChanges` (the default), unsaved inserts, updates and deletes
+    /// of this context count too, as in Core Data. No match is `[]`; a bad request
+    /// (unknown entity or key) throws.
+    public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
+        let (coordinator, entity) = try fetchTarget(request)
+        if request.resultType == .countResultType {
+            return [NSNumber(value: try count(for: request)) as! T]
+        }
+        let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
+        switch request.resultType {
+        case .managedObjectIDResultType:
+            return objects.map { $0.objectID as! T }
+        case .dictionaryResultType:
+            return try objects.map { try dictionary(for: $0, properties: request.propertiesToFetch, entity: entity) as! T }
+        default:
+            return try objects.map { object in
+                guard let typed = object as? T else {
+                    throw CoreDataError.make(NSCoreDataError, "Fetched a \(type(of: object)) for entity '\(object.entity.name ?? "?")', which is not a \(T.self); check the entity's managedObjectClassName")
+                }
+                return typed
+            }
+        }
+    }
+
+    /// The number of objects `request` would return, without loading them.
+    public func count<T: NSFetchRequestResult>(for request: NSFetchRequest<T>) throws -> Int {
+        let (coordinator, entity) = try fetchTarget(request)
+        var fetch = storeFetch(request, entity: entity)
+        fetch.limit = 0
+        fetch.offset = 0
+        let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
+        var total = try coordinator.count(fetch)
+        if !pending.changedPersisted.isEmpty {
+            var check = fetch
+            check.restrictedToKeys = pending.changedPersisted.compactMap(\.objectID.primaryKey)
+            total -= try coordinator.count(check)
+            total += pending.changedPersisted.filter { $0.lifecycle != .deleted && matches($0, fetch) }.count
+        }
+        total += pending.inserted.filter { matches($0, fetch) }.count
+        if request.fetchOffset > 0 { total = max(0, total - request.fetchOffset) }
+        if request.fetchLimit > 0 { total = min(total, request.fetchLimit) }
+        return total
+    }
+
+    // MARK: Internals
+
+    private func fetchTarget<T>(_ request: NSFetchRequest<T>) throws -> (NSPersistentStoreCoordinator, NSEntityDescription) {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "This context has no persistent store coordinator")
+        }
+        let entity = try request.resolveEntity(in: coordinator.managedObjectModel)
+        if request.includesPendingChanges { processPendingChanges() }
+        return (coordinator, entity)
+    }
+
+    private func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> StoreFetch {
+        StoreFetch(
+            entity: entity,
+            predicate: request.predicate,
+            sortDescriptors: request.sortDescriptors ?? [],
+            limit: request.fetchLimit,
+            offset: request.fetchOffset,
+            includesSubentities: request.includesSubentities
+        )
+    }
+
+    /// Unsaved objects that can change a fetch's result.
+    struct PendingObjects {
+        var inserted: [NSManagedObject] = []
+        /// Saved objects that were changed or deleted in the context.
+        var changedPersisted: [NSManagedObject] = []
+        var isEmpty: Bool { inserted.isEmpty && changedPersisted.isEmpty }
+    }
+
+    private func pendingObjects(matching fetch: StoreFetch) -> PendingObjects {
+        let entities = Set(fetch.matchingEntities.map(ObjectIdentifier.init))
+        func relevant(_ object: NSManagedObject) -> Bool { entities.contains(ObjectIdentifier(object.entity)) }
+        return PendingObjects(
+            inserted: insertedSet.filter(relevant),
+            changedPersisted: (updatedSet.filter(relevant) + deletedSet.filter(relevant))
+        )
+    }
+
+    private func matches(_ object: NSManagedObject, _ fetch: StoreFetch) -> Bool {
+        fetch.predicate?.evaluate(with: object) ?? true
+    }
+
+    private func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+        var fetch = storeFetch(request, entity: entity)
+        let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
+        if pending.isEmpty {
+            return try coordinator.fetch(fetch).map(materialize)
+        }
+        // Fetch enough rows to survive pending changes moving objects out of the
+        // window, then apply the changes and the window in memory.
+        if fetch.limit > 0 { fetch.limit = fetch.offset + fetch.limit + pending.changedPersisted.count }
+        fetch.offset = 0
+        // Validate the predicate's keys against the entity before evaluating in memory.
+        var objects = try coordinator.fetch(fetch).map(materialize)
+        objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
+        var present = Set(objects)
+        for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
+            objects.append(object)
+            present.insert(object)
+        }
+        objects += pending.inserted.filter { matches($0, fetch) }
+        if !fetch.sortDescriptors.isEmpty {
+            objects = objects.sorted(using: fetch.sortDescriptors)
+        }
+        let start = min(request.fetchOffset, objects.count)
+        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
+        return Array(objects[start..<end])
+    }
+
+    private func dictionary(for object: NSManagedObject, properties: [Any]?, entity: NSEntityDescription) throws -> NSDictionary {
+        let keys: [String] = try (properties ?? entity.facts.slots.filter { !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }).map { item in
+            if let property = item as? NSPropertyDescription { return property.name }
+            if let key = item as? String { return key }
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "propertiesToFetch holds \(type(of: item)); only property names and descriptions are supported so far")
+        }
+        let result = NSMutableDictionary()
+        for key in keys {
+            let root = String(key.split(separator: ".").first ?? "")
+            guard entity.facts.propertiesByName[root] != nil else {
+                throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(key)', which entity '\(entity.name ?? "?")' does not have")
+            }
+            var value = object.value(forKeyPath: key)
+            if let related = value as? NSManagedObject { value = related.objectID }
+            if let value { result[key] = value }
+        }
+        return result
+    }
+}

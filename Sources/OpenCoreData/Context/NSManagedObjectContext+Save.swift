@@ -1,0 +1,148 @@
+extension NSManagedObjectContext {
+    /// Writes every insert, update and delete to the store in one transaction.
+    ///
+    /// Order, as in Core Data: `NSManagedObjectContextWillSave`, pending changes
+    /// (delete rules), `willSave()` on each object, validation (all errors, combined
+    /// into `NSValidationMultipleErrorsError` when several), the write, `didSave()`,
+    /// then `NSManagedObjectContextDidSave`. A failed save writes nothing and leaves
+    /// the context's changes in place.
+    public func save() throws {
+        processPendingChanges()
+        guard hasChanges else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in insertedSet.union(updatedSet).union(deletedSet) { object.willSave() }
+        processPendingChanges()
+
+        var errors: [NSError] = []
+        for object in insertedSet { errors += object.propertyValidationErrors() }
+        for object in updatedSet { errors += object.propertyValidationErrors() }
+        for object in deletedSet { errors += object.deleteValidationErrors() }
+        if let error = CoreDataError.combine(errors) { throw error }
+
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator")
+        }
+        guard let store = coordinator.persistentStores.first else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
+        }
+
+        let inserted = Array(insertedSet)
+        let updated = Array(updatedSet)
+        let deleted = Array(deletedSet)
+        var assignedKeys: [ObjectIdentifier: Int64] = [:]
+        try coordinator.save(to: store) { allocator in
+            for object in inserted {
+                assignedKeys[ObjectIdentifier(object)] = try object.objectID.primaryKey ?? allocator.nextKey(for: object.entity)
+            }
+            return try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
+        }
+
+        // The store committed: bring objects and the registry up to date.
+        for object in inserted {
+            if object.objectID.isTemporaryID, let key = assignedKeys[ObjectIdentifier(object)] {
+                let old = object.objectID
+                object.objectID = NSManagedObjectID(entity: object.entity, store: store, primaryKey: key)
+                reregister(object, from: old)
+            }
+            object.lifecycle = .persisted
+            object.commitSavedState(version: 1)
+        }
+        for object in updated {
+            object.commitSavedState(version: object.storedVersion + 1)
+        }
+        for object in deleted {
+            object.lifecycle = .detached
+            registryRemove(object)
+        }
+        clearSavedChanges()
+        for object in inserted + updated + deleted { object.didSave() }
+
+        let info: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: Set(inserted),
+            NSUpdatedObjectsKey: Set(updated),
+            NSDeletedObjectsKey: Set(deleted),
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: info)
+        let idInfo: [AnyHashable: Any] = [
+            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)),
+            NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: idInfo)
+    }
+}
+
+/// Turns the context's changed objects into one store request: all stored values of
+/// inserted rows, only the changed columns of updated rows, deleted rows, and the
+/// membership changes of to-many relationships that live outside the rows.
+struct SaveRequestBuilder {
+    /// Primary keys for objects that have no permanent ID yet.
+    let keys: [ObjectIdentifier: Int64]
+
+    func request(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws -> StoreSaveRequest {
+        var request = StoreSaveRequest()
+        for object in inserted {
+            let properties = object.entity.facts.slots.filter { $0.isStored && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }
+            request.inserts.append(try write(object, properties: properties))
+            request.memberships += try memberships(of: object)
+        }
+        for object in updated where object.lifecycle == .persisted {
+            let changed = object.entity.facts.slots.filter {
+                $0.isStored && object.changedSlots.contains($0.slot)
+                    && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && object.isChanged($0)
+            }
+            request.updates.append(try write(object, properties: changed))
+            request.memberships += try memberships(of: object)
+        }
+        for object in deleted {
+            request.deletes.append(try reference(object))
+        }
+        return request
+    }
+
+    private func write(_ object: NSManagedObject, properties: [NSPropertyDescription]) throws -> StoreSaveRequest.RowWrite {
+        let values = try properties.map { property -> (NSPropertyDescription, Any?) in
+            if property is NSRelationshipDescription {
+                return (property, try (object.storage[property.slot] as? NSManagedObject).map(reference)
+                    ?? (object.storage[property.slot] as? NSManagedObjectID).map(reference))
+            }
+            return (property, object.storage[property.slot])
+        }
+        return StoreSaveRequest.RowWrite(entity: object.entity, primaryKey: try reference(object).primaryKey, values: values, expectedVersion: object.storedVersion)
+    }
+
+    private func memberships(of object: NSManagedObject) throws -> [StoreSaveRequest.MembershipChange] {
+        var result: [StoreSaveRequest.MembershipChange] = []
+        for case let relationship as NSRelationshipDescription in object.entity.facts.slots
+        where relationship.isToMany && relationship.isStored {
+            guard let loaded = object.storage[relationship.slot] as? ToManyRelationship,
+                  loaded.hasChanges(ordered: relationship.isOrdered) else { continue }
+            result.append(StoreSaveRequest.MembershipChange(
+                relationship: relationship,
+                source: try reference(object),
+                added: try loaded.added.map(reference),
+                removed: try loaded.removed.filter { !$0.objectID.isTemporaryID || keys[ObjectIdentifier($0)] != nil }.map(reference),
+                orderedMembers: relationship.isOrdered ? try loaded.members.map(reference) : nil
+            ))
+        }
+        return result
+    }
+
+    private func reference(_ object: NSManagedObject) throws -> StoreSaveRequest.RowReference {
+        if let key = object.objectID.primaryKey ?? keys[ObjectIdentifier(object)] {
+            return StoreSaveRequest.RowReference(entity: object.entity, primaryKey: key)
+        }
+        throw CoreDataError.make(
+            NSManagedObjectReferentialIntegrityError,
+            "\(object.entity.name ?? "?") object \(object.objectID.uriRepresentation().absoluteString) is related to a saved object but is not being saved itself",
+            [NSAffectedObjectsErrorKey: [object]]
+        )
+    }
+
+    private func reference(_ id: NSManagedObjectID) throws -> StoreSaveRequest.RowReference {
+        guard let key = id.primaryKey else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "Dangling reference to an unsaved object \(id)")
+        }
+        return StoreSaveRequest.RowReference(entity: id.entity, primaryKey: key)
+    }
+}

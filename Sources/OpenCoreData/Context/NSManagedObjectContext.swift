@@ -1,0 +1,388 @@
+import OrderedCollections
+
+/// A scratch pad of managed objects: it registers them, tracks their changes, and
+/// saves those changes through its coordinator.
+///
+/// A context and its objects belong to its queue. Do the work inside `perform` or
+/// `performAndWait` (a main-queue context may also be used directly on the main
+/// thread), exactly as with Core Data.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    /// How a context is tied to a queue.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated by Apple; treated as a private queue here.
+        case confinementConcurrencyType = 0
+        /// The context owns a private serial queue.
+        case privateQueueConcurrencyType = 1
+        /// The context uses the main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    /// When an async `perform` runs its block.
+    public enum ScheduledTaskType: Int, Sendable {
+        /// Run at once when already on the context's queue, else enqueue.
+        case immediate
+        /// Always enqueue behind work already scheduled.
+        case enqueued
+    }
+
+    /// The queue discipline chosen at creation.
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator the context saves to and fetches from.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// A name for debugging and persistent history.
+    open var name: String?
+    /// The author recorded in persistent history for this context's saves.
+    open var transactionAuthor: String?
+    /// How long cached row data stays fresh (negative: forever). Kept for API compatibility.
+    open var stalenessInterval: TimeInterval = -1
+    /// Whether the context keeps strong references to all its registered objects.
+    open var retainsRegisteredObjects = false
+    /// Whether a fault whose row is gone becomes a deleted object instead of an error.
+    open var shouldDeleteInaccessibleFaults = true
+
+    /// The model of the coordinator.
+    var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
+
+    private let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    // MARK: Object state
+
+    /// Every object the context knows, by ID.
+    private(set) var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// Objects inserted since the last save.
+    private(set) var insertedSet = OrderedSet<NSManagedObject>()
+    /// Saved objects changed since the last save.
+    private(set) var updatedSet = OrderedSet<NSManagedObject>()
+    /// Saved objects deleted since the last save.
+    private(set) var deletedSet = OrderedSet<NSManagedObject>()
+    /// Deleted objects whose delete rules have not run yet.
+    private var deletionQueue: [NSManagedObject] = []
+    /// Changes not yet announced with `NSManagedObjectContextObjectsDidChange`.
+    private var pendingInserted = OrderedSet<NSManagedObject>()
+    private var pendingUpdated = OrderedSet<NSManagedObject>()
+    private var pendingDeleted = OrderedSet<NSManagedObject>()
+    /// Re-entrancy guard: delete propagation and change announcements run once at a time.
+    private var isProcessingPendingChanges = false
+
+    /// Creates a context with the given queue discipline.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        if concurrencyType == .mainQueueConcurrencyType {
+            queue = .main
+        } else {
+            queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+        }
+        super.init()
+        if concurrencyType != .mainQueueConcurrencyType {
+            queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    // MARK: Queue
+
+    /// Whether the caller is running on the context's queue.
+    var isOnQueue: Bool {
+        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+    }
+
+    /// Runs `block` on the context's queue, later; pending changes are processed after it.
+    open func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedSendable(block)
+        queue.async {
+            work.value()
+            self.processPendingChanges()
+        }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; re-entrant.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue { return try block() }
+        return try withoutActuallyEscaping(block) { escapable in
+            let work = UncheckedSendable(escapable)
+            return try queue.sync {
+                defer { processPendingChanges() }
+                return try UncheckedSendable(work.value()).value
+            }
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its result to the awaiting task.
+    open func perform<T, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T) async throws(E) -> T {
+        if schedule == .immediate, isOnQueue {
+            return try block()
+        }
+        let work = UncheckedSendable(block)
+        let result: UncheckedSendable<Result<T, E>> = await withCheckedContinuation { continuation in
+            queue.async {
+                let outcome: Result<T, E>
+                do throws(E) { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
+                self.processPendingChanges()
+                continuation.resume(returning: UncheckedSendable(outcome))
+            }
+        }
+        return try result.value.get()
+    }
+
+    // MARK: Registered objects
+
+    /// All objects registered with the context.
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+    /// Objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { Set(insertedSet) }
+    /// Objects changed since the last save.
+    open var updatedObjects: Set<NSManagedObject> { Set(updatedSet) }
+    /// Objects that the next save removes from the store.
+    open var deletedObjects: Set<NSManagedObject> { Set(deletedSet) }
+    /// Whether the context has unsaved inserts, updates or deletes.
+    open var hasChanges: Bool {
+        !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty || !deletionQueue.isEmpty
+    }
+
+    func isUpdated(_ object: NSManagedObject) -> Bool { updatedSet.contains(object) }
+
+    /// The registered object with `objectID`, or `nil` when the context has none.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registry[objectID] }
+
+    /// The object for `objectID`: the registered one, or a fault that loads on first use.
+    ///
+    /// Like Core Data, this does not check that the row exists; use
+    /// ``existingObject(with:)`` for that.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID] { return object }
+        let object = objectID.entity.instantiate(insertInto: nil)
+        object.objectID = objectID
+        object.isFaultStorage = !objectID.isTemporaryID
+        object.lifecycle = .persisted
+        register(object)
+        return object
+    }
+
+    /// The object for `objectID`, loaded from the store; throws when it does not exist.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registry[objectID], !object.isFaultStorage { return object }
+        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
+              let row = try coordinator.row(for: objectID)
+        else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        return materialize(row)
+    }
+
+    func register(_ object: NSManagedObject) {
+        object.managedObjectContext = self
+        registry[object.objectID] = object
+    }
+
+    func reregister(_ object: NSManagedObject, from oldID: NSManagedObjectID) {
+        registry[oldID] = nil
+        registry[object.objectID] = object
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Registers a new object with the context; it is saved at the next `save()`.
+    open func insert(_ object: NSManagedObject) {
+        if object.managedObjectContext === self, object.lifecycle != .detached { return }
+        precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
+                     "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext")
+        if object.lifecycle == .deleted, deletedSet.contains(object) {
+            deletedSet.remove(object)
+            object.lifecycle = .persisted
+            return
+        }
+        object.lifecycle = .inserted
+        register(object)
+        insertedSet.append(object)
+        pendingInserted.append(object)
+        object.awakeFromInsert()
+        for property in object.entity.facts.slots where object.storage[property.slot] != nil {
+            object.changedSlots.insert(property.slot)
+        }
+    }
+
+    /// Marks `object` for deletion; its delete rules run at the next `processPendingChanges()`.
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self, object.lifecycle != .deleted else { return }
+        object.fireFaultIfNeeded()
+        if object.lifecycle == .inserted {
+            insertedSet.remove(object)
+            pendingInserted.remove(object)
+        } else {
+            deletedSet.append(object)
+            updatedSet.remove(object)
+            pendingDeleted.append(object)
+        }
+        object.lifecycle = .deleted
+        deletionQueue.append(object)
+    }
+
+    /// Records that `object` changed; called by every property write.
+    func objectDidChange(_ object: NSManagedObject, property: NSPropertyDescription?) {
+        guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
+        if updatedSet.append(object).inserted { pendingUpdated.append(object) }
+    }
+
+    // MARK: Pending changes
+
+    /// Runs delete rules for deleted objects and posts `NSManagedObjectContextObjectsDidChange`.
+    open func processPendingChanges() {
+        guard !isProcessingPendingChanges else { return }
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = false }
+        while !deletionQueue.isEmpty {
+            let object = deletionQueue.removeFirst()
+            DeletePropagation.apply(to: object, in: self)
+        }
+        for object in pendingDeleted where object.lifecycle == .deleted && !deletedSet.contains(object) {
+            unregister(object)
+        }
+        guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
+        var info: [AnyHashable: Any] = [:]
+        if !pendingInserted.isEmpty { info[NSInsertedObjectsKey] = Set(pendingInserted) }
+        if !pendingUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(pendingUpdated.filter { !pendingInserted.contains($0) }) }
+        if !pendingDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(pendingDeleted) }
+        pendingInserted.removeAll()
+        pendingUpdated.removeAll()
+        pendingDeleted.removeAll()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+    }
+
+    /// Drops a saved-and-deleted object from the context.
+    func registryRemove(_ object: NSManagedObject) { unregister(object) }
+
+    /// Empties the change sets after a successful save.
+    func clearSavedChanges() {
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        pendingInserted.removeAll()
+        pendingUpdated.removeAll()
+        pendingDeleted.removeAll()
+    }
+
+    private func unregister(_ object: NSManagedObject) {
+        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        object.managedObjectContext = nil
+    }
+
+    // MARK: Discarding changes
+
+    /// Discards every unsaved change: inserted objects leave, others return to their saved state.
+    open func rollback() {
+        for object in insertedSet {
+            object.lifecycle = .detached
+            unregister(object)
+        }
+        for object in Array(updatedSet) + Array(deletedSet) {
+            object.lifecycle = .persisted
+            object.turnIntoFault()
+        }
+        for object in registry.values where !object.changedSlots.isEmpty || !object.rejectedAssignments.isEmpty {
+            object.turnIntoFault()
+        }
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        deletionQueue.removeAll()
+        pendingInserted.removeAll()
+        pendingUpdated.removeAll()
+        pendingDeleted.removeAll()
+    }
+
+    /// Forgets every object: the context is as new. Objects obtained before must not be used.
+    open func reset() {
+        for object in registry.values {
+            object.managedObjectContext = nil
+        }
+        registry.removeAll()
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        deletionQueue.removeAll()
+        pendingInserted.removeAll()
+        pendingUpdated.removeAll()
+        pendingDeleted.removeAll()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [NSInvalidatedAllObjectsKey: true])
+    }
+
+    /// Turns `object` back into a fault, or (with `flag`) reloads it keeping unsaved changes.
+    open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
+        if flag, updatedSet.contains(object) { return }
+        updatedSet.remove(object)
+        object.turnIntoFault()
+    }
+
+    /// Refreshes every registered object that has no unsaved changes.
+    open func refreshAllObjects() {
+        for object in registry.values where object.lifecycle == .persisted && !updatedSet.contains(object) {
+            object.turnIntoFault()
+        }
+    }
+
+    // MARK: Store access for objects
+
+    /// Loads a fault's values from the store.
+    func fulfillFault(for object: NSManagedObject) {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        do {
+            if let row = try coordinator.row(for: object.objectID) {
+                object.load(row, in: self)
+                object.awakeFromFetch()
+                return
+            }
+        } catch {
+            // The store could not be read: keep the object a fault-free empty shell rather than crash.
+        }
+        object.isFaultStorage = false
+        if shouldDeleteInaccessibleFaults { object.lifecycle = .deleted }
+    }
+
+    /// The objects a to-many relationship holds in the store, as registered objects or faults.
+    func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription, fromStoreOnly: Bool = false) -> [NSManagedObject] {
+        guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
+        let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+        return ids.map { self.object(with: $0) }
+    }
+
+    /// Registers a fetched row as an object, keeping the in-memory state of objects
+    /// the context already holds (their unsaved changes win, as in Core Data).
+    func materialize(_ row: StoreRow) -> NSManagedObject {
+        let object = self.object(with: row.objectID)
+        if object.isFaultStorage {
+            object.load(row, in: self)
+            object.awakeFromFetch()
+        }
+        return object
+    }
+
+    /// Permanent IDs for objects that still have temporary ones (the store reserves the keys now).
+    open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        let pending = objects.filter { $0.objectID.isTemporaryID }
+        guard !pending.isEmpty else { return }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator")
+        }
+        let ids = try coordinator.permanentIDs(for: pending.map(\.entity))
+        for (object, id) in zip(pending, ids) {
+            let old = object.objectID
+            object.objectID = id
+            if object.managedObjectContext === self { reregister(object, from: old) }
+        }
+    }
+
+    open override var description: String {
+        "<\(type(of: self)): \(name ?? "unnamed"), \(registry.count) objects>"
+    }
+}
+
+/// Carries a value into a dispatch block under strict concurrency checking.
+///
+/// Used only where the context's queue discipline makes the hand-off safe: the value is
+/// touched on the context's queue alone, as Core Data's confinement rules require.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,69 @@
+// Core Data's notification names and userInfo keys, spelled as Apple spells them, so
+// observers written for Core Data work unchanged.
+
+extension Notification.Name {
+    /// Posted by a context when its objects changed (at the end of an event, in `processPendingChanges()`).
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+    /// Posted by a context at the start of `save()`.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
+    /// Posted by a context after a successful save, with the saved objects.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    /// Posted after a successful save, with the IDs of the saved objects.
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted after a context merged changes, with the IDs of the merged objects.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+    /// Posted by a coordinator when stores are added or removed.
+    public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name("NSPersistentStoreCoordinatorStoresDidChangeNotification")
+}
+
+extension NSManagedObjectContext {
+    /// Swift name of `NSManagedObjectContextObjectsDidChange`.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+    /// Swift name of `NSManagedObjectContextWillSave`.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+    /// Swift name of `NSManagedObjectContextDidSave`.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// Swift name of `NSManagedObjectContextDidSaveObjectIDs`.
+    public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
+    /// Swift name of `NSManagedObjectContextDidMergeChangesObjectIDs`.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs
+
+    /// The userInfo keys of context notifications.
+    public enum NotificationKey: String, Sendable {
+        case insertedObjects = "inserted"
+        case updatedObjects = "updated"
+        case deletedObjects = "deleted"
+        case refreshedObjects = "refreshed"
+        case invalidatedObjects = "invalidated"
+        case invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs = "inserted_objectIDs"
+        case updatedObjectIDs = "updated_objectIDs"
+        case deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        case invalidatedObjectIDs = "invalidated_objectIDs"
+        case queryGeneration = "managedObjectContextQueryGenerationKey"
+    }
+}
+
+/// userInfo key: the objects inserted (a `Set<NSManagedObject>`).
+public let NSInsertedObjectsKey = "inserted"
+/// userInfo key: the objects updated.
+public let NSUpdatedObjectsKey = "updated"
+/// userInfo key: the objects deleted.
+public let NSDeletedObjectsKey = "deleted"
+/// userInfo key: the objects refreshed.
+public let NSRefreshedObjectsKey = "refreshed"
+/// userInfo key: the objects invalidated.
+public let NSInvalidatedObjectsKey = "invalidated"
+/// userInfo key: present when all objects were invalidated (after `reset()`).
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+/// userInfo key: the IDs of inserted objects (a `Set<NSManagedObjectID>`).
+public let NSInsertedObjectIDsKey = "inserted_objectIDs"
+/// userInfo key: the IDs of updated objects.
+public let NSUpdatedObjectIDsKey = "updated_objectIDs"
+/// userInfo key: the IDs of deleted objects.
+public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+/// userInfo key: the stores added to a coordinator.
+public let NSAddedPersistentStoresKey = "added"
+/// userInfo key: the stores removed from a coordinator.
+public let NSRemovedPersistentStoresKey = "removed"

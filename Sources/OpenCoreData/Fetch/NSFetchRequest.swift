@@ -1,0 +1,138 @@
+/// The types a fetch can return: managed objects, object IDs, dictionaries, counts.
+public protocol NSFetchRequestResult {}
+extension NSManagedObject: NSFetchRequestResult {}
+extension NSManagedObjectID: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+extension NSNumber: NSFetchRequestResult {}
+
+/// The kinds of request a store executes.
+public enum NSPersistentStoreRequestType: UInt, Sendable {
+    case fetchRequestType = 1
+    case saveRequestType = 2
+    case batchInsertRequestType = 5
+    case batchUpdateRequestType = 6
+    case batchDeleteRequestType = 7
+}
+
+/// A request to a persistent store (fetches, batch operations).
+open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {
+    /// The stores to search; `nil` means all of the coordinator's stores.
+    open var affectedStores: [NSPersistentStore]?
+    /// The kind of request.
+    open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+}
+
+/// What a fetch returns.
+public struct NSFetchRequestResultType: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// Managed objects (the default).
+    public static let managedObjectResultType = NSFetchRequestResultType([])
+    /// Object IDs only.
+    public static let managedObjectIDResultType = NSFetchRequestResultType(rawValue: 1)
+    /// Dictionaries of property values.
+    public static let dictionaryResultType = NSFetchRequestResultType(rawValue: 2)
+    /// The number of matching objects.
+    public static let countResultType = NSFetchRequestResultType(rawValue: 4)
+}
+
+/// Describes which objects to fetch and how: entity, predicate, order, paging.
+///
+/// `NSFetchRequest<Person>(entityName: "Person")` or `Person.fetchRequest()`; run it
+/// with `context.fetch(_:)`. The predicate and sort run in the store as SQL.
+open class NSFetchRequest<ResultType: NSFetchRequestResult>: NSPersistentStoreRequest, @unchecked Sendable {
+    /// The name of the entity to fetch.
+    open var entityName: String?
+    /// The entity to fetch; takes precedence over `entityName`.
+    open var entity: NSEntityDescription? {
+        get { explicitEntity }
+        set { explicitEntity = newValue; if let name = newValue?.name { entityName = name } }
+    }
+    private var explicitEntity: NSEntityDescription?
+    /// The class whose entity to fetch when no name is given (`Person.fetchRequest()`).
+    var resultClass: NSManagedObject.Type?
+    /// Which objects match; `nil` matches all.
+    open var predicate: NSPredicate?
+    /// The order of results, most significant first.
+    open var sortDescriptors: [NSSortDescriptor]?
+    /// The most results to return; 0 means no limit.
+    open var fetchLimit: Int = 0
+    /// How many matching results to skip.
+    open var fetchOffset: Int = 0
+    /// How many objects to load at a time (0: all at once).
+    open var fetchBatchSize: Int = 0
+    /// Whether objects of subentities match too.
+    open var includesSubentities = true
+    /// Whether unsaved inserts, changes and deletes of the context count.
+    open var includesPendingChanges = true
+    /// Whether returned objects may be faults.
+    open var returnsObjectsAsFaults = true
+    /// Whether to load property values (objects stay faults when false).
+    open var includesPropertyValues = true
+    /// Whether refetched objects refresh their values from the store.
+    open var shouldRefreshRefetchedObjects = false
+    /// The kind of result.
+    open var resultType: NSFetchRequestResultType = .managedObjectResultType
+    /// Properties for dictionary results.
+    open var propertiesToFetch: [Any]?
+    /// Whether dictionary results drop duplicates.
+    open var returnsDistinctResults = false
+    /// Relationship key paths to load together with the results.
+    open var relationshipKeyPathsForPrefetching: [String]?
+    /// Properties to group dictionary results by.
+    open var propertiesToGroupBy: [Any]?
+    /// A predicate on grouped dictionary results.
+    open var havingPredicate: NSPredicate?
+
+    /// Creates a request for the named entity.
+    public init(entityName: String) {
+        self.entityName = entityName
+        super.init()
+    }
+
+    /// Creates a request with no entity yet (set `entity` or `entityName` before fetching).
+    public override init() { super.init() }
+
+    /// Runs the request in the context whose `perform` block is executing.
+    ///
+    /// Core Data finds that context implicitly; without an Objective-C runtime there
+    /// is no such ambient context, so pass it: `try request.execute(in: context)`.
+    open func execute(in context: NSManagedObjectContext) throws -> [ResultType] {
+        try context.fetch(self)
+    }
+
+    /// The entity this request targets in `model`, or a clear error.
+    func resolveEntity(in model: NSManagedObjectModel) throws -> NSEntityDescription {
+        if let explicitEntity { return explicitEntity }
+        if let entityName {
+            guard let entity = model.entitiesByName[entityName] else {
+                throw CoreDataError.make(NSCoreDataError, "The fetch request's entity '\(entityName)' is not in the model (entities: \(model.entitiesByName.keys.sorted().joined(separator: ", ")))")
+            }
+            return entity
+        }
+        if let type = resultClass ?? (ResultType.self as? NSManagedObject.Type), let entity = type.entity(in: model) {
+            return entity
+        }
+        throw CoreDataError.make(NSCoreDataError, "The fetch request has no entity: set entityName or entity")
+    }
+
+    open override var description: String {
+        "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate?.predicateFormat ?? "(null)")), sortDescriptors: \(sortDescriptors?.map(\.description) ?? []), limit: \(fetchLimit), offset: \(fetchOffset)>"
+    }
+}
+
+/// Gives every managed object class a typed `fetchRequest()`.
+public protocol ManagedObjectFetchRequestProviding {}
+extension NSManagedObject: ManagedObjectFetchRequestProviding {}
+
+extension ManagedObjectFetchRequestProviding where Self: NSManagedObject {
+    /// A fetch request for this class's entity: `Person.fetchRequest()` is an `NSFetchRequest<Person>`.
+    public static func fetchRequest() -> NSFetchRequest<Self> {
+        let request = NSFetchRequest<Self>()
+        request.resultClass = Self.self
+        if let entity = ModelRegistry.shared.models.lazy.compactMap({ Self.entity(in: $0) }).first {
+            request.entityName = entity.name
+        }
+        return request
+    }
+}

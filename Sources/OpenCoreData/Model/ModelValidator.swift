@@ -1,0 +1,130 @@
+/// Finds the mistakes that make a model unusable, as readable sentences.
+///
+/// Core Data raises on most of these when the model is first used; here they become
+/// one thrown error listing every problem, before any store is touched.
+enum ModelValidator {
+    static func problems(in model: NSManagedObjectModel) -> [String] {
+        var problems: [String] = []
+        var entityNames = Set<String>()
+        let entities = model.entities
+        let members = Set(entities.map(ObjectIdentifier.init))
+
+        for entity in entities {
+            guard let name = entity.name, !name.isEmpty else {
+                problems.append("an entity has no name")
+                continue
+            }
+            if !entityNames.insert(name).inserted {
+                problems.append("two entities are named '\(name)'")
+            }
+            if let parent = entity.superentity, !members.contains(ObjectIdentifier(parent)) {
+                problems.append("entity '\(name)' has a superentity '\(parent.name ?? "?")' that is not in the model")
+            }
+            for sub in entity.subentities where !members.contains(ObjectIdentifier(sub)) {
+                problems.append("entity '\(name)' has a subentity '\(sub.name ?? "?")' that is not in the model")
+            }
+            if hasInheritanceCycle(entity) {
+                problems.append("entity '\(name)' inherits from itself")
+                continue
+            }
+            var propertyNames = Set<String>()
+            for property in entity.properties {
+                if property.name.isEmpty {
+                    problems.append("entity '\(name)' has a property with no name")
+                    continue
+                }
+                if !propertyNames.insert(property.name).inserted {
+                    problems.append("entity '\(name)' has two properties named '\(property.name)'")
+                }
+                if reservedPropertyNames.contains(property.name) {
+                    problems.append("property '\(name).\(property.name)' uses a name reserved by NSManagedObject")
+                }
+                if let attribute = property as? NSAttributeDescription {
+                    problems += attributeProblems(attribute, entity: name)
+                } else if let relationship = property as? NSRelationshipDescription {
+                    problems += relationshipProblems(relationship, entity: entity, members: members)
+                }
+            }
+            for constraint in entity.uniquenessConstraints {
+                for element in constraint {
+                    let key = (element as? NSPropertyDescription)?.name ?? (element as? String) ?? "\(element)"
+                    if entity.propertiesByName[key] == nil {
+                        problems.append("uniqueness constraint of '\(name)' names unknown property '\(key)'")
+                    }
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).
+    static let reservedPropertyNames: Set<String> = [
+        "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
+        "isFault", "hasChanges", "description", "hash", "self",
+    ]
+
+    private static func hasInheritanceCycle(_ entity: NSEntityDescription) -> Bool {
+        var seen = Set<ObjectIdentifier>()
+        var current: NSEntityDescription? = entity
+        while let candidate = current {
+            if !seen.insert(ObjectIdentifier(candidate)).inserted { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    private static func attributeProblems(_ attribute: NSAttributeDescription, entity: String) -> [String] {
+        let label = "attribute '\(entity).\(attribute.name)'"
+        switch attribute.attributeType {
+        case .undefinedAttributeType:
+            return ["\(label) has an undefined attribute type"]
+        case .compositeAttributeType:
+            return ["\(label) is a composite attribute, which models built in code do not support yet"]
+        default:
+            break
+        }
+        if let value = attribute.defaultValue, AttributeValue.coerce(value, to: attribute) == nil {
+            return ["\(label) has a default value of type \(type(of: value)), which is not a \(attribute.attributeType.displayName)"]
+        }
+        return []
+    }
+
+    private static func relationshipProblems(
+        _ relationship: NSRelationshipDescription,
+        entity: NSEntityDescription,
+        members: Set<ObjectIdentifier>
+    ) -> [String] {
+        let label = "relationship '\(entity.name ?? "").\(relationship.name)'"
+        guard let destination = relationship.destinationEntity else {
+            return ["\(label) has no destination entity"]
+        }
+        guard members.contains(ObjectIdentifier(destination)) else {
+            return ["\(label) points to entity '\(destination.name ?? "?")', which is not in the model"]
+        }
+        var problems: [String] = []
+        if relationship.minCount < 0 || relationship.maxCount < 0 {
+            problems.append("\(label) has a negative minimum or maximum count")
+        }
+        if relationship.maxCount > 0 && relationship.minCount > relationship.maxCount {
+            problems.append("\(label) has a minimum count above its maximum")
+        }
+        if relationship.isOrdered && !relationship.isToMany {
+            problems.append("\(label) is ordered but to-one")
+        }
+        if let inverse = relationship.inverseRelationship {
+            guard let inverseOwner = inverse.entity else {
+                return problems + ["\(label) has an inverse '\(inverse.name)' that belongs to no entity"]
+            }
+            if !destination.isKindOf(entity: inverseOwner) && !inverseOwner.isKindOf(entity: destination) {
+                problems.append("\(label) has inverse '\(inverseOwner.name ?? "?").\(inverse.name)', which is not on its destination '\(destination.name ?? "?")'")
+            }
+            if let back = inverse.destinationEntity, !entity.isKindOf(entity: back) {
+                problems.append("\(label) has inverse '\(inverse.name)', whose destination '\(back.name ?? "?")' is not '\(entity.name ?? "?")'")
+            }
+            if let backInverse = inverse.inverseRelationship, backInverse !== relationship {
+                problems.append("\(label) and its inverse '\(inverse.name)' do not point back at each other")
+            }
+        }
+        return problems
+    }
+}

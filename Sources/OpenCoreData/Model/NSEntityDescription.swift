@@ -1,0 +1,159 @@
+/// Describes an entity: its name, properties, class and place in an inheritance tree.
+///
+/// Edit it freely while building a model; once a coordinator uses the model, it is
+/// frozen and the compiled facts below (storage slots, entity numbers) are fixed.
+open class NSEntityDescription: NSObject, @unchecked Sendable {
+    /// The entity's name, unique in its model.
+    open var name: String? { willSet { assertMutable() } }
+    /// The name of the `NSManagedObject` subclass that represents the entity.
+    ///
+    /// Either the bare class name (`"Person"`) or a module-qualified one
+    /// (`"MyApp.Person"`); see ``NSManagedObject`` for how classes are found.
+    open var managedObjectClassName: String! = "NSManagedObject" { willSet { assertMutable() } }
+    /// Whether the entity only exists as the parent of others (no direct instances).
+    open var isAbstract: Bool = false { willSet { assertMutable() } }
+    /// Free-form information for the app.
+    open var userInfo: [AnyHashable: Any]? { willSet { assertMutable() } }
+    /// Sets of property names (or descriptions) whose values must be unique together.
+    open var uniquenessConstraints: [[Any]] = [] { willSet { assertMutable() } }
+    /// The name this entity had in an earlier model version (for migration).
+    open var renamingIdentifier: String? { willSet { assertMutable() } }
+    /// A string mixed into the version hash to force a new hash for the same shape.
+    open var versionHashModifier: String? { willSet { assertMutable() } }
+
+    /// The model that contains the entity.
+    open internal(set) weak var managedObjectModel: NSManagedObjectModel!
+    /// The entity this one inherits from.
+    open internal(set) weak var superentity: NSEntityDescription?
+
+    /// The entities that inherit from this one. Setting it makes this entity their superentity.
+    open var subentities: [NSEntityDescription] {
+        get { _subentities }
+        set {
+            assertMutable()
+            for old in _subentities where old.superentity === self { old.superentity = nil }
+            _subentities = newValue
+            for sub in newValue { sub.superentity = self }
+        }
+    }
+    private var _subentities: [NSEntityDescription] = []
+
+    /// All properties: inherited ones first, then this entity's own.
+    ///
+    /// Setting it replaces the entity's own properties and claims them for this entity.
+    open var properties: [NSPropertyDescription] {
+        get { (superentity?.properties ?? []) + ownProperties }
+        set {
+            assertMutable()
+            ownProperties = newValue
+            for property in newValue { property.entity = self }
+        }
+    }
+    /// The properties declared on this entity itself.
+    private(set) var ownProperties: [NSPropertyDescription] = []
+
+    /// Properties by name, inherited ones included.
+    open var propertiesByName: [String: NSPropertyDescription] {
+        if let compiled { return compiled.propertiesByName }
+        return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Attributes by name, inherited ones included.
+    open var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// Relationships by name, inherited ones included.
+    open var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships of this entity whose destination is `entity`.
+    open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    open func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The entity's version hash: SHA-256 over the facts that change the store's shape.
+    open var versionHash: Data { VersionHasher.hash(of: self) }
+
+    /// Creates an empty entity description.
+    public override init() { super.init() }
+
+    /// Finds the entity named `entityName` in the model of the context's coordinator.
+    open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.managedObjectModel?.entitiesByName[entityName]
+    }
+
+    /// Creates an object of the named entity and inserts it into `context`.
+    ///
+    /// An unknown entity name is a programmer error that Core Data raises on; it traps
+    /// here with the name in the message. Use ``entity(forEntityName:in:)`` to check first.
+    open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in the context's model")
+        }
+        return entity.instantiate(insertInto: context)
+    }
+
+    func assertMutable() {
+        if let managedObjectModel, managedObjectModel.isFrozen {
+            preconditionFailure("Can't modify an immutable model: entity '\(name ?? "")' belongs to a model in use by a coordinator")
+        }
+    }
+
+    // MARK: Compiled facts (set when the model is frozen)
+
+    /// Facts computed once the model is frozen, read on every property access.
+    final class Compiled {
+        /// Every property, inherited first; a property's `slot` is its index here.
+        let slots: [NSPropertyDescription]
+        let propertiesByName: [String: NSPropertyDescription]
+        /// Core Data's entity number (`Z_ENT`).
+        let entityNumber: Int
+        /// The top of the inheritance tree: the entity whose table holds this one's rows.
+        unowned let root: NSEntityDescription
+        /// This entity and every entity below it.
+        let selfAndDescendants: [NSEntityDescription]
+
+        init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
+            self.slots = slots
+            self.propertiesByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.entityNumber = entityNumber
+            self.root = root
+            self.selfAndDescendants = selfAndDescendants
+        }
+    }
+    var compiled: Compiled?
+
+    /// The compiled facts; the model must be frozen (every context path guarantees it).
+    var facts: Compiled {
+        guard let compiled else {
+            preconditionFailure("Entity '\(name ?? "")' is used before its model was loaded by a coordinator")
+        }
+        return compiled
+    }
+
+    /// The class that represents this entity's objects, found as ``ManagedObjectClassRegistry`` describes.
+    var managedObjectClass: NSManagedObject.Type {
+        ManagedObjectClassRegistry.shared.objectClass(for: self)
+    }
+
+    /// Makes a new object of this entity's class, inserted into `context` when given.
+    func instantiate(insertInto context: NSManagedObjectContext?) -> NSManagedObject {
+        managedObjectClass.init(entity: self, insertInto: context)
+    }
+
+    open override var description: String {
+        "(\(type(of: self))) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil"), properties \(properties.map(\.name))"
+    }
+}

@@ -1,0 +1,168 @@
+/// A schema: the entities, their properties and the configurations that group them.
+///
+/// Build it in code (model files come with `.xcdatamodeld` loading). A coordinator
+/// freezes the model it is given: editing a model in use traps, as Core Data raises.
+open class NSManagedObjectModel: NSObject, @unchecked Sendable {
+    /// All entities, subentities included.
+    ///
+    /// Setting it claims the entities for this model. Subentities must be listed too,
+    /// as in Core Data.
+    open var entities: [NSEntityDescription] {
+        get { _entities }
+        set {
+            assertMutable()
+            _entities = newValue
+            for entity in newValue { entity.managedObjectModel = self }
+        }
+    }
+    private var _entities: [NSEntityDescription] = []
+
+    /// Entities by name.
+    open var entitiesByName: [String: NSEntityDescription] {
+        if let compiledEntitiesByName { return compiledEntitiesByName }
+        var result: [String: NSEntityDescription] = [:]
+        for entity in _entities { if let name = entity.name, result[name] == nil { result[name] = entity } }
+        return result
+    }
+    private var compiledEntitiesByName: [String: NSEntityDescription]?
+
+    /// Identifiers of this model version (free-form; recorded in store metadata).
+    open var versionIdentifiers: Set<AnyHashable> = [] { willSet { assertMutable() } }
+    /// Strings to show users in place of entity and property names.
+    open var localizationDictionary: [String: String]?
+
+    /// Named subsets of entities, for stores that hold only part of the model.
+    open var configurations: [String] { configurationEntities.keys.sorted() }
+    private var configurationEntities: [String: [NSEntityDescription]] = [:]
+
+    /// The entities of a configuration; `nil` for an unknown name.
+    open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
+        guard let configuration, configuration != Self.defaultConfigurationName else { return entities }
+        return configurationEntities[configuration]
+    }
+
+    /// Assigns entities to a named configuration.
+    open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+        assertMutable()
+        configurationEntities[configuration] = entities
+    }
+
+    /// The configuration that every model has and that holds all entities.
+    static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
+
+    /// Creates an empty model.
+    public override init() { super.init() }
+
+    /// Creates a model holding the entities of all `models`; `nil` when two define the same entity name.
+    public convenience init?(byMerging models: [NSManagedObjectModel]?) {
+        self.init()
+        var seen = Set<String>()
+        var merged: [NSEntityDescription] = []
+        for model in models ?? [] {
+            for entity in model.entities {
+                guard let name = entity.name, seen.insert(name).inserted else { return nil }
+                merged.append(entity)
+            }
+        }
+        entities = merged
+    }
+
+    /// Version hashes of every entity, as stored in a store's metadata.
+    open var entityVersionHashesByName: [String: Data] {
+        var result: [String: Data] = [:]
+        for entity in entities { if let name = entity.name { result[name] = entity.versionHash } }
+        return result
+    }
+
+    /// Whether a store whose metadata is `metadata` can be opened with this model's configuration.
+    ///
+    /// Compares each entity's version hash with `NSStoreModelVersionHashes` in the metadata.
+    open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return false }
+        let entities = entities(forConfigurationName: configuration) ?? []
+        guard stored.count == entities.count else { return false }
+        for entity in entities {
+            guard let name = entity.name, let hash = stored[name] as? Data, hash == entity.versionHash else { return false }
+        }
+        return true
+    }
+
+    // MARK: Freezing and validation
+
+    /// Whether a coordinator uses the model (editing it then traps).
+    private(set) var isFrozen = false
+    /// Problems found when the model was frozen; a store cannot be added while any exist.
+    private(set) var validationProblems: [String] = []
+    private let freezeLock = NSLock()
+
+    /// Freezes the model and computes the facts contexts and stores rely on. Idempotent.
+    func freeze() {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        guard !isFrozen else { return }
+        validationProblems = ModelValidator.problems(in: self)
+        compile()
+        isFrozen = true
+    }
+
+    /// Throws a clear error when the model is invalid; called before any store is opened.
+    func validateForUse() throws {
+        freeze()
+        guard validationProblems.isEmpty else {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The managed object model is invalid: " + validationProblems.joined(separator: "; ")
+            )
+        }
+    }
+
+    private func compile() {
+        var byName: [String: NSEntityDescription] = [:]
+        for entity in _entities { if let name = entity.name, byName[name] == nil { byName[name] = entity } }
+        compiledEntitiesByName = byName
+        let numbers = EntityNumbering.numbers(for: _entities)
+        for entity in _entities {
+            var root = entity
+            var chain: [NSEntityDescription] = [entity]
+            while let parent = root.superentity, !chain.contains(where: { $0 === parent }) {
+                root = parent
+                chain.append(parent)
+            }
+            var slots: [NSPropertyDescription] = []
+            var names = Set<String>()
+            for ancestor in chain.reversed() {
+                for property in ancestor.ownProperties where names.insert(property.name).inserted {
+                    slots.append(property)
+                }
+            }
+            for (index, property) in slots.enumerated() where property.entity === entity || property.slot < 0 {
+                property.slot = index
+            }
+            entity.compiled = NSEntityDescription.Compiled(
+                slots: slots,
+                entityNumber: numbers[ObjectIdentifier(entity)] ?? 0,
+                root: root,
+                selfAndDescendants: Self.descendants(of: entity)
+            )
+        }
+    }
+
+    private static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
+        var result: [NSEntityDescription] = []
+        var pending = [entity]
+        while let next = pending.popLast() {
+            guard !result.contains(where: { $0 === next }) else { continue }
+            result.append(next)
+            pending.append(contentsOf: next.subentities)
+        }
+        return result
+    }
+
+    func assertMutable() {
+        if isFrozen { preconditionFailure("Can't modify an immutable model: it is in use by a coordinator") }
+    }
+
+    open override var description: String {
+        "(\(type(of: self))) entities \(entities.compactMap(\.name))"
+    }
+}

@@ -1,0 +1,104 @@
+/// Conversions between the values apps hand to attributes and the one native Swift
+/// type each attribute type is stored as.
+///
+/// Storage is native (`Int64` for Integer 64, `String`, `Date`, …) so reads through
+/// `@Managed` properties need no boxing; key-value coding returns numbers as
+/// `NSNumber`, as Core Data does, so `value(forKey:) as? Int` works for any integer.
+enum AttributeValue {
+    /// The stored form of `value` for `attribute`, or `nil` when the value does not fit the type.
+    static func coerce(_ value: Any, to attribute: NSAttributeDescription) -> Any? {
+        coerce(value, to: attribute.attributeType)
+    }
+
+    static func coerce(_ value: Any, to type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType:
+            if let v = value as? Int16 { return v }
+            return integer(value).flatMap { Int16(exactly: $0) }
+        case .integer32AttributeType:
+            if let v = value as? Int32 { return v }
+            return integer(value).flatMap { Int32(exactly: $0) }
+        case .integer64AttributeType:
+            if let v = value as? Int64 { return v }
+            return integer(value)
+        case .doubleAttributeType:
+            if let v = value as? Double { return v }
+            return number(value)?.doubleValue
+        case .floatAttributeType:
+            if let v = value as? Float { return v }
+            return number(value)?.floatValue
+        case .booleanAttributeType:
+            if let v = value as? Bool { return v }
+            return number(value)?.boolValue
+        case .decimalAttributeType:
+            if let v = value as? Decimal { return v }
+            if let v = value as? NSDecimalNumber { return v.decimalValue }
+            return number(value).map { Decimal(string: $0.stringValue) ?? Decimal($0.doubleValue) }
+        case .stringAttributeType:
+            if let v = value as? String { return v }
+            if let v = value as? NSString { return v as String }
+            return nil
+        case .dateAttributeType:
+            if let v = value as? Date { return v }
+            if let v = value as? NSDate { return Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate) }
+            return nil
+        case .binaryDataAttributeType:
+            if let v = value as? Data { return v }
+            if let v = value as? NSData { return Data(referencing: v) }
+            return nil
+        case .UUIDAttributeType:
+            if let v = value as? UUID { return v }
+            if let v = value as? NSUUID { return UUID(uuidString: v.uuidString) }
+            return nil
+        case .URIAttributeType:
+            if let v = value as? URL { return v }
+            if let v = value as? NSURL { return v.absoluteURL }
+            return nil
+        case .objectIDAttributeType:
+            return value as? NSManagedObjectID
+        case .transformableAttributeType:
+            return value
+        case .undefinedAttributeType, .compositeAttributeType:
+            return nil
+        }
+    }
+
+    /// The value key-value coding reports: numbers and Booleans boxed in `NSNumber`.
+    static func publicValue(_ stored: Any, type: NSAttributeType) -> Any {
+        switch type {
+        case .integer16AttributeType: if let v = stored as? Int16 { return NSNumber(value: v) }
+        case .integer32AttributeType: if let v = stored as? Int32 { return NSNumber(value: v) }
+        case .integer64AttributeType: if let v = stored as? Int64 { return NSNumber(value: v) }
+        case .doubleAttributeType: if let v = stored as? Double { return NSNumber(value: v) }
+        case .floatAttributeType: if let v = stored as? Float { return NSNumber(value: v) }
+        case .booleanAttributeType: if let v = stored as? Bool { return NSNumber(value: v) }
+        case .decimalAttributeType: if let v = stored as? Decimal { return NSDecimalNumber(decimal: v) }
+        default: break
+        }
+        return stored
+    }
+
+    /// Equality of two stored values of one attribute (used to skip writes that change nothing).
+    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (l?, r?):
+            if let l = l as? AnyHashable, let r = r as? AnyHashable { return l == r }
+            if let l = l as? NSObject, let r = r as? NSObject { return l.isEqual(r) }
+            return false
+        }
+    }
+
+    private static func number(_ value: Any) -> NSNumber? {
+        if value is String || value is NSString { return nil }
+        return value as? NSNumber
+    }
+
+    private static func integer(_ value: Any) -> Int64? {
+        guard let number = number(value) else { return nil }
+        let double = number.doubleValue
+        if double.rounded(.towardZero) != double { return Int64(exactly: double.rounded(.towardZero)) }
+        return number.int64Value
+    }
+}

@@ -1,0 +1,49 @@
+/// Finds the `NSManagedObject` subclass named by an entity's `managedObjectClassName`.
+///
+/// Core Data asks the Objective-C runtime; Swift on Linux has none. A class is known
+/// here once the app mentions it in a way that reaches OpenCoreData — creating an
+/// object (`Person(context:)`), asking for `Person.entity()` or
+/// `Person.fetchRequest()`, fetching with `NSFetchRequest<Person>`, or reading a
+/// typed `@Managed` relationship — or, for module-qualified names (`"MyApp.Person"`),
+/// by asking the Swift runtime for the type by name.
+final class ManagedObjectClassRegistry: @unchecked Sendable {
+    static let shared = ManagedObjectClassRegistry()
+
+    private let lock = NSLock()
+    private var classesByName: [String: NSManagedObject.Type] = [:]
+
+    /// Records `objectClass` under its bare and module-qualified names.
+    func register(_ objectClass: NSManagedObject.Type) {
+        guard objectClass != NSManagedObject.self else { return }
+        let qualified = String(reflecting: objectClass)
+        let bare = String(describing: objectClass)
+        lock.lock()
+        defer { lock.unlock() }
+        if classesByName[qualified] == nil { classesByName[qualified] = objectClass }
+        if classesByName[bare] == nil { classesByName[bare] = objectClass }
+    }
+
+    /// The class for `entity`: a registered or runtime-found subclass, else `NSManagedObject`.
+    func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        guard let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" else {
+            return NSManagedObject.self
+        }
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        lock.lock()
+        let known = classesByName[trimmed]
+        lock.unlock()
+        if let known { return known }
+        if trimmed.contains("."), let found = _typeByName(trimmed) as? NSManagedObject.Type {
+            register(found)
+            return found
+        }
+        return NSManagedObject.self
+    }
+
+    /// Whether `objectClass` is the one `entity` names (bare or module-qualified).
+    static func names(_ objectClass: AnyClass, entity: NSEntityDescription) -> Bool {
+        guard let name = entity.managedObjectClassName else { return false }
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        return trimmed == String(describing: objectClass) || trimmed == String(reflecting: objectClass)
+    }
+}

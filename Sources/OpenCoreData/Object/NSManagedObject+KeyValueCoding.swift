@@ -1,0 +1,305 @@
+import OrderedCollections
+
+// Key-value coding for managed objects, as Core Data provides it: values by key and
+// key path, primitive access, mutable relationship proxies, and the change queries.
+extension NSManagedObject: KeyValueCoding {}
+
+extension NSManagedObject {
+    /// The value of a property: numbers as `NSNumber`, a to-one as its object, a
+    /// to-many as `NSSet` (or `NSOrderedSet` when ordered).
+    ///
+    /// An unknown key goes to ``value(forUndefinedKey:)``.
+    public func value(forKey key: String) -> Any? {
+        guard let property = entity.facts.propertiesByName[key] else { return value(forUndefinedKey: key) }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return publicValue(of: property)
+    }
+
+    /// Called for a key the entity does not have. Traps, as Core Data raises
+    /// `NSUnknownKeyException`; override to supply computed values.
+    public func value(forUndefinedKey key: String) -> Any? {
+        preconditionFailure("[<\(type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")
+    }
+
+    /// Sets a property, updating the inverse of a relationship at once.
+    ///
+    /// A value of the wrong type, or an unknown key, is refused: the property keeps its
+    /// value and the next save throws a validation error that names the key (Core Data
+    /// raises an exception here instead).
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let property = entity.facts.propertiesByName[key] else {
+            setValue(value, forUndefinedKey: key)
+            return
+        }
+        assign(value, to: property, maintainingInverse: true)
+    }
+
+    /// Called for a key the entity does not have. Records the mistake so the next save
+    /// throws; override to accept extra keys.
+    public func setValue(_ value: Any?, forUndefinedKey key: String) {
+        fireFaultIfNeeded()
+        rejectedAssignments[key] = "the entity \(entity.name ?? "?") has no property named '\(key)'"
+        managedObjectContext?.objectDidChange(self, property: nil)
+    }
+
+    /// The value of a property without key-value observing or custom accessors.
+    public func primitiveValue(forKey key: String) -> Any? {
+        guard let property = entity.facts.propertiesByName[key] else { return nil }
+        fireFaultIfNeeded()
+        return publicValue(of: property)
+    }
+
+    /// Sets a property without key-value observing and without inverse maintenance.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let property = entity.facts.propertiesByName[key] else {
+            setValue(value, forUndefinedKey: key)
+            return
+        }
+        assign(value, to: property, maintainingInverse: false)
+    }
+
+    /// The value at a dotted key path: through to-one relationships, across to-many
+    /// ones (giving a set of values) and with `@count`, `@sum`, `@avg`, `@min`, `@max`.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        KeyPathValue.value(of: self, keyPath: keyPath)
+    }
+
+    /// Sets the value at a dotted key path (the last key on the object the path leads to).
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        guard let last = keys.last else { return }
+        if keys.count == 1 { setValue(value, forKey: last); return }
+        let ownerPath = keys.dropLast().joined(separator: ".")
+        (self.value(forKeyPath: ownerPath) as? NSManagedObject)?.setValue(value, forKey: last)
+    }
+
+    /// A live, mutable set of a to-many relationship: changes to it change the relationship.
+    public func mutableSetValue(forKey key: String) -> NSMutableSet {
+        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("mutableSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
+        }
+        return RelationshipMutableSet(owner: self, relationship: relationship)
+    }
+
+    /// A live, mutable ordered set of an ordered to-many relationship.
+    public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
+        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("mutableOrderedSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
+        }
+        return RelationshipMutableOrderedSet(owner: self, relationship: relationship)
+    }
+
+    // MARK: Changes
+
+    /// The stored properties changed since the last fetch or save, with their new values.
+    public func changedValues() -> [String: Any] {
+        guard !isFaultStorage else { return [:] }
+        var result: [String: Any] = [:]
+        for property in entity.facts.slots where !property.isTransient {
+            guard committed == nil || changedSlots.contains(property.slot), isChanged(property) else { continue }
+            result[property.name] = publicValue(of: property) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The last saved values of `keys` (all stored properties when `nil`); `NSNull` for nil.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let committed = committedSnapshot() else { return [:] }
+        let properties = keys.map { $0.compactMap { entity.facts.propertiesByName[$0] } } ?? entity.facts.slots
+        var result: [String: Any] = [:]
+        for property in properties where !property.isTransient {
+            if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                let members = (storage[relationship.slot] as? ToManyRelationship)?.committed
+                    ?? OrderedSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship, fromStoreOnly: true) ?? [])
+                result[property.name] = relationship.isOrdered ? NSOrderedSet(array: Array(members)) : NSSet(array: Array(members))
+                continue
+            }
+            switch committed[property.slot] {
+            case let id as NSManagedObjectID:
+                result[property.name] = managedObjectContext?.object(with: id) ?? id
+            case let value?:
+                let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
+                result[property.name] = AttributeValue.publicValue(value, type: type)
+            case nil:
+                result[property.name] = NSNull()
+            }
+        }
+        return result
+    }
+
+    /// Whether a property's current value differs from its last saved one.
+    func isChanged(_ property: NSPropertyDescription) -> Bool {
+        if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+            guard let loaded = storage[relationship.slot] as? ToManyRelationship else { return false }
+            return loaded.hasChanges(ordered: relationship.isOrdered)
+        }
+        let current = storage[property.slot]
+        guard let committed else { return current != nil }
+        if property is NSRelationshipDescription {
+            return Self.objectID(of: current) != committed[property.slot] as? NSManagedObjectID
+        }
+        return !AttributeValue.isEqual(current, committed[property.slot])
+    }
+
+    /// The snapshot of last saved values, loading the object if it is a fault.
+    func committedSnapshot() -> [Any?]? {
+        fireFaultIfNeeded()
+        return committed
+    }
+
+    static func objectID(of value: Any?) -> NSManagedObjectID? {
+        switch value {
+        case let object as NSManagedObject: object.objectID
+        case let id as NSManagedObjectID: id
+        default: nil
+        }
+    }
+
+    // MARK: Internals shared by KVC and @Managed
+
+    /// The key-value coding form of a property's current value.
+    func publicValue(of property: NSPropertyDescription) -> Any? {
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                let members = Array(toMany(relationship).members)
+                return relationship.isOrdered ? NSOrderedSet(array: members) : NSSet(array: members)
+            }
+            return toOne(relationship)
+        }
+        guard let stored = storage[property.slot] else { return nil }
+        let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
+        return AttributeValue.publicValue(stored, type: type)
+    }
+
+    /// Stores `value` into `property`, converting it to the stored form or refusing it.
+    func assign(_ value: Any?, to property: NSPropertyDescription, maintainingInverse: Bool) {
+        let value = Self.unwrapNull(value)
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                guard let objects = Self.managedObjects(in: value) else {
+                    refuse(value, for: property, expected: "a collection of managed objects")
+                    return
+                }
+                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, OrderedSet(objects)) }
+            } else {
+                guard value == nil || value is NSManagedObject else {
+                    refuse(value, for: property, expected: "a managed object")
+                    return
+                }
+                let target = value as? NSManagedObject
+                if maintainingInverse { setToOne(relationship, target) } else { primitiveSetToOne(relationship, target) }
+            }
+            return
+        }
+        guard let attribute = property as? NSAttributeDescription else { return }
+        guard let value else {
+            primitiveSetAttribute(attribute, nil)
+            return
+        }
+        guard let stored = AttributeValue.coerce(value, to: attribute) else {
+            refuse(value, for: property, expected: attribute.attributeType.displayName)
+            return
+        }
+        primitiveSetAttribute(attribute, stored)
+    }
+
+    private func refuse(_ value: Any?, for property: NSPropertyDescription, expected: String) {
+        fireFaultIfNeeded()
+        let given = value.map { "\(type(of: $0))" } ?? "nil"
+        rejectedAssignments[property.name] = "unacceptable type of value for property '\(property.name)': expected \(expected), given \(given) (\(value.map { "\($0)" } ?? "nil"))"
+        managedObjectContext?.objectDidChange(self, property: nil)
+    }
+
+    static func unwrapNull(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if value is NSNull { return nil }
+        // An `Any` holding `Optional.none` (from generic code) is nil too.
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            return mirror.children.first.map { unwrapNull($0.value) } ?? nil
+        }
+        return value
+    }
+
+    /// The managed objects in a collection value, `nil` when it is not a collection of them.
+    static func managedObjects(in value: Any?) -> [NSManagedObject]? {
+        guard let value else { return [] }
+        let elements: [Any]
+        switch value {
+        case let set as NSSet: elements = set.allObjects
+        case let ordered as NSOrderedSet: elements = ordered.array
+        case let array as [Any]: elements = array
+        case let set as Set<NSManagedObject>: elements = Array(set)
+        case let set as Set<AnyHashable>: elements = set.map(\.base)
+        default: return nil
+        }
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(elements.count)
+        for element in elements {
+            guard let object = element as? NSManagedObject else { return nil }
+            objects.append(object)
+        }
+        return objects
+    }
+}
+
+/// Key-path walking shared by `value(forKeyPath:)` (to-one hops, to-many fan-out and
+/// the collection operators Core Data supports on key paths).
+enum KeyPathValue {
+    static func value(of root: Any?, keyPath: String) -> Any? {
+        var current: Any? = root
+        let keys = keyPath.split(separator: ".").map(String.init)
+        var index = 0
+        while index < keys.count {
+            let key = keys[index]
+            if key.hasPrefix("@") {
+                let rest = keys[(index + 1)...].joined(separator: ".")
+                return collectionOperator(key, on: current, rest: rest.isEmpty ? nil : rest)
+            }
+            if let collection = elements(of: current) {
+                let rest = keys[index...].joined(separator: ".")
+                let values = collection.compactMap { value(of: $0, keyPath: rest) }
+                return NSSet(array: values)
+            }
+            current = single(current, key: key)
+            if current == nil { return nil }
+            index += 1
+        }
+        return current
+    }
+
+    static func single(_ value: Any?, key: String) -> Any? {
+        switch value {
+        case let object as KeyValueCoding: object.value(forKey: key)
+        case let dictionary as [String: Any]: dictionary[key]
+        case let dictionary as NSDictionary: dictionary.object(forKey: key)
+        default: nil
+        }
+    }
+
+    static func elements(of value: Any?) -> [Any]? {
+        switch value {
+        case let set as NSSet: set.allObjects
+        case let ordered as NSOrderedSet: ordered.array
+        case let array as [Any]: array
+        default: nil
+        }
+    }
+
+    private static func collectionOperator(_ name: String, on value: Any?, rest: String?) -> Any? {
+        let items = elements(of: value) ?? []
+        if name == "@count" { return NSNumber(value: items.count) }
+        let values = items.compactMap { item -> NSNumber? in
+            let value = rest.map { self.value(of: item, keyPath: $0) } ?? item
+            return value as? NSNumber
+        }
+        switch name {
+        case "@sum": return NSNumber(value: values.reduce(0) { $0 + $1.doubleValue })
+        case "@avg": return values.isEmpty ? nil : NSNumber(value: values.reduce(0) { $0 + $1.doubleValue } / Double(values.count))
+        case "@min": return values.min { $0.doubleValue < $1.doubleValue }
+        case "@max": return values.max { $0.doubleValue < $1.doubleValue }
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// Validation as Core Data does it on save: required values, counts, validation
+// predicates (where min/max and patterns from models live), deny rules, and the
+// assignments key-value coding refused.
+extension NSManagedObject {
+    /// Checks one value for `key`: required-ness, type, relationship counts and validation predicates.
+    ///
+    /// Override to add rules (call `super`). Core Data passes the value by pointer so a
+    /// validator may replace it; here it is `inout` for the same purpose.
+    public func validateValue(_ value: inout Any?, forKey key: String) throws {
+        guard let property = entity.facts.propertiesByName[key] else {
+            throw CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
+        }
+        if let error = validationError(for: property, value: value) { throw error }
+    }
+
+    /// Validates the object as a save of a new object would.
+    public func validateForInsert() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Validates the object as a save of changes would.
+    public func validateForUpdate() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Checks deny rules: deleting fails while a deny relationship still has destinations.
+    public func validateForDelete() throws {
+        if let error = CoreDataError.combine(deleteValidationErrors()) { throw error }
+    }
+
+    /// Every problem with the object's current values, one error each.
+    func propertyValidationErrors() -> [NSError] {
+        var errors: [NSError] = []
+        for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
+            errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
+        }
+        for property in entity.facts.slots where rejectedAssignments[property.name] == nil {
+            var value: Any? = currentValueForValidation(property)
+            do {
+                try validateValue(&value, forKey: property.name)
+            } catch let error as NSError {
+                if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                    errors += details
+                } else {
+                    errors.append(error)
+                }
+            }
+        }
+        for (relationship, target) in foreignDestinations() {
+            errors.append(CoreDataError.validation(
+                NSManagedObjectExternalRelationshipError, object: self, key: relationship.name, value: target,
+                "relationship points to an object that is not in this object's context (insert it first)"
+            ))
+        }
+        return errors
+    }
+
+    func deleteValidationErrors() -> [NSError] {
+        var errors: [NSError] = []
+        for case let relationship as NSRelationshipDescription in entity.facts.slots where relationship.deleteRule == .denyDeleteRule {
+            let remaining = DeletePropagation.destinations(of: self, relationship).filter { $0.lifecycle != .deleted }
+            if !remaining.isEmpty {
+                errors.append(CoreDataError.validation(
+                    NSValidationRelationshipDeniedDeleteError, object: self, key: relationship.name, value: remaining.first,
+                    "cannot be deleted while relationship '\(relationship.name)' (delete rule Deny) still has \(remaining.count) object(s)"
+                ))
+            }
+        }
+        return errors
+    }
+
+    /// Related objects that live in no context or another context: saving them would break the graph.
+    private func foreignDestinations() -> [(NSRelationshipDescription, NSManagedObject)] {
+        var result: [(NSRelationshipDescription, NSManagedObject)] = []
+        for case let relationship as NSRelationshipDescription in entity.facts.slots {
+            let targets: [NSManagedObject]
+            if relationship.isToMany {
+                targets = (storage[relationship.slot] as? ToManyRelationship).map { Array($0.members) } ?? []
+            } else {
+                targets = (storage[relationship.slot] as? NSManagedObject).map { [$0] } ?? []
+            }
+            for target in targets where target.managedObjectContext !== managedObjectContext {
+                result.append((relationship, target))
+            }
+        }
+        return result
+    }
+
+    private func currentValueForValidation(_ property: NSPropertyDescription) -> Any? {
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                return (storage[relationship.slot] as? ToManyRelationship).map { NSSet(array: Array($0.members)) }
+            }
+            return storage[relationship.slot]
+        }
+        return storage[property.slot]
+    }
+
+    /// The built-in checks for one property value.
+    private func validationError(for property: NSPropertyDescription, value: Any?) -> NSError? {
+        let value = Self.unwrapNull(value)
+        if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+            let count: Int
+            if let set = value as? NSSet { count = set.count } else if value == nil { count = 0 } else { count = Self.managedObjects(in: value)?.count ?? 0 }
+            if count == 0 && !relationship.isOptional && relationship.minCount == 0 {
+                return CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil, "is a required value")
+            }
+            if count < relationship.minCount && (count > 0 || !relationship.isOptional) {
+                return CoreDataError.validation(NSValidationRelationshipLacksMinimumCountError, object: self, key: property.name, value: value,
+                                                "has \(count) object(s), fewer than the minimum \(relationship.minCount)")
+            }
+            if relationship.maxCount > 0 && count > relationship.maxCount {
+                return CoreDataError.validation(NSValidationRelationshipExceedsMaximumCountError, object: self, key: property.name, value: value,
+                                                "has \(count) object(s), more than the maximum \(relationship.maxCount)")
+            }
+            return nil
+        }
+        guard let value else {
+            if property.isOptional { return nil }
+            return CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil, "is a required value")
+        }
+        if let attribute = property as? NSAttributeDescription, AttributeValue.coerce(value, to: attribute) == nil {
+            return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value,
+                                            "value of type \(type(of: value)) is not a \(attribute.attributeType.displayName)")
+        }
+        let checked = (property as? NSAttributeDescription).map { AttributeValue.publicValue(value, type: $0.attributeType) } ?? value
+        for (index, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: checked) {
+            let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil
+            let code = ValidationPredicateKind.errorCode(for: predicate, value: checked)
+            return CoreDataError.validation(code, object: self, key: property.name, value: checked,
+                                            warning ?? "value \(checked) does not satisfy \(predicate.predicateFormat)", predicate: predicate)
+        }
+        return nil
+    }
+}
+
+/// Maps a failed validation predicate to the specific code Core Data reports for the
+/// rules the model editor writes as predicates (min/max value, length, pattern).
+enum ValidationPredicateKind {
+    static func errorCode(for predicate: NSPredicate, value: Any) -> Int {
+        guard let comparison = predicate as? NSComparisonPredicate else { return NSManagedObjectValidationError }
+        let operatorType = comparison.predicateOperatorType
+        if operatorType == .matches { return NSValidationStringPatternMatchingError }
+        let lower = operatorType == .greaterThan || operatorType == .greaterThanOrEqualTo
+        let upper = operatorType == .lessThan || operatorType == .lessThanOrEqualTo
+        guard lower || upper else { return NSManagedObjectValidationError }
+        let left = comparison.leftExpression
+        if left.expressionType == .keyPath, left.keyPath == "length" {
+            return lower ? NSValidationStringTooShortError : NSValidationStringTooLongError
+        }
+        if value is Date { return lower ? NSValidationDateTooSoonError : NSValidationDateTooLateError }
+        if value is NSNumber { return lower ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError }
+        return NSManagedObjectValidationError
+    }
+}

@@ -1,0 +1,235 @@
+import OrderedCollections
+
+/// An object whose state Core Data tracks, validates and persists.
+///
+/// Subclass it for each entity and declare the entity's properties with `@Managed`:
+/// ```swift
+/// final class Person: NSManagedObject {
+///     @Managed var name: String?
+///     @Managed var family: Family?
+/// }
+/// ```
+/// An object belongs to one context and, like the context, to that context's queue.
+/// Equality is identity: a context holds at most one object per object ID.
+open class NSManagedObject: NSObject {
+    /// The entity that describes this object.
+    public let entity: NSEntityDescription
+    /// The object's identity; temporary until the object is first saved.
+    open internal(set) var objectID: NSManagedObjectID
+    /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
+    open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+
+    // MARK: Storage
+
+    /// One value per property slot (see `NSEntityDescription.Compiled.slots`).
+    ///
+    /// Attributes hold their native stored value. A to-one holds the related
+    /// `NSManagedObject`, or its `NSManagedObjectID` until first read. A to-many holds
+    /// a `ToManyRelationship`, or `nil` while it is a fault.
+    var storage: [Any?]
+    /// Stored values as of the last fetch or save (to-ones as IDs); `nil` for new objects.
+    var committed: [Any?]?
+    /// Slots set since the last save.
+    var changedSlots = Set<Int>()
+    /// Assignments refused because the key is unknown or the value has the wrong type.
+    /// Reported by validation, so the next save throws instead of losing data silently.
+    var rejectedAssignments: [String: String] = [:]
+    /// The row version (`Z_OPT`) the object was fetched or last saved with.
+    var storedVersion: Int64 = 0
+    /// Whether the object's values are not loaded yet.
+    var isFaultStorage = false
+    var lifecycle: Lifecycle = .detached
+
+    /// Where the object is in its life with a context.
+    enum Lifecycle {
+        /// Created without a context, or removed from one.
+        case detached
+        /// Inserted and not saved yet.
+        case inserted
+        /// Saved or fetched, possibly with unsaved changes.
+        case persisted
+        /// Marked for deletion; removed from the store at the next save.
+        case deleted
+    }
+
+    // MARK: Creating objects
+
+    /// Creates an object of `entity`, inserted into `context` when one is given.
+    ///
+    /// This is the designated initializer; subclasses that override it must mark the
+    /// override `required` (Swift needs that to create objects of the right class
+    /// when fetching, where Core Data uses the Objective-C runtime).
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        if entity.compiled == nil { entity.managedObjectModel?.freeze() }
+        self.entity = entity
+        self.objectID = NSManagedObjectID(temporaryFor: entity)
+        let slots = entity.facts.slots
+        var storage = [Any?](repeating: nil, count: slots.count)
+        for property in slots {
+            if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
+                storage[property.slot] = AttributeValue.coerce(value, to: attribute)
+            } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                storage[property.slot] = ToManyRelationship(committed: nil)
+            }
+        }
+        self.storage = storage
+        super.init()
+        if ManagedObjectClassRegistry.names(type(of: self), entity: entity) {
+            ManagedObjectClassRegistry.shared.register(type(of: self))
+        }
+        context?.insert(self)
+    }
+
+    /// Creates an object of the subclass's entity and inserts it into `context`.
+    ///
+    /// The entity is the one of the context's model whose `managedObjectClassName`
+    /// names this class. Having none is a programmer error that traps, as Core Data raises.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = context.managedObjectModel.flatMap({ Self.entity(in: $0) }) else {
+            preconditionFailure("An NSManagedObject of class '\(Self.self)' must have a valid NSEntityDescription: no entity of the context's model has managedObjectClassName '\(Self.self)'")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    @available(*, unavailable, message: "Use init(entity:insertInto:) or init(context:)")
+    public override init() { fatalError("unavailable") }
+
+    /// The entity whose class is this class in any model in use.
+    ///
+    /// Traps when no model in use names this class, as Core Data does.
+    open class func entity() -> NSEntityDescription {
+        for model in ModelRegistry.shared.models {
+            if let entity = entity(in: model) { return entity }
+        }
+        preconditionFailure("No NSEntityDescription in any model in use names class '\(self)'")
+    }
+
+    /// The entity of `model` that this class represents; registers the class for it.
+    class func entity(in model: NSManagedObjectModel) -> NSEntityDescription? {
+        guard let entity = model.entities.first(where: { ManagedObjectClassRegistry.names(self, entity: $0) })
+            ?? (self == NSManagedObject.self ? nil : model.entitiesByName[String(describing: self)])
+        else { return nil }
+        ManagedObjectClassRegistry.shared.register(self)
+        return entity
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted and not saved yet.
+    open var isInserted: Bool { lifecycle == .inserted }
+    /// Whether the object has unsaved changes to its properties.
+    open var isUpdated: Bool { managedObjectContext?.isUpdated(self) ?? false }
+    /// Whether the object will be deleted at the next save.
+    open var isDeleted: Bool { lifecycle == .deleted }
+    /// Whether the object's values are not loaded yet (they load on first access).
+    open var isFault: Bool { isFaultStorage }
+    /// Whether the object was inserted, changed or deleted since the last save.
+    open var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+    /// Whether a stored property differs from its last saved value.
+    open var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+    /// 0 when the object's values are loaded, 1 when it is a fault (Core Data's convention).
+    open var faultingState: Int { isFaultStorage ? 1 : 0 }
+
+    // MARK: Life-cycle hooks (override points, called by the context)
+
+    /// Called once, when the object is first inserted into a context. Set defaults here.
+    open func awakeFromInsert() {}
+    /// Called after the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved; changes made here are saved too.
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object's values are discarded.
+    open func willTurnIntoFault() {}
+    /// Called after the object's values were discarded.
+    open func didTurnIntoFault() {}
+    /// Called before a key is read; fires the fault when needed.
+    open func willAccessValue(forKey key: String?) { fireFaultIfNeeded() }
+    /// Called after a key was read.
+    open func didAccessValue(forKey key: String?) {}
+    /// Called before a key changes (key-value observing hook; fires the fault when needed).
+    open func willChangeValue(forKey key: String) { fireFaultIfNeeded() }
+    /// Called after a key changed.
+    open func didChangeValue(forKey key: String) {}
+
+    // MARK: Faulting
+
+    /// Loads the object's values from its context's store when they are not loaded.
+    func fireFaultIfNeeded() {
+        guard isFaultStorage, let context = managedObjectContext else { return }
+        context.fulfillFault(for: self)
+    }
+
+    /// Whether the to-many relationship `key` has not been loaded yet.
+    open func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return false }
+        if isFaultStorage { return true }
+        if relationship.isToMany { return storage[relationship.slot] == nil }
+        return storage[relationship.slot] is NSManagedObjectID
+    }
+
+    /// The IDs of the objects a relationship points to, loading them from the store if needed.
+    open func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return [] }
+        if relationship.isToMany { return toMany(relationship).members.map(\.objectID) }
+        fireFaultIfNeeded()
+        switch storage[relationship.slot] {
+        case let object as NSManagedObject: return [object.objectID]
+        case let id as NSManagedObjectID: return [id]
+        default: return []
+        }
+    }
+
+    open override var description: String {
+        let address = String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16)
+        let name = entity.name ?? "?"
+        guard !isFaultStorage else {
+            return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)"
+        }
+        let data = entity.facts.slots.map { property -> String in
+            "    \(property.name) = \(describeSlot(property));"
+        }.joined(separator: "\n")
+        return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\n\(data)\n})"
+    }
+
+    private func describeSlot(_ property: NSPropertyDescription) -> String {
+        switch storage[property.slot] {
+        case nil:
+            return (property as? NSRelationshipDescription)?.isToMany == true ? "<relationship fault>" : "nil"
+        case let object as NSManagedObject:
+            return object.objectID.uriRepresentation().absoluteString
+        case let id as NSManagedObjectID:
+            return id.uriRepresentation().absoluteString
+        case let many as ToManyRelationship:
+            return "(" + many.members.map { $0.objectID.uriRepresentation().absoluteString }.joined(separator: ", ") + ")"
+        case let value?:
+            return value is String ? "\"\(value)\"" : "\(value)"
+        }
+    }
+}
+
+/// The models in use by coordinators, searched by `NSManagedObject.entity()`.
+final class ModelRegistry: @unchecked Sendable {
+    static let shared = ModelRegistry()
+    private let lock = NSLock()
+    private var entries: [WeakModel] = []
+
+    private struct WeakModel { weak var model: NSManagedObjectModel? }
+
+    func add(_ model: NSManagedObjectModel) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries.removeAll { $0.model == nil || $0.model === model }
+        entries.append(WeakModel(model: model))
+    }
+
+    /// Models in use, the most recently added first.
+    var models: [NSManagedObjectModel] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.reversed().compactMap(\.model)
+    }
+}

@@ -1,0 +1,69 @@
+/// A managed object's identity: which store, which entity, which row.
+///
+/// An ID is immutable and safe to pass between contexts and threads; an object saved
+/// for the first time gets a new, permanent ID replacing its temporary one. Two IDs
+/// are equal when they name the same row of the same store.
+open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
+    /// The entity of the object this ID names.
+    public let entity: NSEntityDescription
+    /// The store that holds the object, `nil` while the ID is temporary.
+    open var persistentStore: NSPersistentStore? { store }
+    private weak var store: NSPersistentStore?
+
+    /// What distinguishes this ID: a store row or a temporary token.
+    enum Reference: Hashable, Sendable {
+        /// A saved row: the store's identifier and the row's `Z_PK`.
+        case row(storeIdentifier: String, primaryKey: Int64)
+        /// An object not yet saved.
+        case temporary(UUID)
+    }
+    let reference: Reference
+
+    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.entity = entity
+        self.store = store
+        self.reference = .row(storeIdentifier: store.identifier, primaryKey: primaryKey)
+    }
+
+    init(temporaryFor entity: NSEntityDescription) {
+        self.entity = entity
+        self.store = nil
+        self.reference = .temporary(UUID())
+    }
+
+    /// Whether the object has not been saved yet (its ID will change on save).
+    open var isTemporaryID: Bool {
+        if case .temporary = reference { return true }
+        return false
+    }
+
+    /// The row's primary key (`Z_PK`), for permanent IDs.
+    var primaryKey: Int64? {
+        if case let .row(_, primaryKey) = reference { return primaryKey }
+        return nil
+    }
+
+    /// A URL that names the object across launches: `x-coredata://<store UUID>/<Entity>/p<Z_PK>`.
+    ///
+    /// Temporary IDs give `x-coredata:///<Entity>/t<UUID>`, as Core Data does.
+    open func uriRepresentation() -> URL {
+        let entityName = entity.name ?? ""
+        switch reference {
+        case let .row(storeIdentifier, primaryKey):
+            return URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)")!
+        case let .temporary(token):
+            return URL(string: "x-coredata:///\(entityName)/t\(token.uuidString)")!
+        }
+    }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        return other.reference == reference && (isTemporaryID || other.entity.facts.root === entity.facts.root)
+    }
+
+    open override var hash: Int { reference.hashValue }
+
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }
+}

@@ -1,0 +1,143 @@
+import OrderedCollections
+
+// The object graph's two rules, kept in one place: a relationship change updates the
+// inverse on the other objects at once, and every changed object is recorded with
+// its context. Both sides are "primitive" writes here; only the public setters
+// (key-value coding, `@Managed`) come through `setRelationship`.
+extension NSManagedObject {
+    // MARK: Reading
+
+    /// The destination of a to-one relationship, turning a stored ID into an object.
+    func toOne(_ relationship: NSRelationshipDescription) -> NSManagedObject? {
+        fireFaultIfNeeded()
+        switch storage[relationship.slot] {
+        case let object as NSManagedObject:
+            return object
+        case let id as NSManagedObjectID:
+            guard let context = managedObjectContext else { return nil }
+            let object = context.object(with: id)
+            storage[relationship.slot] = object
+            return object
+        default:
+            return nil
+        }
+    }
+
+    /// The members of a to-many relationship, loading them from the store on first use.
+    func toMany(_ relationship: NSRelationshipDescription) -> ToManyRelationship {
+        if let loaded = storage[relationship.slot] as? ToManyRelationship { return loaded }
+        let members = managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? []
+        let set = OrderedSet(members)
+        let loaded = ToManyRelationship(members: set, committed: set)
+        storage[relationship.slot] = loaded
+        return loaded
+    }
+
+    // MARK: Writing with inverse maintenance
+
+    /// Sets a to-one destination and updates the inverse of the old and new destinations.
+    func setToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?) {
+        let old = toOne(relationship)
+        guard old !== target else { return }
+        primitiveSetToOne(relationship, target)
+        guard let inverse = relationship.inverseRelationship else { return }
+        if let old { old.detach(self, from: inverse) }
+        if let target { target.attach(self, to: inverse, mirroring: relationship) }
+    }
+
+    /// Replaces the members of a to-many relationship, keeping the given order.
+    func setToMany(_ relationship: NSRelationshipDescription, _ objects: [NSManagedObject]) {
+        let current = toMany(relationship).members
+        let new = OrderedSet(objects)
+        guard current != new else { return }
+        let removed = current.filter { !new.contains($0) }
+        let added = new.filter { !current.contains($0) }
+        primitiveSetMembers(relationship, new)
+        guard let inverse = relationship.inverseRelationship else { return }
+        for object in removed { object.detach(self, from: inverse) }
+        for object in added { object.attach(self, to: inverse, mirroring: relationship) }
+    }
+
+    /// Adds `object` to a to-many relationship (at `index` for ordered ones, else at the end).
+    func addToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int? = nil) {
+        var members = toMany(relationship).members
+        if let index {
+            if let existing = members.firstIndex(of: object) {
+                members.remove(at: existing)
+            }
+            members.insert(object, at: min(max(index, 0), members.count))
+        } else {
+            guard !members.contains(object) else { return }
+            members.append(object)
+        }
+        setToMany(relationship, Array(members))
+    }
+
+    /// Removes `object` from a to-many relationship.
+    func removeFromToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        var members = toMany(relationship).members
+        guard members.remove(object) != nil else { return }
+        setToMany(relationship, Array(members))
+    }
+
+    /// Makes `source` no longer a destination of this object's `relationship` (the inverse side).
+    private func detach(_ source: NSManagedObject, from relationship: NSRelationshipDescription) {
+        if relationship.isToMany {
+            var members = toMany(relationship).members
+            if members.remove(source) != nil { primitiveSetMembers(relationship, members) }
+        } else if toOne(relationship) === source {
+            primitiveSetToOne(relationship, nil)
+        }
+    }
+
+    /// Makes `source` a destination of this object's `relationship` (the inverse side of
+    /// `sourceRelationship`), taking this object away from whatever it pointed to before
+    /// when `relationship` is to-one.
+    private func attach(_ source: NSManagedObject, to relationship: NSRelationshipDescription, mirroring sourceRelationship: NSRelationshipDescription) {
+        if relationship.isToMany {
+            var members = toMany(relationship).members
+            if members.append(source).inserted { primitiveSetMembers(relationship, members) }
+            return
+        }
+        let previous = toOne(relationship)
+        guard previous !== source else { return }
+        primitiveSetToOne(relationship, source)
+        guard let previous else { return }
+        if sourceRelationship.isToMany {
+            var members = previous.toMany(sourceRelationship).members
+            if members.remove(self) != nil { previous.primitiveSetMembers(sourceRelationship, members) }
+        } else if previous.toOne(sourceRelationship) === self {
+            previous.primitiveSetToOne(sourceRelationship, nil)
+        }
+    }
+
+    // MARK: Primitive writes (record the change, no inverse work)
+
+    func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?) {
+        willChangeValue(forKey: relationship.name)
+        storage[relationship.slot] = target
+        recordChange(relationship)
+        didChangeValue(forKey: relationship.name)
+    }
+
+    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: OrderedSet<NSManagedObject>) {
+        willChangeValue(forKey: relationship.name)
+        toMany(relationship).members = members
+        recordChange(relationship)
+        didChangeValue(forKey: relationship.name)
+    }
+
+    func primitiveSetAttribute(_ attribute: NSPropertyDescription, _ value: Any?) {
+        willChangeValue(forKey: attribute.name)
+        storage[attribute.slot] = value
+        rejectedAssignments[attribute.name] = nil
+        recordChange(attribute)
+        didChangeValue(forKey: attribute.name)
+    }
+
+    /// Notes that `property` changed, so the context counts the object as updated.
+    func recordChange(_ property: NSPropertyDescription) {
+        changedSlots.insert(property.slot)
+        managedObjectContext?.objectDidChange(self, property: property)
+    }
+}

@@ -1,0 +1,109 @@
+// The live collections returned by `mutableSetValue(forKey:)` and
+// `mutableOrderedSetValue(forKey:)`: every read goes to the relationship's current
+// members and every write goes through the owner, so inverses stay in step.
+
+/// A mutable set that reads and writes one object's to-many relationship.
+final class RelationshipMutableSet: NSMutableSet {
+    private let owner: NSManagedObject
+    private let relationship: NSRelationshipDescription
+
+    init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
+        self.owner = owner
+        self.relationship = relationship
+        super.init(capacity: 0)
+    }
+
+    required convenience init(arrayLiteral elements: Any...) {
+        preconditionFailure("A relationship set is only made by mutableSetValue(forKey:)")
+    }
+
+    required init?(coder: NSCoder) { nil }
+
+    required convenience init(capacity numItems: Int) {
+        preconditionFailure("A relationship set is only made by mutableSetValue(forKey:)")
+    }
+
+    private var members: [NSManagedObject] { Array(owner.toMany(relationship).members) }
+
+    override var count: Int { owner.toMany(relationship).members.count }
+
+    override func member(_ object: Any) -> Any? {
+        guard let object = object as? NSManagedObject else { return nil }
+        return owner.toMany(relationship).members.contains(object) ? object : nil
+    }
+
+    override func objectEnumerator() -> NSEnumerator { NSArray(array: members).objectEnumerator() }
+
+    override var allObjects: [Any] { members }
+
+    override func add(_ object: Any) {
+        guard let object = object as? NSManagedObject else {
+            preconditionFailure("Only managed objects can be added to relationship '\(relationship.name)'")
+        }
+        owner.addToMany(relationship, object)
+    }
+
+    override func remove(_ object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromToMany(relationship, object)
+    }
+
+    override func removeAllObjects() { owner.setToMany(relationship, []) }
+}
+
+/// A mutable ordered set that reads and writes one object's ordered to-many relationship.
+final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
+    private let owner: NSManagedObject
+    private let relationship: NSRelationshipDescription
+
+    init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
+        self.owner = owner
+        self.relationship = relationship
+        super.init(capacity: 0)
+    }
+
+    required convenience init(arrayLiteral elements: Any...) {
+        preconditionFailure("A relationship ordered set is only made by mutableOrderedSetValue(forKey:)")
+    }
+
+    required init?(coder aDecoder: NSCoder) { nil }
+
+    private var members: [NSManagedObject] { Array(owner.toMany(relationship).members) }
+
+    override var count: Int { owner.toMany(relationship).members.count }
+
+    override func object(at idx: Int) -> Any { owner.toMany(relationship).members[idx] }
+
+    override func index(of object: Any) -> Int {
+        guard let object = object as? NSManagedObject else { return NSNotFound }
+        return owner.toMany(relationship).members.firstIndex(of: object) ?? NSNotFound
+    }
+
+
+    override func insert(_ object: Any, at idx: Int) {
+        guard let object = object as? NSManagedObject else {
+            preconditionFailure("Only managed objects can be inserted into relationship '\(relationship.name)'")
+        }
+        owner.addToMany(relationship, object, at: idx)
+    }
+
+    override func removeObject(at idx: Int) {
+        owner.removeFromToMany(relationship, owner.toMany(relationship).members[idx])
+    }
+
+    override func replaceObject(at idx: Int, with object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        var objects = members
+        objects[idx] = object
+        owner.setToMany(relationship, objects)
+    }
+
+    override func add(_ object: Any) { insert(object, at: count) }
+
+    override func remove(_ object: Any) {
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromToMany(relationship, object)
+    }
+
+    override func removeAllObjects() { owner.setToMany(relationship, []) }
+}

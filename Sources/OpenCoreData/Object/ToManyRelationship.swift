@@ -1,0 +1,35 @@
+import OrderedCollections
+
+/// The members of one object's to-many relationship, once loaded.
+///
+/// An `OrderedSet` serves both kinds of to-many: it keeps insertion order (the order
+/// of an ordered relationship) and refuses duplicates (set semantics). `committed`
+/// remembers the members as last saved, so a save writes only the difference.
+final class ToManyRelationship {
+    var members: OrderedSet<NSManagedObject>
+    /// Members as of the last fetch or save; `nil` for objects never saved.
+    var committed: OrderedSet<NSManagedObject>?
+
+    init(members: OrderedSet<NSManagedObject> = [], committed: OrderedSet<NSManagedObject>?) {
+        self.members = members
+        self.committed = committed
+    }
+
+    /// Members added since the last save.
+    var added: [NSManagedObject] {
+        guard let committed else { return Array(members) }
+        return members.filter { !committed.contains($0) }
+    }
+
+    /// Members removed since the last save.
+    var removed: [NSManagedObject] {
+        guard let committed else { return [] }
+        return committed.filter { !members.contains($0) }
+    }
+
+    /// Whether the membership or (for ordered relationships) the order changed.
+    func hasChanges(ordered: Bool) -> Bool {
+        guard let committed else { return !members.isEmpty }
+        return ordered ? committed != members : Set(committed) != Set(members)
+    }
+}

@@ -1,0 +1,107 @@
+/// String operations behind the string operators of predicates, shared with
+/// other code (such as SQL functions) that must agree with in-memory evaluation.
+enum StringMatching {
+    /// Folds `string` for the `[c]` and `[d]` options, independently of any locale.
+    ///
+    /// `[n]` promises already-normalized input and so folds nothing.
+    static func fold(_ string: String, options: NSComparisonPredicate.Options) -> String {
+        var foldingOptions: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { foldingOptions.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { foldingOptions.insert(.diacriticInsensitive) }
+        guard !foldingOptions.isEmpty else { return string }
+        return string.folding(options: foldingOptions, locale: nil)
+    }
+
+    /// The string in `value`, if it holds one (Swift `String`, `NSString` or `Substring`).
+    static func string(from value: Any?) -> String? {
+        switch value {
+        case let string as String: return string
+        case let substring as Substring: return String(substring)
+        case let string as NSString: return string as String
+        default: return nil
+        }
+    }
+
+    /// Whether `string` starts with `prefix`; an empty prefix never matches, as in Foundation.
+    static func hasPrefix(_ string: String, _ prefix: String, options: NSComparisonPredicate.Options) -> Bool {
+        guard !prefix.isEmpty else { return false }
+        return fold(string, options: options).hasPrefix(fold(prefix, options: options))
+    }
+
+    /// Whether `string` ends with `suffix`; an empty suffix never matches, as in Foundation.
+    static func hasSuffix(_ string: String, _ suffix: String, options: NSComparisonPredicate.Options) -> Bool {
+        guard !suffix.isEmpty else { return false }
+        return fold(string, options: options).hasSuffix(fold(suffix, options: options))
+    }
+
+    /// Whether `string` contains `substring`; an empty substring never matches, as in Foundation.
+    static func contains(_ string: String, _ substring: String, options: NSComparisonPredicate.Options) -> Bool {
+        guard !substring.isEmpty else { return false }
+        return fold(string, options: options).contains(fold(substring, options: options))
+    }
+
+    /// Matches `string` against a `LIKE` pattern over the whole string: `*` matches any
+    /// run of characters, `?` exactly one, and a backslash makes the next character literal.
+    static func like(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+        let text = Array(fold(string, options: options))
+        let tokens = likeTokens(fold(pattern, options: options))
+        // Classic wildcard matching with a single backtrack point for the last `*`.
+        var t = 0, p = 0
+        var starToken: Int? = nil, starText = 0
+        while t < text.count {
+            if p < tokens.count, tokens[p].matches(text[t]) {
+                t += 1; p += 1
+            } else if p < tokens.count, case .anyRun = tokens[p] {
+                starToken = p; starText = t; p += 1
+            } else if let star = starToken {
+                p = star + 1; starText += 1; t = starText
+            } else {
+                return false
+            }
+        }
+        while p < tokens.count, case .anyRun = tokens[p] { p += 1 }
+        return p == tokens.count
+    }
+
+    private enum LikeToken {
+        case literal(Character), anyOne, anyRun
+        func matches(_ character: Character) -> Bool {
+            switch self {
+            case .literal(let literal): return literal == character
+            case .anyOne: return true
+            case .anyRun: return false
+            }
+        }
+    }
+
+    private static func likeTokens(_ pattern: String) -> [LikeToken] {
+        var tokens: [LikeToken] = []
+        var escaping = false
+        for character in pattern {
+            if escaping { tokens.append(.literal(character)); escaping = false; continue }
+            switch character {
+            case "\\": escaping = true
+            case "*": tokens.append(.anyRun)
+            case "?": tokens.append(.anyOne)
+            default: tokens.append(.literal(character))
+            }
+        }
+        if escaping { tokens.append(.literal("\\")) }
+        return tokens
+    }
+
+    /// Whether the regular expression `pattern` (ICU syntax) matches all of `string`.
+    ///
+    /// An invalid pattern matches nothing. `[d]` folds both the string and the pattern.
+    static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+        var regexOptions: NSRegularExpression.Options = []
+        if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+        let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
+        let subject = fold(string, options: diacritics)
+        guard let regex = try? NSRegularExpression(pattern: "^(?:" + fold(pattern, options: diacritics) + ")$", options: regexOptions) else {
+            return false
+        }
+        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+        return regex.firstMatch(in: subject, options: [], range: range) != nil
+    }
+}

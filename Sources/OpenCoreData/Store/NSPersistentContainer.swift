@@ -1,0 +1,93 @@
+/// The whole stack in one object: model, coordinator, stores, and a main-queue context.
+///
+/// ```swift
+/// let container = NSPersistentContainer(name: "Acquaintance", managedObjectModel: model)
+/// container.loadPersistentStores { _, error in … }
+/// let context = container.viewContext
+/// ```
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
+    /// The container's name; the default store file is `<name>.sqlite`.
+    public let name: String
+    /// The model.
+    public let managedObjectModel: NSManagedObjectModel
+    /// The coordinator.
+    public let persistentStoreCoordinator: NSPersistentStoreCoordinator
+    /// The stores to open in `loadPersistentStores`; one SQLite store by default.
+    open var persistentStoreDescriptions: [NSPersistentStoreDescription]
+    private let missingModelMessage: String?
+
+    /// The main-queue context for the user interface.
+    open private(set) lazy var viewContext: NSManagedObjectContext = {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }()
+
+    /// Creates a container whose model is found by name.
+    ///
+    /// Model files (`.xcdatamodeld`) load in a later version of OpenCoreData; until
+    /// then, use ``init(name:managedObjectModel:)`` — `loadPersistentStores` reports a
+    /// clear error otherwise.
+    public convenience init(name: String) {
+        let model = ModelRegistry.shared.models.first { _ in false } ?? NSManagedObjectModel()
+        self.init(name: name, managedObjectModel: model, missingModelMessage: "No model named '\(name)' was found; create the container with init(name:managedObjectModel:)")
+    }
+
+    /// Creates a container with a model built in code.
+    public convenience init(name: String, managedObjectModel model: NSManagedObjectModel) {
+        self.init(name: name, managedObjectModel: model, missingModelMessage: nil)
+    }
+
+    private init(name: String, managedObjectModel model: NSManagedObjectModel, missingModelMessage: String?) {
+        self.name = name
+        self.managedObjectModel = model
+        self.missingModelMessage = missingModelMessage
+        self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
+        self.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        super.init()
+    }
+
+    /// Where stores live by default: the XDG data directory on Linux
+    /// (`$XDG_DATA_HOME`, else `~/.local/share`), Application Support on Apple platforms.
+    open class func defaultDirectoryURL() -> URL {
+        #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        #else
+        return FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #endif
+    }
+
+    /// Opens every described store, calling `block` once per store with the outcome.
+    open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+        for description in persistentStoreDescriptions {
+            if let missingModelMessage {
+                block(description, CoreDataError.make(NSCoreDataError, missingModelMessage))
+                continue
+            }
+            persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: block)
+        }
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    open func newBackgroundContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` on a new private-queue context.
+    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` on a new private-queue context and returns its result.
+    open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { () throws(E) -> T in try block(context) }
+    }
+}

@@ -1,0 +1,81 @@
+/// The store type name of SQLite stores.
+public let NSSQLiteStoreType = "SQLite"
+/// The store type name of in-memory stores.
+public let NSInMemoryStoreType = "InMemory"
+/// The store type name of binary stores (not supported off Apple platforms).
+public let NSBinaryStoreType = "Binary"
+
+/// Metadata key: the store's type.
+public let NSStoreTypeKey = "NSStoreType"
+/// Metadata key: the store's UUID (also the host of its object-ID URIs).
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// Metadata key: entity name → version hash of the model that made the store.
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+/// Metadata key: the version identifiers of the model that made the store.
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+/// Option key: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option key: SQLite pragmas to set (a dictionary of pragma name → value).
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option key: migrate the store automatically when the model changed.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option key: infer the mapping model for automatic migration.
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+
+/// One store of a coordinator: an SQLite file or an in-memory store.
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    /// A store type, as the Swift API names them.
+    public struct StoreType: Hashable, Sendable, RawRepresentable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// An SQLite file in Core Data's schema.
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// A store that lives in memory only.
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// Core Data's binary store (not supported here).
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+    }
+
+    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`).
+    open private(set) var type: String
+    /// Where the store lives (`/dev/null` for in-memory stores, as Core Data reports).
+    open var url: URL?
+    /// The store's UUID string; the host of its object-ID URIs.
+    open var identifier: String! { storeIdentifier }
+    /// The configuration the store holds.
+    open private(set) var configurationName: String
+    /// The options the store was added with.
+    open private(set) var options: [AnyHashable: Any]?
+    /// Whether saves are refused.
+    open var isReadOnly: Bool
+    /// The coordinator that owns the store.
+    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// The store's metadata, including `NSStoreUUID` and `NSStoreType`.
+    open var metadata: [String: Any]! {
+        get { backend?.metadata ?? [:] }
+        set { try? backend?.setMetadata(newValue ?? [:]) }
+    }
+
+    var backend: (any PersistentStoreBackend)?
+    private let storeIdentifier: String
+
+    init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.options = options
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.storeIdentifier = identifier
+        super.init()
+    }
+
+    /// Reads a store's metadata without adding it to a coordinator.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        try SQLiteStore.readMetadata(at: url)
+    }
+
+    open override var description: String {
+        "<\(Swift.type(of: self)): \(type) \(url?.path ?? "")>"
+    }
+}

@@ -1,0 +1,180 @@
+/// Connects contexts to stores through one model.
+///
+/// Several contexts share a coordinator; it serializes their calls into the stores
+/// (with a lock, as Core Data's coordinator does) so each store sees one request at a time.
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    /// The model, frozen from now on.
+    public let managedObjectModel: NSManagedObjectModel
+    /// The stores added so far.
+    open private(set) var persistentStores: [NSPersistentStore] = []
+    /// A name for debugging.
+    open var name: String?
+
+    private let lock = NSRecursiveLock()
+
+    /// Creates a coordinator for `model` (which becomes immutable).
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        managedObjectModel = model
+        model.freeze()
+        ModelRegistry.shared.add(model)
+        super.init()
+    }
+
+    /// Runs `block` on the coordinator, serialized with its other work.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try block()
+    }
+
+    /// Runs `block` on the coordinator, asynchronously.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async { self.performAndWait(block) }
+    }
+
+    // MARK: Stores
+
+    /// Opens (creating it if needed) a store and adds it.
+    ///
+    /// Throws for an invalid model, an unknown store type, a file that is not a store,
+    /// or a store made with an incompatible model.
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try managedObjectModel.validateForUse()
+        let entities = managedObjectModel.entities(forConfigurationName: configuration)
+        guard let entities else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration ?? "")'")
+        }
+        return try performAndWait {
+            let store: NSPersistentStore
+            switch storeType {
+            case NSSQLiteStoreType:
+                guard let storeURL else {
+                    throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "An SQLite store needs a file URL")
+                }
+                store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+            case NSInMemoryStoreType:
+                store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+            default:
+                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType or NSInMemoryStoreType")
+            }
+            store.persistentStoreCoordinator = self
+            persistentStores.append(store)
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSAddedPersistentStoresKey: [store]])
+            return store
+        }
+    }
+
+    /// Swift spelling of ``addPersistentStore(ofType:configurationName:at:options:)``.
+    @discardableResult
+    open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Adds the store a description describes and reports the outcome to `block`.
+    open func addPersistentStore(with description: NSPersistentStoreDescription, completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+        do {
+            try addPersistentStore(ofType: description.type, configurationName: description.configuration, at: description.url, options: description.effectiveOptions)
+            block(description, nil)
+        } catch {
+            block(description, error)
+        }
+    }
+
+    /// Closes a store and removes it.
+    open func remove(_ store: NSPersistentStore) throws {
+        performAndWait {
+            store.backend?.close()
+            persistentStores.removeAll { $0 === store }
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSRemovedPersistentStoresKey: [store]])
+        }
+    }
+
+    /// The store at `url`, if it was added.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The URL of a store.
+    open func url(for store: NSPersistentStore) -> URL { store.url ?? URL(fileURLWithPath: "/dev/null") }
+
+    /// The metadata of a store.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
+
+    /// Reads a store file's metadata without opening it for use.
+    open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        guard storeType == NSSQLiteStoreType else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)'")
+        }
+        return try SQLiteStore.readMetadata(at: url)
+    }
+
+    /// Deletes a store's files (the database, its journal files and external data).
+    open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        if let store = persistentStore(for: url) { try remove(store) }
+        try SQLiteStore.destroyFiles(at: url)
+    }
+
+    /// The ID named by a URI from `uriRepresentation()`, when one of the stores holds that entity.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host else { return nil }
+        let parts = url.path.split(separator: "/")
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
+              let store = persistentStores.first(where: { $0.identifier == host }),
+              let entity = managedObjectModel.entitiesByName[String(parts[0])]
+        else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
+    // MARK: Requests from contexts
+
+    private func backend(for entity: NSEntityDescription) throws -> any PersistentStoreBackend {
+        guard let backend = persistentStores.first?.backend else {
+            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
+        }
+        return backend
+    }
+
+    private func backend(for objectID: NSManagedObjectID) throws -> (any PersistentStoreBackend)? {
+        guard let store = objectID.persistentStore else { return nil }
+        return store.backend
+    }
+
+    func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
+        try performAndWait { try backend(for: fetch.entity).fetch(fetch) }
+    }
+
+    func count(_ fetch: StoreFetch) throws -> Int {
+        try performAndWait { try backend(for: fetch.entity).count(fetch) }
+    }
+
+    func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
+        try performAndWait { try backend(for: objectID)?.row(for: objectID) }
+    }
+
+    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+        try performAndWait { try backend(for: objectID)?.relatedObjectIDs(of: objectID, relationship: relationship) ?? [] }
+    }
+
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        try performAndWait {
+            guard let store = persistentStores.first, let backend = store.backend else {
+                throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores.")
+            }
+            let keys = try backend.reservePrimaryKeys(for: entities)
+            return zip(entities, keys).map { NSManagedObjectID(entity: $0, store: store, primaryKey: $1) }
+        }
+    }
+
+    func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
+        try performAndWait {
+            guard !store.isReadOnly else {
+                throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "?") is read-only", [NSAffectedStoresErrorKey: [store]])
+            }
+            guard let backend = store.backend else {
+                throw CoreDataError.make(NSPersistentStoreSaveError, "The store was removed from its coordinator")
+            }
+            try backend.save(build)
+        }
+    }
+}

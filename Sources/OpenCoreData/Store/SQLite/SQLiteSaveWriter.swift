@@ -1,0 +1,188 @@
+import GRDB
+
+/// Writes one `StoreSaveRequest` inside an open transaction: deletes, inserts,
+/// updates (only changed columns, with the `Z_OPT` optimistic-lock check), then
+/// relationship memberships (join rows, ordering columns).
+final class SQLiteSaveWriter {
+    private let db: Database
+    private let schema: SQLiteSchema
+    private let external: ExternalBinaryStorage
+    private(set) var writtenFiles: [URL] = []
+    private(set) var obsoleteFiles: [URL] = []
+
+    init(db: Database, schema: SQLiteSchema, external: ExternalBinaryStorage) {
+        self.db = db
+        self.schema = schema
+        self.external = external
+    }
+
+    func write(_ request: StoreSaveRequest) throws {
+        for row in request.deletes { try delete(row) }
+        for row in request.inserts { try insert(row) }
+        for row in request.updates { try update(row) }
+        for change in request.memberships { try apply(change) }
+    }
+
+    private func delete(_ row: StoreSaveRequest.RowReference) throws {
+        let table = schema.table(for: row.entity)
+        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, properties: nil)
+        try execute("DELETE FROM \(table.name) WHERE Z_PK = ?", [row.primaryKey.databaseValue])
+        for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
+            if let join = schema.joinTable(for: relationship) {
+                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [row.primaryKey.databaseValue])
+            }
+        }
+    }
+
+    private func insert(_ row: StoreSaveRequest.RowWrite) throws {
+        let table = schema.table(for: row.entity)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values: [DatabaseValue] = [row.primaryKey.databaseValue, row.entity.facts.entityNumber.databaseValue, (1 as Int64).databaseValue]
+        try appendColumns(row, columns: &columns, values: &values)
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try execute("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
+    }
+
+    private func update(_ row: StoreSaveRequest.RowWrite) throws {
+        let table = schema.table(for: row.entity)
+        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, properties: row.values.map(\.property))
+        var columns: [String] = []
+        var values: [DatabaseValue] = []
+        try appendColumns(row, columns: &columns, values: &values)
+        let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+        try execute("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?", values + [row.primaryKey.databaseValue, row.expectedVersion.databaseValue])
+        if db.changesCount == 0 {
+            throw CoreDataError.make(
+                NSManagedObjectMergeError,
+                "Could not merge changes: the \(row.entity.name ?? "?") row \(row.primaryKey) was changed or deleted by another context or process since it was read (version \(row.expectedVersion))",
+                ["conflictList": [row.primaryKey]]
+            )
+        }
+    }
+
+    private func appendColumns(_ row: StoreSaveRequest.RowWrite, columns: inout [String], values: inout [DatabaseValue]) throws {
+        for (property, value) in row.values {
+            guard let column = schema.column(for: property) else { continue }
+            columns.append(column)
+            if let attribute = property as? NSAttributeDescription {
+                values.append(try encode(value, attribute))
+            } else if let relationship = property as? NSRelationshipDescription {
+                let reference = value as? StoreSaveRequest.RowReference
+                values.append(reference?.primaryKey.databaseValue ?? .null)
+                if let entityColumn = schema.entityColumn(for: relationship) {
+                    columns.append(entityColumn)
+                    values.append(reference?.entity.facts.entityNumber.databaseValue ?? .null)
+                }
+            }
+        }
+    }
+
+    private func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> DatabaseValue {
+        guard attribute.allowsExternalBinaryDataStorage, let value else {
+            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName)
+        }
+        let data: Data
+        if attribute.attributeType == .transformableAttributeType {
+            data = try ValueTransformerRegistry.encode(value, transformerName: attribute.valueTransformerName)
+        } else if let bytes = value as? Data {
+            data = bytes
+        } else {
+            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType)
+        }
+        let (column, file) = try external.write(data)
+        if let file { writtenFiles.append(file) }
+        return column.databaseValue
+    }
+
+    /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
+    private func collectExternalFiles(table: SQLiteSchema.Table, entity: NSEntityDescription, key: Int64, properties: [NSPropertyDescription]?) throws {
+        let candidates = (properties ?? entity.facts.slots).compactMap { $0 as? NSAttributeDescription }.filter(\.allowsExternalBinaryDataStorage)
+        let columns = candidates.compactMap { schema.column(for: $0) }
+        guard !columns.isEmpty else { return }
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK = ?", arguments: [key]) else { return }
+        for index in columns.indices {
+            if let data = Data.fromDatabaseValue(row[index]), let file = external.fileURL(forColumnValue: data) {
+                obsoleteFiles.append(file)
+            }
+        }
+    }
+
+    private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
+        let relationship = change.relationship
+        if let join = schema.joinTable(for: relationship) {
+            guard join.isWritingSide else { return }
+            for removed in change.removed {
+                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?", [change.source.primaryKey.databaseValue, removed.primaryKey.databaseValue])
+            }
+            for added in change.added {
+                try execute("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue])
+            }
+            if let orderColumn = join.orderColumn, let members = change.orderedMembers {
+                for (index, member) in members.enumerated() {
+                    try execute("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                                [Int64((index + 1) * 1024).databaseValue, change.source.primaryKey.databaseValue, member.primaryKey.databaseValue])
+                }
+            }
+        } else if let hidden = schema.hiddenColumn(for: relationship), let destination = relationship.destinationEntity {
+            let table = schema.table(for: destination)
+            for removed in change.removed { try execute("UPDATE \(table.name) SET \(hidden) = NULL WHERE Z_PK = ?", [removed.primaryKey.databaseValue]) }
+            for added in change.added { try execute("UPDATE \(table.name) SET \(hidden) = ? WHERE Z_PK = ?", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue]) }
+        } else if let inverse = relationship.inverseRelationship, let orderColumn = schema.orderColumn(for: inverse),
+                  let members = change.orderedMembers, let destination = relationship.destinationEntity {
+            let table = schema.table(for: destination)
+            for (index, member) in members.enumerated() {
+                try execute("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?", [Int64((index + 1) * 1024).databaseValue, member.primaryKey.databaseValue])
+            }
+        }
+    }
+
+    private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        SQLDebugLog.log(sql, arguments)
+        try db.execute(sql: sql, arguments: StatementArguments(arguments))
+    }
+}
+
+/// Core Data's external binary storage: small values inline behind a `0x01` marker,
+/// large ones in `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>` behind `0x02` and the UUID.
+struct ExternalBinaryStorage {
+    let url: URL?
+
+    var directory: URL? {
+        url.map { SQLiteStore.supportDirectory(for: $0).appendingPathComponent("_EXTERNAL_DATA") }
+    }
+
+    func write(_ data: Data) throws -> (column: Data, file: URL?) {
+        guard data.count >= SQLiteStore.externalStorageThreshold, let directory else {
+            return (Data([0x01]) + data, nil)
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let name = UUID().uuidString
+        let file = directory.appendingPathComponent(name)
+        try data.write(to: file, options: .atomic)
+        return (Data([0x02]) + Data(name.utf8) + Data([0x00]), file)
+    }
+
+    func read(_ column: Data) throws -> Data? {
+        guard let marker = column.first else { return column }
+        switch marker {
+        case 0x01:
+            return column.dropFirst()
+        case 0x02:
+            guard let file = fileURL(forColumnValue: column) else { return nil }
+            do {
+                return try Data(contentsOf: file)
+            } catch {
+                throw CoreDataError.make(NSFileReadNoSuchFileError, "External data file \(file.path) is missing", [NSFilePathErrorKey: file.path])
+            }
+        default:
+            return column
+        }
+    }
+
+    func fileURL(forColumnValue column: Data) -> URL? {
+        guard column.first == 0x02, let directory else { return nil }
+        let nameBytes = column.dropFirst().prefix { $0 != 0 }
+        guard let name = String(data: Data(nameBytes), encoding: .utf8), !name.isEmpty else { return nil }
+        return directory.appendingPathComponent(name)
+    }
+}

@@ -1,0 +1,388 @@
+import GRDB
+
+/// The SQLite store: Core Data's file format, through GRDB.
+///
+/// One GRDB `DatabaseQueue` per store, in WAL mode for files. Every save is one
+/// transaction that writes only the changed rows and columns.
+final class SQLiteStore: PersistentStoreBackend {
+    private let database: DatabaseQueue
+    private let schema: SQLiteSchema
+    private let model: NSManagedObjectModel
+    private let url: URL?
+    private(set) var metadata: [String: Any]
+    weak var store: NSPersistentStore?
+
+    /// Values at or above this size go to a file beside the store when the attribute allows it.
+    static let externalStorageThreshold = 128 * 1024
+
+    private init(database: DatabaseQueue, schema: SQLiteSchema, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
+        self.database = database
+        self.schema = schema
+        self.model = model
+        self.url = url
+        self.metadata = metadata
+    }
+
+    // MARK: Opening
+
+    static func open(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        if !readOnly {
+            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        configuration.prepareDatabase { db in
+            if !readOnly { try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
+            try SQLiteFunctions.install(in: db)
+        }
+        let database: DatabaseQueue
+        do {
+            database = try DatabaseQueue(path: url.path, configuration: configuration)
+        } catch {
+            throw wrap(error, url: url, opening: true)
+        }
+        return try attach(database, url: url, model: model, entities: entities, configurationName: configuration.label, options: options, type: NSSQLiteStoreType)
+    }
+
+    static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        var config = Configuration()
+        config.prepareDatabase { db in try SQLiteFunctions.install(in: db) }
+        let database = try DatabaseQueue(configuration: config)
+        return try attach(database, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType)
+    }
+
+    private static func attach(_ database: DatabaseQueue, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String) throws -> NSPersistentStore {
+        let schema = SQLiteSchema(entities: entities)
+        let metadata: [String: Any]
+        do {
+            metadata = try database.write { db -> [String: Any] in
+                if try db.tableExists("Z_METADATA") {
+                    return try readMetadata(db, url: url)
+                }
+                let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                if !existing.isEmpty {
+                    throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
+                }
+                return try createStore(db, schema: schema, model: model, entities: entities, type: type)
+            }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw wrap(error, url: url, opening: true)
+        }
+        let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
+        if let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] {
+            let storedHashes = stored.compactMapValues { $0 as? Data }
+            if storedHashes != hashes {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleVersionHashError,
+                    "The model used to open the store is incompatible with the one used to create the store",
+                    [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
+                )
+            }
+        }
+        let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
+        let backend = SQLiteStore(database: database, schema: schema, model: model, url: url, metadata: metadata)
+        let store = NSPersistentStore(type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName, options: options, identifier: identifier)
+        store.backend = backend
+        backend.store = store
+        return store
+    }
+
+    private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String) throws -> [String: Any] {
+        for statement in schema.createStatements() { try db.execute(sql: statement) }
+        for entity in schema.entities {
+            try db.execute(
+                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                arguments: [entity.facts.entityNumber, entity.name, entity.superentity?.facts.entityNumber ?? 0]
+            )
+        }
+        let uuid = UUID().uuidString
+        var hashes: [String: Data] = [:]
+        for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
+        let identifiers = model.versionIdentifiers.compactMap { $0.base as? String }
+        let plist: [String: Any] = [
+            NSStoreTypeKey: NSSQLiteStoreType,
+            NSStoreModelVersionHashesKey: hashes,
+            "NSStoreModelVersionHashesVersion": 3,
+            NSStoreModelVersionIdentifiersKey: identifiers.isEmpty ? [""] : identifiers.sorted(),
+            // Core Data records its framework build; a recent one, so devices treat the store as current.
+            "NSPersistenceFrameworkVersion": 1518,
+            "NSPersistenceMaximumFrameworkVersion": 1518,
+            "_NSAutoVacuumLevel": "2",
+            "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
+            "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, data])
+        var result = plist
+        result[NSStoreUUIDKey] = uuid
+        result[NSStoreTypeKey] = type
+        return result
+    }
+
+    private static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
+        guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") else {
+            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
+        }
+        var metadata: [String: Any] = [:]
+        if let data: Data = row["Z_PLIST"],
+           let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] {
+            metadata = plist
+        }
+        metadata[NSStoreUUIDKey] = row["Z_UUID"] as String?
+        return metadata
+    }
+
+    /// Reads a store file's metadata without opening it as a store.
+    static func readMetadata(at url: URL) throws -> [String: Any] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", [NSFilePathErrorKey: url.path])
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let database = try DatabaseQueue(path: url.path, configuration: configuration)
+            return try database.read { db in
+                guard try db.tableExists("Z_METADATA") else {
+                    throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
+                }
+                return try readMetadata(db, url: url)
+            }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw wrap(error, url: url, opening: true)
+        }
+    }
+
+    /// Removes a store's database, journal files and external data folder.
+    static func destroyFiles(at url: URL) throws {
+        let manager = FileManager.default
+        for suffix in ["", "-wal", "-shm"] {
+            let path = url.path + suffix
+            if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
+        }
+        let support = supportDirectory(for: url)
+        if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
+    }
+
+    static func supportDirectory(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
+    }
+
+    static func wrap(_ error: Error, url: URL?, opening: Bool) -> NSError {
+        if let error = error as? DatabaseError {
+            let code = error.resultCode.primaryResultCode
+            if code == .SQLITE_NOTADB || code == .SQLITE_CORRUPT {
+                return CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") couldn't be opened because it isn't in the correct format (not an SQLite database)",
+                                          [NSSQLiteErrorDomain: Int(code.rawValue), NSFilePathErrorKey: url?.path ?? "", NSUnderlyingErrorKey: error as NSError])
+            }
+            return CoreDataError.sqlite(code.rawValue, "SQLite error \(code.rawValue): \(error.message ?? "unknown") (\(url?.path ?? "in-memory store"))", url: url)
+        }
+        return error as NSError
+    }
+
+    func setMetadata(_ metadata: [String: Any]) throws {
+        var plist = metadata
+        plist[NSStoreUUIDKey] = nil
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try database.write { db in try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data]) }
+        var merged = metadata
+        merged[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
+        self.metadata = merged
+    }
+
+    func close() {
+        try? database.close()
+    }
+
+    // MARK: Reading
+
+    /// The SELECT list for rows of these entities, and which column feeds each property.
+    private func selection(for entities: [NSEntityDescription]) -> (columns: [String], indexByProperty: [ObjectIdentifier: Int]) {
+        var columns = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
+        var indexByProperty: [ObjectIdentifier: Int] = [:]
+        var indexByColumn: [String: Int] = [:]
+        for entity in entities {
+            for property in entity.facts.slots where property.isStored {
+                guard let column = schema.column(for: property), indexByProperty[ObjectIdentifier(property)] == nil else { continue }
+                if let existing = indexByColumn[column] {
+                    indexByProperty[ObjectIdentifier(property)] = existing
+                    continue
+                }
+                indexByProperty[ObjectIdentifier(property)] = columns.count
+                indexByColumn[column] = columns.count
+                columns.append("t0." + column)
+                if let relationship = property as? NSRelationshipDescription, let entityColumn = schema.entityColumn(for: relationship) {
+                    columns.append("t0." + entityColumn)
+                }
+            }
+        }
+        return (columns, indexByProperty)
+    }
+
+    private func decode(_ row: Row, indexByProperty: [ObjectIdentifier: Int]) throws -> StoreRow? {
+        guard let store else { return nil }
+        let key: Int64 = row[0]
+        let entityNumber: Int = row[1]
+        let version: Int64 = row[2] ?? 0
+        guard let entity = schema.entitiesByNumber[entityNumber] else { return nil }
+        var values = [Any?](repeating: nil, count: entity.facts.slots.count)
+        for property in entity.facts.slots where property.isStored {
+            guard let index = indexByProperty[ObjectIdentifier(property)] else { continue }
+            let dbValue: DatabaseValue = row[index]
+            if let attribute = property as? NSAttributeDescription {
+                values[property.slot] = try decodeAttribute(dbValue, attribute)
+            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
+                      let destinationKey = Int64.fromDatabaseValue(dbValue), var destination = relationship.destinationEntity {
+                if schema.entityColumn(for: relationship) != nil, let number = Int.fromDatabaseValue(row[index + 1]),
+                   let exact = schema.entitiesByNumber[number] {
+                    destination = exact
+                }
+                values[property.slot] = NSManagedObjectID(entity: destination, store: store, primaryKey: destinationKey)
+            }
+        }
+        return StoreRow(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: key), version: version, values: values)
+    }
+
+    private func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
+        if attribute.allowsExternalBinaryDataStorage, case let .blob(data) = value.storage {
+            guard let marked = try ExternalBinaryStorage(url: url).read(data) else { return nil }
+            if attribute.attributeType == .transformableAttributeType {
+                return ValueTransformerRegistry.decode(marked, transformerName: attribute.valueTransformerName)
+            }
+            return marked
+        }
+        return SQLiteValueCoding.value(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName, coordinator: store?.persistentStoreCoordinator)
+    }
+
+    func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        let body = try builder.fromAndWhere(fetch)
+        let (columns, indexByProperty) = selection(for: fetch.matchingEntities)
+        var sql = "SELECT \(columns.joined(separator: ", ")) \(body)"
+        if fetch.limit > 0 || fetch.offset > 0 {
+            sql += " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
+        }
+        SQLDebugLog.log(sql, builder.arguments)
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(builder.arguments)).compactMap { try self.decode($0, indexByProperty: indexByProperty) }
+        }
+    }
+
+    func count(_ fetch: StoreFetch) throws -> Int {
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        var plain = fetch
+        plain.sortDescriptors = []
+        let sql = "SELECT COUNT(*) \(try builder.fromAndWhere(plain))"
+        SQLDebugLog.log(sql, builder.arguments)
+        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(builder.arguments)) ?? 0 }
+    }
+
+    func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
+        guard let key = objectID.primaryKey else { return nil }
+        let table = schema.table(for: objectID.entity)
+        let (columns, indexByProperty) = selection(for: [objectID.entity])
+        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
+        SQLDebugLog.log(sql, [key.databaseValue])
+        return try read { db in
+            try Row.fetchOne(db, sql: sql, arguments: [key]).flatMap { try self.decode($0, indexByProperty: indexByProperty) }
+        }
+    }
+
+    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+        guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
+        let destinationTable = schema.table(for: destination)
+        let sql: String
+        if let join = schema.joinTable(for: relationship) {
+            let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
+            sql = "SELECT t.Z_PK, t.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) t ON t.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ?\(order)"
+        } else if let hidden = schema.hiddenColumn(for: relationship) {
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(hidden) = ?"
+        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
+            let order = schema.orderColumn(for: inverse).map { " ORDER BY \($0), Z_PK" } ?? ""
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(column) = ?\(order)"
+        } else {
+            return []
+        }
+        SQLDebugLog.log(sql, [key.databaseValue])
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: [key]).compactMap { row in
+                let entityNumber: Int = row[1]
+                guard let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
+                return NSManagedObjectID(entity: entity, store: store, primaryKey: row[0])
+            }
+        }
+    }
+
+    private func read<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(block)
+        } catch let error as DatabaseError {
+            throw Self.wrap(error, url: url, opening: false)
+        }
+    }
+
+    // MARK: Writing
+
+    func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64] {
+        try database.write { db in
+            var allocator = SQLiteKeyAllocator(db: db)
+            let keys = try entities.map { try allocator.nextKey(for: $0) }
+            try allocator.flush()
+            return keys
+        }
+    }
+
+    func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
+        let external = ExternalBinaryStorage(url: url)
+        var writtenFiles: [URL] = []
+        var obsoleteFiles: [URL] = []
+        do {
+            try database.write { db in
+                var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db)
+                let request = try build(&allocator)
+                try (allocator as! SQLiteKeyAllocator).flush()
+                let writer = SQLiteSaveWriter(db: db, schema: schema, external: external)
+                try writer.write(request)
+                writtenFiles = writer.writtenFiles
+                obsoleteFiles = writer.obsoleteFiles
+            }
+        } catch {
+            for file in writtenFiles { try? FileManager.default.removeItem(at: file) }
+            if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }
+            throw error
+        }
+        for file in obsoleteFiles { try? FileManager.default.removeItem(at: file) }
+    }
+}
+
+/// Hands out primary keys from `Z_PRIMARYKEY.Z_MAX` of each root entity, inside the save's transaction.
+struct SQLiteKeyAllocator: PrimaryKeyAllocator {
+    let db: Database
+    private var next: [Int: Int64] = [:]
+
+    init(db: Database) { self.db = db }
+
+    mutating func nextKey(for entity: NSEntityDescription) throws -> Int64 {
+        let root = entity.facts.root.facts.entityNumber
+        let current: Int64
+        if let known = next[root] {
+            current = known
+        } else {
+            current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 0
+        }
+        next[root] = current + 1
+        return current + 1
+    }
+
+    func flush() throws {
+        for (root, max) in next {
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?", arguments: [max, root, max])
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// One object's saved state as a store hands it to a context.
+///
+/// `values` is indexed by property slot: attributes hold their native stored value,
+/// to-ones the destination's ID (or `nil`), to-manys `nil` (they load on demand).
+struct StoreRow {
+    let objectID: NSManagedObjectID
+    /// The row version, Core Data's `Z_OPT`.
+    let version: Int64
+    var values: [Any?]
+}
+
+/// Everything one save writes to one store, in the store's terms (entities and keys).
+struct StoreSaveRequest {
+    /// A row to write: all stored values for an insert, the changed ones for an update.
+    struct RowWrite {
+        let entity: NSEntityDescription
+        let primaryKey: Int64
+        /// Slot → value; to-ones as `RowReference`.
+        var values: [(property: NSPropertyDescription, value: Any?)]
+        /// The version the row had when read (`Z_OPT`), checked for updates (optimistic locking).
+        var expectedVersion: Int64
+    }
+
+    /// A row named by entity and key.
+    struct RowReference: Hashable {
+        let entity: NSEntityDescription
+        let primaryKey: Int64
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.entity === rhs.entity && lhs.primaryKey == rhs.primaryKey }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(ObjectIdentifier(entity))
+            hasher.combine(primaryKey)
+        }
+    }
+
+    /// A change of membership in a to-many relationship stored outside the source row.
+    struct MembershipChange {
+        let relationship: NSRelationshipDescription
+        let source: RowReference
+        let added: [RowReference]
+        let removed: [RowReference]
+        /// All members in order, for ordered relationships (their order is stored too).
+        let orderedMembers: [RowReference]?
+    }
+
+    var inserts: [RowWrite] = []
+    var updates: [RowWrite] = []
+    var deletes: [RowReference] = []
+    var memberships: [MembershipChange] = []
+}
+
+/// Hands out primary keys during a save, from the store's `Z_PRIMARYKEY` counters.
+protocol PrimaryKeyAllocator {
+    mutating func nextKey(for entity: NSEntityDescription) throws -> Int64
+}

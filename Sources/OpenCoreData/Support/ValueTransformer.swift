@@ -1,0 +1,105 @@
+/// Converts values to other values, and back: Foundation's `ValueTransformer`, which
+/// Foundation on Linux lacks. Transformable attributes store what a transformer makes.
+open class ValueTransformer: NSObject, @unchecked Sendable {
+    /// The class of the transformed value (informational).
+    open class func transformedValueClass() -> AnyClass { NSData.self }
+    /// Whether `reverseTransformedValue(_:)` is supported.
+    open class func allowsReverseTransformation() -> Bool { true }
+    /// The transformed form of `value`.
+    open func transformedValue(_ value: Any?) -> Any? { value }
+    /// The original form of a transformed value.
+    open func reverseTransformedValue(_ value: Any?) -> Any? { value }
+
+    private nonisolated(unsafe) static var registry: [NSValueTransformerName: ValueTransformer] = [:]
+    private static let lock = NSLock()
+
+    /// Registers a transformer under a name (the name a model's `valueTransformerName` uses).
+    open class func setValueTransformer(_ transformer: ValueTransformer?, forName name: NSValueTransformerName) {
+        lock.lock()
+        defer { lock.unlock() }
+        registry[name] = transformer
+    }
+
+    /// The transformer registered under `name`.
+    public static func named(_ name: NSValueTransformerName) -> ValueTransformer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let transformer = registry[name] { return transformer }
+        if name == .secureUnarchiveFromDataTransformerName { return NSSecureUnarchiveFromDataTransformer() }
+        return nil
+    }
+
+    /// Registered transformer names.
+    open class func valueTransformerNames() -> [NSValueTransformerName] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(registry.keys)
+    }
+}
+
+/// A value transformer's registered name.
+public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The secure keyed-archiving transformer, Core Data's default for transformable attributes.
+    public static let secureUnarchiveFromDataTransformerName = NSValueTransformerName("NSSecureUnarchiveFromData")
+}
+
+/// Stores property-list and `NSCoding` values as keyed archives, unarchiving securely.
+///
+/// Transformable attributes without a transformer name use it, as Core Data does.
+/// Arrays, dictionaries, strings, numbers, dates and data round-trip.
+open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
+    /// Classes allowed at the top of an archive.
+    open class var allowedTopLevelClasses: [AnyClass] {
+        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
+    }
+
+    open override func transformedValue(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+    }
+
+    open override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+    }
+}
+
+/// Stores a `Codable` value as JSON. Register one per type under the model's transformer name:
+/// `ValueTransformer.setValueTransformer(CodableValueTransformer<Point>(), forName: .init("PointTransformer"))`.
+public final class CodableValueTransformer<Value: Codable>: ValueTransformer, @unchecked Sendable {
+    public override init() { super.init() }
+
+    public override func transformedValue(_ value: Any?) -> Any? {
+        guard let value = value as? Value else { return nil }
+        return try? JSONEncoder().encode(value)
+    }
+
+    public override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return try? JSONDecoder().decode(Value.self, from: data)
+    }
+}
+
+/// Applies the transformer a transformable attribute names (or the secure default).
+enum ValueTransformerRegistry {
+    static func transformer(named name: String?) -> ValueTransformer? {
+        ValueTransformer.named(NSValueTransformerName(name ?? NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue))
+    }
+
+    static func encode(_ value: Any, transformerName: String?) throws -> Data {
+        guard let transformer = transformer(named: transformerName) else {
+            throw CoreDataError.make(NSManagedObjectValidationError, "No value transformer is registered under the name '\(transformerName ?? "")'")
+        }
+        guard let data = transformer.transformedValue(value) as? Data else {
+            throw CoreDataError.make(NSManagedObjectValidationError, "Value transformer '\(transformerName ?? "NSSecureUnarchiveFromData")' could not encode a \(type(of: value))")
+        }
+        return data
+    }
+
+    static func decode(_ data: Data, transformerName: String?) -> Any? {
+        transformer(named: transformerName)?.reverseTransformedValue(data)
+    }
+}
