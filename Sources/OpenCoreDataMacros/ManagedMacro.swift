@@ -9,7 +9,7 @@ import SwiftSyntaxMacros
 /// accessors (`addToPeople(_:)`, `removeFromPeople(at:)`, …) it supplies the body.
 /// Core Data generates these at run time through the Objective-C runtime; a macro
 /// does the same work at compile time on every platform.
-public struct ManagedMacro: AccessorMacro, BodyMacro {
+public struct ManagedMacro: AccessorMacro, PeerMacro {
     // MARK: Properties
 
     public static func expansion(
@@ -42,67 +42,55 @@ public struct ManagedMacro: AccessorMacro, BodyMacro {
 
     // MARK: Generated to-many accessors
 
+    /// For a to-many property (`NSSet`, `NSOrderedSet`, `Set<T>`, `[T]`), writes the
+    /// accessors Xcode generates: `addTo<Key>` / `removeFrom<Key>` for one object and for
+    /// a set, plus the indexed variants for ordered ones.
     public static func expansion(
         of node: AttributeSyntax,
-        providingBodyFor declaration: some DeclSyntaxProtocol & WithOptionalCodeBlockSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
-    ) throws -> [CodeBlockItemSyntax] {
-        guard let function = declaration.as(FunctionDeclSyntax.self) else {
-            throw MacroError("@Managed applies to properties and to generated relationship accessors")
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+              let binding = variable.bindings.first,
+              let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+              let type = binding.typeAnnotation?.type
+        else { return [] }
+        let key = identifier.identifier.trimmedDescription.filter { $0 != "`" }
+        guard let kind = ToManyType(type) else { return [] }
+        let suffix = key.prefix(1).uppercased() + key.dropFirst()
+        let access = variable.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        let element = kind.element ?? "NSManagedObject"
+        var decls: [DeclSyntax] = [
+            "\(raw: access)func addTo\(raw: suffix)(_ value: \(raw: element)) { self._managedAdd(value, toRelationship: \(literal: key)) }",
+            "\(raw: access)func removeFrom\(raw: suffix)(_ value: \(raw: element)) { self._managedRemove(value, fromRelationship: \(literal: key)) }",
+            "\(raw: access)func addTo\(raw: suffix)(_ values: \(raw: kind.ordered ? "NSOrderedSet" : "NSSet")) { self._managedAdd(values, toRelationship: \(literal: key)) }",
+            "\(raw: access)func removeFrom\(raw: suffix)(_ values: \(raw: kind.ordered ? "NSOrderedSet" : "NSSet")) { self._managedRemove(values, fromRelationship: \(literal: key)) }",
+        ]
+        if kind.ordered {
+            decls += [
+                "\(raw: access)func insertInto\(raw: suffix)(_ value: \(raw: element), at idx: Int) { self._managedInsert(value, at: idx, intoRelationship: \(literal: key)) }",
+                "\(raw: access)func removeFrom\(raw: suffix)(at idx: Int) { self._managedRemove(at: idx, fromRelationship: \(literal: key)) }",
+                "\(raw: access)func replace\(raw: suffix)(at idx: Int, with value: \(raw: element)) { self._managedReplace(at: idx, with: value, inRelationship: \(literal: key)) }",
+            ]
         }
-        let name = function.name.text
-        let parameters = function.signature.parameterClause.parameters.map { parameter in
-            (label: parameter.firstName.text, name: (parameter.secondName ?? parameter.firstName).text)
-        }
-        guard let accessor = ToManyAccessor(functionName: name, labels: parameters.map(\.label)) else {
-            throw MacroError(
-                "'\(name)' is not a relationship accessor @Managed can implement; expected addTo<Key>, removeFrom<Key>, insertInto<Key> or replace<Key>"
-            )
-        }
-        let args = parameters.map(\.name)
-        let key = accessor.key
-        let call: String
-        switch accessor.kind {
-        case .add:
-            call = "self._managedAdd(\(args[0]), toRelationship: \"\(key)\")"
-        case .remove:
-            call = "self._managedRemove(\(args[0]), fromRelationship: \"\(key)\")"
-        case .removeAt:
-            call = "self._managedRemove(at: \(args[0]), fromRelationship: \"\(key)\")"
-        case .insertAt:
-            call = "self._managedInsert(\(args[0]), at: \(args[1]), intoRelationship: \"\(key)\")"
-        case .replaceAt:
-            call = "self._managedReplace(at: \(args[0]), with: \(args[1]), inRelationship: \"\(key)\")"
-        }
-        return ["\(raw: call)"]
+        return decls
     }
 }
 
-/// The shape of one generated to-many accessor, parsed from its name and labels.
-struct ToManyAccessor {
-    enum Kind { case add, remove, removeAt, insertAt, replaceAt }
-    let kind: Kind
-    /// The relationship name as written after the prefix (`People` in `addToPeople`).
-    let key: String
+/// Recognizes the declared types of to-many properties.
+struct ToManyType {
+    let ordered: Bool
+    /// The element class when the type names it (`Set<Person>`), else `nil`.
+    let element: String?
 
-    init?(functionName name: String, labels: [String]) {
-        func suffix(after prefix: String) -> String? {
-            guard name.hasPrefix(prefix), name.count > prefix.count else { return nil }
-            return String(name.dropFirst(prefix.count))
-        }
-        if let key = suffix(after: "addTo"), labels == ["_"] {
-            (self.kind, self.key) = (.add, key)
-        } else if let key = suffix(after: "removeFrom"), labels == ["_"] {
-            (self.kind, self.key) = (.remove, key)
-        } else if let key = suffix(after: "removeFrom"), labels == ["at"] {
-            (self.kind, self.key) = (.removeAt, key)
-        } else if let key = suffix(after: "insertInto"), labels == ["_", "at"] {
-            (self.kind, self.key) = (.insertAt, key)
-        } else if let key = suffix(after: "replace"), labels == ["at", "with"] {
-            (self.kind, self.key) = (.replaceAt, key)
-        } else {
-            return nil
-        }
+    init?(_ type: TypeSyntax) {
+        var text = type.trimmedDescription
+        if text.hasSuffix("?") || text.hasSuffix("!") { text.removeLast() }
+        if text == "NSSet" { (ordered, element) = (false, nil); return }
+        if text == "NSOrderedSet" { (ordered, element) = (true, nil); return }
+        if text.hasPrefix("Set<"), text.hasSuffix(">") { (ordered, element) = (false, String(text.dropFirst(4).dropLast())); return }
+        if text.hasPrefix("["), text.hasSuffix("]"), !text.contains(":") { (ordered, element) = (true, String(text.dropFirst().dropLast())); return }
+        return nil
     }
 }
 

@@ -7,13 +7,14 @@
 ///     @Managed var age: Int64
 ///     @Managed var family: Family?
 /// }
-/// extension Family {
-///     @Managed func addToPeople(_ value: Person)
+/// final class Family: NSManagedObject {
+///     @Managed var people: NSSet?   // also brings addToPeople(_:), removeFromPeople(_:)
 /// }
 /// ```
 /// On a property, the macro writes accessors that go through the object's storage
-/// (with change tracking, faulting and inverse maintenance). On a body-less function
-/// named like Xcode's generated to-many accessors, it writes the body.
+/// (with change tracking, faulting and inverse maintenance). On a to-many property it
+/// also writes the accessors Xcode generates (`addTo<Key>`, `removeFrom<Key>`, and the
+/// indexed ones for ordered relationships), so delete Xcode's generated accessor extension.
 @attached(accessor, names: named(get), named(set))
-@attached(body)
+@attached(peer, names: arbitrary)
 public macro Managed() = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedMacro")

@@ -1,0 +1,153 @@
+import OpenCoreData
+import Testing
+
+final class Person: NSManagedObject {
+    @Managed var name: String?
+    @Managed var gender: String?
+    @Managed var age: Int64
+    @Managed var family: Family?
+}
+
+final class Family: NSManagedObject {
+    @Managed var name: String?
+    @Managed var people: NSSet?
+}
+
+/// The Family/Person model of the seed series, built in code.
+func makeFamilyModel() -> NSManagedObjectModel {
+    let person = NSEntityDescription()
+    person.name = "Person"
+    person.managedObjectClassName = "Person"
+    let family = NSEntityDescription()
+    family.name = "Family"
+    family.managedObjectClassName = "Family"
+
+    func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = optional
+        return attribute
+    }
+    let personFamily = NSRelationshipDescription()
+    personFamily.name = "family"
+    personFamily.destinationEntity = family
+    personFamily.maxCount = 1
+    let familyPeople = NSRelationshipDescription()
+    familyPeople.name = "people"
+    familyPeople.destinationEntity = person
+    familyPeople.maxCount = 0
+    personFamily.inverseRelationship = familyPeople
+    familyPeople.inverseRelationship = personFamily
+
+    person.properties = [attribute("name", .stringAttributeType), attribute("gender", .stringAttributeType), attribute("age", .integer64AttributeType), personFamily]
+    family.properties = [attribute("name", .stringAttributeType), familyPeople]
+    let model = NSManagedObjectModel()
+    model.entities = [family, person]
+    return model
+}
+
+func temporaryStoreURL(_ name: String = "Test") -> URL {
+    FileManager.default.temporaryDirectory
+        .appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)")
+        .appendingPathComponent("\(name).sqlite")
+}
+
+func openContainer(at url: URL, model: NSManagedObjectModel) throws -> NSPersistentContainer {
+    let container = NSPersistentContainer(name: "Family", managedObjectModel: model)
+    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+    var loadError: Error?
+    container.loadPersistentStores { _, error in loadError = error }
+    if let loadError { throw loadError }
+    return container
+}
+
+@Suite struct FamilyPersonScenario {
+    let model = makeFamilyModel()
+
+    @Test func addDeleteRenameSurviveRestarts() throws {
+        let url = temporaryStoreURL()
+        do {
+            let context = try openContainer(at: url, model: model).newBackgroundContext()
+            try context.performAndWait {
+                let ted = Person(context: context)
+                ted.name = "Ted"
+                try context.save()
+                let joe = Person(context: context)
+                joe.name = "Joe"
+                try context.save()
+                context.delete(joe)
+                try context.save()
+            }
+        }
+        do {
+            let context = try openContainer(at: url, model: model).newBackgroundContext()
+            try context.performAndWait {
+                let request = Person.fetchRequest()
+                let names = try context.fetch(request).map(\.name)
+            #expect(names == ["Ted"])
+                let sammy = Person(context: context)
+                sammy.name = "Sammy"
+                try context.save()
+                sammy.name = "Joe"
+                try context.save()
+            }
+        }
+        let context = try openContainer(at: url, model: model).newBackgroundContext()
+        try context.performAndWait {
+            let request = NSFetchRequest<Person>(entityName: "Person")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let names = try context.fetch(request).compactMap(\.name)
+            #expect(names == ["Joe", "Ted"])
+        }
+    }
+
+    @Test func sortingAndContainsPredicates() throws {
+        let context = try openContainer(at: temporaryStoreURL(), model: model).newBackgroundContext()
+        try context.performAndWait {
+            for name in ["Joe", "Ted", "Mike", "Abby"] { Person(context: context).name = name }
+            try context.save()
+            let request = Person.fetchRequest()
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            #expect(try context.fetch(request).compactMap(\.name) == ["Abby", "Joe", "Mike", "Ted"])
+            request.predicate = NSPredicate(format: "name CONTAINS 'Ted'")
+            #expect(try context.fetch(request).compactMap(\.name) == ["Ted"])
+            request.predicate = NSPredicate(format: "name CONTAINS %@", "Ted")
+            #expect(try context.fetch(request).compactMap(\.name) == ["Ted"])
+        }
+    }
+
+    @Test func inverseMaintainedBothWaysAndAfterRefetch() throws {
+        let url = temporaryStoreURL()
+        do {
+            let context = try openContainer(at: url, model: model).newBackgroundContext()
+            try context.performAndWait {
+                let abc = Family(context: context)
+                abc.name = "ABC"
+                let maggie = Person(context: context)
+                maggie.name = "Maggie"
+                maggie.family = abc
+                #expect(abc.people?.contains(maggie) == true)
+                let bart = Person(context: context)
+                bart.name = "Bart"
+                abc.addToPeople(bart)
+                #expect(bart.family === abc)
+                abc.removeFromPeople(bart)
+                #expect(bart.family == nil)
+                abc.addToPeople(bart)
+                try context.save()
+            }
+        }
+        let context = try openContainer(at: url, model: model).newBackgroundContext()
+        try context.performAndWait {
+            let families = try context.fetch(Family.fetchRequest())
+            #expect(families.count == 1)
+            let names = (families[0].people as? Set<AnyHashable>)?.compactMap { ($0 as? Person)?.name }.sorted()
+                ?? (families[0].people?.allObjects.compactMap { ($0 as? Person)?.name }.sorted() ?? [])
+            #expect(names == ["Bart", "Maggie"])
+            let request = Person.fetchRequest()
+            request.predicate = NSPredicate(format: "family.name == %@", "ABC")
+            #expect(try context.count(for: request) == 2)
+        }
+    }
+}
