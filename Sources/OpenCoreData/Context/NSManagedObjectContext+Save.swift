@@ -1,22 +1,22 @@
 extension NSManagedObjectContext {
-    /// Writes every insert, update and delete to the store in one transaction.
-    ///
-    /// Order, as in Core Data: `NSManagedObjectContextWillSave`, pending changes
-    /// (delete rules), `willSave()` on each object, validation (all errors, combined
-    /// into `NSValidationMultipleErrorsError` when several), the write, `didSave()`,
-    /// then `NSManagedObjectContextDidSave`. A failed save writes nothing and leaves
-    /// the context's changes in place.
-    public func save() throws {
+    /// The work of `save()`, kept out of the class body so the overridable method stays short.
+    func saveChanges() throws {
         processPendingChanges()
         guard hasChanges else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.willSave() }
         processPendingChanges()
 
+        // Validation goes through the overridable methods so subclasses' rules count.
         var errors: [NSError] = []
-        for object in insertedSet { errors += object.propertyValidationErrors() }
-        for object in updatedSet { errors += object.propertyValidationErrors() }
-        for object in deletedSet { errors += object.deleteValidationErrors() }
+        func collect(_ validate: () throws -> Void) {
+            do { try validate() } catch let error as NSError {
+                errors += (error.code == NSValidationMultipleErrorsError ? error.userInfo[NSDetailedErrorsKey] as? [NSError] : nil) ?? [error]
+            }
+        }
+        for object in insertedSet { collect(object.validateForInsert) }
+        for object in updatedSet { collect(object.validateForUpdate) }
+        for object in deletedSet { collect(object.validateForDelete) }
         if let error = CoreDataError.combine(errors) { throw error }
 
         guard let coordinator = persistentStoreCoordinator else {

@@ -125,6 +125,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return try result.value.get()
     }
 
+    // MARK: Saving
+
+    /// Writes every insert, update and delete to the store in one transaction.
+    ///
+    /// Order, as in Core Data: `NSManagedObjectContextWillSave`, pending changes
+    /// (delete rules), `willSave()` on each object, validation (all errors, combined
+    /// into `NSValidationMultipleErrorsError` when several), the write, `didSave()`,
+    /// then `NSManagedObjectContextDidSave`. A failed save writes nothing and leaves
+    /// the context's changes in place.
+    open func save() throws { try saveChanges() }
+
     // MARK: Registered objects
 
     /// All objects registered with the context.

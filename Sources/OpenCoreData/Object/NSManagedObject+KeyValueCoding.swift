@@ -9,7 +9,7 @@ extension NSManagedObject {
     /// to-many as `NSSet` (or `NSOrderedSet` when ordered).
     ///
     /// An unknown key goes to ``value(forUndefinedKey:)``.
-    public func value(forKey key: String) -> Any? {
+    func kvcValue(forKey key: String) -> Any? {
         guard let property = entity.facts.propertiesByName[key] else { return value(forUndefinedKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -18,7 +18,7 @@ extension NSManagedObject {
 
     /// Called for a key the entity does not have. Traps, as Core Data raises
     /// `NSUnknownKeyException`; override to supply computed values.
-    public func value(forUndefinedKey key: String) -> Any? {
+    func kvcValue(forUndefinedKey key: String) -> Any? {
         preconditionFailure("[<\(type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")
     }
 
@@ -27,7 +27,7 @@ extension NSManagedObject {
     /// A value of the wrong type, or an unknown key, is refused: the property keeps its
     /// value and the next save throws a validation error that names the key (Core Data
     /// raises an exception here instead).
-    public func setValue(_ value: Any?, forKey key: String) {
+    func kvcSetValue(_ value: Any?, forKey key: String) {
         guard let property = entity.facts.propertiesByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
@@ -37,7 +37,7 @@ extension NSManagedObject {
 
     /// Called for a key the entity does not have. Records the mistake so the next save
     /// throws; override to accept extra keys.
-    public func setValue(_ value: Any?, forUndefinedKey key: String) {
+    func kvcSetValue(_ value: Any?, forUndefinedKey key: String) {
         fireFaultIfNeeded()
         rejectedAssignments[key] = "the entity \(entity.name ?? "?") has no property named '\(key)'"
         managedObjectContext?.objectDidChange(self, property: nil)

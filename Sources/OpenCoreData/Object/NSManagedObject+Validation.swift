@@ -6,7 +6,7 @@ extension NSManagedObject {
     ///
     /// Override to add rules (call `super`). Core Data passes the value by pointer so a
     /// validator may replace it; here it is `inout` for the same purpose.
-    public func validateValue(_ value: inout Any?, forKey key: String) throws {
+    func builtInValidateValue(_ value: inout Any?, forKey key: String) throws {
         guard let property = entity.facts.propertiesByName[key] else {
             throw CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
         }
@@ -14,17 +14,17 @@ extension NSManagedObject {
     }
 
     /// Validates the object as a save of a new object would.
-    public func validateForInsert() throws {
+    func builtInValidateForInsert() throws {
         if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
     }
 
     /// Validates the object as a save of changes would.
-    public func validateForUpdate() throws {
+    func builtInValidateForUpdate() throws {
         if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
     }
 
     /// Checks deny rules: deleting fails while a deny relationship still has destinations.
-    public func validateForDelete() throws {
+    func builtInValidateForDelete() throws {
         if let error = CoreDataError.combine(deleteValidationErrors()) { throw error }
     }
 

@@ -155,6 +155,38 @@ open class NSManagedObject: NSObject {
     /// Called after a key changed.
     open func didChangeValue(forKey key: String) {}
 
+    // MARK: Overridable key-value coding and validation
+    // Declared here, not in extensions, because Swift without the Objective-C runtime
+    // only lets subclasses override members of the class body.
+
+    /// The value of a property: numbers as `NSNumber`, a to-one as its object, a
+    /// to-many as `NSSet` (or `NSOrderedSet` when ordered). Unknown keys go to ``value(forUndefinedKey:)``.
+    open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
+
+    /// Called for a key the entity does not have. Traps, as Core Data raises
+    /// `NSUnknownKeyException`; override to supply computed values.
+    open func value(forUndefinedKey key: String) -> Any? { kvcValue(forUndefinedKey: key) }
+
+    /// Sets a property, updating the inverse of a relationship at once. A value of the
+    /// wrong type is refused and reported by the next save (see docs/DEVIATIONS.md).
+    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+
+    /// Called for a key the entity does not have: the next save throws; override to accept extra keys.
+    open func setValue(_ value: Any?, forUndefinedKey key: String) { kvcSetValue(value, forUndefinedKey: key) }
+
+    /// Checks one value for `key`: required-ness, type, relationship counts, validation predicates.
+    /// Override to add rules (call `super`); `inout` lets a validator replace the value.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws { try builtInValidateValue(&value, forKey: key) }
+
+    /// Validates the object as saving it for the first time would.
+    open func validateForInsert() throws { try builtInValidateForInsert() }
+
+    /// Validates the object as saving its changes would.
+    open func validateForUpdate() throws { try builtInValidateForUpdate() }
+
+    /// Checks deny rules: deleting fails while a deny relationship still has destinations.
+    open func validateForDelete() throws { try builtInValidateForDelete() }
+
     // MARK: Faulting
 
     /// Loads the object's values from its context's store when they are not loaded.

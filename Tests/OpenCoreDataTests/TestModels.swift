@@ -1,0 +1,108 @@
+import OpenCoreData
+
+// Models shared by the context, store and validation tests.
+
+final class Notebook: NSManagedObject {
+    @Managed var name: String?
+    @Managed var creationDate: Date?
+    @Managed var notes: NSSet?
+}
+
+final class Note: NSManagedObject {
+    @Managed var text: String?
+    @Managed var pages: Int16
+    @Managed var notebook: Notebook?
+    @Managed var tags: Set<Tag>?
+}
+
+final class Tag: NSManagedObject {
+    @Managed var title: String?
+    @Managed var notes: Set<Note>?
+}
+
+final class Playlist: NSManagedObject {
+    @Managed var title: String?
+    @Managed var songs: NSOrderedSet?
+}
+
+final class Song: NSManagedObject {
+    @Managed var title: String?
+    @Managed var playlist: Playlist?
+}
+
+/// A tiny builder so each test's model reads like the model editor.
+enum ModelBuilder {
+    static func entity(_ name: String, className: String? = nil) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = name
+        entity.managedObjectClassName = className ?? name
+        return entity
+    }
+
+    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = optional
+        attribute.defaultValue = defaultValue
+        return attribute
+    }
+
+    /// A relationship pair; `toMany` sides get `maxCount = 0`.
+    static func pair(
+        _ forwardName: String, from source: NSEntityDescription, toMany forwardToMany: Bool, rule forwardRule: NSDeleteRule = .nullifyDeleteRule,
+        _ inverseName: String, to destination: NSEntityDescription, toMany inverseToMany: Bool, rule inverseRule: NSDeleteRule = .nullifyDeleteRule,
+        ordered: Bool = false
+    ) -> (NSRelationshipDescription, NSRelationshipDescription) {
+        let forward = NSRelationshipDescription()
+        forward.name = forwardName
+        forward.destinationEntity = destination
+        forward.maxCount = forwardToMany ? 0 : 1
+        forward.deleteRule = forwardRule
+        forward.isOrdered = ordered && forwardToMany
+        let inverse = NSRelationshipDescription()
+        inverse.name = inverseName
+        inverse.destinationEntity = source
+        inverse.maxCount = inverseToMany ? 0 : 1
+        inverse.deleteRule = inverseRule
+        forward.inverseRelationship = inverse
+        inverse.inverseRelationship = forward
+        return (forward, inverse)
+    }
+
+    /// Notebook ↔ Note (cascade from notebook), Note ↔ Tag (many-to-many),
+    /// Playlist ↔ Song (ordered), with required/min/max rules for validation tests.
+    static func notesModel(notebookRule: NSDeleteRule = .cascadeDeleteRule) -> NSManagedObjectModel {
+        let notebook = entity("Notebook")
+        let note = entity("Note")
+        let tag = entity("Tag")
+        let playlist = entity("Playlist")
+        let song = entity("Song")
+        let (notes, noteNotebook) = pair("notes", from: notebook, toMany: true, rule: notebookRule, "notebook", to: note, toMany: false)
+        let (noteTags, tagNotes) = pair("tags", from: note, toMany: true, "notes", to: tag, toMany: true)
+        let (songs, songPlaylist) = pair("songs", from: playlist, toMany: true, "playlist", to: song, toMany: false, ordered: true)
+        let name = attribute("name", .stringAttributeType, optional: false)
+        name.setValidationPredicates([NSPredicate(format: "length >= 1"), NSPredicate(format: "length <= 20")],
+                                     withValidationWarnings: ["name too short", "name too long"])
+        let pages = attribute("pages", .integer16AttributeType, defaultValue: 1)
+        pages.setValidationPredicates([NSPredicate(format: "SELF >= 0"), NSPredicate(format: "SELF <= 500")],
+                                      withValidationWarnings: ["negative pages", "too many pages"])
+        notebook.properties = [name, attribute("creationDate", .dateAttributeType), notes]
+        note.properties = [attribute("text", .stringAttributeType), pages, noteNotebook, noteTags]
+        tag.properties = [attribute("title", .stringAttributeType), tagNotes]
+        playlist.properties = [attribute("title", .stringAttributeType), songs]
+        song.properties = [attribute("title", .stringAttributeType), songPlaylist]
+        let model = NSManagedObjectModel()
+        model.entities = [notebook, note, tag, playlist, song]
+        return model
+    }
+}
+
+/// A fresh private-queue context on a new SQLite (or in-memory) store.
+func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(), type: String = NSSQLiteStoreType) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
+}
