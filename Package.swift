@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData"]
+            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",

@@ -1,0 +1,205 @@
+import GRDB
+import OpenCoreData
+import Testing
+
+@Suite struct SQLiteStoreTests {
+    let model = ModelBuilder.notesModel()
+
+    @Test func writesCoreDataSchema() throws {
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "Work"
+            let note = Note(context: context)
+            note.notebook = notebook
+            try context.save()
+            note.text = "edited"
+            try context.save()
+        }
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            #expect(tables == ["ZNOTE", "ZNOTEBOOK", "ZPLAYLIST", "ZSONG", "ZTAG", "Z_1TAGS", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"])
+            let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int):\($0[1] as String):\($0[2] as Int)" }
+            #expect(entities == ["1:Note:1", "2:Notebook:1", "3:Playlist:0", "4:Song:0", "5:Tag:0"])
+            let note = try Row.fetchOne(db, sql: "SELECT Z_ENT, Z_OPT, ZNOTEBOOK, ZTEXT FROM ZNOTE")!
+            #expect(note[0] as Int == 1)
+            #expect(note[1] as Int == 2, "Z_OPT went up with the second save")
+            #expect(note[2] as Int == 1)
+            #expect(note[3] as String == "edited")
+            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+            #expect(journal == "wal")
+            let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA")!
+            let metadata = try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any]
+            #expect(metadata?["NSStoreType"] as? String == "SQLite")
+            #expect((metadata?["NSStoreModelVersionHashes"] as? [String: Any])?.count == 5)
+        }
+    }
+
+    @Test func manyToManyAndOrderedSurviveReopen() throws {
+        let url = temporaryStoreURL()
+        do {
+            let context = try makeContext(model, url: url)
+            try context.performAndWait {
+                let swift = Tag(context: context)
+                swift.title = "swift"
+                let data = Tag(context: context)
+                data.title = "data"
+                let note = Note(context: context)
+                note.text = "both"
+                note.tags = [swift, data]
+                #expect(swift.notes?.contains(note) == true, "many-to-many inverse is immediate")
+                let playlist = Playlist(context: context)
+                playlist.title = "Mix"
+                for title in ["one", "two", "three"] {
+                    let song = Song(context: context)
+                    song.title = title
+                    playlist.addToSongs(song)
+                }
+                playlist.insertIntoSongs(playlist.songs!.object(at: 2) as! Song, at: 0)
+                try context.save()
+            }
+        }
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let note = try context.fetch(Note.fetchRequest()).first!
+            #expect(Set(note.tags?.compactMap(\.title) ?? []) == ["swift", "data"])
+            let playlist = try context.fetch(Playlist.fetchRequest()).first!
+            let titles = playlist.songs?.array.compactMap { ($0 as? Song)?.title }
+            #expect(titles == ["three", "one", "two"])
+            let tag = try context.fetch(Tag.fetchRequest()).first { $0.title == "data" }!
+            tag.notes = []
+            try context.save()
+        }
+        let reopened = try makeContext(model, url: url)
+        try reopened.performAndWait {
+            let note = try reopened.fetch(Note.fetchRequest()).first!
+            #expect(note.tags?.compactMap(\.title) == ["swift"])
+        }
+    }
+
+    @Test func attributeTypesRoundTrip() throws {
+        let entity = ModelBuilder.entity("Everything", className: "NSManagedObject")
+        let types: [(String, NSAttributeType, Any)] = [
+            ("i16", .integer16AttributeType, Int16(-7)), ("i32", .integer32AttributeType, Int32(70_000)),
+            ("i64", .integer64AttributeType, Int64(1) << 40), ("dec", .decimalAttributeType, Decimal(string: "12.5")!),
+            ("dbl", .doubleAttributeType, 2.25), ("flt", .floatAttributeType, Float(1.5)), ("str", .stringAttributeType, "héllo"),
+            ("bool", .booleanAttributeType, true), ("date", .dateAttributeType, Date(timeIntervalSinceReferenceDate: 123_456.5)),
+            ("data", .binaryDataAttributeType, Data([1, 2, 3])), ("uuid", .UUIDAttributeType, UUID()),
+            ("uri", .URIAttributeType, URL(string: "https://example.com/a?b=c")!), ("list", .transformableAttributeType, ["a", "b"]),
+        ]
+        entity.properties = types.map { ModelBuilder.attribute($0.0, $0.1) }
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL()
+        do {
+            let context = try makeContext(model, url: url)
+            try context.performAndWait {
+                let object = NSEntityDescription.insertNewObject(forEntityName: "Everything", into: context)
+                for (key, _, value) in types { object.setValue(value, forKey: key) }
+                try context.save()
+            }
+        }
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let object = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Everything")).first!
+            #expect(object.value(forKey: "i16") as? Int == -7)
+            #expect(object.value(forKey: "i32") as? Int32 == 70_000)
+            #expect(object.value(forKey: "i64") as? Int64 == 1 << 40)
+            #expect((object.value(forKey: "dec") as? NSDecimalNumber)?.decimalValue == Decimal(string: "12.5"))
+            #expect(object.value(forKey: "dbl") as? Double == 2.25)
+            #expect(object.value(forKey: "flt") as? Float == 1.5)
+            #expect(object.value(forKey: "str") as? String == "héllo")
+            #expect(object.value(forKey: "bool") as? Bool == true)
+            #expect(object.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: 123_456.5))
+            #expect(object.value(forKey: "data") as? Data == Data([1, 2, 3]))
+            #expect(object.value(forKey: "uuid") as? UUID == types[10].2 as? UUID)
+            #expect(object.value(forKey: "uri") as? URL == URL(string: "https://example.com/a?b=c"))
+            #expect((object.value(forKey: "list") as? [Any])?.compactMap { $0 as? String } == ["a", "b"])
+        }
+    }
+
+    @Test func largeBinaryGoesToExternalFile() throws {
+        let entity = ModelBuilder.entity("Photo", className: "NSManagedObject")
+        let image = ModelBuilder.attribute("imageData", .binaryDataAttributeType)
+        image.allowsExternalBinaryDataStorage = true
+        entity.properties = [image]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL("Photos")
+        let big = Data((0..<300_000).map { UInt8($0 % 251) })
+        let context = try makeContext(model, url: url)
+        let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA")
+        try context.performAndWait {
+            let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: context)
+            photo.setValue(big, forKey: "imageData")
+            try context.save()
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(files.count == 1)
+            let other = try makeContext(model, url: url)
+            try other.performAndWait {
+                let loaded = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).first
+                #expect(loaded?.value(forKey: "imageData") as? Data == big)
+            }
+            context.delete(photo)
+            try context.save()
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(left.isEmpty, "the file goes with its row")
+        }
+    }
+
+    @Test func inMemoryStoreWorks() throws {
+        let context = try makeContext(model, url: nil, type: NSInMemoryStoreType)
+        try context.performAndWait {
+            Notebook(context: context).name = "RAM"
+            try context.save()
+            let count = try context.count(for: Notebook.fetchRequest())
+            #expect(count == 1)
+        }
+    }
+
+    @Test func fileThatIsNotAStoreIsRejected() throws {
+        let url = temporaryStoreURL()
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("this is not a database, just some text that goes on for a while".utf8).write(to: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(error?.code == NSFileReadCorruptFileErrorCode)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.hasPrefix("this is not a database"), "the file was left untouched")
+    }
+
+    @Test func incompatibleModelIsRejected() throws {
+        let url = temporaryStoreURL()
+        _ = try makeContext(model, url: url)
+        let changed = ModelBuilder.notesModel()
+        changed.entities.first { $0.name == "Tag" }!.properties.append(ModelBuilder.attribute("colour", .stringAttributeType))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(error?.code == NSPersistentStoreIncompatibleVersionHashError)
+        #expect(error?.localizedDescription.contains("incompatible") == true)
+    }
+
+    @Test func invalidModelsAreRejected() throws {
+        let orphan = ModelBuilder.entity("Orphan")
+        let dangling = NSRelationshipDescription()
+        dangling.name = "nowhere"
+        orphan.properties = [ModelBuilder.attribute("x", .undefinedAttributeType), ModelBuilder.attribute("x", .stringAttributeType), dangling]
+        let model = NSManagedObjectModel()
+        model.entities = [orphan, ModelBuilder.entity("Orphan")]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        }
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("undefined attribute type"))
+        #expect(message.contains("two properties named 'x'"))
+        #expect(message.contains("no destination entity"))
+        #expect(message.contains("two entities are named 'Orphan'"))
+    }
+}
