@@ -15,33 +15,14 @@ final class Family: NSManagedObject {
 
 /// The Family/Person model of the seed series, built in code.
 func makeFamilyModel() -> NSManagedObjectModel {
-    let person = NSEntityDescription()
-    person.name = "Person"
-    person.managedObjectClassName = "Person"
-    let family = NSEntityDescription()
-    family.name = "Family"
-    family.managedObjectClassName = "Family"
-
-    func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        return attribute
-    }
-    let personFamily = NSRelationshipDescription()
-    personFamily.name = "family"
-    personFamily.destinationEntity = family
-    personFamily.maxCount = 1
-    let familyPeople = NSRelationshipDescription()
-    familyPeople.name = "people"
-    familyPeople.destinationEntity = person
-    familyPeople.maxCount = 0
-    personFamily.inverseRelationship = familyPeople
-    familyPeople.inverseRelationship = personFamily
-
-    person.properties = [attribute("name", .stringAttributeType), attribute("gender", .stringAttributeType), attribute("age", .integer64AttributeType), personFamily]
-    family.properties = [attribute("name", .stringAttributeType), familyPeople]
+    let person = ModelBuilder.entity("Person")
+    let family = ModelBuilder.entity("Family")
+    let (personFamily, familyPeople) = ModelBuilder.pair("family", from: person, toMany: false, "people", to: family, toMany: true)
+    person.properties = [
+        ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("gender", .stringAttributeType),
+        ModelBuilder.attribute("age", .integer64AttributeType), personFamily,
+    ]
+    family.properties = [ModelBuilder.attribute("name", .stringAttributeType), familyPeople]
     let model = NSManagedObjectModel()
     model.entities = [family, person]
     return model
