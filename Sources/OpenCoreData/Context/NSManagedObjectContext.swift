@@ -74,16 +74,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         }
         super.init()
-        if concurrencyType != .mainQueueConcurrencyType {
+        if concurrencyType == .mainQueueConcurrencyType {
+            Self.markMainQueue
+        } else {
             queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         }
     }
 
     // MARK: Queue
 
+    /// Tags the main queue once, so main-queue contexts can recognise it. On Linux a
+    /// program in `dispatchMain()` has the main queue drained by a worker thread, so
+    /// `Thread.isMainThread` alone cannot tell.
+    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+
     /// Whether the caller is running on the context's queue.
     var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        if concurrencyType == .mainQueueConcurrencyType {
+            return Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+        }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 

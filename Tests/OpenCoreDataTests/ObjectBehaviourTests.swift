@@ -1,0 +1,187 @@
+import OpenCoreData
+import Testing
+
+final class Hooked: NSManagedObject {
+    @Managed var title: String?
+    @Managed var created: Date?
+    nonisolated(unsafe) static var log: [String] = []
+
+    override func awakeFromInsert() {
+        super.awakeFromInsert()
+        created = Date(timeIntervalSinceReferenceDate: 0)
+        Hooked.log.append("awakeFromInsert")
+    }
+    override func awakeFromFetch() { Hooked.log.append("awakeFromFetch") }
+    override func willSave() { Hooked.log.append("willSave") }
+    override func didSave() { Hooked.log.append("didSave") }
+    override func prepareForDeletion() { Hooked.log.append("prepareForDeletion") }
+}
+
+struct Point: Codable, Equatable { var x: Int; var y: Int }
+
+@Suite(.serialized) struct ObjectBehaviourTests {
+    @Test func lifecycleHooksRunInOrder() throws {
+        let entity = ModelBuilder.entity("Hooked")
+        entity.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("created", .dateAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL()
+        Hooked.log = []
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let object = Hooked(context: context)
+            #expect(object.created == Date(timeIntervalSinceReferenceDate: 0))
+            try context.save()
+            let other = try makeContext(model, url: url)
+            try other.performAndWait {
+                let fetched = try other.fetch(Hooked.fetchRequest())
+                #expect(fetched.count == 1)
+                other.delete(fetched[0])
+                try other.save()
+            }
+        }
+        #expect(Hooked.log == ["awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave"])
+    }
+
+    @Test func inheritanceSharesOneTableAndFetchesSubentities() throws {
+        let shape = ModelBuilder.entity("Shape", className: "NSManagedObject")
+        shape.isAbstract = true
+        let circle = ModelBuilder.entity("Circle", className: "NSManagedObject")
+        let square = ModelBuilder.entity("Square", className: "NSManagedObject")
+        shape.subentities = [circle, square]
+        shape.properties = [ModelBuilder.attribute("name", .stringAttributeType)]
+        circle.properties = [ModelBuilder.attribute("radius", .doubleAttributeType)]
+        square.properties = [ModelBuilder.attribute("side", .doubleAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [shape, circle, square]
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let c = NSEntityDescription.insertNewObject(forEntityName: "Circle", into: context)
+            c.setValue("c", forKey: "name")
+            c.setValue(2.0, forKey: "radius")
+            let s = NSEntityDescription.insertNewObject(forEntityName: "Square", into: context)
+            s.setValue("s", forKey: "name")
+            try context.save()
+            context.reset()
+            let all = NSFetchRequest<NSManagedObject>(entityName: "Shape")
+            all.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let shapes = try context.fetch(all)
+            #expect(shapes.map { $0.entity.name } == ["Circle", "Square"])
+            #expect(shapes[0].value(forKey: "radius") as? Double == 2.0)
+            all.includesSubentities = false
+            let direct = try context.count(for: all)
+            #expect(direct == 0)
+            #expect(s.objectID.uriRepresentation().absoluteString.hasSuffix("/Square/p2"), "subentities share the root's key sequence")
+        }
+    }
+
+    @Test func keyPathsAndCollectionOperators() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "Work"
+            for pages in [3, 5] {
+                let note = Note(context: context)
+                note.pages = Int16(pages)
+                note.notebook = notebook
+            }
+            let note = notebook.notes!.anyObject() as! Note
+            #expect(note.value(forKeyPath: "notebook.name") as? String == "Work")
+            #expect(notebook.value(forKeyPath: "notes.@count") as? Int == 2)
+            #expect(notebook.value(forKeyPath: "notes.@sum.pages") as? Int == 8)
+            #expect(notebook.value(forKeyPath: "notes.@max.pages") as? Int == 5)
+        }
+    }
+
+    @Test func mutableRelationshipProxiesMaintainInverses() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            let note = Note(context: context)
+            let notes = notebook.mutableSetValue(forKey: "notes")
+            notes.add(note)
+            #expect(note.notebook === notebook)
+            #expect(notes.count == 1)
+            notes.remove(note)
+            #expect(note.notebook == nil)
+
+            let playlist = Playlist(context: context)
+            let songs = playlist.mutableOrderedSetValue(forKey: "songs")
+            let a = Song(context: context), b = Song(context: context)
+            songs.add(a)
+            songs.insert(b, at: 0)
+            #expect(playlist.songs?.array as? [Song] == [b, a])
+            #expect(a.playlist === playlist)
+            songs.removeObject(at: 0)
+            #expect(b.playlist == nil)
+        }
+    }
+
+    @Test func limitsOffsetsAndMultiLevelSorts() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            for (text, pages) in [("b", 2), ("a", 2), ("c", 1), ("d", 3)] {
+                let note = Note(context: context)
+                note.text = text
+                note.pages = Int16(pages)
+            }
+            try context.save()
+            let request = Note.fetchRequest()
+            request.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: false), NSSortDescriptor(key: "text", ascending: true)]
+            var texts = try context.fetch(request).compactMap(\.text)
+            #expect(texts == ["d", "a", "b", "c"])
+            request.fetchOffset = 1
+            request.fetchLimit = 2
+            texts = try context.fetch(request).compactMap(\.text)
+            #expect(texts == ["a", "b"])
+            let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
+            ids.resultType = .managedObjectIDResultType
+            let fetchedIDs = try context.fetch(ids)
+            #expect(fetchedIDs.count == 4)
+            let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Note")
+            dictionaries.resultType = .dictionaryResultType
+            dictionaries.propertiesToFetch = ["text"]
+            dictionaries.predicate = NSPredicate(format: "pages == 3")
+            let rows = try context.fetch(dictionaries)
+            #expect(rows.count == 1 && rows[0]["text"] as? String == "d")
+        }
+    }
+
+    @Test func codableTransformerRoundTrips() throws {
+        ValueTransformer.setValueTransformer(CodableValueTransformer<Point>(), forName: NSValueTransformerName("PointTransformer"))
+        let entity = ModelBuilder.entity("Pin", className: "NSManagedObject")
+        let location = ModelBuilder.attribute("location", .transformableAttributeType)
+        location.valueTransformerName = "PointTransformer"
+        entity.properties = [location]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL()
+        try makeContext(model, url: url).performAndWait {
+            let context = try makeContext(model, url: url)
+            try context.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "Pin", into: context).setValue(Point(x: 3, y: 4), forKey: "location")
+                try context.save()
+            }
+        }
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let pin = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Pin")).first
+            #expect(pin?.value(forKey: "location") as? Point == Point(x: 3, y: 4))
+        }
+    }
+
+    @Test func mainQueueContextRunsOnMainThread() async throws {
+        let model = ModelBuilder.notesModel()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let key = DispatchSpecificKey<String>()
+        DispatchQueue.main.setSpecific(key: key, value: "main")
+        let queueName = await context.perform { DispatchQueue.getSpecific(key: key) }
+        #expect(queueName == "main")
+        // Re-entrant: a performAndWait inside perform runs inline instead of deadlocking.
+        let nested = await context.perform { context.performAndWait { 42 } }
+        #expect(nested == 42)
+    }
+}
