@@ -12,6 +12,7 @@ import SwiftSyntaxMacros
 public struct ManagedMacro: AccessorMacro, PeerMacro {
     // MARK: Properties
 
+    /// Turns a stored `@Managed` property into accessors over the object's storage.
     public static func expansion(
         of node: AttributeSyntax,
         providingAccessorsOf declaration: some DeclSyntaxProtocol,

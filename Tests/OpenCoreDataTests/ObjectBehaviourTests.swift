@@ -72,6 +72,9 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             let direct = try context.count(for: all)
             #expect(direct == 0)
             #expect(s.objectID.uriRepresentation().absoluteString.hasSuffix("/Square/p2"), "subentities share the root's key sequence")
+            _ = NSEntityDescription.insertNewObject(forEntityName: "Shape", into: context)
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.localizedDescription.contains("abstract") == true)
         }
     }
 

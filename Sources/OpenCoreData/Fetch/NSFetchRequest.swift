@@ -24,7 +24,9 @@ open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {
 
 /// What a fetch returns.
 public struct NSFetchRequestResultType: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: UInt
+    /// Result types from their bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
     /// Managed objects (the default).
     public static let managedObjectResultType = NSFetchRequestResultType([])

@@ -31,6 +31,10 @@ extension NSManagedObject {
     /// Every problem with the object's current values, one error each.
     func propertyValidationErrors() -> [NSError] {
         var errors: [NSError] = []
+        if entity.isAbstract {
+            errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: nil, value: nil,
+                                                   "cannot save an instance of abstract entity '\(entity.name ?? "?")'; insert one of its subentities"))
+        }
         for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
         }

@@ -63,6 +63,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     open override var hash: Int { reference.hashValue }
 
+    /// IDs are immutable, so a copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
     open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }

@@ -26,7 +26,9 @@ public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomati
 open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// A store type, as the Swift API names them.
     public struct StoreType: Hashable, Sendable, RawRepresentable {
+        /// The store type name.
         public let rawValue: String
+        /// A store type from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// An SQLite file in Core Data's schema.
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)

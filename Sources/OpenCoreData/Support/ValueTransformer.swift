@@ -39,8 +39,11 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 
 /// A value transformer's registered name.
 public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
+    /// The name.
     public let rawValue: String
+    /// A name from its string.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A name from its string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
     /// The secure keyed-archiving transformer, Core Data's default for transformable attributes.
     public static let secureUnarchiveFromDataTransformerName = NSValueTransformerName("NSSecureUnarchiveFromData")
