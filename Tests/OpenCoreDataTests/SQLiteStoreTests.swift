@@ -1,5 +1,5 @@
 import GRDB
-import OpenCoreData
+@testable import OpenCoreData
 import Testing
 
 @Suite struct SQLiteStoreTests {
@@ -201,5 +201,31 @@ import Testing
         #expect(message.contains("two properties named 'x'"))
         #expect(message.contains("no destination entity"))
         #expect(message.contains("two entities are named 'Orphan'"))
+    }
+}
+
+@Suite(.serialized) struct SQLiteWriteTests {
+    final class Recorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var statements: [String] = []
+        func add(_ sql: String) { lock.lock(); statements.append(sql); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return statements }
+    }
+
+    @Test func updateWritesOnlyChangedColumnsInOneTransaction() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "draft"
+            try context.save()
+            let recorder = Recorder()
+            let marker = "ZNOTE"
+            SQLDebugLog.observer = { sql in if sql.contains(marker) { recorder.add(sql) } }
+            defer { SQLDebugLog.observer = nil }
+            note.pages = 9
+            note.text = "draft"
+            try context.save()
+            #expect(recorder.all == ["UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZPAGES = ? WHERE Z_PK = ? AND Z_OPT = ?"])
+        }
     }
 }
