@@ -62,7 +62,7 @@ extension NSManagedObject {
     /// The value at a dotted key path: through to-one relationships, across to-many
     /// ones (giving a set of values) and with `@count`, `@sum`, `@avg`, `@min`, `@max`.
     public func value(forKeyPath keyPath: String) -> Any? {
-        KeyPathValue.value(of: self, keyPath: keyPath)
+        KeyPathEvaluation.value(forKeyPath: keyPath, of: self)
     }
 
     /// Sets the value at a dotted key path (the last key on the object the path leads to).
@@ -174,7 +174,7 @@ extension NSManagedObject {
 
     /// Stores `value` into `property`, converting it to the stored form or refusing it.
     func assign(_ value: Any?, to property: NSPropertyDescription, maintainingInverse: Bool) {
-        let value = Self.unwrapNull(value)
+        let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription {
             if relationship.isToMany {
                 guard let objects = Self.managedObjects(in: value) else {
@@ -211,17 +211,6 @@ extension NSManagedObject {
         managedObjectContext?.objectDidChange(self, property: nil)
     }
 
-    static func unwrapNull(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        if value is NSNull { return nil }
-        // An `Any` holding `Optional.none` (from generic code) is nil too.
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            return mirror.children.first.map { unwrapNull($0.value) } ?? nil
-        }
-        return value
-    }
-
     /// The managed objects in a collection value, `nil` when it is not a collection of them.
     static func managedObjects(in value: Any?) -> [NSManagedObject]? {
         guard let value else { return [] }
@@ -241,65 +230,5 @@ extension NSManagedObject {
             objects.append(object)
         }
         return objects
-    }
-}
-
-/// Key-path walking shared by `value(forKeyPath:)` (to-one hops, to-many fan-out and
-/// the collection operators Core Data supports on key paths).
-enum KeyPathValue {
-    static func value(of root: Any?, keyPath: String) -> Any? {
-        var current: Any? = root
-        let keys = keyPath.split(separator: ".").map(String.init)
-        var index = 0
-        while index < keys.count {
-            let key = keys[index]
-            if key.hasPrefix("@") {
-                let rest = keys[(index + 1)...].joined(separator: ".")
-                return collectionOperator(key, on: current, rest: rest.isEmpty ? nil : rest)
-            }
-            if let collection = elements(of: current) {
-                let rest = keys[index...].joined(separator: ".")
-                let values = collection.compactMap { value(of: $0, keyPath: rest) }
-                return NSSet(array: values)
-            }
-            current = single(current, key: key)
-            if current == nil { return nil }
-            index += 1
-        }
-        return current
-    }
-
-    static func single(_ value: Any?, key: String) -> Any? {
-        switch value {
-        case let object as KeyValueCoding: object.value(forKey: key)
-        case let dictionary as [String: Any]: dictionary[key]
-        case let dictionary as NSDictionary: dictionary.object(forKey: key)
-        default: nil
-        }
-    }
-
-    static func elements(of value: Any?) -> [Any]? {
-        switch value {
-        case let set as NSSet: set.allObjects
-        case let ordered as NSOrderedSet: ordered.array
-        case let array as [Any]: array
-        default: nil
-        }
-    }
-
-    private static func collectionOperator(_ name: String, on value: Any?, rest: String?) -> Any? {
-        let items = elements(of: value) ?? []
-        if name == "@count" { return NSNumber(value: items.count) }
-        let values = items.compactMap { item -> NSNumber? in
-            let value = rest.map { self.value(of: item, keyPath: $0) } ?? item
-            return value as? NSNumber
-        }
-        switch name {
-        case "@sum": return NSNumber(value: values.reduce(0) { $0 + $1.doubleValue })
-        case "@avg": return values.isEmpty ? nil : NSNumber(value: values.reduce(0) { $0 + $1.doubleValue } / Double(values.count))
-        case "@min": return values.min { $0.doubleValue < $1.doubleValue }
-        case "@max": return values.max { $0.doubleValue < $1.doubleValue }
-        default: return nil
-        }
     }
 }

@@ -102,7 +102,7 @@ extension NSManagedObject {
 
     /// The built-in checks for one property value.
     private func validationError(for property: NSPropertyDescription, value: Any?) -> NSError? {
-        let value = Self.unwrapNull(value)
+        let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             let count: Int
             if let set = value as? NSSet { count = set.count } else if value == nil { count = 0 } else { count = Self.managedObjects(in: value)?.count ?? 0 }

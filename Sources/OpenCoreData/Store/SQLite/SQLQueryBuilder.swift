@@ -70,7 +70,7 @@ final class SQLQueryBuilder {
         }
         let (column, attribute) = try operand(left)
         guard right.expressionType == .constantValue else { throw unsupported(comparison) }
-        let constant = NSManagedObject.unwrapNull(right.constantValue)
+        let constant = CollectionValue.unwrapNull(right.constantValue)
         let folding = comparison.options.intersection([.caseInsensitive, .diacriticInsensitive])
         let flags = (folding.contains(.caseInsensitive) ? 1 : 0) | (folding.contains(.diacriticInsensitive) ? 2 : 0)
         func bind(_ value: Any?) throws -> String {
