@@ -38,6 +38,8 @@ extension NSManagedObjectContext {
         }
 
         // The store committed: bring objects and the registry up to date.
+        // Every new object gets its permanent ID before any snapshot is taken, so
+        // snapshots of relationships between new objects hold permanent IDs.
         for object in inserted {
             if object.objectID.isTemporaryID, let key = assignedKeys[ObjectIdentifier(object)] {
                 let old = object.objectID
@@ -45,8 +47,8 @@ extension NSManagedObjectContext {
                 reregister(object, from: old)
             }
             object.lifecycle = .persisted
-            object.commitSavedState(version: 1)
         }
+        for object in inserted { object.commitSavedState(version: 1) }
         for object in updated {
             object.commitSavedState(version: object.storedVersion + 1)
         }
@@ -95,7 +97,7 @@ struct SaveRequestBuilder {
             request.memberships += try memberships(of: object)
         }
         for object in deleted {
-            request.deletes.append(try reference(object))
+            request.deletes.append((try reference(object), object.storedVersion))
         }
         return request
     }

@@ -58,6 +58,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private(set) var deletedSet = OrderedSet<NSManagedObject>()
     /// Deleted objects whose delete rules have not run yet.
     private var deletionQueue: [NSManagedObject] = []
+    /// Objects deleted before they were ever saved: dropped once their rules ran.
+    private var discardedInserts: [NSManagedObject] = []
     /// Changes not yet announced with `NSManagedObjectContextObjectsDidChange`.
     private var pendingInserted = OrderedSet<NSManagedObject>()
     private var pendingUpdated = OrderedSet<NSManagedObject>()
@@ -230,6 +232,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if object.lifecycle == .inserted {
             insertedSet.remove(object)
             pendingInserted.remove(object)
+            discardedInserts.append(object)
         } else {
             deletedSet.append(object)
             updatedSet.remove(object)
@@ -256,9 +259,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             let object = deletionQueue.removeFirst()
             DeletePropagation.apply(to: object, in: self)
         }
-        for object in pendingDeleted where object.lifecycle == .deleted && !deletedSet.contains(object) {
+        for object in discardedInserts where object.lifecycle == .deleted {
+            object.lifecycle = .detached
             unregister(object)
         }
+        discardedInserts.removeAll()
         guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
         var info: [AnyHashable: Any] = [:]
         if !pendingInserted.isEmpty { info[NSInsertedObjectsKey] = Set(pendingInserted) }

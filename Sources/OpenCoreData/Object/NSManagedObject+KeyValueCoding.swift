@@ -177,14 +177,14 @@ extension NSManagedObject {
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription {
             if relationship.isToMany {
-                guard let objects = Self.managedObjects(in: value) else {
-                    refuse(value, for: property, expected: "a collection of managed objects")
+                guard let objects = Self.managedObjects(in: value), objects.allSatisfy({ relationship.accepts($0) }) else {
+                    refuse(value, for: property, expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
                     return
                 }
                 if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, OrderedSet(objects)) }
             } else {
-                guard value == nil || value is NSManagedObject else {
-                    refuse(value, for: property, expected: "a managed object")
+                guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
+                    refuse(value, for: property, expected: "a \(relationship.destinationEntity?.name ?? "?") object")
                     return
                 }
                 let target = value as? NSManagedObject

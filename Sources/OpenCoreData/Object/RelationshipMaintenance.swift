@@ -37,6 +37,7 @@ extension NSManagedObject {
 
     /// Sets a to-one destination and updates the inverse of the old and new destinations.
     func setToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?) {
+        if let target { relationship.requireAcceptable(target) }
         let old = toOne(relationship)
         guard old !== target else { return }
         primitiveSetToOne(relationship, target)
@@ -47,6 +48,7 @@ extension NSManagedObject {
 
     /// Replaces the members of a to-many relationship, keeping the given order.
     func setToMany(_ relationship: NSRelationshipDescription, _ objects: [NSManagedObject]) {
+        for object in objects { relationship.requireAcceptable(object) }
         let current = toMany(relationship).members
         let new = OrderedSet(objects)
         guard current != new else { return }
@@ -139,5 +141,19 @@ extension NSManagedObject {
     func recordChange(_ property: NSPropertyDescription) {
         changedSlots.insert(property.slot)
         managedObjectContext?.objectDidChange(self, property: property)
+    }
+}
+
+extension NSRelationshipDescription {
+    /// Whether `object` can be a destination: its entity is the destination entity or inherits from it.
+    func accepts(_ object: NSManagedObject) -> Bool {
+        guard let destinationEntity else { return false }
+        return object.entity.isKindOf(entity: destinationEntity)
+    }
+
+    /// Traps for a destination of the wrong entity, as Core Data raises for the same
+    /// mistake: storing it would write into another entity's property slots.
+    func requireAcceptable(_ object: NSManagedObject) {
+        precondition(accepts(object), "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(destinationEntity?.name ?? "?"), given \(object.entity.name ?? "?")")
     }
 }

@@ -49,6 +49,29 @@ final class RelationshipMutableSet: NSMutableSet {
     }
 
     override func removeAllObjects() { owner.setToMany(relationship, []) }
+
+    // Foundation's own implementations of these work on private storage the proxy
+    // does not use, so each goes through `add`/`remove`.
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
+
+    override func setSet(_ otherSet: Set<AnyHashable>) {
+        owner.setToMany(relationship, otherSet.compactMap { $0.base as? NSManagedObject })
+    }
+
+    override func union(_ otherSet: Set<AnyHashable>) {
+        for object in otherSet { add(object.base) }
+    }
+
+    override func minus(_ otherSet: Set<AnyHashable>) {
+        for object in otherSet { remove(object.base) }
+    }
+
+    override func intersect(_ otherSet: Set<AnyHashable>) {
+        owner.setToMany(relationship, members.filter { otherSet.contains(AnyHashable($0)) })
+    }
 }
 
 /// A mutable ordered set that reads and writes one object's ordered to-many relationship.
@@ -99,6 +122,54 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     }
 
     override func add(_ object: Any) { insert(object, at: count) }
+
+    // Foundation's own implementations of these work on private storage the proxy
+    // does not use, so each is rebuilt from the relationship's member list.
+
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        var objects = members
+        objects.swapAt(idx1, idx2)
+        owner.setToMany(relationship, objects)
+    }
+
+    override func moveObjects(at indexes: IndexSet, to idx: Int) {
+        var objects = members
+        let moving = indexes.map { objects[$0] }
+        for index in indexes.reversed() { objects.remove(at: index) }
+        objects.insert(contentsOf: moving, at: Swift.min(idx, objects.count))
+        owner.setToMany(relationship, objects)
+    }
+
+    override func insert(_ objects: [Any], at indexes: IndexSet) {
+        var current = members
+        for (object, index) in zip(objects, indexes) {
+            guard let object = object as? NSManagedObject else { continue }
+            current.removeAll { $0 === object }
+            current.insert(object, at: Swift.min(index, current.count))
+        }
+        owner.setToMany(relationship, current)
+    }
+
+    override func setObject(_ obj: Any, at idx: Int) {
+        idx == count ? add(obj) : replaceObject(at: idx, with: obj)
+    }
+
+    override func removeObjects(at indexes: IndexSet) {
+        let objects = members
+        owner.setToMany(relationship, objects.enumerated().filter { !indexes.contains($0.offset) }.map(\.element))
+    }
+
+    override func removeObjects(in range: NSRange) {
+        removeObjects(at: IndexSet(integersIn: range.location..<(range.location + range.length)))
+    }
+
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
+
+    override func removeObjects(in array: [Any]) {
+        for object in array { remove(object) }
+    }
 
     override func remove(_ object: Any) {
         guard let object = object as? NSManagedObject else { return }

@@ -44,7 +44,8 @@ struct StoreSaveRequest {
 
     var inserts: [RowWrite] = []
     var updates: [RowWrite] = []
-    var deletes: [RowReference] = []
+    /// Rows to delete, with the version each had when read (checked like updates).
+    var deletes: [(row: RowReference, expectedVersion: Int64)] = []
     var memberships: [MembershipChange] = []
 }
 

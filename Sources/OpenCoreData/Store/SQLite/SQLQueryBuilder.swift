@@ -19,7 +19,7 @@ final class SQLQueryBuilder {
     func fromAndWhere(_ fetch: StoreFetch) throws -> String {
         var conditions: [String] = []
         let numbers = fetch.matchingEntities.map { String($0.facts.entityNumber) }
-        let table = schema.table(for: entity)
+        let table = try schema.table(for: entity)
         if numbers.count != table.root.facts.selfAndDescendants.count {
             conditions.append("t0.Z_ENT IN (\(numbers.joined(separator: ", ")))")
         }
@@ -45,7 +45,9 @@ final class SQLQueryBuilder {
             switch compound.compoundPredicateType {
             case .and: return parts.isEmpty ? "1" : parts.map { "(\($0))" }.joined(separator: " AND ")
             case .or: return parts.isEmpty ? "0" : parts.map { "(\($0))" }.joined(separator: " OR ")
-            case .not: return "NOT (\(parts.first ?? "1"))"
+            // SQL's NOT of NULL is NULL (row dropped); in memory a comparison with nil is
+            // false, so its negation is true. COALESCE makes SQL agree.
+            case .not: return "NOT COALESCE((\(parts.first ?? "1")), 0)"
             @unknown default: throw unsupported(predicate)
             }
         }
@@ -156,7 +158,7 @@ final class SQLQueryBuilder {
                 alias = existing
             } else {
                 let next = "t\(aliasByPath.count + 1)"
-                joins.append("LEFT OUTER JOIN \(schema.table(for: destination).name) \(next) ON \(alias).\(column) = \(next).Z_PK")
+                joins.append("LEFT OUTER JOIN \(try schema.table(for: destination).name) \(next) ON \(alias).\(column) = \(next).Z_PK")
                 aliasByPath[path] = next
                 alias = next
             }

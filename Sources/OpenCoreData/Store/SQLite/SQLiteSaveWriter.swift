@@ -17,16 +17,18 @@ final class SQLiteSaveWriter {
     }
 
     func write(_ request: StoreSaveRequest) throws {
-        for row in request.deletes { try delete(row) }
+        for (row, version) in request.deletes { try delete(row, expectedVersion: version) }
         for row in request.inserts { try insert(row) }
         for row in request.updates { try update(row) }
-        for change in request.memberships { try apply(change) }
+        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide != false { try apply(change) }
+        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide == false { try apply(change) }
     }
 
-    private func delete(_ row: StoreSaveRequest.RowReference) throws {
-        let table = schema.table(for: row.entity)
+    private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
+        let table = try schema.table(for: row.entity)
         try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, properties: nil)
-        try execute("DELETE FROM \(table.name) WHERE Z_PK = ?", [row.primaryKey.databaseValue])
+        try execute("DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_OPT = ?", [row.primaryKey.databaseValue, expectedVersion.databaseValue])
+        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
         for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
             if let join = schema.joinTable(for: relationship) {
                 try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [row.primaryKey.databaseValue])
@@ -35,7 +37,7 @@ final class SQLiteSaveWriter {
     }
 
     private func insert(_ row: StoreSaveRequest.RowWrite) throws {
-        let table = schema.table(for: row.entity)
+        let table = try schema.table(for: row.entity)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var values: [DatabaseValue] = [row.primaryKey.databaseValue, row.entity.facts.entityNumber.databaseValue, (1 as Int64).databaseValue]
         try appendColumns(row, columns: &columns, values: &values)
@@ -44,20 +46,23 @@ final class SQLiteSaveWriter {
     }
 
     private func update(_ row: StoreSaveRequest.RowWrite) throws {
-        let table = schema.table(for: row.entity)
+        let table = try schema.table(for: row.entity)
         try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, properties: row.values.map(\.property))
         var columns: [String] = []
         var values: [DatabaseValue] = []
         try appendColumns(row, columns: &columns, values: &values)
         let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
         try execute("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?", values + [row.primaryKey.databaseValue, row.expectedVersion.databaseValue])
-        if db.changesCount == 0 {
-            throw CoreDataError.make(
-                NSManagedObjectMergeError,
-                "Could not merge changes: the \(row.entity.name ?? "?") row \(row.primaryKey) was changed or deleted by another context or process since it was read (version \(row.expectedVersion))",
-                ["conflictList": [row.primaryKey]]
-            )
-        }
+        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
+    }
+
+    /// The optimistic-locking failure: the row changed or vanished since it was read.
+    private func conflict(_ entity: NSEntityDescription, _ key: Int64, _ version: Int64) -> NSError {
+        CoreDataError.make(
+            NSManagedObjectMergeError,
+            "Could not merge changes: the \(entity.name ?? "?") row \(key) was changed or deleted by another context or process since it was read (version \(version))",
+            ["conflictList": [key]]
+        )
     }
 
     private func appendColumns(_ row: StoreSaveRequest.RowWrite, columns: inout [String], values: inout [DatabaseValue]) throws {
@@ -110,12 +115,15 @@ final class SQLiteSaveWriter {
     private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
         let relationship = change.relationship
         if let join = schema.joinTable(for: relationship) {
-            guard join.isWritingSide else { return }
-            for removed in change.removed {
-                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?", [change.source.primaryKey.databaseValue, removed.primaryKey.databaseValue])
-            }
-            for added in change.added {
-                try execute("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue])
+            // Rows are written by one side (the other side's change mirrors it); each
+            // side stores its own order. Orders are written after all rows exist.
+            if join.isWritingSide {
+                for removed in change.removed {
+                    try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?", [change.source.primaryKey.databaseValue, removed.primaryKey.databaseValue])
+                }
+                for added in change.added {
+                    try execute("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue])
+                }
             }
             if let orderColumn = join.orderColumn, let members = change.orderedMembers {
                 for (index, member) in members.enumerated() {
@@ -124,12 +132,12 @@ final class SQLiteSaveWriter {
                 }
             }
         } else if let hidden = schema.hiddenColumn(for: relationship), let destination = relationship.destinationEntity {
-            let table = schema.table(for: destination)
+            let table = try schema.table(for: destination)
             for removed in change.removed { try execute("UPDATE \(table.name) SET \(hidden) = NULL WHERE Z_PK = ?", [removed.primaryKey.databaseValue]) }
             for added in change.added { try execute("UPDATE \(table.name) SET \(hidden) = ? WHERE Z_PK = ?", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue]) }
         } else if let inverse = relationship.inverseRelationship, let orderColumn = schema.orderColumn(for: inverse),
                   let members = change.orderedMembers, let destination = relationship.destinationEntity {
-            let table = schema.table(for: destination)
+            let table = try schema.table(for: destination)
             for (index, member) in members.enumerated() {
                 try execute("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?", [Int64((index + 1) * 1024).databaseValue, member.primaryKey.databaseValue])
             }

@@ -65,7 +65,13 @@ final class SQLiteSchema {
 
     // MARK: Lookups
 
-    func table(for entity: NSEntityDescription) -> Table { tableByRoot[ObjectIdentifier(entity.facts.root)]! }
+    /// The table of an entity's tree; an entity outside this store's configuration throws.
+    func table(for entity: NSEntityDescription) throws -> Table {
+        guard let table = tableByRoot[ObjectIdentifier(entity.facts.root)] else {
+            throw CoreDataError.make(NSCoreDataError, "Entity '\(entity.name ?? "?")' is not in this store's configuration")
+        }
+        return table
+    }
     func column(for property: NSPropertyDescription) -> String? { columnByProperty[ObjectIdentifier(property)] }
     func entityColumn(for relationship: NSRelationshipDescription) -> String? { entityColumnByProperty[ObjectIdentifier(relationship)] }
     func orderColumn(for relationship: NSRelationshipDescription) -> String? { orderColumnByProperty[ObjectIdentifier(relationship)] }
@@ -167,10 +173,14 @@ final class SQLiteSchema {
         if secondColumn == firstColumn { secondColumn += "1" }
         let firstOrder = first.isOrdered ? "Z_FOK_" + secondColumn.dropFirst(2) : nil
         let secondOrder = second.isOrdered ? "Z_FOK_" + firstColumn.dropFirst(2) : nil
+        // A relationship that is its own inverse (friends ↔ friends) writes both
+        // directions itself; otherwise the first side writes the shared rows.
+        if first !== second {
+            joinTableByRelationship[ObjectIdentifier(second)] = JoinTable(
+                name: name, sourceColumn: secondColumn, destinationColumn: firstColumn, orderColumn: secondOrder, isWritingSide: false)
+        }
         joinTableByRelationship[ObjectIdentifier(first)] = JoinTable(
             name: name, sourceColumn: firstColumn, destinationColumn: secondColumn, orderColumn: firstOrder, isWritingSide: true)
-        joinTableByRelationship[ObjectIdentifier(second)] = JoinTable(
-            name: name, sourceColumn: secondColumn, destinationColumn: firstColumn, orderColumn: secondOrder, isWritingSide: false)
         var columns = [Column(name: firstColumn, type: "INTEGER"), Column(name: secondColumn, type: "INTEGER")]
         if let firstOrder { columns.append(Column(name: firstOrder, type: "INTEGER")) }
         if let secondOrder { columns.append(Column(name: secondOrder, type: "INTEGER")) }

@@ -33,6 +33,9 @@ final class SQLiteStore: PersistentStoreBackend {
         var configuration = Configuration()
         configuration.readonly = readOnly
         let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        for (name, value) in pragmas where !Self.isPlainToken(name) || !Self.isPlainToken(value) {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")
+        }
         configuration.prepareDatabase { db in
             if !readOnly { try db.execute(sql: "PRAGMA journal_mode = WAL") }
             for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
@@ -170,6 +173,11 @@ final class SQLiteStore: PersistentStoreBackend {
         if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
     }
 
+    /// Whether a pragma name or value is a bare word or number (no SQL can hide in it).
+    static func isPlainToken(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+
     static func supportDirectory(for url: URL) -> URL {
         url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
     }
@@ -227,10 +235,9 @@ final class SQLiteStore: PersistentStoreBackend {
 
     private func decode(_ row: Row, indexByProperty: [ObjectIdentifier: Int]) throws -> StoreRow? {
         guard let store else { return nil }
-        let key: Int64 = row[0]
-        let entityNumber: Int = row[1]
         let version: Int64 = row[2] ?? 0
-        guard let entity = schema.entitiesByNumber[entityNumber] else { return nil }
+        // Rows with no key or an entity number the model lacks are skipped, not trusted.
+        guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = schema.entitiesByNumber[entityNumber] else { return nil }
         var values = [Any?](repeating: nil, count: entity.facts.slots.count)
         for property in entity.facts.slots where property.isStored {
             guard let index = indexByProperty[ObjectIdentifier(property)] else { continue }
@@ -285,7 +292,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         guard let key = objectID.primaryKey else { return nil }
-        let table = schema.table(for: objectID.entity)
+        let table = try schema.table(for: objectID.entity)
         let (columns, indexByProperty) = selection(for: [objectID.entity])
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
         SQLDebugLog.log(sql, [key.databaseValue])
@@ -296,7 +303,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
         guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
-        let destinationTable = schema.table(for: destination)
+        let destinationTable = try schema.table(for: destination)
         let sql: String
         if let join = schema.joinTable(for: relationship) {
             let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
@@ -312,9 +319,8 @@ final class SQLiteStore: PersistentStoreBackend {
         SQLDebugLog.log(sql, [key.databaseValue])
         return try read { db in
             try Row.fetchAll(db, sql: sql, arguments: [key]).compactMap { row in
-                let entityNumber: Int = row[1]
-                guard let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
-                return NSManagedObjectID(entity: entity, store: store, primaryKey: row[0])
+                guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
+                return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
             }
         }
     }
@@ -340,24 +346,23 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
         let external = ExternalBinaryStorage(url: url)
-        var writtenFiles: [URL] = []
-        var obsoleteFiles: [URL] = []
+        // Files are tracked as they are written, so a failed save removes them all.
+        var writer: SQLiteSaveWriter?
         do {
             try database.write { db in
                 var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db)
                 let request = try build(&allocator)
                 try (allocator as! SQLiteKeyAllocator).flush()
-                let writer = SQLiteSaveWriter(db: db, schema: schema, external: external)
-                try writer.write(request)
-                writtenFiles = writer.writtenFiles
-                obsoleteFiles = writer.obsoleteFiles
+                let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
+                writer = current
+                try current.write(request)
             }
         } catch {
-            for file in writtenFiles { try? FileManager.default.removeItem(at: file) }
+            for file in writer?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: file) }
             if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }
             throw error
         }
-        for file in obsoleteFiles { try? FileManager.default.removeItem(at: file) }
+        for file in writer?.obsoleteFiles ?? [] { try? FileManager.default.removeItem(at: file) }
     }
 }
 
