@@ -119,7 +119,7 @@ import Testing
 
     @Test func badFetchRequestsThrowClearErrors() throws {
         let context = try makeContext(model)
-        try context.performAndWait {
+        context.performAndWait {
             let unknownEntity = NSFetchRequest<NSManagedObject>(entityName: "Nope")
             let entityError = #expect(throws: NSError.self) { try context.fetch(unknownEntity) }
             #expect(entityError?.localizedDescription.contains("Nope") == true)

@@ -80,7 +80,7 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
 
     @Test func keyPathsAndCollectionOperators() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        try context.performAndWait {
+        context.performAndWait {
             let notebook = Notebook(context: context)
             notebook.name = "Work"
             for pages in [3, 5] {
@@ -98,7 +98,7 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
 
     @Test func mutableRelationshipProxiesMaintainInverses() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        try context.performAndWait {
+        context.performAndWait {
             let notebook = Notebook(context: context)
             let note = Note(context: context)
             let notes = notebook.mutableSetValue(forKey: "notes")

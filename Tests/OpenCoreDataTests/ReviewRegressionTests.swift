@@ -96,7 +96,7 @@ import Testing
 
     @Test func wrongEntityInRelationshipIsRefused() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        try context.performAndWait {
+        context.performAndWait {
             let note = Note(context: context)
             let other = Note(context: context)
             note.setValue(other, forKey: "notebook")
@@ -108,7 +108,7 @@ import Testing
 
     @Test func insertedThenDeletedObjectsLeaveTheContext() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        try context.performAndWait {
+        context.performAndWait {
             let note = Note(context: context)
             context.delete(note)
             context.processPendingChanges()
@@ -134,7 +134,7 @@ import Testing
             note.setValue("v2", forKey: "text")
             try second.save()
         }
-        try first.performAndWait {
+        first.performAndWait {
             first.delete(first.object(with: id))
             let error = #expect(throws: NSError.self) { try first.save() }
             #expect(error?.code == NSManagedObjectMergeError)

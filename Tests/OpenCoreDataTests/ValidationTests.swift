@@ -45,7 +45,7 @@ import Testing
 
     @Test func severalProblemsGiveMultipleErrorsError() throws {
         let context = try makeContext(model)
-        try context.performAndWait {
+        context.performAndWait {
             _ = Notebook(context: context)
             let note = Note(context: context)
             note.pages = -1
@@ -74,7 +74,7 @@ import Testing
 
     @Test func unknownKeyOnSetIsReportedBySave() throws {
         let context = try makeContext(model)
-        try context.performAndWait {
+        context.performAndWait {
             let note = Note(context: context)
             note.setValue("x", forKey: "colour")
             let error = #expect(throws: NSError.self) { try context.save() }
