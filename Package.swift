@@ -42,6 +42,11 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "OpenCoreDataBenchmarks",
+            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/OpenCoreDataBenchmarks"
+        ),
+        .executableTarget(
             name: "Acquaintance",
             dependencies: ["OpenCoreData"],
             path: "Examples/Acquaintance"

@@ -183,3 +183,15 @@ import Testing
         #expect(error.reason.contains("option"))
     }
 }
+
+@Suite struct PredicateParserRobustnessTests {
+    /// Found by the fuzzer: nested "(" groups made the parser backtrack 2^depth times.
+    @Test func deeplyNestedParenthesesParseQuickly() throws {
+        let depth = 60
+        let format = String(repeating: "(", count: depth) + "a + 1" + String(repeating: ")", count: depth) + " > 2"
+        let predicate = try NSPredicate.parse(format: format, argumentArray: [])
+        #expect(predicate.evaluate(with: ["a": 5]))
+        let broken = "!!TERNARY(" + String(repeating: "(", count: 40) + "uu/uSuu----NO--LNO"
+        #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: broken, argumentArray: []) }
+    }
+}

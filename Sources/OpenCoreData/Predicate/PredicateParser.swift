@@ -9,6 +9,14 @@ struct PredicateParser {
     private var position = 0
     private let arguments: [Any?]
     private var argumentIndex = 0
+    /// Parenthesized groups already found not to be predicates, by token position.
+    /// Shared by the parser's copies (a class) so backtracking never repeats that work:
+    /// without it, nested "(" groups cost 2^depth attempts.
+    private let failedPredicateGroups = FailedGroups()
+
+    private final class FailedGroups {
+        var errors: [Int: PredicateParseError] = [:]
+    }
 
     /// Words with special meaning; as keys they must be escaped with `#`.
     static let reservedWords: Set<String> = [
@@ -110,16 +118,21 @@ struct PredicateParser {
         // try the predicate first and fall back to a comparison.
         let saved = self
         let predicateError: PredicateParseError
-        do {
-            advance()
-            let predicate = try parseOr()
-            try expect(")")
-            if !continuesExpression { return predicate }
-            predicateError = error("expected a predicate")
-        } catch let failure as PredicateParseError {
-            predicateError = failure
+        if let known = failedPredicateGroups.errors[position] {
+            predicateError = known
+        } else {
+            do {
+                advance()
+                let predicate = try parseOr()
+                try expect(")")
+                if !continuesExpression { return predicate }
+                predicateError = error("expected a predicate")
+            } catch let failure as PredicateParseError {
+                predicateError = failure
+            }
+            self = saved
+            failedPredicateGroups.errors[position] = predicateError
         }
-        self = saved
         do {
             return try parseComparison()
         } catch let failure as PredicateParseError {
