@@ -1,0 +1,85 @@
+@testable import OpenCoreData
+import Testing
+
+// What cannot run in SQL fails the fetch with a clear Core Data error naming the
+// offending part (never a silent load of every row), and what can runs as one
+// statement.
+
+@Suite struct StoreFetchTranslationTests {
+    let model = PhotoLibraryFixture.model()
+
+    func failure(_ entity: String = "Photo", predicate: NSPredicate? = nil, sort: [NSSortDescriptor]? = nil) throws -> NSError? {
+        let context = try makeContext(model)
+        return context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+            request.predicate = predicate
+            request.sortDescriptors = sort
+            return #expect(throws: NSError.self) { try context.fetch(request) }
+        }
+    }
+
+    func expectFailure(_ error: NSError?, mentioning parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(error?.domain == NSCocoaErrorDomain, sourceLocation: sourceLocation)
+        #expect(error?.code == NSCoreDataError, sourceLocation: sourceLocation)
+        let message = error?.localizedDescription ?? ""
+        for part in parts {
+            #expect(message.contains(part), "\"\(message)\" does not mention \(part)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func unknownKeysAreNamed() throws {
+        expectFailure(try failure(predicate: NSPredicate(format: "colour == 'red'")), mentioning: ["colour", "Photo"])
+        expectFailure(try failure(predicate: NSPredicate(format: "whoTook.colour == 'red'")), mentioning: ["colour", "Photographer"])
+        expectFailure(try failure(predicate: NSPredicate(format: "ANY tags.colour == 'red'")), mentioning: ["colour", "Tag"])
+        expectFailure(try failure(predicate: NSPredicate(format: "SUBQUERY(tags, $t, $t.hue == 1).@count > 0")), mentioning: ["hue"])
+        expectFailure(try failure(predicate: NSPredicate(format: "title.initial == 'a'")), mentioning: ["initial"])
+        expectFailure(try failure(sort: [NSSortDescriptor(key: "size", ascending: true)]), mentioning: ["size"])
+    }
+
+    @Test func untranslatablePredicatesThrow() throws {
+        expectFailure(try failure(predicate: NSPredicate(block: { _, _ in true })), mentioning: ["block"])
+        let custom = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: "title"), rightExpression: NSExpression(forConstantValue: "a"),
+                                           customSelector: Selector("isFunnierThan:"))
+        expectFailure(try failure(predicate: custom), mentioning: ["custom selector"])
+        expectFailure(try failure(predicate: NSPredicate(format: "FUNCTION(title, 'uppercaseString') == 'A'")), mentioning: ["FUNCTION"])
+        expectFailure(try failure(predicate: NSPredicate(format: "title == $NAME")), mentioning: ["$NAME"])
+        expectFailure(try failure(predicate: NSPredicate(format: "whoTook.favorites[FIRST].name == 'a'")), mentioning: ["unordered"])
+        expectFailure(try failure(predicate: NSPredicate(format: "tags == %@", [1, 2])), mentioning: ["two collections"])
+        expectFailure(try failure(predicate: NSPredicate(format: "tags.name + 1 > 2")), mentioning: ["collection"])
+        expectFailure(try failure(predicate: NSPredicate(format: "ANYKEY == 'a'")), mentioning: ["ANYKEY"])
+        expectFailure(try failure(sort: [NSSortDescriptor(key: "tags.name", ascending: true)]), mentioning: ["tags.name", "collection"])
+        expectFailure(try failure(sort: [NSSortDescriptor(key: "title", ascending: true) { _, _ in .orderedSame }]), mentioning: ["comparator"])
+    }
+
+    @Test func substitutedVariablesRun() throws {
+        let context = try makeContext(model)
+        try context.performAndWait { () throws -> Void in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
+            request.predicate = NSPredicate(format: "title == $NAME").withSubstitutionVariables(["NAME": "x"])
+            #expect(try context.fetch(request).isEmpty)
+        }
+    }
+
+    /// The SQL of a fetch, straight from the builder.
+    func sql(_ format: String, _ arguments: Any..., sort: [NSSortDescriptor] = [], entity: String = "Photographer") throws -> String {
+        model.freeze()
+        let target = model.entitiesByName[entity]!
+        let schema = SQLiteSchema(entities: model.entities)
+        let fetch = StoreFetch(entity: target, predicate: NSPredicate(format: format, argumentArray: arguments), sortDescriptors: sort,
+                               limit: 0, offset: 0, includesSubentities: true)
+        return try SQLQueryBuilder(schema: schema, entity: target).fromAndWhere(fetch)
+    }
+
+    @Test func oneStatementWithCorrelatedSubqueries() throws {
+        let any = try sql("ANY photos.title CONTAINS[c] %@", "sun")
+        #expect(any == "FROM ZPHOTOGRAPHER t0 WHERE (EXISTS (SELECT 1 FROM ZPHOTO t1 WHERE (t1.ZWHOTOOK = t0.Z_PK) AND (OCD_STRING_MATCH(t1.ZTITLE, ?, 2, 1))))")
+        let count = try sql("photos.@count > 5")
+        #expect(count == "FROM ZPHOTOGRAPHER t0 WHERE ((SELECT COUNT(*) FROM ZPHOTO t1 WHERE (t1.ZWHOTOOK = t0.Z_PK)) > ?)")
+        let joined = try sql("whoTook.name == 'a' AND whoTook.rating > 2", entity: "Photo")
+        #expect(joined.components(separatedBy: "JOIN").count == 2, "one LEFT JOIN shared by both key paths: \(joined)")
+        let all = try sql("ALL favorites.name BEGINSWITH 'a'")
+        #expect(all.contains("NOT EXISTS") && all.contains("t1.Z2FAVORITES = t0.Z_PK"), "inverse-less to-many through its hidden column: \(all)")
+        let sorted = try sql("TRUEPREDICATE", sort: [NSSortDescriptor(key: "name", ascending: true, selector: .localizedStandardCompare)])
+        #expect(sorted == "FROM ZPHOTOGRAPHER t0 ORDER BY t0.ZNAME COLLATE OCD_STANDARD ASC")
+    }
+}
