@@ -99,7 +99,8 @@ extension NSManagedObjectContext {
         // window, then apply the changes and the window in memory.
         if fetch.limit > 0 { fetch.limit = fetch.offset + fetch.limit + pending.changedPersisted.count }
         fetch.offset = 0
-        // Validate the predicate's keys against the entity before evaluating in memory.
+        // The store fetch runs first, so a predicate with unknown keys throws before any
+        // in-memory evaluation.
         var objects = try coordinator.fetch(fetch).map(materialize)
         objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
         var present = Set(objects)

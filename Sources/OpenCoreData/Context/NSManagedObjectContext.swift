@@ -367,7 +367,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// The objects a to-many relationship holds in the store, as registered objects or faults.
-    func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription, fromStoreOnly: Bool = false) -> [NSManagedObject] {
+    func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
         return ids.map { self.object(with: $0) }

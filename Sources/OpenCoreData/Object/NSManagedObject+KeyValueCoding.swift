@@ -111,7 +111,7 @@ extension NSManagedObject {
         for property in properties where !property.isTransient {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
                 let members = (storage[relationship.slot] as? ToManyRelationship)?.committed
-                    ?? OrderedSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship, fromStoreOnly: true) ?? [])
+                    ?? OrderedSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? [])
                 result[property.name] = relationship.isOrdered ? NSOrderedSet(array: Array(members)) : NSSet(array: Array(members))
                 continue
             }

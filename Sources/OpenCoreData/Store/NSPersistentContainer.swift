@@ -29,8 +29,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// then, use ``init(name:managedObjectModel:)`` — `loadPersistentStores` reports a
     /// clear error otherwise.
     public convenience init(name: String) {
-        let model = ModelRegistry.shared.models.first { _ in false } ?? NSManagedObjectModel()
-        self.init(name: name, managedObjectModel: model, missingModelMessage: "No model named '\(name)' was found; create the container with init(name:managedObjectModel:)")
+        self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "No model named '\(name)' was found; create the container with init(name:managedObjectModel:)")
     }
 
     /// Creates a container with a model built in code.

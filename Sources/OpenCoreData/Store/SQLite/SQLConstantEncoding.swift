@@ -35,14 +35,15 @@ enum SQLConstantEncoding {
             case .integer(let integer): encoded = integer.databaseValue
             case let other: encoded = other.doubleValue.databaseValue
             }
+        // Dates, UUIDs, data and URLs are encoded exactly as attributes of those types are stored.
         case .date:
-            encoded = (constant as! Date).timeIntervalSinceReferenceDate.databaseValue
+            encoded = try SQLiteValueCoding.databaseValue(constant, type: .dateAttributeType)
         case .uuid:
             encoded = try SQLiteValueCoding.databaseValue(constant, type: .UUIDAttributeType)
         case .data:
-            encoded = (constant as! Data).databaseValue
+            encoded = try SQLiteValueCoding.databaseValue(constant, type: .binaryDataAttributeType)
         case .url:
-            encoded = (constant as! URL).absoluteString.databaseValue
+            encoded = try SQLiteValueCoding.databaseValue(constant, type: .URIAttributeType)
         case .object:
             let id = (constant as? NSManagedObject)?.objectID ?? (constant as! NSManagedObjectID)
             encoded = (id.primaryKey ?? -1).databaseValue

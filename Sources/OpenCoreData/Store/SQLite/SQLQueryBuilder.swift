@@ -45,8 +45,9 @@ final class SQLQueryBuilder {
         do {
             return try body()
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
-            let message = error.localizedDescription
-            throw CoreDataError.make(error.code, "\(message) (in \(subject))")
+            var info = error.userInfo
+            info[NSLocalizedDescriptionKey] = nil
+            throw CoreDataError.make(error.code, "\(error.localizedDescription) (in \(subject))", info)
         }
     }
 }
