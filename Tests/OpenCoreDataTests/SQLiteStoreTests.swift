@@ -204,28 +204,20 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct SQLiteWriteTests {
-    final class Recorder: @unchecked Sendable {
-        private let lock = NSLock()
-        private var statements: [String] = []
-        func add(_ sql: String) { lock.lock(); statements.append(sql); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return statements }
-    }
-
+@Suite struct SQLiteWriteTests {
     @Test func updateWritesOnlyChangedColumnsInOneTransaction() throws {
         let context = try makeContext(ModelBuilder.notesModel())
         try context.performAndWait {
             let note = Note(context: context)
             note.text = "draft"
             try context.save()
-            let recorder = Recorder()
-            let marker = "ZNOTE"
-            SQLDebugLog.observer = { sql in if sql.contains(marker) { recorder.add(sql) } }
-            defer { SQLDebugLog.observer = nil }
+            let recorder = SQLRecorder(context)
             note.pages = 9
             note.text = "draft"
             try context.save()
-            #expect(recorder.all == ["UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZPAGES = ? WHERE Z_PK = ? AND Z_OPT = ?"])
+            #expect(recorder.statements.filter { $0.contains("ZNOTE") } == ["UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZPAGES = ? WHERE Z_PK = ? AND Z_OPT = ?"])
+            #expect(recorder.statements.first?.hasPrefix("BEGIN") == true)
+            #expect(recorder.statements.last == "COMMIT TRANSACTION")
         }
     }
 }

@@ -1,4 +1,4 @@
-import OpenCoreData
+@testable import OpenCoreData
 
 // Models shared by the context, store and validation tests.
 
@@ -105,4 +105,30 @@ func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(),
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
+}
+
+/// Records the SQL statements the first store of a context's coordinator runs, from
+/// creation until it is released (per store, so parallel tests don't interfere).
+final class SQLRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    private let log: SQLStatementLog
+    private var token = 0
+
+    init(_ context: NSManagedObjectContext) {
+        let store = context.persistentStoreCoordinator!.persistentStores[0].backend as! SQLiteStore
+        log = store.statementLog
+        token = log.addObserver({ [weak self] sql in self?.add(sql) }, installingOn: store.database)
+    }
+
+    deinit { log.removeObserver(token) }
+
+    private func add(_ sql: String) { lock.lock(); recorded.append(sql); lock.unlock() }
+
+    /// Every statement so far, in order.
+    var statements: [String] { lock.lock(); defer { lock.unlock() }; return recorded }
+    /// The SELECT statements so far.
+    var selects: [String] { statements.filter { $0.hasPrefix("SELECT") } }
+    /// Forgets what was recorded.
+    func clear() { lock.lock(); recorded.removeAll(); lock.unlock() }
 }

@@ -166,6 +166,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Drops cached rows of these objects: the store changed them behind the contexts'
+    /// back (batch requests), so the next fault must read the store.
+    func forgetCachedRows(for objectIDs: [NSManagedObjectID]) {
+        // Filled in by the row cache.
+    }
+
+    /// Drops every cached row of these entities, when a batch request's rows are not known one by one.
+    func forgetCachedRows(of entities: [NSEntityDescription]) {
+        // Filled in by the row cache.
+    }
+
     func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
         try performAndWait {
             guard !store.isReadOnly else {

@@ -105,17 +105,3 @@ enum SQLiteFunctions {
         DatabaseCollation(name) { lhs, rhs in NSSortDescriptor.compareValues(lhs, rhs, selector: selector) }
     }
 }
-
-/// Core Data's `-com.apple.CoreData.SQLDebug 1`: set `OPENCOREDATA_SQL_DEBUG=1` to print every SQL statement.
-enum SQLDebugLog {
-    static let isEnabled = (ProcessInfo.processInfo.environment["OPENCOREDATA_SQL_DEBUG"].flatMap(Int.init) ?? 0) > 0
-
-    /// Receives every statement; tests use it to check which SQL a store issues.
-    nonisolated(unsafe) static var observer: (@Sendable (String) -> Void)?
-
-    static func log(_ sql: String, _ arguments: [DatabaseValue]) {
-        observer?(sql)
-        guard isEnabled else { return }
-        FileHandle.standardError.write(Data("OpenCoreData: sql: \(sql) \(arguments.isEmpty ? "" : "\(arguments)")\n".utf8))
-    }
-}

@@ -145,7 +145,6 @@ final class SQLiteSaveWriter {
     }
 
     private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
-        SQLDebugLog.log(sql, arguments)
         try db.execute(sql: sql, arguments: StatementArguments(arguments))
     }
 }

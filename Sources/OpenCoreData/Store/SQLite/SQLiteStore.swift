@@ -5,18 +5,21 @@ import GRDB
 /// One GRDB `DatabaseQueue` per store, in WAL mode for files. Every save is one
 /// transaction that writes only the changed rows and columns.
 final class SQLiteStore: PersistentStoreBackend {
-    private let database: DatabaseQueue
-    private let schema: SQLiteSchema
-    private let model: NSManagedObjectModel
-    private let url: URL?
+    let database: DatabaseQueue
+    let schema: SQLiteSchema
+    let model: NSManagedObjectModel
+    let url: URL?
+    /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
+    let statementLog: SQLStatementLog
     private(set) var metadata: [String: Any]
     weak var store: NSPersistentStore?
 
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
 
-    private init(database: DatabaseQueue, schema: SQLiteSchema, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
+    private init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
         self.database = database
+        self.statementLog = statementLog
         self.schema = schema
         self.model = model
         self.url = url
@@ -30,34 +33,40 @@ final class SQLiteStore: PersistentStoreBackend {
         if !readOnly {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        var configuration = Configuration()
-        configuration.readonly = readOnly
+        var settings = Configuration()
+        settings.readonly = readOnly
         let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
         for (name, value) in pragmas where !Self.isPlainToken(name) || !Self.isPlainToken(value) {
             throw CoreDataError.make(NSPersistentStoreOpenError, "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")
         }
-        configuration.prepareDatabase { db in
+        let log = SQLStatementLog()
+        settings.prepareDatabase { db in
+            log.prepare(db)
             if !readOnly { try db.execute(sql: "PRAGMA journal_mode = WAL") }
             for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
             try SQLiteFunctions.install(in: db)
         }
         let database: DatabaseQueue
         do {
-            database = try DatabaseQueue(path: url.path, configuration: configuration)
+            database = try DatabaseQueue(path: url.path, configuration: settings)
         } catch {
             throw wrap(error, url: url, opening: true)
         }
-        return try attach(database, url: url, model: model, entities: entities, configurationName: configuration.label, options: options, type: NSSQLiteStoreType)
+        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType)
     }
 
     static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         var config = Configuration()
-        config.prepareDatabase { db in try SQLiteFunctions.install(in: db) }
+        let log = SQLStatementLog()
+        config.prepareDatabase { db in
+            log.prepare(db)
+            try SQLiteFunctions.install(in: db)
+        }
         let database = try DatabaseQueue(configuration: config)
-        return try attach(database, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType)
+        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType)
     }
 
-    private static func attach(_ database: DatabaseQueue, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String) throws -> NSPersistentStore {
+    private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String) throws -> NSPersistentStore {
         let schema = SQLiteSchema(entities: entities)
         let metadata: [String: Any]
         do {
@@ -88,7 +97,7 @@ final class SQLiteStore: PersistentStoreBackend {
             }
         }
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
-        let backend = SQLiteStore(database: database, schema: schema, model: model, url: url, metadata: metadata)
+        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, model: model, url: url, metadata: metadata)
         let store = NSPersistentStore(type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName, options: options, identifier: identifier)
         store.backend = backend
         backend.store = store
@@ -275,7 +284,6 @@ final class SQLiteStore: PersistentStoreBackend {
         if fetch.limit > 0 || fetch.offset > 0 {
             sql += " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
         }
-        SQLDebugLog.log(sql, builder.arguments)
         return try read { db in
             try Row.fetchAll(db, sql: sql, arguments: StatementArguments(builder.arguments)).compactMap { try self.decode($0, indexByProperty: indexByProperty) }
         }
@@ -286,7 +294,6 @@ final class SQLiteStore: PersistentStoreBackend {
         var plain = fetch
         plain.sortDescriptors = []
         let sql = "SELECT COUNT(*) \(try builder.fromAndWhere(plain))"
-        SQLDebugLog.log(sql, builder.arguments)
         return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(builder.arguments)) ?? 0 }
     }
 
@@ -295,7 +302,6 @@ final class SQLiteStore: PersistentStoreBackend {
         let table = try schema.table(for: objectID.entity)
         let (columns, indexByProperty) = selection(for: [objectID.entity])
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-        SQLDebugLog.log(sql, [key.databaseValue])
         return try read { db in
             try Row.fetchOne(db, sql: sql, arguments: [key]).flatMap { try self.decode($0, indexByProperty: indexByProperty) }
         }
@@ -316,7 +322,6 @@ final class SQLiteStore: PersistentStoreBackend {
         } else {
             return []
         }
-        SQLDebugLog.log(sql, [key.databaseValue])
         return try read { db in
             try Row.fetchAll(db, sql: sql, arguments: [key]).compactMap { row in
                 guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
