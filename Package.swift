@@ -5,7 +5,9 @@ import PackageDescription
 // Dependencies, and why each one:
 // - GRDB.swift: the reference SQLite toolkit for Swift. OpenCoreData's SQLite store
 //   talks to SQLite through GRDB's `Database`/`Statement` layer (connections, WAL,
-//   prepared statements, custom functions) instead of a hand-written C binding.
+//   prepared statements, custom functions) instead of a hand-written C binding. Its
+//   `GRDBSQLite` module (the system SQLite's C API) lets the row decoder read columns
+//   of a GRDB statement directly, the one hot loop where GRDB's `Row` costs too much.
 // - swift-syntax: required to implement the `@Managed` macro.
 // - swift-crypto: SHA-256 for entity version hashes (Core Data stores them in the
 //   store metadata), portable where CryptoKit is missing.
@@ -37,6 +39,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreDataMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]

@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
 
     // MARK: Internals
 
-    private func fetchTarget<T>(_ request: NSFetchRequest<T>) throws -> (NSPersistentStoreCoordinator, NSEntityDescription) {
+    func fetchTarget<T>(_ request: NSFetchRequest<T>) throws -> (NSPersistentStoreCoordinator, NSEntityDescription) {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "This context has no persistent store coordinator")
         }
@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
         return (coordinator, entity)
     }
 
-    private func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> StoreFetch {
+    func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> StoreFetch {
         StoreFetch(
             entity: entity,
             predicate: request.predicate,
@@ -76,7 +76,7 @@ extension NSManagedObjectContext {
         var isEmpty: Bool { inserted.isEmpty && changedPersisted.isEmpty }
     }
 
-    private func pendingObjects(matching fetch: StoreFetch) -> PendingObjects {
+    func pendingObjects(matching fetch: StoreFetch) -> PendingObjects {
         let entities = Set(fetch.matchingEntities.map(ObjectIdentifier.init))
         func relevant(_ object: NSManagedObject) -> Bool { entities.contains(ObjectIdentifier(object.entity)) }
         return PendingObjects(
@@ -89,11 +89,21 @@ extension NSManagedObjectContext {
         fetch.predicate?.evaluate(with: object) ?? true
     }
 
-    private func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+    func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
         var fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         if pending.isEmpty {
-            return try coordinator.fetch(fetch).map(materialize)
+            let objects: [NSManagedObject]
+            if request.includesPropertyValues {
+                objects = try coordinator.fetch(fetch).map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
+            } else {
+                // Identities only: each object fires its own query (or uses the row cache) when touched.
+                let list = try coordinator.fetchObjectIDs(fetch)
+                guard let store = coordinator.persistentStores.first else { return [] }
+                objects = (0..<list.count).map { object(with: list.objectID(at: $0, store: store)) }
+            }
+            try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: entity)
+            return objects
         }
         // Fetch enough rows to survive pending changes moving objects out of the
         // window, then apply the changes and the window in memory.
@@ -101,7 +111,7 @@ extension NSManagedObjectContext {
         fetch.offset = 0
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
-        var objects = try coordinator.fetch(fetch).map(materialize)
+        var objects = try coordinator.fetch(fetch).map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
         objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
         var present = Set(objects)
         for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
@@ -114,7 +124,9 @@ extension NSManagedObjectContext {
         }
         let start = min(request.fetchOffset, objects.count)
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
-        return Array(objects[start..<end])
+        let result = Array(objects[start..<end])
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: result, entity: entity)
+        return result
     }
 
     private func dictionary(for object: NSManagedObject, properties: [Any]?, entity: NSEntityDescription) throws -> NSDictionary {

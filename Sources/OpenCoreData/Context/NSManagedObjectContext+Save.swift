@@ -48,10 +48,14 @@ extension NSManagedObjectContext {
             }
             object.lifecycle = .persisted
         }
-        for object in inserted { object.commitSavedState(version: 1) }
-        for object in updated {
-            object.commitSavedState(version: object.storedVersion + 1)
+        let now = StoreRow.now()
+        var snapshots: [StoreRow] = []
+        snapshots.reserveCapacity(inserted.count + updated.count)
+        for object in inserted { snapshots.append(object.commitSavedState(version: 1, timestamp: now)) }
+        for object in updated where object.lifecycle == .persisted {
+            snapshots.append(object.commitSavedState(version: object.storedVersion + 1, timestamp: now))
         }
+        coordinator.cacheSavedRows(snapshots, deleted: deleted.map(\.objectID))
         for object in deleted {
             object.lifecycle = .detached
             registryRemove(object)

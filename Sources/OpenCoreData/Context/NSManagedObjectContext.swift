@@ -33,10 +33,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
     open var transactionAuthor: String?
-    /// How long cached row data stays fresh (negative: forever). Kept for API compatibility.
+    /// How old a snapshot in the coordinator's row cache may be for a fault to fire
+    /// from it instead of reading the store: negative (the default) accepts any age,
+    /// 0 always reads the store. Fetches always read the store.
     open var stalenessInterval: TimeInterval = -1
     /// Whether the context keeps strong references to all its registered objects.
-    open var retainsRegisteredObjects = false
+    /// By default (`false`) it holds only objects with unsaved changes; the others
+    /// live as long as the app references them.
+    open var retainsRegisteredObjects: Bool {
+        get { registry.retainsObjects }
+        set { registry.retainsObjects = newValue }
+    }
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
     open var shouldDeleteInaccessibleFaults = true
 
@@ -48,8 +55,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Object state
 
-    /// Every object the context knows, by ID.
-    private(set) var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
+    private(set) var registry = ObjectRegistry()
     /// Objects inserted since the last save.
     private(set) var insertedSet = OrderedSet<NSManagedObject>()
     /// Saved objects changed since the last save.
@@ -151,7 +158,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Registered objects
 
     /// All objects registered with the context.
-    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.objects) }
     /// Objects inserted since the last save.
     open var insertedObjects: Set<NSManagedObject> { Set(insertedSet) }
     /// Objects changed since the last save.
@@ -182,25 +189,56 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return object
     }
 
+    /// The registered object for a row a fetch read: a new object becomes a fault that
+    /// fires from `row` without another query (or is loaded at once, when `asFault` is
+    /// false). An object the context already holds keeps its in-memory state — unsaved
+    /// changes win, as in Core Data — unless `refresh` asks for the row's values.
+    func register(_ row: StoreRow, asFault: Bool, refresh: Bool = false) -> NSManagedObject {
+        let object: NSManagedObject
+        if let registered = registry[row.objectID] {
+            object = registered
+            if object.isFaultStorage {
+                object.snapshot = row
+            } else if refresh, object.lifecycle == .persisted, !updatedSet.contains(object) {
+                object.load(row)
+                object.awakeFromFetch()
+                return object
+            } else {
+                return object
+            }
+        } else {
+            object = row.objectID.entity.instantiate(insertInto: nil)
+            object.objectID = row.objectID
+            object.isFaultStorage = true
+            object.snapshot = row
+            object.lifecycle = .persisted
+            register(object)
+        }
+        if !asFault { fulfillFault(for: object) }
+        return object
+    }
+
     /// The object for `objectID`, loaded from the store; throws when it does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registry[objectID], !object.isFaultStorage { return object }
-        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
-              let row = try coordinator.row(for: objectID)
-        else {
-            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
+        let missing = CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
+        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { throw missing }
+        if let object = registry[objectID], object.snapshot != nil {
+            fulfillFault(for: object)
+            return object
         }
-        return materialize(row)
+        guard let row = try coordinator.row(for: objectID, maxAge: stalenessInterval) else { throw missing }
+        return register(row, asFault: false)
     }
 
     func register(_ object: NSManagedObject) {
         object.managedObjectContext = self
-        registry[object.objectID] = object
+        registry.insert(object)
     }
 
     func reregister(_ object: NSManagedObject, from oldID: NSManagedObjectID) {
-        registry[oldID] = nil
-        registry[object.objectID] = object
+        registry.remove(oldID, ifIdenticalTo: object)
+        registry.insert(object)
     }
 
     // MARK: Inserting and deleting
@@ -289,7 +327,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private func unregister(_ object: NSManagedObject) {
-        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        registry.remove(object.objectID, ifIdenticalTo: object)
         object.managedObjectContext = nil
     }
 
@@ -305,7 +343,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.lifecycle = .persisted
             object.turnIntoFault()
         }
-        for object in registry.values where !object.changedSlots.isEmpty || !object.rejectedAssignments.isEmpty {
+        for object in registry.objects where !object.changedSlots.isEmpty || !object.rejectedAssignments.isEmpty {
             object.turnIntoFault()
         }
         insertedSet.removeAll()
@@ -319,7 +357,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: the context is as new. Objects obtained before must not be used.
     open func reset() {
-        for object in registry.values {
+        for object in registry.objects + insertedSet + updatedSet + deletedSet {
+            // Dropping the values also breaks relationship cycles, so the objects can go.
+            object.turnIntoFault()
             object.managedObjectContext = nil
         }
         registry.removeAll()
@@ -333,29 +373,42 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [NSInvalidatedAllObjectsKey: true])
     }
 
-    /// Turns `object` back into a fault, or (with `flag`) reloads it keeping unsaved changes.
+    /// Updates `object` from the row cache or the store (within `stalenessInterval`).
+    ///
+    /// With `flag` false the object becomes a fault and its unsaved changes are
+    /// discarded. With `flag` true its unsaved changes survive: it reloads the saved
+    /// values and applies its changes on top (an unchanged object just becomes a fault).
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
-        if flag, updatedSet.contains(object) { return }
+        if flag, updatedSet.contains(object), !object.isFaultStorage {
+            object.reloadKeepingChanges()
+            return
+        }
         updatedSet.remove(object)
         object.turnIntoFault()
     }
 
-    /// Refreshes every registered object that has no unsaved changes.
+    /// Refreshes every registered object; objects with unsaved changes keep them.
     open func refreshAllObjects() {
-        for object in registry.values where object.lifecycle == .persisted && !updatedSet.contains(object) {
-            object.turnIntoFault()
+        for object in registry.objects where object.lifecycle == .persisted {
+            refresh(object, mergeChanges: true)
         }
     }
 
     // MARK: Store access for objects
 
-    /// Loads a fault's values from the store.
+    /// Loads a fault's values: from the row its fetch read, else from the coordinator's
+    /// row cache (within `stalenessInterval`), else with one query.
     func fulfillFault(for object: NSManagedObject) {
+        if let row = object.snapshot {
+            object.load(row)
+            object.awakeFromFetch()
+            return
+        }
         guard let coordinator = persistentStoreCoordinator else { return }
         do {
-            if let row = try coordinator.row(for: object.objectID) {
-                object.load(row, in: self)
+            if let row = try coordinator.row(for: object.objectID, maxAge: stalenessInterval) {
+                object.load(row)
                 object.awakeFromFetch()
                 return
             }
@@ -371,17 +424,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
         return ids.map { self.object(with: $0) }
-    }
-
-    /// Registers a fetched row as an object, keeping the in-memory state of objects
-    /// the context already holds (their unsaved changes win, as in Core Data).
-    func materialize(_ row: StoreRow) -> NSManagedObject {
-        let object = self.object(with: row.objectID)
-        if object.isFaultStorage {
-            object.load(row, in: self)
-            object.awakeFromFetch()
-        }
-        return object
     }
 
     /// Permanent IDs for objects that still have temporary ones (the store reserves the keys now).

@@ -1,3 +1,4 @@
+import Synchronization
 /// Describes an entity: its name, properties, class and place in an inheritance tree.
 ///
 /// Edit it freely while building a model; once a coordinator uses the model, it is
@@ -125,12 +126,39 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         /// This entity and every entity below it.
         let selfAndDescendants: [NSEntityDescription]
 
+        /// A new object's storage: coerced default values, `nil` elsewhere.
+        let defaultStorage: [Any?]
+        /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
+        private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
+
         init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
             self.slots = slots
             self.propertiesByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants
+            self.defaultStorage = slots.map { property in
+                guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
+                return AttributeValue.coerce(value, to: attribute)
+            }
+        }
+
+        /// The class that represents the entity's objects (cached: the registry's lookup builds strings).
+        func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+            if let known = resolvedClass.withLock({ $0 }) { return known }
+            let found = ManagedObjectClassRegistry.shared.objectClass(for: entity)
+            if found != NSManagedObject.self { resolvedClass.withLock { $0 = found } }
+            return found
+        }
+
+        /// Called by every new object: the first object of a subclass the entity names
+        /// teaches the registry that class (so fetches create it too).
+        func noteInstantiated(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
+            guard objectClass != NSManagedObject.self, resolvedClass.withLock({ $0 }) != objectClass,
+                  ManagedObjectClassRegistry.names(objectClass, entity: entity)
+            else { return }
+            ManagedObjectClassRegistry.shared.register(objectClass)
+            resolvedClass.withLock { $0 = objectClass }
         }
     }
     var compiled: Compiled?
@@ -145,7 +173,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// The class that represents this entity's objects, found as ``ManagedObjectClassRegistry`` describes.
     var managedObjectClass: NSManagedObject.Type {
-        ManagedObjectClassRegistry.shared.objectClass(for: self)
+        facts.objectClass(for: self)
     }
 
     /// Makes a new object of this entity's class, inserted into `context` when given.

@@ -1,16 +1,20 @@
 import OrderedCollections
 
 extension NSManagedObject {
-    /// Fills the object from a store row (firing a fault, or refreshing after a refresh).
-    func load(_ row: StoreRow, in context: NSManagedObjectContext) {
+    /// Fills the object from a snapshot (firing a fault, or refreshing after a refresh).
+    ///
+    /// To-manys loaded while the object was a fault stay loaded; the others load on
+    /// first use. Transient values survive, as they are not in the store.
+    func load(_ row: StoreRow) {
         var values = row.values
         for property in entity.facts.slots {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                values[property.slot] = nil
+                values[property.slot] = storage[property.slot] as? ToManyRelationship
             } else if property.isTransient {
                 values[property.slot] = storage[property.slot]
             }
         }
+        snapshot = row
         committed = row.values
         storage = values
         storedVersion = row.version
@@ -25,29 +29,56 @@ extension NSManagedObject {
         willTurnIntoFault()
         storage = [Any?](repeating: nil, count: storage.count)
         committed = nil
+        snapshot = nil
         changedSlots.removeAll()
         rejectedAssignments.removeAll()
         isFaultStorage = !objectID.isTemporaryID
         didTurnIntoFault()
     }
 
-    /// After a successful save: the current values become the committed ones.
-    func commitSavedState(version: Int64) {
-        var snapshot = storage
+    /// Reloads the saved values (row cache within the context's staleness interval,
+    /// else the store) and applies the unsaved changes on top again: `refresh(_:mergeChanges: true)`.
+    func reloadKeepingChanges() {
+        guard let context = managedObjectContext, let coordinator = context.persistentStoreCoordinator,
+              let row = try? coordinator.row(for: objectID, maxAge: context.stalenessInterval)
+        else { return }
+        let pending = changedSlots.map { ($0, storage[$0]) }
+        let rejected = rejectedAssignments
+        load(row)
+        for (slot, value) in pending {
+            storage[slot] = value
+            changedSlots.insert(slot)
+        }
+        rejectedAssignments = rejected
+    }
+
+    /// After a successful save: the current values become the committed ones, and the
+    /// returned snapshot (transient values left out) goes to the row cache.
+    func commitSavedState(version: Int64, timestamp: TimeInterval) -> StoreRow {
+        var values = storage
+        var transientSlots: [Int] = []
         for property in entity.facts.slots {
             if let relationship = property as? NSRelationshipDescription {
                 if relationship.isToMany {
-                    snapshot[property.slot] = nil
+                    values[property.slot] = nil
                     if let loaded = storage[property.slot] as? ToManyRelationship {
                         loaded.committed = loaded.members
                     }
                 } else {
-                    snapshot[property.slot] = Self.objectID(of: storage[property.slot])
+                    values[property.slot] = Self.objectID(of: storage[property.slot])
                 }
+            } else if property.isTransient, storage[property.slot] != nil {
+                transientSlots.append(property.slot)
             }
         }
-        committed = snapshot
+        // Other contexts must not see this context's transient values.
+        var shared = values
+        for slot in transientSlots { shared[slot] = nil }
+        let row = StoreRow(objectID: objectID, version: version, values: shared, timestamp: timestamp)
+        snapshot = row
+        committed = values
         storedVersion = version
         changedSlots.removeAll()
+        return row
     }
 }

@@ -29,6 +29,9 @@ open class NSManagedObject: NSObject {
     var storage: [Any?]
     /// Stored values as of the last fetch or save (to-ones as IDs); `nil` for new objects.
     var committed: [Any?]?
+    /// The shared snapshot the object was loaded from (keeping it alive in the row cache),
+    /// or, while the object is a fault, the row a fetch already read for it.
+    var snapshot: StoreRow?
     /// Slots set since the last save.
     var changedSlots = Set<Int>()
     /// Assignments refused because the key is unknown or the value has the wrong type.
@@ -63,20 +66,10 @@ open class NSManagedObject: NSObject {
         if entity.compiled == nil { entity.managedObjectModel?.freeze() }
         self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
-        let slots = entity.facts.slots
-        var storage = [Any?](repeating: nil, count: slots.count)
-        for property in slots {
-            if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
-                storage[property.slot] = AttributeValue.coerce(value, to: attribute)
-            } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                storage[property.slot] = ToManyRelationship(committed: nil)
-            }
-        }
-        self.storage = storage
+        // Shared until first written; to-manys of new objects are created on first use.
+        self.storage = entity.facts.defaultStorage
         super.init()
-        if ManagedObjectClassRegistry.names(type(of: self), entity: entity) {
-            ManagedObjectClassRegistry.shared.register(type(of: self))
-        }
+        entity.facts.noteInstantiated(type(of: self), entity: entity)
         context?.insert(self)
     }
 
@@ -199,7 +192,7 @@ open class NSManagedObject: NSObject {
     open func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return false }
         if isFaultStorage { return true }
-        if relationship.isToMany { return storage[relationship.slot] == nil }
+        if relationship.isToMany { return storage[relationship.slot] == nil && !objectID.isTemporaryID }
         return storage[relationship.slot] is NSManagedObjectID
     }
 
@@ -230,7 +223,7 @@ open class NSManagedObject: NSObject {
     private func describeSlot(_ property: NSPropertyDescription) -> String {
         switch storage[property.slot] {
         case nil:
-            return (property as? NSRelationshipDescription)?.isToMany == true ? "<relationship fault>" : "nil"
+            return (property as? NSRelationshipDescription)?.isToMany == true && !objectID.isTemporaryID ? "<relationship fault>" : "nil"
         case let object as NSManagedObject:
             return object.objectID.uriRepresentation().absoluteString
         case let id as NSManagedObjectID:

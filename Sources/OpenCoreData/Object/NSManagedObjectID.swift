@@ -61,7 +61,14 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         return other.reference == reference && (isTemporaryID || other.entity.facts.root === entity.facts.root)
     }
 
-    open override var hash: Int { reference.hashValue }
+    /// Rows hash by key and table only: hashing the store's UUID string for every
+    /// lookup would dominate fetches, and IDs of one row in two stores are rare.
+    open override var hash: Int {
+        switch reference {
+        case let .row(_, primaryKey): return primaryKey.hashValue &+ 31 &* entity.facts.root.facts.entityNumber
+        case let .temporary(token): return token.hashValue
+        }
+    }
 
     /// IDs are immutable, so a copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }

@@ -26,6 +26,11 @@ extension NSManagedObject {
     /// The members of a to-many relationship, loading them from the store on first use.
     func toMany(_ relationship: NSRelationshipDescription) -> ToManyRelationship {
         if let loaded = storage[relationship.slot] as? ToManyRelationship { return loaded }
+        if objectID.isTemporaryID {
+            let empty = ToManyRelationship(committed: nil)
+            storage[relationship.slot] = empty
+            return empty
+        }
         let members = managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? []
         let set = OrderedSet(members)
         let loaded = ToManyRelationship(members: set, committed: set)

@@ -11,6 +11,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open var name: String?
 
     private let lock = NSRecursiveLock()
+    /// Snapshots shared by the contexts; guarded by `lock`.
+    private var rowCache = RowCache()
 
     /// Creates a coordinator for `model` (which becomes immutable).
     public init(managedObjectModel model: NSManagedObjectModel) {
@@ -141,16 +143,69 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
-        try performAndWait { try backend(for: fetch.entity).fetch(fetch) }
+        try performAndWait {
+            let rows = try backend(for: fetch.entity).fetch(fetch)
+            rowCache.insert(rows)
+            return rows
+        }
+    }
+
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
+        try performAndWait { try backend(for: fetch.entity).fetchObjectIDs(fetch) }
+    }
+
+    /// The rows of these objects, read together (one query per table) and cached.
+    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
+        guard let first = objectIDs.first(where: { !$0.isTemporaryID }) else { return [] }
+        return try performAndWait {
+            guard let backend = try backend(for: first) else { return [] }
+            let rows = try backend.rows(for: objectIDs)
+            rowCache.insert(rows)
+            return rows
+        }
+    }
+
+    /// The destination rows of a to-many for many sources at once (prefetching), cached.
+    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)] {
+        guard let first = sources.first(where: { !$0.isTemporaryID }) else { return [] }
+        return try performAndWait {
+            guard let backend = try backend(for: first) else { return [] }
+            let related = try backend.relatedRows(of: sources, relationship: relationship)
+            rowCache.insert(related.lazy.map(\.row))
+            return related
+        }
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
         try performAndWait { try backend(for: fetch.entity).count(fetch) }
     }
 
-    func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
-        try performAndWait { try backend(for: objectID)?.row(for: objectID) }
+    /// The snapshot of one object: from the row cache when it is at most `maxAge`
+    /// seconds old (negative: any age), else read from the store.
+    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval = 0) throws -> StoreRow? {
+        try performAndWait {
+            if maxAge != 0, let cached = rowCache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
+                return cached
+            }
+            guard let row = try backend(for: objectID)?.row(for: objectID) else {
+                rowCache.remove([objectID])
+                return nil
+            }
+            rowCache.insert(CollectionOfOne(row))
+            return row
+        }
     }
+
+    /// Records the snapshots a save produced and forgets deleted rows.
+    func cacheSavedRows(_ rows: [StoreRow], deleted: [NSManagedObjectID]) {
+        performAndWait {
+            rowCache.remove(deleted)
+            rowCache.insert(rows)
+        }
+    }
+
+    /// How many snapshots are alive in the row cache.
+    var cachedRowCount: Int { performAndWait { rowCache.liveCount } }
 
     func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
         try performAndWait { try backend(for: objectID)?.relatedObjectIDs(of: objectID, relationship: relationship) ?? [] }
@@ -169,12 +224,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Drops cached rows of these objects: the store changed them behind the contexts'
     /// back (batch requests), so the next fault must read the store.
     func forgetCachedRows(for objectIDs: [NSManagedObjectID]) {
-        // Filled in by the row cache.
+        performAndWait { rowCache.remove(objectIDs) }
     }
 
     /// Drops every cached row of these entities, when a batch request's rows are not known one by one.
     func forgetCachedRows(of entities: [NSEntityDescription]) {
-        // Filled in by the row cache.
+        performAndWait { rowCache.remove(entities: entities) }
     }
 
     func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {

@@ -10,10 +10,17 @@ protocol PersistentStoreBackend: AnyObject {
     func setMetadata(_ metadata: [String: Any]) throws
     /// Rows matching `fetch`, in order.
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow]
+    /// The keys of the rows matching `fetch`, in order, without their values.
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList
     /// How many rows match `fetch` (limit and offset ignored).
     func count(_ fetch: StoreFetch) throws -> Int
     /// The row of one object, or `nil` when it no longer exists.
     func row(for objectID: NSManagedObjectID) throws -> StoreRow?
+    /// The rows of these objects (any order; missing rows are left out).
+    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow]
+    /// The destination rows of a to-many relationship for many source objects at once,
+    /// each with its source's key, grouped by source and in order for ordered relationships.
+    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)]
     /// The IDs a to-many relationship of a saved object holds, in order for ordered ones.
     func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
     /// Reserves primary keys for new objects of these entities.

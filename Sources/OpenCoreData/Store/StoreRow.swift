@@ -1,12 +1,26 @@
-/// One object's saved state as a store hands it to a context.
+/// One object's saved state as a store hands it to contexts: Core Data's snapshot.
 ///
 /// `values` is indexed by property slot: attributes hold their native stored value,
 /// to-ones the destination's ID (or `nil`), to-manys `nil` (they load on demand).
-struct StoreRow {
+/// Immutable, so the contexts of one coordinator share it through the row cache; a
+/// class, so the cache can hold it weakly while the objects using it hold it strongly.
+final class StoreRow: @unchecked Sendable {
     let objectID: NSManagedObjectID
     /// The row version, Core Data's `Z_OPT`.
     let version: Int64
-    var values: [Any?]
+    let values: [Any?]
+    /// When the store read (or wrote) these values, on ``StoreRow/now()``'s clock; staleness is measured from here.
+    let timestamp: TimeInterval
+
+    init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+        self.timestamp = timestamp
+    }
+
+    /// The clock snapshots are stamped with (monotonic seconds); read once per fetch, not per row.
+    static func now() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
 }
 
 /// Everything one save writes to one store, in the store's terms (entities and keys).

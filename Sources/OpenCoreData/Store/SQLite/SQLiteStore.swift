@@ -11,6 +11,8 @@ final class SQLiteStore: PersistentStoreBackend {
     let url: URL?
     /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
     let statementLog: SQLStatementLog
+    /// Row layouts by the entities they read (calls are serialized by the coordinator).
+    var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
     private(set) var metadata: [String: Any]
     weak var store: NSPersistentStore?
 
@@ -219,53 +221,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     // MARK: Reading
 
-    /// The SELECT list for rows of these entities, and which column feeds each property.
-    private func selection(for entities: [NSEntityDescription]) -> (columns: [String], indexByProperty: [ObjectIdentifier: Int]) {
-        var columns = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
-        var indexByProperty: [ObjectIdentifier: Int] = [:]
-        var indexByColumn: [String: Int] = [:]
-        for entity in entities {
-            for property in entity.facts.slots where property.isStored {
-                guard let column = schema.column(for: property), indexByProperty[ObjectIdentifier(property)] == nil else { continue }
-                if let existing = indexByColumn[column] {
-                    indexByProperty[ObjectIdentifier(property)] = existing
-                    continue
-                }
-                indexByProperty[ObjectIdentifier(property)] = columns.count
-                indexByColumn[column] = columns.count
-                columns.append("t0." + column)
-                if let relationship = property as? NSRelationshipDescription, let entityColumn = schema.entityColumn(for: relationship) {
-                    columns.append("t0." + entityColumn)
-                }
-            }
-        }
-        return (columns, indexByProperty)
-    }
-
-    private func decode(_ row: Row, indexByProperty: [ObjectIdentifier: Int]) throws -> StoreRow? {
-        guard let store else { return nil }
-        let version: Int64 = row[2] ?? 0
-        // Rows with no key or an entity number the model lacks are skipped, not trusted.
-        guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = schema.entitiesByNumber[entityNumber] else { return nil }
-        var values = [Any?](repeating: nil, count: entity.facts.slots.count)
-        for property in entity.facts.slots where property.isStored {
-            guard let index = indexByProperty[ObjectIdentifier(property)] else { continue }
-            let dbValue: DatabaseValue = row[index]
-            if let attribute = property as? NSAttributeDescription {
-                values[property.slot] = try decodeAttribute(dbValue, attribute)
-            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
-                      let destinationKey = Int64.fromDatabaseValue(dbValue), var destination = relationship.destinationEntity {
-                if schema.entityColumn(for: relationship) != nil, let number = Int.fromDatabaseValue(row[index + 1]),
-                   let exact = schema.entitiesByNumber[number] {
-                    destination = exact
-                }
-                values[property.slot] = NSManagedObjectID(entity: destination, store: store, primaryKey: destinationKey)
-            }
-        }
-        return StoreRow(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: key), version: version, values: values)
-    }
-
-    private func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
+    func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
         if attribute.allowsExternalBinaryDataStorage, case let .blob(data) = value.storage {
             guard let marked = try ExternalBinaryStorage(url: url).read(data) else { return nil }
             if attribute.attributeType == .transformableAttributeType {
@@ -276,61 +232,7 @@ final class SQLiteStore: PersistentStoreBackend {
         return SQLiteValueCoding.value(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName, coordinator: store?.persistentStoreCoordinator)
     }
 
-    func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        let body = try builder.fromAndWhere(fetch)
-        let (columns, indexByProperty) = selection(for: fetch.matchingEntities)
-        var sql = "SELECT \(columns.joined(separator: ", ")) \(body)"
-        if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
-        }
-        return try read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(builder.arguments)).compactMap { try self.decode($0, indexByProperty: indexByProperty) }
-        }
-    }
-
-    func count(_ fetch: StoreFetch) throws -> Int {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        var plain = fetch
-        plain.sortDescriptors = []
-        let sql = "SELECT COUNT(*) \(try builder.fromAndWhere(plain))"
-        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(builder.arguments)) ?? 0 }
-    }
-
-    func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
-        guard let key = objectID.primaryKey else { return nil }
-        let table = try schema.table(for: objectID.entity)
-        let (columns, indexByProperty) = selection(for: [objectID.entity])
-        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-        return try read { db in
-            try Row.fetchOne(db, sql: sql, arguments: [key]).flatMap { try self.decode($0, indexByProperty: indexByProperty) }
-        }
-    }
-
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
-        guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
-        let destinationTable = try schema.table(for: destination)
-        let sql: String
-        if let join = schema.joinTable(for: relationship) {
-            let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
-            sql = "SELECT t.Z_PK, t.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) t ON t.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ?\(order)"
-        } else if let hidden = schema.hiddenColumn(for: relationship) {
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(hidden) = ?"
-        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
-            let order = schema.orderColumn(for: inverse).map { " ORDER BY \($0), Z_PK" } ?? ""
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(column) = ?\(order)"
-        } else {
-            return []
-        }
-        return try read { db in
-            try Row.fetchAll(db, sql: sql, arguments: [key]).compactMap { row in
-                guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
-                return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-            }
-        }
-    }
-
-    private func read<T>(_ block: (Database) throws -> T) throws -> T {
+    func read<T>(_ block: (Database) throws -> T) throws -> T {
         do {
             return try database.read(block)
         } catch let error as DatabaseError {

@@ -1,0 +1,34 @@
+extension NSManagedObjectContext {
+    /// Runs `request` and returns its result as a ``BatchFaultingArray``: only the
+    /// matching keys are read now, objects load `fetchBatchSize` at a time as you read them.
+    ///
+    /// This is what `fetch(_:)` returns on Apple platforms when `fetchBatchSize` is set.
+    /// A `fetchBatchSize` of 0 loads everything in one batch on first read. When the
+    /// context has unsaved changes that affect the result (and `includesPendingChanges`
+    /// is true), the result is computed in memory at once, as `fetch(_:)` does.
+    /// Managed object and object ID result types only.
+    public func fetchBatched<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> BatchFaultingArray<T> {
+        let (coordinator, entity) = try fetchTarget(request)
+        let returnsIDs = request.resultType == .managedObjectIDResultType
+        guard request.resultType == .managedObjectResultType || returnsIDs else {
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "fetchBatched(_:) returns managed objects or object IDs; use fetch(_:) for dictionary and count results")
+        }
+        if !returnsIDs, let objectType = T.self as? NSManagedObject.Type {
+            for candidate in request.includesSubentities ? entity.facts.selfAndDescendants : [entity]
+            where !(candidate.managedObjectClass is T.Type) && objectType != NSManagedObject.self {
+                throw CoreDataError.make(NSCoreDataError, "Entity '\(candidate.name ?? "?")' makes \(candidate.managedObjectClass) objects, which are not \(T.self); check its managedObjectClassName")
+            }
+        }
+        let fetch = storeFetch(request, entity: entity)
+        let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
+        guard pending.isEmpty else {
+            return BatchFaultingArray(objects: try fetchObjects(request, entity: entity, coordinator: coordinator), batchSize: request.fetchBatchSize)
+        }
+        guard let store = coordinator.persistentStores.first else {
+            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
+        }
+        let list = try coordinator.fetchObjectIDs(fetch)
+        let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : max(list.count, 1)
+        return BatchFaultingArray(list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults, returnsIDs: returnsIDs)
+    }
+}

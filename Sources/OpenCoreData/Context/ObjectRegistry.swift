@@ -1,0 +1,54 @@
+/// The objects a context knows, one per object ID.
+///
+/// As in Core Data (`retainsRegisteredObjects` false by default), the registry does
+/// not keep objects alive: the app's references and the context's change sets do.
+/// An object nobody references is released, and its entry is swept once the table
+/// has doubled since the last sweep, so inserts stay amortized O(1).
+struct ObjectRegistry {
+    private struct Entry {
+        weak var object: NSManagedObject?
+        /// Set while the context retains its registered objects.
+        var retained: NSManagedObject?
+    }
+
+    private var entries: [NSManagedObjectID: Entry] = [:]
+    private var sweepThreshold = 1024
+    /// Whether entries hold their objects strongly.
+    var retainsObjects = false {
+        didSet {
+            guard retainsObjects != oldValue else { return }
+            let retains = retainsObjects
+            for key in Array(entries.keys) {
+                let object = entries[key]?.object
+                entries[key]?.retained = retains ? object : nil
+            }
+        }
+    }
+
+    subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
+        entries[objectID]?.object
+    }
+
+    /// Registers `object` under its current ID.
+    mutating func insert(_ object: NSManagedObject) {
+        entries[object.objectID] = Entry(object: object, retained: retainsObjects ? object : nil)
+        if entries.count > sweepThreshold {
+            entries = entries.filter { $0.value.object != nil }
+            sweepThreshold = max(1024, entries.count * 2)
+        }
+    }
+
+    /// Unregisters the object under `objectID`, when it is `object` (or any object when `nil`).
+    mutating func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject? = nil) {
+        guard let object else { entries[objectID] = nil; return }
+        if entries[objectID]?.object === object { entries[objectID] = nil }
+    }
+
+    mutating func removeAll() { entries.removeAll() }
+
+    /// The live objects.
+    var objects: [NSManagedObject] { entries.values.compactMap(\.object) }
+
+    /// How many objects are alive.
+    var count: Int { entries.values.count { $0.object != nil } }
+}

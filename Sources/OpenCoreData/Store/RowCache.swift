@@ -1,0 +1,53 @@
+/// The snapshots a coordinator's contexts share (Core Data's row cache).
+///
+/// A snapshot lives as long as some object uses it: the cache holds rows weakly,
+/// objects hold theirs strongly. So a fault can fire from the cache without touching
+/// the store, and memory is released with the objects. Dead entries are swept when
+/// the table has doubled since the last sweep, which keeps inserts amortized O(1).
+///
+/// Not thread-safe by itself: the coordinator calls it under its lock.
+struct RowCache {
+    private struct Entry {
+        weak var row: StoreRow?
+    }
+
+    private var entries: [NSManagedObjectID: Entry] = [:]
+    private var sweepThreshold = 1024
+
+    /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
+    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
+        guard let row = entries[objectID]?.row else { return nil }
+        if maxAge >= 0, now - row.timestamp > maxAge { return nil }
+        return row
+    }
+
+    /// Makes `rows` current, keeping a cached row that is newer than the one read (a
+    /// save through this coordinator can land between a read and its caching).
+    mutating func insert(_ rows: some Collection<StoreRow>) {
+        entries.reserveCapacity(entries.count + rows.count)
+        for row in rows {
+            if let cached = entries[row.objectID]?.row, cached.version > row.version { continue }
+            entries[row.objectID] = Entry(row: row)
+        }
+        if entries.count > sweepThreshold { sweep() }
+    }
+
+    /// Forgets the snapshots of these objects.
+    mutating func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
+        for id in objectIDs { entries[id] = nil }
+    }
+
+    /// Forgets every snapshot of these entities.
+    mutating func remove(entities: [NSEntityDescription]) {
+        let doomed = Set(entities.map(ObjectIdentifier.init))
+        entries = entries.filter { !doomed.contains(ObjectIdentifier($0.key.entity)) }
+    }
+
+    /// How many snapshots are alive (for tests and diagnostics).
+    var liveCount: Int { entries.values.count { $0.row != nil } }
+
+    private mutating func sweep() {
+        entries = entries.filter { $0.value.row != nil }
+        sweepThreshold = max(1024, entries.count * 2)
+    }
+}
