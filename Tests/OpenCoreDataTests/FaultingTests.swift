@@ -251,3 +251,25 @@ import Testing
         }
     }
 }
+
+@Suite struct FaultingValidationTests {
+    @Test func unloadedRequiredToManyDoesNotFailAnUpdate() throws {
+        let model = ModelBuilder.notesModel()
+        let notes = model.entitiesByName["Notebook"]!.propertiesByName["notes"] as! NSRelationshipDescription
+        notes.isOptional = false
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "kept"
+            let note = Note(context: context)
+            note.notebook = notebook
+            try context.save()
+            context.reset()
+            let fetched = try #require(try context.fetch(Notebook.fetchRequest()).first)
+            fetched.name = "renamed"
+            let recorder = SQLRecorder(context)
+            try context.save()
+            #expect(recorder.selects.isEmpty, "validation must not load the to-many")
+        }
+    }
+}

@@ -128,6 +128,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
         /// A new object's storage: coerced default values, `nil` elsewhere.
         let defaultStorage: [Any?]
+        /// Whether some attribute may keep its value in an external file.
+        let hasExternalStorage: Bool
         /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
         private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
 
@@ -137,6 +139,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants
+            self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
             self.defaultStorage = slots.map { property in
                 guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
                 return AttributeValue.coerce(value, to: attribute)

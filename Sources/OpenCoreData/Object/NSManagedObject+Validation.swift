@@ -39,6 +39,9 @@ extension NSManagedObject {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
         }
         for property in entity.facts.slots where rejectedAssignments[property.name] == nil {
+            // A to-many never loaded is unchanged since the last save, where it was valid;
+            // checking it would cost a query per object.
+            if (property as? NSRelationshipDescription)?.isToMany == true, storage[property.slot] == nil, !objectID.isTemporaryID { continue }
             var value: Any? = currentValueForValidation(property)
             do {
                 try validateValue(&value, forKey: property.name)

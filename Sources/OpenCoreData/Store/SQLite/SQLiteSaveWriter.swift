@@ -36,13 +36,38 @@ final class SQLiteSaveWriter {
         }
     }
 
-    private func insert(_ row: StoreSaveRequest.RowWrite) throws {
+    /// Statement text by entity, kind and written properties: rows of one entity mostly
+    /// write the same columns, so the text is built once per save, not once per row.
+    private var statementTexts: [StatementShape: String] = [:]
+
+    private struct StatementShape: Hashable {
+        let entity: ObjectIdentifier
+        let isInsert: Bool
+        let slots: [Int]
+    }
+
+    private func statementText(_ row: StoreSaveRequest.RowWrite, insert: Bool, columns: [String]) throws -> String {
+        let shape = StatementShape(entity: ObjectIdentifier(row.entity), isInsert: insert, slots: row.values.map(\.property.slot))
+        if let known = statementTexts[shape] { return known }
         let table = try schema.table(for: row.entity)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        let text: String
+        if insert {
+            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
+            text = "INSERT INTO \(table.name) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
+        } else {
+            let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+            text = "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+        }
+        statementTexts[shape] = text
+        return text
+    }
+
+    private func insert(_ row: StoreSaveRequest.RowWrite) throws {
+        var columns: [String] = []
         var values: [DatabaseValue] = [row.primaryKey.databaseValue, row.entity.facts.entityNumber.databaseValue, (1 as Int64).databaseValue]
+        values.reserveCapacity(3 + row.values.count)
         try appendColumns(row, columns: &columns, values: &values)
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try execute("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
+        try execute(try statementText(row, insert: true, columns: columns), values)
     }
 
     private func update(_ row: StoreSaveRequest.RowWrite) throws {
@@ -51,8 +76,8 @@ final class SQLiteSaveWriter {
         var columns: [String] = []
         var values: [DatabaseValue] = []
         try appendColumns(row, columns: &columns, values: &values)
-        let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
-        try execute("UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?", values + [row.primaryKey.databaseValue, row.expectedVersion.databaseValue])
+        values += [row.primaryKey.databaseValue, row.expectedVersion.databaseValue]
+        try execute(try statementText(row, insert: false, columns: columns), values)
         if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
     }
 
@@ -101,6 +126,7 @@ final class SQLiteSaveWriter {
 
     /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
     private func collectExternalFiles(table: SQLiteSchema.Table, entity: NSEntityDescription, key: Int64, properties: [NSPropertyDescription]?) throws {
+        guard entity.facts.hasExternalStorage else { return }
         let candidates = (properties ?? entity.facts.slots).compactMap { $0 as? NSAttributeDescription }.filter(\.allowsExternalBinaryDataStorage)
         let columns = candidates.compactMap { schema.column(for: $0) }
         guard !columns.isEmpty else { return }
@@ -144,8 +170,9 @@ final class SQLiteSaveWriter {
         }
     }
 
+    /// Runs one statement, prepared once per connection (GRDB caches it by its text).
     private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
-        try db.execute(sql: sql, arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     }
 }
 
