@@ -35,6 +35,21 @@ import Testing
         }
     }
 
+    /// Owner ↔ Animal (Owner.animals cascades), Dog a subentity of Animal.
+    private func zooModel() -> (NSManagedObjectModel, owner: NSEntityDescription, animal: NSEntityDescription, dog: NSEntityDescription) {
+        let owner = ModelBuilder.entity("Owner", className: "NSManagedObject")
+        let animal = ModelBuilder.entity("Animal", className: "NSManagedObject")
+        let dog = ModelBuilder.entity("Dog", className: "NSManagedObject")
+        let (animals, animalOwner) = ModelBuilder.pair("animals", from: owner, toMany: true, rule: .cascadeDeleteRule, "owner", to: animal, toMany: false)
+        owner.properties = [ModelBuilder.attribute("name", .stringAttributeType), animals]
+        animal.properties = [ModelBuilder.attribute("name", .stringAttributeType), animalOwner]
+        dog.properties = [ModelBuilder.attribute("breed", .stringAttributeType)]
+        animal.subentities = [dog]
+        let zoo = NSManagedObjectModel()
+        zoo.entities = [owner, animal, dog]
+        return (zoo, owner, animal, dog)
+    }
+
     private func expectError(_ code: Int, _ mentioning: String, _ body: () throws -> Void) {
         do {
             try body()
@@ -476,6 +491,63 @@ import Testing
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Photo")))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func subentitiesShareTheirRootsTableAndKeys() throws {
+        let (zoo, owner, animal, dog) = zooModel()
+        let url = temporaryStoreURL()
+        let context = try makeContext(zoo, url: url)
+        try context.performAndWait {
+            let person = NSManagedObject(entity: owner, insertInto: context)
+            person.setValue("Ann", forKey: "name")
+            let cat = NSManagedObject(entity: animal, insertInto: context)
+            cat.setValue("Tom", forKey: "name")
+            cat.setValue(person, forKey: "owner")
+            try context.save()
+            let insert = NSBatchInsertRequest(entity: dog, objects: [["name": "Rex", "breed": "collie"], ["name": "Fido"]])
+            insert.resultType = .objectIDs
+            let dogs = try (context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID] ?? []
+            #expect(dogs.map(\.primaryKey) == [2, 3], "keys come from the root entity's counter")
+            let update = NSBatchUpdateRequest(entity: animal)
+            update.includesSubentities = false
+            update.propertiesToUpdate = ["name": "Animal only"]
+            update.resultType = .updatedObjectsCountResultType
+            #expect(try (context.execute(update) as? NSBatchUpdateResult)?.result as? Int == 1)
+        }
+        let rows = try database(url).read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, ZNAME, ZBREED FROM ZANIMAL ORDER BY Z_PK").map { "\($0[0] as Int) \($0[1] as String) \($0[2] as String? ?? "-")" }
+        }
+        #expect(rows == ["\(animal.facts.entityNumber) Animal only -", "\(dog.facts.entityNumber) Rex collie", "\(dog.facts.entityNumber) Fido -"])
+        let deleted = try context.performAndWait {
+            let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Animal"))
+            request.resultType = .resultTypeObjectIDs
+            return try (context.execute(request) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] ?? []
+        }
+        #expect(Set(deleted.map { $0.entity.name ?? "" }) == ["Animal", "Dog"], "IDs name each row's own entity")
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZANIMAL") == 0)
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZOWNER") == 1, "Animal.owner is Nullify")
+    }
+
+    @Test func cascadeReachesSubentityRows() throws {
+        let (zoo, owner, animal, dog) = zooModel()
+        let url = temporaryStoreURL()
+        let context = try makeContext(zoo, url: url)
+        try context.performAndWait {
+            for name in ["Ann", "Bob"] {
+                let person = NSManagedObject(entity: owner, insertInto: context)
+                person.setValue(name, forKey: "name")
+                for entity in [animal, dog, dog] {
+                    NSManagedObject(entity: entity, insertInto: context).setValue(person, forKey: "owner")
+                }
+            }
+            try context.save()
+            let fetch = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+            fetch.predicate = NSPredicate(format: "name == 'Ann'")
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: fetch))
+        }
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZOWNER") == 1)
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZANIMAL") == 3)
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZANIMAL a JOIN ZOWNER o ON o.Z_PK = a.ZOWNER WHERE o.ZNAME = 'Bob'") == 3)
     }
 
     // MARK: Execution and merging

@@ -65,7 +65,8 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
     func storeRequest(in model: NSManagedObjectModel, store: NSPersistentStore) throws -> StoreBatchDelete? {
         let wantsIDs = resultType == .resultTypeObjectIDs
         guard let objectIDs else {
-            let entity = try fetchRequest.resolveEntity(in: model)
+            let named = try fetchRequest.resolveEntity(in: model)
+            let entity = try BatchRequestEntity.resolve(named, name: named.name ?? "", in: model, request: "batch delete")
             let fetch = StoreFetch(entity: entity, predicate: fetchRequest.predicate, sortDescriptors: fetchRequest.sortDescriptors ?? [],
                                    limit: fetchRequest.fetchLimit, offset: fetchRequest.fetchOffset, includesSubentities: fetchRequest.includesSubentities)
             return StoreBatchDelete(fetch: fetch, wantsObjectIDs: wantsIDs)
