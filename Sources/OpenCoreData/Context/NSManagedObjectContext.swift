@@ -316,6 +316,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Drops a saved-and-deleted object from the context.
     func registryRemove(_ object: NSManagedObject) { unregister(object) }
 
+    /// Stops tracking `object`'s unsaved insert, changes or delete: its row is gone
+    /// from the store (a merged remote delete), so no save may write it.
+    func forgetUnsavedChanges(of object: NSManagedObject) {
+        insertedSet.remove(object)
+        updatedSet.remove(object)
+        deletedSet.remove(object)
+        pendingInserted.remove(object)
+        pendingUpdated.remove(object)
+        pendingDeleted.remove(object)
+        deletionQueue.removeAll { $0 === object }
+        discardedInserts.removeAll { $0 === object }
+    }
+
     /// Empties the change sets after a successful save.
     func clearSavedChanges() {
         insertedSet.removeAll()

@@ -1,3 +1,4 @@
+import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
 /// Build it in code (model files come with `.xcdatamodeld` loading). A coordinator
@@ -94,6 +95,17 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Problems found when the model was frozen; a store cannot be added while any exist.
     private(set) var validationProblems: [String] = []
     private let freezeLock = NSLock()
+    /// The entity each `NSManagedObject` subclass stands for, found once per class
+    /// (finding it compares class names, too slow for every `init(context:)`).
+    private let entityByClass = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
+
+    func cachedEntity(for objectClass: AnyClass) -> NSEntityDescription? {
+        entityByClass.withLock { $0[ObjectIdentifier(objectClass)] }
+    }
+
+    func cacheEntity(_ entity: NSEntityDescription, for objectClass: AnyClass) {
+        entityByClass.withLock { $0[ObjectIdentifier(objectClass)] = entity }
+    }
 
     /// Freezes the model and computes the facts contexts and stores rely on. Idempotent.
     func freeze() {

@@ -99,10 +99,12 @@ open class NSManagedObject: NSObject {
 
     /// The entity of `model` that this class represents; registers the class for it.
     class func entity(in model: NSManagedObjectModel) -> NSEntityDescription? {
+        if let known = model.cachedEntity(for: self) { return known }
         guard let entity = model.entities.first(where: { ManagedObjectClassRegistry.names(self, entity: $0) })
             ?? (self == NSManagedObject.self ? nil : model.entitiesByName[String(describing: self)])
         else { return nil }
         ManagedObjectClassRegistry.shared.register(self)
+        model.cacheEntity(entity, for: self)
         return entity
     }
 

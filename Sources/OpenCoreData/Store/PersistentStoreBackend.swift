@@ -27,6 +27,12 @@ protocol PersistentStoreBackend: AnyObject {
     func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64]
     /// Writes one save atomically: `build` gets a key allocator inside the transaction.
     func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws
+    /// Inserts rows in one transaction, giving new rows keys from the store's counters.
+    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome
+    /// Updates every matching row in one statement.
+    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome
+    /// Deletes every matching row, applying delete rules, in one transaction.
+    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome
     /// Releases files and connections.
     func close()
 }

@@ -1,0 +1,18 @@
+extension NSManagedObjectContext {
+    /// Runs a batch insert, update or delete through the context's coordinator and
+    /// returns its result (cast it to ``NSBatchInsertResult``, ``NSBatchUpdateResult``
+    /// or ``NSBatchDeleteResult``).
+    ///
+    /// The request works on the store directly: the context's objects, and its unsaved
+    /// changes, are left as they are. Registered objects stay stale until refreshed or
+    /// merged with ``mergeChanges(fromRemoteContextSave:into:)``.
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "This context has no persistent store coordinator")
+        }
+        guard let result = try coordinator.execute(request, with: self) as? NSPersistentStoreResult else {
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "\(type(of: request)) does not produce an NSPersistentStoreResult")
+        }
+        return result
+    }
+}

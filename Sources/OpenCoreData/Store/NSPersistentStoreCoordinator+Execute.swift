@@ -1,0 +1,68 @@
+extension NSPersistentStoreCoordinator {
+    /// Runs a batch insert, update or delete in the store and returns its
+    /// ``NSPersistentStoreResult`` (an ``NSBatchInsertResult``, ``NSBatchUpdateResult``
+    /// or ``NSBatchDeleteResult``).
+    ///
+    /// Values are checked and batch-insert handlers run before the store is locked;
+    /// the store work itself is serialized with the coordinator's other calls. No
+    /// context's objects change: merge the result's IDs with
+    /// ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``. Other
+    /// request types throw `NSPersistentStoreUnsupportedRequestTypeError`.
+    public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
+        switch request {
+        case let insert as NSBatchInsertRequest:
+            let store = try batchStore(for: insert)
+            let storeRequest = try insert.storeRequest(in: managedObjectModel)
+            let outcome = try runBatch(on: store) { try $0.batchInsert(storeRequest) }
+            return NSBatchInsertResult(resultType: insert.resultType, result: Self.result(outcome, insert.resultType.rawValue))
+        case let update as NSBatchUpdateRequest:
+            let store = try batchStore(for: update)
+            let storeRequest = try update.storeRequest(in: managedObjectModel)
+            let outcome = try runBatch(on: store) { try $0.batchUpdate(storeRequest) }
+            return NSBatchUpdateResult(resultType: update.resultType, result: Self.result(outcome, update.resultType.rawValue))
+        case let delete as NSBatchDeleteRequest:
+            let store = try batchStore(for: delete)
+            var outcome = StoreBatchOutcome(count: 0, objectIDs: [])
+            if let storeRequest = try delete.storeRequest(in: managedObjectModel, store: store) {
+                outcome = try runBatch(on: store) { try $0.batchDelete(storeRequest) }
+            }
+            return NSBatchDeleteResult(resultType: delete.resultType, result: Self.result(outcome, delete.resultType.rawValue))
+        default:
+            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
+                                     "Unsupported request type \(type(of: request)) (requestType \(request.requestType.rawValue)): execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest and NSBatchDeleteRequest; use fetch(_:) for fetch requests")
+        }
+    }
+
+    /// The store a batch request writes to: its first affected store, else the first store.
+    private func batchStore(for request: NSPersistentStoreRequest) throws -> NSPersistentStore {
+        guard let store = request.affectedStores?.first ?? persistentStores.first else {
+            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a batch request.")
+        }
+        guard !store.isReadOnly else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "?") is read-only", [NSAffectedStoresErrorKey: [store]])
+        }
+        return store
+    }
+
+    /// Runs the store work under the coordinator's lock, then tells the row caches what changed.
+    private func runBatch(on store: NSPersistentStore, _ work: (any PersistentStoreBackend) throws -> StoreBatchOutcome) throws -> StoreBatchOutcome {
+        let outcome = try performAndWait {
+            guard let backend = store.backend, persistentStores.contains(where: { $0 === store }) else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "The store was removed from its coordinator")
+            }
+            return try work(backend)
+        }
+        if !outcome.changedObjectIDs.isEmpty { forgetCachedRows(for: outcome.changedObjectIDs) }
+        if !outcome.changedEntities.isEmpty { forgetCachedRows(of: outcome.changedEntities) }
+        return outcome
+    }
+
+    /// The result value for a result type's raw value (0 status, 1 object IDs, 2 count, as all three enums number them).
+    private static func result(_ outcome: StoreBatchOutcome, _ resultType: UInt) -> Any {
+        switch resultType {
+        case 1: return outcome.objectIDs ?? []
+        case 2: return outcome.count
+        default: return true
+        }
+    }
+}
