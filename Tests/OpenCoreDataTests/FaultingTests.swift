@@ -273,3 +273,24 @@ import Testing
         }
     }
 }
+
+@Suite struct FaultingMergeTests {
+    @Test func untouchedFaultsDoNotFireFromTheirFetchedRowAfterAMerge() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "before"
+            try context.save()
+            context.reset()
+            // A fault holding the row its fetch read, never touched.
+            let fetched = try #require(try context.fetch(Note.fetchRequest()).first)
+            #expect(fetched.isFault)
+            let update = NSBatchUpdateRequest(entityName: "Note")
+            update.propertiesToUpdate = ["text": "after"]
+            update.resultType = .updatedObjectIDsResultType
+            let ids = try (context.execute(update) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID] ?? []
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: ids], into: [context])
+            #expect(fetched.text == "after")
+        }
+    }
+}

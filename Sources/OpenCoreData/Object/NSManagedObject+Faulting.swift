@@ -25,7 +25,8 @@ extension NSManagedObject {
 
     /// Discards loaded values (and unsaved changes); the next access reloads them.
     func turnIntoFault() {
-        guard !isFaultStorage else { return }
+        // A fault may hold the row its fetch read; a refresh must not fire from it.
+        guard !isFaultStorage else { snapshot = nil; return }
         willTurnIntoFault()
         storage = [Any?](repeating: nil, count: storage.count)
         committed = nil
