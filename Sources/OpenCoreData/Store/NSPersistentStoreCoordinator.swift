@@ -148,6 +148,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try performAndWait { try backend(for: fetch.entity).count(fetch) }
     }
 
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> [NSManagedObjectID] {
+        try performAndWait { try backend(for: fetch.entity).fetchObjectIDs(fetch) }
+    }
+
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary] {
+        try performAndWait { try backend(for: fetch.fetch.entity).fetchDictionaries(fetch) }
+    }
+
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         try performAndWait { try backend(for: objectID)?.row(for: objectID) }
     }

@@ -12,6 +12,10 @@ protocol PersistentStoreBackend: AnyObject {
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow]
     /// How many rows match `fetch` (limit and offset ignored).
     func count(_ fetch: StoreFetch) throws -> Int
+    /// The IDs of the rows matching `fetch`, in order, without reading their values.
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> [NSManagedObjectID]
+    /// The dictionaries of a dictionary fetch (values, aggregates, groups), from the store alone.
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary]
     /// The row of one object, or `nil` when it no longer exists.
     func row(for objectID: NSManagedObjectID) throws -> StoreRow?
     /// The IDs a to-many relationship of a saved object holds, in order for ordered ones.

@@ -265,7 +265,7 @@ final class SQLiteStore: PersistentStoreBackend {
         return StoreRow(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: key), version: version, values: values)
     }
 
-    private func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
+    func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
         if attribute.allowsExternalBinaryDataStorage, case let .blob(data) = value.storage {
             guard let marked = try ExternalBinaryStorage(url: url).read(data) else { return nil }
             if attribute.attributeType == .transformableAttributeType {
@@ -330,7 +330,7 @@ final class SQLiteStore: PersistentStoreBackend {
         }
     }
 
-    private func read<T>(_ block: (Database) throws -> T) throws -> T {
+    func read<T>(_ block: (Database) throws -> T) throws -> T {
         do {
             return try database.read(block)
         } catch let error as DatabaseError {
