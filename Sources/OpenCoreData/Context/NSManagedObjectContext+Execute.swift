@@ -1,12 +1,16 @@
 extension NSManagedObjectContext {
     /// Runs a batch insert, update or delete through the context's coordinator and
     /// returns its result (cast it to ``NSBatchInsertResult``, ``NSBatchUpdateResult``
-    /// or ``NSBatchDeleteResult``).
+    /// or ``NSBatchDeleteResult``), or starts an ``NSAsynchronousFetchRequest`` and
+    /// returns its ``NSAsynchronousFetchResult`` at once.
     ///
     /// The request works on the store directly: the context's objects, and its unsaved
     /// changes, are left as they are. Registered objects stay stale until refreshed or
     /// merged with ``mergeChanges(fromRemoteContextSave:into:)``.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let asynchronous = request as? any AsynchronousFetchStarting {
+            return try asynchronous.start(in: self)
+        }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "This context has no persistent store coordinator")
         }

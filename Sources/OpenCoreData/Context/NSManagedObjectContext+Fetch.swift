@@ -3,19 +3,26 @@ extension NSManagedObjectContext {
     ///
     /// The predicate and sort descriptors run in the store as SQL. With
     /// `includesPendingChanges` (the default), unsaved inserts, updates and deletes
-    /// of this context count too, as in Core Data. No match is `[]`; a bad request
-    /// (unknown entity or key) throws.
+    /// of this context count too, as in Core Data, except for dictionary results,
+    /// which reflect the store alone. No match is `[]`; a bad request (unknown
+    /// entity or key) throws.
     public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
         let (coordinator, entity) = try fetchTarget(request)
-        if request.resultType == .countResultType {
-            return [NSNumber(value: try count(for: request)) as! T]
+        try checkResultOptions(request)
+        switch request.resultType {
+        case .countResultType:
+            return try results([NSNumber(value: try count(for: request))], of: request, kind: "a count")
+        case .dictionaryResultType:
+            return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
+        case .managedObjectIDResultType:
+            if let ids = try fetchObjectIDsFromStore(request, entity: entity, coordinator: coordinator) { return ids }
+        default:
+            break
         }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         switch request.resultType {
         case .managedObjectIDResultType:
-            return objects.map { $0.objectID as! T }
-        case .dictionaryResultType:
-            return try objects.map { try dictionary(for: $0, properties: request.propertiesToFetch, entity: entity) as! T }
+            return try results(objects.map(\.objectID), of: request, kind: "object IDs")
         default:
             return try objects.map { object in
                 guard let typed = object as? T else {
@@ -58,14 +65,7 @@ extension NSManagedObjectContext {
     }
 
     func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> StoreFetch {
-        StoreFetch(
-            entity: entity,
-            predicate: request.predicate,
-            sortDescriptors: request.sortDescriptors ?? [],
-            limit: request.fetchLimit,
-            offset: request.fetchOffset,
-            includesSubentities: request.includesSubentities
-        )
+        StoreFetch(request, entity: entity)
     }
 
     /// Unsaved objects that can change a fetch's result.
@@ -126,25 +126,6 @@ extension NSManagedObjectContext {
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
         let result = Array(objects[start..<end])
         try prefetch(request.relationshipKeyPathsForPrefetching, of: result, entity: entity)
-        return result
-    }
-
-    private func dictionary(for object: NSManagedObject, properties: [Any]?, entity: NSEntityDescription) throws -> NSDictionary {
-        let keys: [String] = try (properties ?? entity.facts.slots.filter { !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }).map { item in
-            if let property = item as? NSPropertyDescription { return property.name }
-            if let key = item as? String { return key }
-            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "propertiesToFetch holds \(type(of: item)); only property names and descriptions are supported so far")
-        }
-        let result = NSMutableDictionary()
-        for key in keys {
-            let root = String(key.split(separator: ".").first ?? "")
-            guard entity.facts.propertiesByName[root] != nil else {
-                throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names '\(key)', which entity '\(entity.name ?? "?")' does not have")
-            }
-            var value = object.value(forKeyPath: key)
-            if let related = value as? NSManagedObject { value = related.objectID }
-            if let value { result[key] = value }
-        }
         return result
     }
 }

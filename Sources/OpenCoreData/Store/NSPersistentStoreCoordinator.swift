@@ -180,6 +180,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try performAndWait { try backend(for: fetch.entity).count(fetch) }
     }
 
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary] {
+        try performAndWait { try backend(for: fetch.fetch.entity).fetchDictionaries(fetch) }
+    }
+
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
     /// seconds old (negative: any age), else read from the store.
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval = 0) throws -> StoreRow? {

@@ -14,6 +14,8 @@ protocol PersistentStoreBackend: AnyObject {
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList
     /// How many rows match `fetch` (limit and offset ignored).
     func count(_ fetch: StoreFetch) throws -> Int
+    /// The dictionaries of a dictionary fetch (values, aggregates, groups), from the store alone.
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary]
     /// The row of one object, or `nil` when it no longer exists.
     func row(for objectID: NSManagedObjectID) throws -> StoreRow?
     /// The rows of these objects (any order; missing rows are left out).

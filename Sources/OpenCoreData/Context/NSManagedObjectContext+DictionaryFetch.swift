@@ -1,0 +1,17 @@
+extension NSManagedObjectContext {
+    /// The results of a `.dictionaryResultType` request, computed by the store.
+    ///
+    /// As in Core Data, dictionaries (and their aggregates) reflect the store alone:
+    /// the context's unsaved inserts, changes and deletes do not count, whatever
+    /// `includesPendingChanges` says.
+    func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [T] {
+        let fetch = try StoreDictionaryFetch(
+            fetch: StoreFetch(request, entity: entity),
+            propertiesToFetch: request.propertiesToFetch,
+            propertiesToGroupBy: request.propertiesToGroupBy,
+            having: request.havingPredicate,
+            returnsDistinctResults: request.returnsDistinctResults
+        )
+        return try results(try coordinator.fetchDictionaries(fetch), of: request, kind: "dictionaries")
+    }
+}
