@@ -11,7 +11,7 @@ struct ObjectRegistry {
         var retained: NSManagedObject?
     }
 
-    private var entries: [NSManagedObjectID: Entry] = [:]
+    private var entries: [ObjectKey: Entry] = [:]
     private var sweepThreshold = 1024
     /// Whether entries hold their objects strongly.
     var retainsObjects = false {
@@ -26,12 +26,12 @@ struct ObjectRegistry {
     }
 
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        entries[objectID]?.object
+        entries[objectID.key]?.object
     }
 
     /// Registers `object` under its current ID.
     mutating func insert(_ object: NSManagedObject) {
-        entries[object.objectID] = Entry(object: object, retained: retainsObjects ? object : nil)
+        entries[object.objectID.key] = Entry(object: object, retained: retainsObjects ? object : nil)
         if entries.count > sweepThreshold {
             entries = entries.filter { $0.value.object != nil }
             sweepThreshold = max(1024, entries.count * 2)
@@ -40,8 +40,8 @@ struct ObjectRegistry {
 
     /// Unregisters the object under `objectID`, when it is `object` (or any object when `nil`).
     mutating func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject? = nil) {
-        guard let object else { entries[objectID] = nil; return }
-        if entries[objectID]?.object === object { entries[objectID] = nil }
+        guard let object else { entries[objectID.key] = nil; return }
+        if entries[objectID.key]?.object === object { entries[objectID.key] = nil }
     }
 
     mutating func removeAll() { entries.removeAll() }

@@ -8,6 +8,48 @@ extension NSManagedObject {
     /// Booleans (Core Data's scalar accessors do the same). Declaring a property with a
     /// type that cannot hold the attribute is a programmer error that traps with both types named.
     public func _managedValue<T>(forKey key: String) -> T {
+        managedGenericValue(forKey: key)
+    }
+
+    // Concrete overloads for the attribute types' own Swift types. Swift picks them
+    // over the generic one for properties declared with these types; they read the
+    // stored value with one cast where the generic path goes through type metadata.
+
+    /// Reads a `String?` attribute.
+    public func _managedValue(forKey key: String) -> String? { nativeValue(key) ?? managedGenericValue(forKey: key) }
+    /// Reads a `Date?` attribute.
+    public func _managedValue(forKey key: String) -> Date? { nativeValue(key) ?? managedGenericValue(forKey: key) }
+    /// Reads a `Data?` attribute.
+    public func _managedValue(forKey key: String) -> Data? { nativeValue(key) ?? managedGenericValue(forKey: key) }
+    /// Reads a `UUID?` attribute.
+    public func _managedValue(forKey key: String) -> UUID? { nativeValue(key) ?? managedGenericValue(forKey: key) }
+    /// Reads an `Int16` attribute.
+    public func _managedValue(forKey key: String) -> Int16 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    /// Reads an `Int32` attribute.
+    public func _managedValue(forKey key: String) -> Int32 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    /// Reads an `Int64` attribute.
+    public func _managedValue(forKey key: String) -> Int64 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    /// Reads a `Double` attribute.
+    public func _managedValue(forKey key: String) -> Double { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    /// Reads a `Float` attribute.
+    public func _managedValue(forKey key: String) -> Float { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    /// Reads a `Bool` attribute.
+    public func _managedValue(forKey key: String) -> Bool { nativeValue(key).map { $0 ?? false } ?? managedGenericValue(forKey: key) }
+
+    /// The stored value of attribute `key` when it is stored as `V` (`.some(nil)` when
+    /// absent); `nil` sends the caller down the generic path (relationships, other types).
+    private func nativeValue<V>(_ key: String) -> V?? {
+        let property = managedProperty(key)
+        guard property is NSAttributeDescription else { return nil }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        guard let stored = storage[property.slot] else { return .some(nil) }
+        guard let typed = stored as? V else { return nil }
+        return .some(typed)
+    }
+
+    /// The generic read: conversions, relationships, and the traps for mismatched declarations.
+    private func managedGenericValue<T>(forKey key: String) -> T {
         let property = managedProperty(key)
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -25,6 +67,16 @@ extension NSManagedObject {
         let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
         if let converted = AttributeValue.publicValue(stored, type: type) as? T { return converted }
         preconditionFailure("@Managed property '\(key)' is declared \(T.self), but its attribute holds \(Swift.type(of: stored))")
+    }
+
+    /// Writes an optional property's value: unwrapped here, so the value needs no
+    /// run-time check for a hidden `Optional` on its way in.
+    public func _setManagedValue<T>(_ value: T?, forKey key: String) {
+        let property = managedProperty(key)
+        if let relationship = property as? NSRelationshipDescription {
+            registerDeclaredClass(T.self, for: relationship)
+        }
+        assign(value.map { $0 as Any }, to: property, maintainingInverse: true)
     }
 
     /// Writes `value` to `key`, with the same conversions and inverse maintenance as `setValue(_:forKey:)`.

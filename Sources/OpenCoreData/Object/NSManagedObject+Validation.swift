@@ -130,6 +130,7 @@ extension NSManagedObject {
             return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value,
                                             "value of type \(type(of: value)) is not a \(attribute.attributeType.displayName)")
         }
+        guard !property.validationPredicates.isEmpty else { return nil }
         let checked = (property as? NSAttributeDescription).map { AttributeValue.publicValue(value, type: $0.attributeType) } ?? value
         for (index, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: checked) {
             let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil

@@ -33,7 +33,7 @@ open class NSManagedObject: NSObject {
     /// or, while the object is a fault, the row a fetch already read for it.
     var snapshot: StoreRow?
     /// Slots set since the last save.
-    var changedSlots = Set<Int>()
+    var changedSlots = SlotSet()
     /// Assignments refused because the key is unknown or the value has the wrong type.
     /// Reported by validation, so the next save throws instead of losing data silently.
     var rejectedAssignments: [String: String] = [:]
@@ -209,6 +209,15 @@ open class NSManagedObject: NSObject {
         default: return []
         }
     }
+
+    /// Identity, as Core Data requires (subclasses must not override it). Spelled out
+    /// because the inherited `NSObject` equality boxes its argument on every set insert.
+    public final override func isEqual(_ object: Any?) -> Bool {
+        (object as? NSManagedObject) === self
+    }
+
+    /// The identity's hash, matching ``isEqual(_:)``.
+    public final override var hash: Int { ObjectIdentifier(self).hashValue }
 
     open override var description: String {
         let address = String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16)

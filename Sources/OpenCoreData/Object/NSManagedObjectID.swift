@@ -8,7 +8,11 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public let entity: NSEntityDescription
     /// The store that holds the object, `nil` while the ID is temporary.
     open var persistentStore: NSPersistentStore? { store }
-    private weak var store: NSPersistentStore?
+    /// Held strongly: a weak reference costs an atomic side-table update per ID, and
+    /// IDs are made for every fetched row.
+    private let store: NSPersistentStore?
+    /// The ID's identity as a plain value, for the dictionaries of the context and the row cache.
+    private(set) var key: ObjectKey
 
     /// What distinguishes this ID: a store row or a temporary token.
     enum Reference: Hashable, Sendable {
@@ -23,12 +27,17 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.entity = entity
         self.store = store
         self.reference = .row(storeIdentifier: store.identifier, primaryKey: primaryKey)
+        self.key = ObjectKey(owner: ObjectIdentifier(store), table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
     }
 
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.store = nil
         self.reference = .temporary(UUID())
+        self.key = ObjectKey(owner: nil, table: 0, primaryKey: 0)
+        super.init()
+        // A temporary ID is unique to its object: its own identity is its key.
+        key = ObjectKey(owner: ObjectIdentifier(self), table: 0, primaryKey: 0)
     }
 
     /// Whether the object has not been saved yet (its ID will change on save).
@@ -74,4 +83,14 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
     open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }
+}
+
+/// An object ID's identity for lookups inside one coordinator: the store (or, for a
+/// temporary ID, the ID object itself), the table's root entity number and the key.
+/// Hashing and comparing it costs a few instructions, where `NSObject` equality
+/// boxes its argument and hashes the store's UUID string.
+struct ObjectKey: Hashable {
+    let owner: ObjectIdentifier?
+    let table: Int
+    let primaryKey: Int64
 }

@@ -137,7 +137,7 @@ extension NSManagedObject {
     func primitiveSetAttribute(_ attribute: NSPropertyDescription, _ value: Any?) {
         willChangeValue(forKey: attribute.name)
         storage[attribute.slot] = value
-        rejectedAssignments[attribute.name] = nil
+        if !rejectedAssignments.isEmpty { rejectedAssignments[attribute.name] = nil }
         recordChange(attribute)
         didChangeValue(forKey: attribute.name)
     }

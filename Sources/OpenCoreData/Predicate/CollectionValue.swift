@@ -28,6 +28,13 @@ enum CollectionValue {
     /// Turns `NSNull` (and optionals holding nil) into `nil`.
     static func unwrapNull(_ value: Any?) -> Any? {
         guard let value else { return nil }
+        // The attribute types' own values come first: comparing metatypes is cheap,
+        // the protocol cast below is not.
+        let type = Swift.type(of: value)
+        if type == String.self || type == Int64.self || type == Double.self || type == Date.self || type == Bool.self
+            || type == Int.self || type == Int16.self || type == Int32.self || type == Float.self || type == Data.self {
+            return value
+        }
         if value is NSNull { return nil }
         if let optional = value as? OptionalProtocol { return optional.wrappedAny }
         return value

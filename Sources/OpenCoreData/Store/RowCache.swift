@@ -11,12 +11,12 @@ struct RowCache {
         weak var row: StoreRow?
     }
 
-    private var entries: [NSManagedObjectID: Entry] = [:]
+    private var entries: [ObjectKey: Entry] = [:]
     private var sweepThreshold = 1024
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
-        guard let row = entries[objectID]?.row else { return nil }
+        guard let row = entries[objectID.key]?.row else { return nil }
         if maxAge >= 0, now - row.timestamp > maxAge { return nil }
         return row
     }
@@ -26,21 +26,21 @@ struct RowCache {
     mutating func insert(_ rows: some Collection<StoreRow>) {
         entries.reserveCapacity(entries.count + rows.count)
         for row in rows {
-            if let cached = entries[row.objectID]?.row, cached.version > row.version { continue }
-            entries[row.objectID] = Entry(row: row)
+            if let cached = entries[row.objectID.key]?.row, cached.version > row.version { continue }
+            entries[row.objectID.key] = Entry(row: row)
         }
         if entries.count > sweepThreshold { sweep() }
     }
 
     /// Forgets the snapshots of these objects.
     mutating func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        for id in objectIDs { entries[id] = nil }
+        for id in objectIDs { entries[id.key] = nil }
     }
 
     /// Forgets every snapshot of these entities.
     mutating func remove(entities: [NSEntityDescription]) {
-        let doomed = Set(entities.map(ObjectIdentifier.init))
-        entries = entries.filter { !doomed.contains(ObjectIdentifier($0.key.entity)) }
+        let doomed = Set(entities.map { $0.facts.root.facts.entityNumber })
+        entries = entries.filter { !doomed.contains($0.key.table) }
     }
 
     /// How many snapshots are alive (for tests and diagnostics).

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// Writes one `StoreSaveRequest` inside an open transaction: deletes, inserts,
 /// updates (only changed columns, with the `Z_OPT` optimistic-lock check), then
@@ -171,9 +172,37 @@ final class SQLiteSaveWriter {
     }
 
     /// Runs one statement, prepared once per connection (GRDB caches it by its text).
+    ///
+    /// Values are bound with SQLite's C API: a save runs one statement per row, and
+    /// building GRDB `StatementArguments` for each cost more than the SQLite work.
     private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value.storage {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case let .int64(number): code = sqlite3_bind_int64(handle, index, number)
+            case let .double(number): code = sqlite3_bind_double(handle, index, number)
+            case let .string(text): code = sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), Self.transient)
+            case let .blob(data):
+                code = data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), Self.transient) }
+            }
+            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql) }
+        }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+        sqlite3_reset(handle)
     }
+
+    /// SQLite copies bound text and blobs (the Swift buffers don't outlive the call).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
 /// Core Data's external binary storage: small values inline behind a `0x01` marker,
