@@ -1,49 +1,34 @@
 // OpenCoreData's benchmarks, run on demand (never as tests):
 //
-//   swift run -c release OpenCoreDataBenchmarks [workload ...]
+//   swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000] [--workloads 1,2,parse]
 //
-// Each workload runs OpenCoreData and, where one exists, its comparison in the same
-// process, and prints the time per operation and the ratio.
+// Each workload of issue 4 runs at each size N on the same generated data, in one
+// process, on OpenCoreData, the raw SQLite C API and GRDB records, each on its own
+// store file; the report gives times, per-row costs, ratios, peak memory and targets.
 import OpenCoreData
 
-/// Runs `body` `iterations` times after a warm-up and returns seconds per iteration (best of 5 rounds).
-func measure(iterations: Int, _ body: () -> Void) -> Double {
-    for _ in 0..<max(1, iterations / 10) { body() }
-    var best = Double.infinity
-    for _ in 0..<5 {
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<iterations { body() }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        best = min(best, elapsed / Double(iterations))
-    }
-    return best
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch let error as Options.UsageError {
+    if !error.message.isEmpty { FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error.message)\n".utf8)) }
+    print(Options.usage)
+    exit(error.message.isEmpty ? 0 : 2)
 }
 
-func formatTime(_ seconds: Double) -> String {
-    seconds < 1e-3 ? String(format: "%.2f µs", seconds * 1e6) : String(format: "%.3f ms", seconds * 1e3)
-}
+#if DEBUG
+print("⚠️ Debug build: run with `swift run -c release OpenCoreDataBenchmarks` for meaningful numbers.")
+#endif
+print("# OpenCoreData benchmarks")
+print("\nSQLite \(RawConnection.libraryVersion); sizes \(options.sizes.map(Report.count).joined(separator: ", ")); times are the best of \(options.sizes.map { "\(Harness.repetitions(for: $0))" }.joined(separator: "/")) runs; peak MiB is the rise of the peak RSS over the RSS before the run.")
 
-/// Parsing a ~200-character predicate. No other predicate parser runs on Linux, so the
-/// comparison is the floor of any parser: one pass over the string's UTF-8 bytes.
-func parseBenchmark() {
-    let format = #"(name BEGINSWITH[cd] "jo" OR nickname ==[c] %@) AND age BETWEEN {18, 65} AND ANY photos.title CONTAINS[cd] "beach" AND photos.@count > 5 AND SUBQUERY(tags, $t, $t.title LIKE "sw*").@count >= 1 AND NOT (deleted == YES)"#
-    var parsed = 0
-    let ours = measure(iterations: 2_000) {
-        if (try? NSPredicate.parse(format: format, argumentArray: ["joe"])) != nil { parsed += 1 }
+if !options.workloads.isEmpty {
+    do {
+        let results = try Harness(sizes: options.sizes, workloads: options.workloads).run()
+        Report.print(results, sizes: options.sizes, workloads: options.workloads)
+    } catch {
+        FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))
+        exit(1)
     }
-    var checksum = 0
-    let scan = measure(iterations: 2_000) {
-        for byte in format.utf8 { checksum &+= Int(byte) }
-    }
-    print("parse \(format.count)-character predicate: \(formatTime(ours)) per parse; UTF-8 scan \(formatTime(scan)); ratio \(String(format: "%.0f", ours / scan))× (\(parsed > 0 && checksum != 0 ? "ok" : "?"))")
 }
-
-let workloads: [String: () -> Void] = ["parse": parseBenchmark]
-let selected = CommandLine.arguments.dropFirst().isEmpty ? workloads.keys.sorted() : Array(CommandLine.arguments.dropFirst())
-for name in selected {
-    guard let workload = workloads[name] else {
-        print("unknown workload '\(name)'; choose from \(workloads.keys.sorted().joined(separator: ", "))")
-        exit(2)
-    }
-    workload()
-}
+if options.runsParse { ParseWorkload.run() }

@@ -1,0 +1,39 @@
+// What each implementation under comparison provides: one preparation function per
+// workload, which sets up untimed and hands back the part to time.
+import OpenCoreData
+
+/// One run of a workload: `body` is timed and returns a checksum (the same for every
+/// contender when they did the same work); `finish` closes the store afterwards, untimed.
+struct PreparedRun {
+    let body: () throws -> Int
+    var finish: () -> Void = {}
+}
+
+/// An implementation under comparison, working on its own store file.
+///
+/// Every store starts as a copy of the same empty Core Data store (`template`), so all
+/// contenders share one table layout and its indexes.
+protocol Contender: AnyObject {
+    /// The name in the report.
+    static var label: String { get }
+
+    /// A contender whose store lives at `storeURL`, created from `template` by `insert`.
+    init(storeURL: URL, template: URL)
+
+    /// Workload 1: a fresh store, then the timed insert of `items` and the save.
+    func insert(_ items: [ItemValues]) throws -> PreparedRun
+    /// Workload 2: read every attribute of the items matching the fetch predicate, sorted by `number`.
+    func fetchAndRead() throws -> PreparedRun
+    /// Workload 3: count the items matching the count predicate.
+    func count() throws -> PreparedRun
+    /// Workload 4: all items sorted by `number`, 50 at a time; touch `BenchmarkData.touchedPositions`.
+    func batchedFetch() throws -> PreparedRun
+    /// Workload 5: add 1 to `amount` of every item and save.
+    func update() throws -> PreparedRun
+    /// Workload 6's data, written untimed before its first run.
+    func insertFamilies(_ families: [FamilyValues]) throws
+    /// Workload 6: every parent with its children; sum the children's `value`.
+    func sumChildren() throws -> PreparedRun
+    /// Workload 7: on a copy of the store at `scratch`, delete the items below the delete limit.
+    func batchDelete(scratch: URL) throws -> PreparedRun
+}

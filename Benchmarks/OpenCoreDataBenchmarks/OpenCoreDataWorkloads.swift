@@ -1,0 +1,165 @@
+// The workloads on OpenCoreData, written as an app uses Core Data: a model built in
+// code, NSManagedObject subclasses, an SQLite store, a private-queue context.
+import OpenCoreData
+
+final class OpenCoreDataContender: Contender {
+    static let label = "OpenCoreData"
+    private let storeURL: URL
+    private let template: URL
+    private let model = BenchmarkModel.make()
+
+    init(storeURL: URL, template: URL) {
+        self.storeURL = storeURL
+        self.template = template
+    }
+
+    /// Creates the empty store every contender starts from: OpenCoreData's schema for the benchmark model.
+    static func makeTemplate(at url: URL) throws {
+        StoreFiles.remove(url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        try coordinator.remove(store)
+    }
+
+    /// A new coordinator and private-queue context on the store at `url`.
+    private func open(_ url: URL) throws -> (NSPersistentStoreCoordinator, NSPersistentStore, NSManagedObjectContext) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (coordinator, store, context)
+    }
+
+    /// Opens the store untimed; the timed body runs `work` inside `performAndWait`.
+    private func prepare(_ url: URL? = nil, _ work: @escaping (NSManagedObjectContext) throws -> Int) throws -> PreparedRun {
+        let (coordinator, store, context) = try open(url ?? storeURL)
+        return PreparedRun(
+            body: { try context.performAndWait { try work(context) } },
+            finish: { try? coordinator.remove(store) }
+        )
+    }
+
+    func insert(_ items: [ItemValues]) throws -> PreparedRun {
+        try StoreFiles.copy(template, to: storeURL)
+        return try prepare { context in
+            for values in items {
+                let item = Item(context: context)
+                item.name = values.name
+                item.number = values.number
+                item.amount = values.amount
+                item.created = values.created
+                item.flag = values.flag
+                item.note = values.note
+            }
+            try context.save()
+            return items.count
+        }
+    }
+
+    func fetchAndRead() throws -> PreparedRun {
+        try prepare { context in
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            request.predicate = NSPredicate(format: "amount >= %@", BenchmarkData.fetchMinimumAmount)
+            request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
+            var checksum = 0
+            for item in try context.fetch(request) {
+                checksum &+= BenchmarkData.checksum(
+                    name: item.name, number: item.number, amount: item.amount,
+                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
+                )
+            }
+            return checksum
+        }
+    }
+
+    func count() throws -> PreparedRun {
+        try prepare { context in
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            let range = BenchmarkData.countNumberRange
+            request.predicate = NSPredicate(format: "number >= %@ AND number < %@ AND flag == YES", range.lower, range.upper)
+            return try context.count(for: request)
+        }
+    }
+
+    func batchedFetch() throws -> PreparedRun {
+        try prepare { context in
+            let request = NSFetchRequest<Item>(entityName: "Item")
+            request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
+            request.fetchBatchSize = BenchmarkData.batchSize
+            let items = try Self.batchedResults(of: request, in: context)
+            var checksum = 0
+            for position in BenchmarkData.touchedPositions(count: items.count) {
+                let item = items[items.index(items.startIndex, offsetBy: position)]
+                checksum &+= Int(item.number) &+ (item.name?.utf8.count ?? 0)
+            }
+            return checksum
+        }
+    }
+
+    /// Workload 4's fetch. Swap the body for `try context.fetchBatched(request)` once
+    /// that API exists; until then a plain fetch, which loads every object at once.
+    private static func batchedResults(of request: NSFetchRequest<Item>, in context: NSManagedObjectContext) throws -> some RandomAccessCollection<Item> {
+        try context.fetch(request)
+    }
+
+    func update() throws -> PreparedRun {
+        try prepare { context in
+            let items = try context.fetch(NSFetchRequest<Item>(entityName: "Item"))
+            for item in items { item.amount += 1 }
+            try context.save()
+            return items.reduce(0) { $0 &+ Int(($1.amount * 100).rounded()) }
+        }
+    }
+
+    func insertFamilies(_ families: [FamilyValues]) throws {
+        let (coordinator, store, context) = try open(storeURL)
+        defer { try? coordinator.remove(store) }
+        try context.performAndWait {
+            for family in families {
+                let parent = Parent(context: context)
+                parent.name = family.name
+                for value in family.childValues {
+                    let child = Child(context: context)
+                    child.value = value
+                    child.parent = parent
+                }
+            }
+            try context.save()
+        }
+    }
+
+    func sumChildren() throws -> PreparedRun {
+        try prepare { context in
+            let request = NSFetchRequest<Parent>(entityName: "Parent")
+            request.relationshipKeyPathsForPrefetching = ["children"]
+            let parents = try context.fetch(request)
+            var total = parents.count
+            for parent in parents {
+                for child in parent.children ?? [] { total &+= Int(child.value) }
+            }
+            return total
+        }
+    }
+
+    func batchDelete(scratch: URL) throws -> PreparedRun {
+        try StoreFiles.copy(storeURL, to: scratch)
+        var run = try prepare(scratch) { context in
+            try Self.deleteItems(matching: NSPredicate(format: "number < %@", BenchmarkData.deleteNumberLimit), in: context)
+        }
+        let close = run.finish
+        run.finish = { close(); StoreFiles.remove(scratch) }
+        return run
+    }
+
+    /// Workload 7's delete, returning how many items went. Replace with an
+    /// `NSBatchDeleteRequest` run by `context.execute(_:)` once those exist; until
+    /// then the object-by-object way: fetch, delete each, save.
+    private static func deleteItems(matching predicate: NSPredicate, in context: NSManagedObjectContext) throws -> Int {
+        let request = NSFetchRequest<Item>(entityName: "Item")
+        request.predicate = predicate
+        let items = try context.fetch(request)
+        for item in items { context.delete(item) }
+        try context.save()
+        return items.count
+    }
+}

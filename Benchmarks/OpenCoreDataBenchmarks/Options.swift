@@ -1,0 +1,51 @@
+// Command-line options: which sizes and which workloads.
+
+/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse`; default: everything at 10k, 100k, 1M.
+struct Options {
+    var sizes = [10_000, 100_000, 1_000_000]
+    var workloads = Workload.allCases
+    var runsParse = true
+
+    static let usage = """
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse]
+          --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
+          --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
+                       parse (predicate parsing); default all
+        """
+
+    struct UsageError: Error { let message: String }
+
+    init(arguments: [String]) throws {
+        var remaining = arguments[...]
+        while let option = remaining.popFirst() {
+            guard option == "--sizes" || option == "--workloads" else {
+                throw UsageError(message: option == "--help" || option == "-h" ? "" : "unknown option '\(option)'")
+            }
+            guard let value = remaining.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+            let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if option == "--sizes" {
+                sizes = try items.map { try Self.size($0) }
+            } else {
+                workloads = try items.filter { $0 != "parse" }.map { item in
+                    guard let number = Int(item), let workload = Workload(rawValue: number) else {
+                        throw UsageError(message: "unknown workload '\(item)'")
+                    }
+                    return workload
+                }
+                runsParse = items.contains("parse")
+            }
+        }
+        sizes = Array(Set(sizes)).sorted()
+        workloads = Array(Set(workloads)).sorted()
+        if sizes.isEmpty { throw UsageError(message: "no sizes given") }
+    }
+
+    private static func size(_ text: String) throws -> Int {
+        let multiplier = text.hasSuffix("k") ? 1_000 : text.hasSuffix("m") ? 1_000_000 : 1
+        let digits = multiplier == 1 ? text : String(text.dropLast())
+        guard let value = Int(digits.replacingOccurrences(of: "_", with: "")), value > 0, value <= 100_000_000 / multiplier else {
+            throw UsageError(message: "bad size '\(text)'")
+        }
+        return value * multiplier
+    }
+}

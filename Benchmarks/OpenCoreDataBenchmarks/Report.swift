@@ -1,0 +1,93 @@
+// Prints one Markdown table per workload: times, ratios, peak memory, the target.
+import OpenCoreData
+
+enum Report {
+    static func print(_ results: Results, sizes: [Int], workloads: [Workload]) {
+        let ours = OpenCoreDataContender.label, raw = RawSQLiteContender.label, grdb = GRDBContender.label
+        for workload in workloads {
+            Swift.print("\n### \(workload.rawValue). \(workload.title)\n")
+            var rows = [["N", "\(ours) (per row)", "\(raw) (per row)", "\(grdb) (per row)", "ours/raw", "ours/GRDB", "peak MiB ours (raw, GRDB)", "target \(workload.target)"]]
+            var notes: [String] = []
+            for size in sizes {
+                guard let mine = results[workload, size, ours] else { continue }
+                let theirs = results[workload, size, raw]
+                let other = results[workload, size, grdb]
+                let met = workload.isMet(ours: mine, raw: theirs, grdb: other)
+                rows.append([
+                    count(size),
+                    cell(mine, size), theirs.map { cell($0, size) } ?? "–", other.map { cell($0, size) } ?? "–",
+                    ratio(mine, theirs), ratio(mine, other),
+                    "\(mebibytes(mine.peakBytes)) (\(mebibytes(theirs?.peakBytes)), \(mebibytes(other?.peakBytes)))",
+                    met.map { $0 ? "met" : "**missed**" } ?? "?",
+                ])
+                let checksums = Set([mine, theirs, other].compactMap { $0?.checksum })
+                if checksums.count > 1 {
+                    notes.append("N = \(count(size)): the contenders' checksums differ (\([mine, theirs, other].map { $0.map { String($0.checksum) } ?? "–" }.joined(separator: " / "))), so they did not do the same work.")
+                }
+            }
+            Swift.print(table(rows))
+            if let linearity = linearity(results, workload: workload, sizes: sizes) { Swift.print("\n" + linearity) }
+            for note in notes { Swift.print("\n⚠️ " + note) }
+        }
+    }
+
+    /// How the cost per row changes from the smallest to the largest size (×1.0 = linear).
+    private static func linearity(_ results: Results, workload: Workload, sizes: [Int]) -> String? {
+        guard let small = sizes.min(), let large = sizes.max(), small != large else { return nil }
+        let parts = [OpenCoreDataContender.label, RawSQLiteContender.label, GRDBContender.label].compactMap { label -> String? in
+            guard let first = results[workload, small, label], let last = results[workload, large, label] else { return nil }
+            let growth = (last.seconds / Double(large)) / (first.seconds / Double(small))
+            return "\(label) ×\(String(format: "%.2f", growth))"
+        }
+        return "Cost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): " + parts.joined(separator: ", ")
+    }
+
+    private static func cell(_ measurement: Measurement, _ size: Int) -> String {
+        "\(time(measurement.seconds)) (\(perRow(measurement.seconds / Double(size))))"
+    }
+
+    private static func ratio(_ mine: Measurement, _ other: Measurement?) -> String {
+        guard let other, other.seconds > 0 else { return "–" }
+        return String(format: "%.2f×", mine.seconds / other.seconds)
+    }
+
+    /// A duration with a unit that keeps 3–4 significant digits.
+    static func time(_ seconds: Double) -> String {
+        switch seconds {
+        case 1...: String(format: "%.2f s", seconds)
+        case 1e-3...: String(format: "%.1f ms", seconds * 1e3)
+        default: String(format: "%.0f µs", seconds * 1e6)
+        }
+    }
+
+    private static func perRow(_ seconds: Double) -> String {
+        seconds >= 1e-6 ? String(format: "%.2f µs", seconds * 1e6) : String(format: "%.0f ns", seconds * 1e9)
+    }
+
+    static func mebibytes(_ bytes: Int?) -> String {
+        bytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
+    }
+
+    /// 10000 → "10k", 1000000 → "1M".
+    static func count(_ size: Int) -> String {
+        if size >= 1_000_000, size % 1_000_000 == 0 { return "\(size / 1_000_000)M" }
+        if size >= 1_000, size % 1_000 == 0 { return "\(size / 1_000)k" }
+        return "\(size)"
+    }
+
+    /// A Markdown table: the first column left-aligned, the others right-aligned.
+    static func table(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            let padded = cells.enumerated().map { column, text in
+                let padding = String(repeating: " ", count: widths[column] - text.count)
+                return column == 0 ? text + padding : padding + text
+            }
+            return "| " + padded.joined(separator: " | ") + " |"
+        }
+        let rule = "|" + widths.enumerated().map { column, width in
+            column == 0 ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
+        }.joined(separator: "|") + "|"
+        return ([line(rows[0]), rule] + rows.dropFirst().map(line)).joined(separator: "\n")
+    }
+}
