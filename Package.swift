@@ -44,16 +44,14 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // The system SQLite C API, only for the benchmark's raw SQLite baseline.
-        .systemLibrary(
-            name: "CSQLite",
-            path: "Benchmarks/CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
-            dependencies: ["OpenCoreData", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The system SQLite's C API (GRDB's module for it) for the raw baseline.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             path: "Benchmarks/OpenCoreDataBenchmarks"
         ),
         .executableTarget(

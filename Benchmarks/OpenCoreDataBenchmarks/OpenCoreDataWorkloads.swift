@@ -96,10 +96,9 @@ final class OpenCoreDataContender: Contender {
         }
     }
 
-    /// Workload 4's fetch. Swap the body for `try context.fetchBatched(request)` once
-    /// that API exists; until then a plain fetch, which loads every object at once.
-    private static func batchedResults(of request: NSFetchRequest<Item>, in context: NSManagedObjectContext) throws -> some RandomAccessCollection<Item> {
-        try context.fetch(request)
+    /// Workload 4's fetch: a batch-faulting result (keys now, objects 50 at a time).
+    private static func batchedResults(of request: NSFetchRequest<Item>, in context: NSManagedObjectContext) throws -> BatchFaultingArray<Item> {
+        try context.fetchBatched(request)
     }
 
     func update() throws -> PreparedRun {
@@ -151,15 +150,12 @@ final class OpenCoreDataContender: Contender {
         return run
     }
 
-    /// Workload 7's delete, returning how many items went. Replace with an
-    /// `NSBatchDeleteRequest` run by `context.execute(_:)` once those exist; until
-    /// then the object-by-object way: fetch, delete each, save.
+    /// Workload 7's delete, returning how many items went: one `NSBatchDeleteRequest`.
     private static func deleteItems(matching predicate: NSPredicate, in context: NSManagedObjectContext) throws -> Int {
         let request = NSFetchRequest<Item>(entityName: "Item")
         request.predicate = predicate
-        let items = try context.fetch(request)
-        for item in items { context.delete(item) }
-        try context.save()
-        return items.count
+        let delete = NSBatchDeleteRequest(fetchRequest: request)
+        delete.resultType = .resultTypeCount
+        return (try context.execute(delete) as? NSBatchDeleteResult)?.result as? Int ?? 0
     }
 }

@@ -1,7 +1,7 @@
 // A thin, hand-written layer over the SQLite C API, as a careful app would write it:
 // prepared statements, bind/step/reset, columns read straight into Swift values.
 // Kept apart from the GRDB file, which brings its own copy of the same C declarations.
-import CSQLite
+import GRDBSQLite
 import Foundation
 
 /// One SQLite connection.
