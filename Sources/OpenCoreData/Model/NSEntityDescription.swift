@@ -130,8 +130,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         let defaultStorage: [Any?]
         /// Whether some attribute may keep its value in an external file.
         let hasExternalStorage: Bool
+        /// Slots a snapshot leaves empty but a loaded object keeps: to-manys and transients.
+        let keptOnLoadSlots: [Int]
         /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
         private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
+        /// Classes already compared with the entity's class name (the comparison builds strings).
+        private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
 
         init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
             self.slots = slots
@@ -139,6 +143,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants
+            self.keptOnLoadSlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true || $0.isTransient }.map(\.slot)
             self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
             self.defaultStorage = slots.map { property in
                 guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
@@ -158,6 +163,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         /// teaches the registry that class (so fetches create it too).
         func noteInstantiated(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
             guard objectClass != NSManagedObject.self, resolvedClass.withLock({ $0 }) != objectClass,
+                  checkedClasses.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }),
                   ManagedObjectClassRegistry.names(objectClass, entity: entity)
             else { return }
             ManagedObjectClassRegistry.shared.register(objectClass)

@@ -212,11 +212,8 @@ extension NSManagedObject {
     /// Teaches the class registry the class a `@Managed` relationship declares, so its
     /// destination objects are created with that class.
     private func registerDeclaredClass<T>(_ type: T.Type, for relationship: NSRelationshipDescription) {
-        guard let objectClass = ManagedTypeConversion.objectClass(in: type),
-              let destination = relationship.destinationEntity,
-              ManagedObjectClassRegistry.names(objectClass, entity: destination)
-        else { return }
-        ManagedObjectClassRegistry.shared.register(objectClass)
+        guard let objectClass = ManagedTypeConversion.objectClass(in: type), let destination = relationship.destinationEntity else { return }
+        destination.facts.noteInstantiated(objectClass, entity: destination)
     }
 }
 

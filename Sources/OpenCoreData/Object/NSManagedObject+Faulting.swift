@@ -7,12 +7,8 @@ extension NSManagedObject {
     /// first use. Transient values survive, as they are not in the store.
     func load(_ row: StoreRow) {
         var values = row.values
-        for property in entity.facts.slots {
-            if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                values[property.slot] = storage[property.slot] as? ToManyRelationship
-            } else if property.isTransient {
-                values[property.slot] = storage[property.slot]
-            }
+        for slot in entity.facts.keptOnLoadSlots where storage[slot] != nil {
+            values[slot] = storage[slot]
         }
         snapshot = row
         committed = row.values

@@ -1,3 +1,4 @@
+import Synchronization
 /// A managed object's identity: which store, which entity, which row.
 ///
 /// An ID is immutable and safe to pass between contexts and threads; an object saved
@@ -19,7 +20,8 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         /// A saved row: the store's identifier and the row's `Z_PK`.
         case row(storeIdentifier: String, primaryKey: Int64)
         /// An object not yet saved.
-        case temporary(UUID)
+        /// Numbered in creation order, unique in the process (see `temporaryPrefix`).
+        case temporary(UInt64)
     }
     let reference: Reference
 
@@ -30,10 +32,15 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.key = ObjectKey(owner: ObjectIdentifier(store), table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
     }
 
+    /// Temporary IDs are a process-wide UUID and a counter, as Core Data's are: a
+    /// random UUID for every new object would cost more than creating the object.
+    private static let temporaryPrefix = UUID().uuidString + "-"
+    private static let temporaryCounter = Atomic<UInt64>(0)
+
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.store = nil
-        self.reference = .temporary(UUID())
+        self.reference = .temporary(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)
         self.key = ObjectKey(owner: nil, table: 0, primaryKey: 0)
         super.init()
         // A temporary ID is unique to its object: its own identity is its key.
@@ -54,14 +61,14 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// A URL that names the object across launches: `x-coredata://<store UUID>/<Entity>/p<Z_PK>`.
     ///
-    /// Temporary IDs give `x-coredata:///<Entity>/t<UUID>`, as Core Data does.
+    /// Temporary IDs give `x-coredata:///<Entity>/t<UUID>-<n>`, as Core Data does.
     open func uriRepresentation() -> URL {
         let entityName = entity.name ?? ""
         switch reference {
         case let .row(storeIdentifier, primaryKey):
             return URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)")!
         case let .temporary(token):
-            return URL(string: "x-coredata:///\(entityName)/t\(token.uuidString)")!
+            return URL(string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(token)")!
         }
     }
 
