@@ -109,20 +109,9 @@ final class SQLiteSaveWriter {
     }
 
     private func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> DatabaseValue {
-        guard attribute.allowsExternalBinaryDataStorage, let value else {
-            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName)
-        }
-        let data: Data
-        if attribute.attributeType == .transformableAttributeType {
-            data = try ValueTransformerRegistry.encode(value, transformerName: attribute.valueTransformerName)
-        } else if let bytes = value as? Data {
-            data = bytes
-        } else {
-            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType)
-        }
-        let (column, file) = try external.write(data)
+        let (column, file) = try external.columnValue(value, for: attribute)
         if let file { writtenFiles.append(file) }
-        return column.databaseValue
+        return column
     }
 
     /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
@@ -212,6 +201,24 @@ struct ExternalBinaryStorage {
 
     var directory: URL? {
         url.map { SQLiteStore.supportDirectory(for: $0).appendingPathComponent("_EXTERNAL_DATA") }
+    }
+
+    /// A value as its column stores it: large data of an external-storage attribute
+    /// goes to a new file (returned, so a failed save can remove it).
+    func columnValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> (column: DatabaseValue, file: URL?) {
+        guard attribute.allowsExternalBinaryDataStorage, let value else {
+            return (try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName), nil)
+        }
+        let data: Data
+        if attribute.attributeType == .transformableAttributeType {
+            data = try ValueTransformerRegistry.encode(value, transformerName: attribute.valueTransformerName)
+        } else if let bytes = value as? Data {
+            data = bytes
+        } else {
+            return (try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType), nil)
+        }
+        let (column, file) = try write(data)
+        return (column.databaseValue, file)
     }
 
     func write(_ data: Data) throws -> (column: Data, file: URL?) {

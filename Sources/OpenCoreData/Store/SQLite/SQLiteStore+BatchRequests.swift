@@ -188,20 +188,9 @@ private final class ExternalFiles {
 
     /// A value as its column stores it; large data of external-storage attributes goes to a file.
     func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> DatabaseValue {
-        guard attribute.allowsExternalBinaryDataStorage, let value else {
-            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName)
-        }
-        let data: Data
-        if attribute.attributeType == .transformableAttributeType {
-            data = try ValueTransformerRegistry.encode(value, transformerName: attribute.valueTransformerName)
-        } else if let bytes = value as? Data {
-            data = bytes
-        } else {
-            return try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType)
-        }
-        let (column, file) = try storage.write(data)
+        let (column, file) = try storage.columnValue(value, for: attribute)
         if let file { written.append(file) }
-        return column.databaseValue
+        return column
     }
 
     /// Notes the files named by a row of external-storage columns.
