@@ -38,7 +38,8 @@ extension NSManagedObject {
         for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
         }
-        for property in entity.facts.slots where rejectedAssignments[property.name] == nil {
+        let hasRejected = !rejectedAssignments.isEmpty
+        for property in entity.facts.slots where !hasRejected || rejectedAssignments[property.name] == nil {
             // A to-many never loaded is unchanged since the last save, where it was valid;
             // checking it would cost a query per object.
             if (property as? NSRelationshipDescription)?.isToMany == true, storage[property.slot] == nil, !objectID.isTemporaryID { continue }

@@ -47,10 +47,20 @@ final class SQLiteSaveWriter {
         let slots: [Int]
     }
 
-    private func statementText(_ row: StoreSaveRequest.RowWrite, insert: Bool, columns: [String]) throws -> String {
-        let shape = StatementShape(entity: ObjectIdentifier(row.entity), isInsert: insert, slots: row.values.map(\.property.slot))
+    /// The statement for a row: an insert writes every stored column of its entity (the
+    /// same for all its rows), an update the changed ones.
+    private func statementText(_ row: StoreSaveRequest.RowWrite, insert: Bool) throws -> String {
+        let shape = StatementShape(entity: ObjectIdentifier(row.entity), isInsert: insert, slots: insert ? [] : row.values.map(\.property.slot))
         if let known = statementTexts[shape] { return known }
         let table = try schema.table(for: row.entity)
+        var columns: [String] = []
+        for (property, _) in row.values {
+            guard let column = schema.column(for: property) else { continue }
+            columns.append(column)
+            if let relationship = property as? NSRelationshipDescription, let entityColumn = schema.entityColumn(for: relationship) {
+                columns.append(entityColumn)
+            }
+        }
         let text: String
         if insert {
             let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
@@ -64,21 +74,20 @@ final class SQLiteSaveWriter {
     }
 
     private func insert(_ row: StoreSaveRequest.RowWrite) throws {
-        var columns: [String] = []
         var values: [DatabaseValue] = [row.primaryKey.databaseValue, row.entity.facts.entityNumber.databaseValue, (1 as Int64).databaseValue]
         values.reserveCapacity(3 + row.values.count)
-        try appendColumns(row, columns: &columns, values: &values)
-        try execute(try statementText(row, insert: true, columns: columns), values)
+        try appendValues(row, to: &values)
+        try execute(try statementText(row, insert: true), values)
     }
 
     private func update(_ row: StoreSaveRequest.RowWrite) throws {
         let table = try schema.table(for: row.entity)
         try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, properties: row.values.map(\.property))
-        var columns: [String] = []
         var values: [DatabaseValue] = []
-        try appendColumns(row, columns: &columns, values: &values)
+        values.reserveCapacity(2 + row.values.count)
+        try appendValues(row, to: &values)
         values += [row.primaryKey.databaseValue, row.expectedVersion.databaseValue]
-        try execute(try statementText(row, insert: false, columns: columns), values)
+        try execute(try statementText(row, insert: false), values)
         if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
     }
 
@@ -91,17 +100,17 @@ final class SQLiteSaveWriter {
         )
     }
 
-    private func appendColumns(_ row: StoreSaveRequest.RowWrite, columns: inout [String], values: inout [DatabaseValue]) throws {
+    /// The row's values in the order `statementText` lists their columns.
+    private func appendValues(_ row: StoreSaveRequest.RowWrite, to values: inout [DatabaseValue]) throws {
         for (property, value) in row.values {
-            guard let column = schema.column(for: property) else { continue }
-            columns.append(column)
             if let attribute = property as? NSAttributeDescription {
+                guard schema.column(for: property) != nil else { continue }
                 values.append(try encode(value, attribute))
             } else if let relationship = property as? NSRelationshipDescription {
+                guard schema.column(for: property) != nil else { continue }
                 let reference = value as? StoreSaveRequest.RowReference
                 values.append(reference?.primaryKey.databaseValue ?? .null)
-                if let entityColumn = schema.entityColumn(for: relationship) {
-                    columns.append(entityColumn)
+                if schema.entityColumn(for: relationship) != nil {
                     values.append(reference?.entity.facts.entityNumber.databaseValue ?? .null)
                 }
             }

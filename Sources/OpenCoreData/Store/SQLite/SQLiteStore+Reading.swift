@@ -54,9 +54,16 @@ extension SQLiteStore {
         try read { db in
             let statement = fetch.restrictedToKeys == nil ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(builder.arguments))
-            while let row = try cursor.next() {
-                guard let key: Int64 = row[0], let number: Int = row[1], let index = indexByNumber[number] else { continue }
-                list.append(key: key, entityIndex: index)
+            let handle = statement.sqliteStatement
+            let single = list.entities.count == 1 ? list.entities[0].facts.entityNumber : nil
+            while try cursor.next() != nil {
+                guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { continue }
+                let number = Int(sqlite3_column_int64(handle, 1))
+                if let single {
+                    if number == single { list.append(key: sqlite3_column_int64(handle, 0), entityIndex: 0) }
+                } else if let index = indexByNumber[number] {
+                    list.append(key: sqlite3_column_int64(handle, 0), entityIndex: index)
+                }
             }
         }
         return list
