@@ -193,6 +193,8 @@ import Testing
 
             let wrong = NSFetchRequest<Notebook>(entityName: "Note")
             #expect(throws: NSError.self) { try context.fetchBatched(wrong) }
+            let mismatched = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
+            #expect(throws: NSError.self) { try context.fetchBatched(mismatched) }
         }
     }
 

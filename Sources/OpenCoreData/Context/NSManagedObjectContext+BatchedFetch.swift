@@ -13,6 +13,9 @@ extension NSManagedObjectContext {
         guard request.resultType == .managedObjectResultType || returnsIDs else {
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "fetchBatched(_:) returns managed objects or object IDs; use fetch(_:) for dictionary and count results")
         }
+        guard returnsIDs ? T.self == NSManagedObjectID.self : T.self is NSManagedObject.Type else {
+            throw CoreDataError.make(NSCoreDataError, "The fetch returns \(returnsIDs ? "object IDs" : "managed objects"), but the request is an NSFetchRequest<\(T.self)>")
+        }
         if !returnsIDs, let objectType = T.self as? NSManagedObject.Type {
             for candidate in request.includesSubentities ? entity.facts.selfAndDescendants : [entity]
             where !(candidate.managedObjectClass is T.Type) && objectType != NSManagedObject.self {
