@@ -3,7 +3,7 @@
 /// As in Core Data (`retainsRegisteredObjects` false by default), the registry does
 /// not keep objects alive: the app's references and the context's change sets do.
 /// An object nobody references is released, and its entry is swept once the table
-/// has doubled since the last sweep, so inserts stay amortized O(1).
+/// has quadrupled since the last sweep, so inserts stay amortized O(1).
 struct ObjectRegistry {
     private struct Entry {
         weak var object: NSManagedObject?
@@ -12,7 +12,7 @@ struct ObjectRegistry {
     }
 
     private var entries: [ObjectKey: Entry] = [:]
-    private var sweepThreshold = 1024
+    private var sweepThreshold = 4096
     /// Whether entries hold their objects strongly.
     var retainsObjects = false {
         didSet {
@@ -34,7 +34,7 @@ struct ObjectRegistry {
         entries[object.objectID.key] = Entry(object: object, retained: retainsObjects ? object : nil)
         if entries.count > sweepThreshold {
             entries = entries.filter { $0.value.object != nil }
-            sweepThreshold = max(1024, entries.count * 2)
+            sweepThreshold = max(4096, entries.count * 4)
         }
     }
 

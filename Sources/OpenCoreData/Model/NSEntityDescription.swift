@@ -55,7 +55,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Properties by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
-        if let compiled { return compiled.propertiesByName }
+        if let compiled { return compiled.propertiesByName.dictionary }
         return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -118,7 +118,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     final class Compiled {
         /// Every property, inherited first; a property's `slot` is its index here.
         let slots: [NSPropertyDescription]
-        let propertiesByName: [String: NSPropertyDescription]
+        let propertiesByName: PropertyTable
         /// Core Data's entity number (`Z_ENT`).
         let entityNumber: Int
         /// The top of the inheritance tree: the entity whose table holds this one's rows.
@@ -139,7 +139,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
         init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
             self.slots = slots
-            self.propertiesByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.propertiesByName = PropertyTable(slots)
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants

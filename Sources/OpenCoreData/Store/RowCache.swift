@@ -3,7 +3,7 @@
 /// A snapshot lives as long as some object uses it: the cache holds rows weakly,
 /// objects hold theirs strongly. So a fault can fire from the cache without touching
 /// the store, and memory is released with the objects. Dead entries are swept when
-/// the table has doubled since the last sweep, which keeps inserts amortized O(1).
+/// the table has quadrupled since the last sweep, which keeps inserts amortized O(1).
 ///
 /// Not thread-safe by itself: the coordinator calls it under its lock.
 struct RowCache {
@@ -12,7 +12,7 @@ struct RowCache {
     }
 
     private var entries: [ObjectKey: Entry] = [:]
-    private var sweepThreshold = 1024
+    private var sweepThreshold = 4096
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
@@ -48,6 +48,6 @@ struct RowCache {
 
     private mutating func sweep() {
         entries = entries.filter { $0.value.row != nil }
-        sweepThreshold = max(1024, entries.count * 2)
+        sweepThreshold = max(4096, entries.count * 4)
     }
 }

@@ -84,7 +84,10 @@ final class SQLiteRowLayout {
         else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
-        var values = [Any?](repeating: nil, count: plan.slotCount)
+        var values = [Any?](unsafeUninitializedCapacity: plan.slotCount) { buffer, initialized in
+            for index in 0..<buffer.count { (buffer.baseAddress! + index).initialize(to: nil) }
+            initialized = buffer.count
+        }
         for field in plan.fields {
             let column = field.column + offset
             let type = sqlite3_column_type(statement, column)
