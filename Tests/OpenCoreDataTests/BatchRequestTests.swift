@@ -471,12 +471,8 @@ import Testing
     }
 
     @Test func deleteRemovesExternalDataFiles() throws {
-        let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
-        let image = ModelBuilder.attribute("image", .binaryDataAttributeType)
-        image.allowsExternalBinaryDataStorage = true
-        photo.properties = [image]
-        let photos = NSManagedObjectModel()
-        photos.entities = [photo]
+        let photos = ModelBuilder.photoModel(attribute: "image")
+        let photo = photos.entitiesByName["Photo"]!
         let url = temporaryStoreURL()
         let context = try makeContext(photos, url: url)
         let directory = SQLiteStore.supportDirectory(for: url).appendingPathComponent("_EXTERNAL_DATA")

@@ -121,12 +121,7 @@ import Testing
     }
 
     @Test func largeBinaryGoesToExternalFile() throws {
-        let entity = ModelBuilder.entity("Photo", className: "NSManagedObject")
-        let image = ModelBuilder.attribute("imageData", .binaryDataAttributeType)
-        image.allowsExternalBinaryDataStorage = true
-        entity.properties = [image]
-        let model = NSManagedObjectModel()
-        model.entities = [entity]
+        let model = ModelBuilder.photoModel()
         let url = temporaryStoreURL("Photos")
         let big = Data((0..<300_000).map { UInt8($0 % 251) })
         let context = try makeContext(model, url: url)

@@ -70,6 +70,18 @@ enum ModelBuilder {
         return (forward, inverse)
     }
 
+    /// One `Photo` entity (plain `NSManagedObject`s) whose binary attribute `attribute`
+    /// allows external storage.
+    static func photoModel(attribute name: String = "imageData") -> NSManagedObjectModel {
+        let photo = entity("Photo", className: "NSManagedObject")
+        let image = attribute(name, .binaryDataAttributeType)
+        image.allowsExternalBinaryDataStorage = true
+        photo.properties = [image]
+        let model = NSManagedObjectModel()
+        model.entities = [photo]
+        return model
+    }
+
     /// Notebook ↔ Note (cascade from notebook), Note ↔ Tag (many-to-many),
     /// Playlist ↔ Song (ordered), with required/min/max rules for validation tests.
     static func notesModel(notebookRule: NSDeleteRule = .cascadeDeleteRule) -> NSManagedObjectModel {
