@@ -296,3 +296,77 @@ import Testing
         }
     }
 }
+
+/// Regressions from the review of the faulting work.
+@Suite struct FaultingReviewTests {
+    @Test func batchedIDsWithUnsavedChangesAreIDs() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "unsaved"
+            let request = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
+            request.resultType = .managedObjectIDResultType
+            let ids = try context.fetchBatched(request)
+            #expect(Array(ids) == [note.objectID])
+        }
+    }
+
+    @Test func newObjectWithPermanentIDHasAnEmptyLoadedToMany() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "new"
+            try context.obtainPermanentIDs(for: [notebook])
+            #expect(!notebook.objectID.isTemporaryID)
+            let recorder = SQLRecorder(context)
+            #expect(!notebook.hasFault(forRelationshipNamed: "notes"))
+            #expect(notebook.notes?.count == 0)
+            #expect(recorder.selects.isEmpty, "there is no row to read yet")
+        }
+    }
+
+    @Test func faultFiresFromARowSavedAfterItsFetch() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "v1"
+            try context.save()
+            context.reset()
+            let fetched = try #require(try context.fetch(Note.fetchRequest()).first)
+            #expect(fetched.isFault)
+            try writer.performAndWait {
+                let copy = try #require(try writer.fetch(Note.fetchRequest()).first)
+                copy.text = "v2"
+                try writer.save()
+            }
+            // The other context's save is newer than the row this fault's fetch read.
+            #expect(fetched.text == "v2")
+            fetched.text = "v3"
+            try context.save()
+        }
+    }
+
+    @Test func reloadingALoadedObjectDropsItsStaleToMany() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "book"
+            try context.save()
+            #expect(notebook.notes?.count == 0)
+            let id = notebook.objectID
+            try writer.performAndWait {
+                let note = Note(context: writer)
+                note.notebook = try writer.existingObject(with: id) as? Notebook
+                try writer.save()
+            }
+            let request = Notebook.fetchRequest()
+            request.shouldRefreshRefetchedObjects = true
+            _ = try context.fetch(request)
+            #expect(notebook.notes?.count == 1)
+        }
+    }
+}

@@ -25,7 +25,7 @@ extension NSManagedObjectContext {
         let fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         guard pending.isEmpty else {
-            return BatchFaultingArray(objects: try fetchObjects(request, entity: entity, coordinator: coordinator), batchSize: request.fetchBatchSize)
+            return BatchFaultingArray(objects: try fetchObjects(request, entity: entity, coordinator: coordinator), batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)
         }
         guard let store = coordinator.persistentStores.first else {
             throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")

@@ -221,13 +221,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object for `objectID`, loaded from the store; throws when it does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registry[objectID], !object.isFaultStorage { return object }
-        let missing = CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
-        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { throw missing }
+        func missing() -> NSError {
+            CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { throw missing() }
         if let object = registry[objectID], object.snapshot != nil {
             fulfillFault(for: object)
             return object
         }
-        guard let row = try coordinator.row(for: objectID, maxAge: stalenessInterval) else { throw missing }
+        guard let row = try coordinator.row(for: objectID, maxAge: stalenessInterval) else { throw missing() }
         return register(row, asFault: false)
     }
 
@@ -370,7 +372,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: the context is as new. Objects obtained before must not be used.
     open func reset() {
-        for object in registry.objects + insertedSet + updatedSet + deletedSet {
+        // Objects with changes are held by the change sets, so the registry has them all.
+        for object in registry.objects {
             // Dropping the values also breaks relationship cycles, so the objects can go.
             object.turnIntoFault()
             object.managedObjectContext = nil
@@ -413,13 +416,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Loads a fault's values: from the row its fetch read, else from the coordinator's
     /// row cache (within `stalenessInterval`), else with one query.
     func fulfillFault(for object: NSManagedObject) {
-        if let row = object.snapshot {
-            object.load(row)
-            object.awakeFromFetch()
-            return
-        }
         guard let coordinator = persistentStoreCoordinator else { return }
         do {
+            if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched) {
+                object.load(row)
+                object.awakeFromFetch()
+                return
+            }
             if let row = try coordinator.row(for: object.objectID, maxAge: stalenessInterval) {
                 object.load(row)
                 object.awakeFromFetch()

@@ -38,9 +38,8 @@ struct ObjectRegistry {
         }
     }
 
-    /// Unregisters the object under `objectID`, when it is `object` (or any object when `nil`).
-    mutating func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject? = nil) {
-        guard let object else { entries[objectID.key] = nil; return }
+    /// Unregisters the object under `objectID` when it is `object`.
+    mutating func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject) {
         if entries[objectID.key]?.object === object { entries[objectID.key] = nil }
     }
 

@@ -12,8 +12,8 @@
 public struct BatchFaultingArray<Element: NSFetchRequestResult>: RandomAccessCollection {
     private let storage: Storage
 
-    init(objects: [NSManagedObject], batchSize: Int) {
-        storage = Storage(source: .objects(objects), batchSize: batchSize, context: nil, asFaults: true, returnsIDs: false)
+    init(objects: [NSManagedObject], batchSize: Int, returnsIDs: Bool) {
+        storage = Storage(source: .objects(objects), batchSize: batchSize, context: nil, asFaults: true, returnsIDs: returnsIDs)
     }
 
     init(list: StoreObjectList, store: NSPersistentStore, batchSize: Int, context: NSManagedObjectContext, asFaults: Bool, returnsIDs: Bool) {

@@ -67,8 +67,7 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         guard let objectIDs else {
             let named = try fetchRequest.resolveEntity(in: model)
             let entity = try BatchRequestEntity.resolve(named, name: named.name ?? "", in: model, request: "batch delete")
-            let fetch = StoreFetch(entity: entity, predicate: fetchRequest.predicate, sortDescriptors: fetchRequest.sortDescriptors ?? [],
-                                   limit: fetchRequest.fetchLimit, offset: fetchRequest.fetchOffset, includesSubentities: fetchRequest.includesSubentities)
+            let fetch = StoreFetch(fetchRequest, entity: entity)
             return StoreBatchDelete(fetch: fetch, wantsObjectIDs: wantsIDs)
         }
         guard let first = objectIDs.first else { return nil }

@@ -130,8 +130,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         let defaultStorage: [Any?]
         /// Whether some attribute may keep its value in an external file.
         let hasExternalStorage: Bool
-        /// Slots a snapshot leaves empty but a loaded object keeps: to-manys and transients.
-        let keptOnLoadSlots: [Int]
+        /// To-many slots: snapshots leave them empty.
+        let toManySlots: [Int]
+        /// Transient slots: not in the store, so a reload keeps their values.
+        let transientSlots: [Int]
         /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
         private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
         /// Classes already compared with the entity's class name (the comparison builds strings).
@@ -143,7 +145,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants
-            self.keptOnLoadSlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true || $0.isTransient }.map(\.slot)
+            self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
+            self.transientSlots = slots.filter { $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }.map(\.slot)
             self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
             self.defaultStorage = slots.map { property in
                 guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }

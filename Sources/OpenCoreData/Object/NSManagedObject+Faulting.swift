@@ -3,11 +3,15 @@ import OrderedCollections
 extension NSManagedObject {
     /// Fills the object from a snapshot (firing a fault, or refreshing after a refresh).
     ///
-    /// To-manys loaded while the object was a fault stay loaded; the others load on
-    /// first use. Transient values survive, as they are not in the store.
+    /// To-manys loaded while the object was a fault (prefetched, or read first) stay
+    /// loaded, as do changed ones; a reload of a loaded object drops the others, which
+    /// then load afresh on first use. Transient values survive, as they are not in the store.
     func load(_ row: StoreRow) {
         var values = row.values
-        for slot in entity.facts.keptOnLoadSlots where storage[slot] != nil {
+        for slot in entity.facts.toManySlots where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
+            values[slot] = storage[slot]
+        }
+        for slot in entity.facts.transientSlots where storage[slot] != nil {
             values[slot] = storage[slot]
         }
         snapshot = row

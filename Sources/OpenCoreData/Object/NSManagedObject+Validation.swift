@@ -42,7 +42,7 @@ extension NSManagedObject {
         for property in entity.facts.slots where !hasRejected || rejectedAssignments[property.name] == nil {
             // A to-many never loaded is unchanged since the last save, where it was valid;
             // checking it would cost a query per object.
-            if (property as? NSRelationshipDescription)?.isToMany == true, storage[property.slot] == nil, !objectID.isTemporaryID { continue }
+            if (property as? NSRelationshipDescription)?.isToMany == true, storage[property.slot] == nil, !isUnsaved { continue }
             var value: Any? = currentValueForValidation(property)
             do {
                 try validateValue(&value, forKey: property.name)

@@ -112,6 +112,8 @@ open class NSManagedObject: NSObject {
 
     /// Whether the object was inserted and not saved yet.
     open var isInserted: Bool { lifecycle == .inserted }
+    /// Whether the store has no row for the object yet (new, even with a permanent ID).
+    var isUnsaved: Bool { lifecycle == .inserted || objectID.isTemporaryID }
     /// Whether the object has unsaved changes to its properties.
     open var isUpdated: Bool { managedObjectContext?.isUpdated(self) ?? false }
     /// Whether the object will be deleted at the next save.
@@ -194,7 +196,7 @@ open class NSManagedObject: NSObject {
     open func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return false }
         if isFaultStorage { return true }
-        if relationship.isToMany { return storage[relationship.slot] == nil && !objectID.isTemporaryID }
+        if relationship.isToMany { return storage[relationship.slot] == nil && !isUnsaved }
         return storage[relationship.slot] is NSManagedObjectID
     }
 
@@ -234,7 +236,7 @@ open class NSManagedObject: NSObject {
     private func describeSlot(_ property: NSPropertyDescription) -> String {
         switch storage[property.slot] {
         case nil:
-            return (property as? NSRelationshipDescription)?.isToMany == true && !objectID.isTemporaryID ? "<relationship fault>" : "nil"
+            return (property as? NSRelationshipDescription)?.isToMany == true && !isUnsaved ? "<relationship fault>" : "nil"
         case let object as NSManagedObject:
             return object.objectID.uriRepresentation().absoluteString
         case let id as NSManagedObjectID:

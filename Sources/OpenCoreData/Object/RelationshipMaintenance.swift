@@ -26,7 +26,7 @@ extension NSManagedObject {
     /// The members of a to-many relationship, loading them from the store on first use.
     func toMany(_ relationship: NSRelationshipDescription) -> ToManyRelationship {
         if let loaded = storage[relationship.slot] as? ToManyRelationship { return loaded }
-        if objectID.isTemporaryID {
+        if isUnsaved {
             let empty = ToManyRelationship(committed: nil)
             storage[relationship.slot] = empty
             return empty

@@ -44,17 +44,18 @@ extension NSPersistentStoreCoordinator {
         return store
     }
 
-    /// Runs the store work under the coordinator's lock, then tells the row caches what changed.
+    /// Runs the store work and tells the row cache what changed, both under the
+    /// coordinator's lock, so no fault fires from a row the batch made stale.
     private func runBatch(on store: NSPersistentStore, _ work: (any PersistentStoreBackend) throws -> StoreBatchOutcome) throws -> StoreBatchOutcome {
-        let outcome = try performAndWait {
+        try performAndWait {
             guard let backend = store.backend, persistentStores.contains(where: { $0 === store }) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store was removed from its coordinator")
             }
-            return try work(backend)
+            let outcome = try work(backend)
+            if !outcome.changedObjectIDs.isEmpty { forgetCachedRows(for: outcome.changedObjectIDs) }
+            if !outcome.changedEntities.isEmpty { forgetCachedRows(of: outcome.changedEntities) }
+            return outcome
         }
-        if !outcome.changedObjectIDs.isEmpty { forgetCachedRows(for: outcome.changedObjectIDs) }
-        if !outcome.changedEntities.isEmpty { forgetCachedRows(of: outcome.changedEntities) }
-        return outcome
     }
 
     /// The result value for a result type's raw value (0 status, 1 object IDs, 2 count, as all three enums number them).

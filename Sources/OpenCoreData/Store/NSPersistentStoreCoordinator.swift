@@ -1,3 +1,4 @@
+import Synchronization
 /// Connects contexts to stores through one model.
 ///
 /// Several contexts share a coordinator; it serializes their calls into the stores
@@ -13,6 +14,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// Snapshots shared by the contexts; guarded by `lock`.
     private var rowCache = RowCache()
+    /// Bumped (under `lock`) whenever saves or batch requests change cached rows; read
+    /// without the lock by faults checking that the row their fetch read is still current.
+    private let cacheGeneration = Atomic<Int>(0)
+
+    /// Stamps rows with the current generation and caches them (call under `lock`).
+    private func cache(_ rows: some Collection<StoreRow>) {
+        let generation = cacheGeneration.load(ordering: .relaxed)
+        for row in rows { row.generation = generation }
+        rowCache.insert(rows)
+    }
 
     /// Creates a coordinator for `model` (which becomes immutable).
     public init(managedObjectModel model: NSManagedObjectModel) {
@@ -145,7 +156,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
         try performAndWait {
             let rows = try backend(for: fetch.entity).fetch(fetch)
-            rowCache.insert(rows)
+            cache(rows)
             return rows
         }
     }
@@ -160,7 +171,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try performAndWait {
             guard let backend = try backend(for: first) else { return [] }
             let rows = try backend.rows(for: objectIDs)
-            rowCache.insert(rows)
+            cache(rows)
             return rows
         }
     }
@@ -171,7 +182,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try performAndWait {
             guard let backend = try backend(for: first) else { return [] }
             let related = try backend.relatedRows(of: sources, relationship: relationship)
-            rowCache.insert(related.lazy.map(\.row))
+            cache(related.map(\.row))
             return related
         }
     }
@@ -186,7 +197,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
     /// seconds old (negative: any age), else read from the store.
-    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval = 0) throws -> StoreRow? {
+    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval) throws -> StoreRow? {
         try performAndWait {
             if maxAge != 0, let cached = rowCache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
                 return cached
@@ -195,16 +206,30 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 rowCache.remove([objectID])
                 return nil
             }
-            rowCache.insert(CollectionOfOne(row))
+            cache(CollectionOfOne(row))
             return row
+        }
+    }
+
+    /// The freshest snapshot for an object a fetch read as `row`: `row` itself unless
+    /// a save or batch request changed the cache since; then the newer cached row, or a
+    /// new read when the batch dropped it.
+    func currentRow(for row: StoreRow) throws -> StoreRow? {
+        if row.generation == cacheGeneration.load(ordering: .relaxed) { return row }
+        return try performAndWait {
+            if let cached = rowCache.row(for: row.objectID, maxAge: -1, now: 0) {
+                return cached.version >= row.version ? cached : row
+            }
+            return try self.row(for: row.objectID, maxAge: 0)
         }
     }
 
     /// Records the snapshots a save produced and forgets deleted rows.
     func cacheSavedRows(_ rows: [StoreRow], deleted: [NSManagedObjectID]) {
         performAndWait {
+            cacheGeneration.add(1, ordering: .relaxed)
             rowCache.remove(deleted)
-            rowCache.insert(rows)
+            cache(rows)
         }
     }
 
@@ -228,12 +253,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Drops cached rows of these objects: the store changed them behind the contexts'
     /// back (batch requests), so the next fault must read the store.
     func forgetCachedRows(for objectIDs: [NSManagedObjectID]) {
-        performAndWait { rowCache.remove(objectIDs) }
+        performAndWait {
+            cacheGeneration.add(1, ordering: .relaxed)
+            rowCache.remove(objectIDs)
+        }
     }
 
     /// Drops every cached row of these entities, when a batch request's rows are not known one by one.
     func forgetCachedRows(of entities: [NSEntityDescription]) {
-        performAndWait { rowCache.remove(entities: entities) }
+        performAndWait {
+            cacheGeneration.add(1, ordering: .relaxed)
+            rowCache.remove(entities: entities)
+        }
     }
 
     func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {

@@ -24,7 +24,6 @@ struct RowCache {
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
     /// save through this coordinator can land between a read and its caching).
     mutating func insert(_ rows: some Collection<StoreRow>) {
-        entries.reserveCapacity(entries.count + rows.count)
         for row in rows {
             if let cached = entries[row.objectID.key]?.row, cached.version > row.version { continue }
             entries[row.objectID.key] = Entry(row: row)

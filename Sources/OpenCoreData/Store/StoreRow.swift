@@ -11,6 +11,9 @@ final class StoreRow: @unchecked Sendable {
     let values: [Any?]
     /// When the store read (or wrote) these values, on ``StoreRow/now()``'s clock; staleness is measured from here.
     let timestamp: TimeInterval
+    /// The coordinator's cache generation when the row was cached: while it is current,
+    /// no save or batch request has touched the cache since, so the row is the freshest.
+    var generation = 0
 
     init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
         self.objectID = objectID

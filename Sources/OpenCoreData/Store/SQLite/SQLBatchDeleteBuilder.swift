@@ -30,10 +30,7 @@ struct SQLBatchDeleteBuilder {
     /// Wave 0: the rows the fetch matches (its limit and offset included).
     func seed(_ fetch: StoreFetch) throws -> SQLFragment {
         let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        var body = try builder.fromAndWhere(fetch)
-        if fetch.limit > 0 || fetch.offset > 0 {
-            body += " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
-        }
+        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
         let root = fetch.entity.facts.root.facts.entityNumber
         return SQLFragment(sql: "INSERT INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), t0.Z_PK, t0.Z_ENT, 0 \(body)", arguments: builder.arguments)
     }

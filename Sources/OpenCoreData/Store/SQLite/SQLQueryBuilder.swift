@@ -59,6 +59,12 @@ final class SQLQueryBuilder {
         return statement
     }
 
+    /// ` LIMIT … OFFSET …` for a fetch window (0 means none), or nothing when there is none.
+    static func window(limit: Int, offset: Int) -> String {
+        guard limit > 0 || offset > 0 else { return "" }
+        return " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
+    }
+
     /// Runs a translation, adding what was being translated to its error.
     func naming<T>(_ subject: String, _ body: () throws -> T) throws -> T {
         do {

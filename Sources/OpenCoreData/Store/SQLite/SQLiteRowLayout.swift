@@ -29,7 +29,7 @@ final class SQLiteRowLayout {
     /// How many columns the SELECT list has.
     let columnCount: Int32
     /// Per entity number: the entity, its slot count and its fields.
-    private(set) var plans: [Int: (entity: NSEntityDescription, slotCount: Int, fields: [Field])] = [:]
+    let plans: [Int: (entity: NSEntityDescription, slotCount: Int, fields: [Field])]
 
     init(entities: [NSEntityDescription], schema: SQLiteSchema) {
         var columns = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]

@@ -7,7 +7,7 @@ extension SQLiteStore {
     func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
         guard let store else { return [] }
         let query = try SQLDictionaryQuery(request, schema: schema)
-        let sql = query.statement.sql + Self.window(limit: request.fetch.limit, offset: request.fetch.offset)
+        let sql = query.statement.sql + SQLQueryBuilder.window(limit: request.fetch.limit, offset: request.fetch.offset)
         let rows = try read { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(query.statement.arguments)) }
         return try rows.map { row in
             let dictionary = NSMutableDictionary()
@@ -20,12 +20,6 @@ extension SQLiteStore {
             }
             return dictionary
         }
-    }
-
-    /// ` LIMIT … OFFSET …` for a fetch window, or nothing when there is none.
-    static func window(limit: Int, offset: Int) -> String {
-        guard limit > 0 || offset > 0 else { return "" }
-        return " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
     }
 
     private func decode(_ row: Row, at index: Int, _ decoding: SQLDictionaryQuery.Decoding, store: NSPersistentStore) throws -> Any? {

@@ -7,6 +7,20 @@ import GRDBSQLite
 /// Statements are prepared once and cached by GRDB; lists of keys are bound as one
 /// JSON array (`json_each`), so a batch of any size reuses one statement.
 extension SQLiteStore {
+    /// A prepared read statement from GRDB's cache. GRDB never evicts, and fetch SQL
+    /// varies without end (IN lists of any length, offsets), so after 256 distinct
+    /// texts the cache is emptied and fills again with what is in use.
+    func preparedStatement(_ db: Database, _ sql: String) throws -> Statement {
+        if !cachedTexts.contains(sql) {
+            if cachedTexts.count >= 256 {
+                db.releaseMemory()
+                cachedTexts.removeAll()
+            }
+            cachedTexts.insert(sql)
+        }
+        return try db.cachedStatement(sql: sql)
+    }
+
     /// The layout for rows of these entities, built on first use.
     func layout(for entities: [NSEntityDescription]) -> SQLiteRowLayout {
         let key = entities.map(ObjectIdentifier.init)
@@ -20,7 +34,7 @@ extension SQLiteStore {
     /// the statement positioned on each decoded row, to read extra leading columns.
     private func decodeRows(_ db: Database, sql: String, arguments: [DatabaseValue], layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
-        let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        let statement = cached ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
@@ -33,7 +47,7 @@ extension SQLiteStore {
     }
 
     private func limitClause(_ fetch: StoreFetch) -> String {
-        fetch.limit > 0 || fetch.offset > 0 ? " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)" : ""
+        SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
     }
 
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
@@ -52,7 +66,7 @@ extension SQLiteStore {
         var list = StoreObjectList(entities: fetch.matchingEntities)
         let indexByNumber = Dictionary(uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
         try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(builder.arguments))
             let handle = statement.sqliteStatement
             let single = list.entities.count == 1 ? list.entities[0].facts.entityNumber : nil
@@ -75,7 +89,7 @@ extension SQLiteStore {
         plain.sortDescriptors = []
         let sql = "SELECT COUNT(*) \(try builder.fromAndWhere(plain))"
         return try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
             return try Int.fetchOne(statement, arguments: StatementArguments(builder.arguments)) ?? 0
         }
     }
@@ -119,7 +133,7 @@ extension SQLiteStore {
             return []
         }
         return try read { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [key]).compactMap { row in
+            try Row.fetchAll(preparedStatement(db, sql), arguments: [key]).compactMap { row in
                 guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
                 return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
             }

@@ -13,6 +13,8 @@ final class SQLiteStore: PersistentStoreBackend {
     let statementLog: SQLStatementLog
     /// Row layouts by the entities they read (calls are serialized by the coordinator).
     var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
+    /// The texts of the read statements in GRDB's statement cache (see `preparedStatement`).
+    var cachedTexts = Set<String>()
     private(set) var metadata: [String: Any]
     weak var store: NSPersistentStore?
 
