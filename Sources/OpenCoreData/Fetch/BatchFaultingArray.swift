@@ -85,13 +85,17 @@ public struct BatchFaultingArray<Element: NSFetchRequestResult>: RandomAccessCol
             guard let context else { return }
             batch = []
             batchStart = start
+            // Objects the context holds with their values (or rows) are used as they are;
+            // the rest come from one query, and rows the store lost become faults.
             let ids = (start..<Swift.min(start + batchSize, list.count)).map { list.objectID(at: $0, store: store) }
-            let missing = ids.filter { id in context.registeredObject(for: id).map { $0.isFaultStorage && $0.snapshot == nil } ?? true }
-            var loaded: [NSManagedObjectID: NSManagedObject] = [:]
+            var objects = ids.map { id in context.registeredObject(for: id).flatMap { !$0.isFaultStorage || $0.snapshot != nil ? $0 : nil } }
+            let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
             if !missing.isEmpty, let rows = try? context.persistentStoreCoordinator?.rows(for: missing) {
-                for row in rows { loaded[row.objectID] = context.register(row, asFault: asFaults) }
+                var loaded: [ObjectKey: NSManagedObject] = [:]
+                for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }
+                for index in objects.indices where objects[index] == nil { objects[index] = loaded[ids[index].key] }
             }
-            batch = ids.map { loaded[$0] ?? context.object(with: $0) }
+            batch = zip(ids, objects).map { $1 ?? context.object(with: $0) }
         }
     }
 }

@@ -96,10 +96,16 @@ extension SQLiteStore {
 
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         guard let key = objectID.primaryKey else { return nil }
-        let table = try schema.table(for: objectID.entity)
-        let layout = layout(for: [objectID.entity])
-        let sql = "SELECT \(layout.selectList) FROM \(table.name) t0 WHERE t0.Z_PK = ?"
-        return try read { db in try decodeRows(db, sql: sql, arguments: [key.databaseValue], layout: layout).first }
+        let number = objectID.entity.facts.entityNumber
+        let read: (layout: SQLiteRowLayout, sql: String)
+        if let known = singleRowReads[number] {
+            read = known
+        } else {
+            let layout = layout(for: [objectID.entity])
+            read = (layout, "SELECT \(layout.selectList) FROM \(try schema.table(for: objectID.entity).name) t0 WHERE t0.Z_PK = ?")
+            singleRowReads[number] = read
+        }
+        return try self.read { db in try decodeRows(db, sql: read.sql, arguments: [key.databaseValue], layout: read.layout).first }
     }
 
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {

@@ -13,6 +13,8 @@ final class SQLiteStore: PersistentStoreBackend {
     let statementLog: SQLStatementLog
     /// Row layouts by the entities they read (calls are serialized by the coordinator).
     var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
+    /// Per entity number, the layout and SQL that read one row by key (every fault that misses the cache).
+    var singleRowReads: [Int: (layout: SQLiteRowLayout, sql: String)] = [:]
     /// The texts of the read statements in GRDB's statement cache (see `preparedStatement`).
     var cachedTexts = Set<String>()
     private(set) var metadata: [String: Any]
