@@ -94,8 +94,7 @@ import Testing
 
     @Test func rowCacheIsSharedByTheContextsOfOneCoordinator() throws {
         let context = try seeded()
-        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let other = siblingContext(of: context)
         try context.performAndWait {
             let notes = try context.fetch(Note.fetchRequest())
             _ = notes.map(\.text)
@@ -227,8 +226,7 @@ import Testing
 
     @Test func refreshMergesOrDiscardsChanges() throws {
         let context = try seeded(notebooks: 1, notesEach: 1)
-        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let writer = siblingContext(of: context)
         try context.performAndWait {
             let note = try #require(try context.fetch(Note.fetchRequest()).first)
             note.text = "local edit"
@@ -327,8 +325,7 @@ import Testing
 
     @Test func faultFiresFromARowSavedAfterItsFetch() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let writer = siblingContext(of: context)
         try context.performAndWait {
             let note = Note(context: context)
             note.text = "v1"
@@ -350,8 +347,7 @@ import Testing
 
     @Test func reloadingALoadedObjectDropsItsStaleToMany() throws {
         let context = try makeContext(ModelBuilder.notesModel())
-        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let writer = siblingContext(of: context)
         try context.performAndWait {
             let notebook = Notebook(context: context)
             notebook.name = "book"

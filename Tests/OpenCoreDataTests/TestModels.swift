@@ -119,6 +119,13 @@ func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(),
     return context
 }
 
+/// Another private-queue context on `context`'s coordinator (sharing its store and row cache).
+func siblingContext(of context: NSManagedObjectContext) -> NSManagedObjectContext {
+    let sibling = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    sibling.persistentStoreCoordinator = context.persistentStoreCoordinator
+    return sibling
+}
+
 /// Records the SQL statements the first store of a context's coordinator runs, from
 /// creation until it is released (per store, so parallel tests don't interfere).
 final class SQLRecorder: @unchecked Sendable {

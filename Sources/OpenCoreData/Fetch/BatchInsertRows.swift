@@ -9,16 +9,19 @@ struct BatchInsertRows {
     /// The rows so far.
     private(set) var values: [[Any?]] = []
     private let indexByName: [String: Int]
+    /// Every attribute's default value in stored form (the entity's precomputed defaults).
+    private let defaults: [Any?]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
         attributes = entity.facts.slots.compactMap { $0 as? NSAttributeDescription }.filter(\.isStored)
         indexByName = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        defaults = attributes.map { entity.facts.defaultStorage[$0.slot] }
     }
 
     /// Adds the row a dictionary (attribute name → value) describes.
     mutating func append(_ dictionary: [String: Any]) throws {
-        var row = defaults()
+        var row = defaults
         for (key, value) in dictionary {
             let attribute = try self.attribute(named: key)
             guard let index = indexByName[attribute.name] else { continue }
@@ -58,11 +61,6 @@ struct BatchInsertRows {
             if isSet { throw relationshipError(relationship.name) }
         }
         try finish(attributes.map { object.storage[$0.slot] })
-    }
-
-    /// Every attribute's default value, in stored form.
-    private func defaults() -> [Any?] {
-        attributes.map { attribute in attribute.defaultValue.flatMap { AttributeValue.coerce($0, to: attribute) } }
     }
 
     private func attribute(named key: String) throws -> NSAttributeDescription {
