@@ -1,4 +1,3 @@
-import OrderedCollections
 
 extension NSManagedObjectContext {
     /// Loads the relationships named by `keyPaths` for all `objects` at once:
@@ -48,7 +47,7 @@ extension NSManagedObjectContext {
             destinations.append(object)
         }
         for object in pending {
-            let members = OrderedSet(membersByKey[object.objectID.primaryKey ?? -1] ?? [])
+            let members = ManagedObjectSet(membersByKey[object.objectID.primaryKey ?? -1] ?? [])
             object.storage[relationship.slot] = ToManyRelationship(members: members, committed: members)
         }
         return destinations

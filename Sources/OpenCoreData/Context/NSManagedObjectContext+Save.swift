@@ -40,14 +40,17 @@ extension NSManagedObjectContext {
         // The store committed: bring objects and the registry up to date.
         // Every new object gets its permanent ID before any snapshot is taken, so
         // snapshots of relationships between new objects hold permanent IDs.
+        var promoted: [NSManagedObject] = []
+        var temporaryIDs: [NSManagedObjectID] = []
         for object in inserted {
             if object.objectID.isTemporaryID, let key = assignedKeys[ObjectIdentifier(object)] {
-                let old = object.objectID
+                temporaryIDs.append(object.objectID)
+                promoted.append(object)
                 object.objectID = NSManagedObjectID(entity: object.entity, store: store, primaryKey: key)
-                reregister(object, from: old)
             }
             object.lifecycle = .persisted
         }
+        promoteRegistrations(promoted, from: temporaryIDs)
         let now = StoreRow.now()
         var snapshots: [StoreRow] = []
         snapshots.reserveCapacity(inserted.count + updated.count)
@@ -87,18 +90,20 @@ struct SaveRequestBuilder {
 
     func request(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws -> StoreSaveRequest {
         var request = StoreSaveRequest()
+        request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
-            let properties = object.entity.facts.slots.filter { $0.isStored && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }
-            request.inserts.append(try write(object, properties: properties))
-            request.memberships += try memberships(of: object)
+            let facts = object.entity.facts
+            request.inserts.append(try write(object, slots: facts.rowColumnSlots))
+            if !facts.storedToManySlots.isEmpty { request.memberships += try memberships(of: object) }
         }
         for object in updated where object.lifecycle == .persisted {
-            let changed = object.entity.facts.slots.filter {
-                $0.isStored && object.changedSlots.contains($0.slot)
-                    && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && object.isChanged($0)
+            let facts = object.entity.facts
+            var changed: [Int] = []
+            for slot in object.changedSlots where facts.slotFacts[slot].isRowColumn && object.isChanged(facts.slots[slot]) {
+                changed.append(slot)
             }
-            request.updates.append(try write(object, properties: changed))
-            request.memberships += try memberships(of: object)
+            request.updates.append(try write(object, slots: changed))
+            if !facts.storedToManySlots.isEmpty { request.memberships += try memberships(of: object) }
         }
         for object in deleted {
             request.deletes.append((try reference(object), object.storedVersion))
@@ -106,22 +111,28 @@ struct SaveRequestBuilder {
         return request
     }
 
-    private func write(_ object: NSManagedObject, properties: [NSPropertyDescription]) throws -> StoreSaveRequest.RowWrite {
-        let values = try properties.map { property -> (NSPropertyDescription, Any?) in
-            if property is NSRelationshipDescription {
-                return (property, try (object.storage[property.slot] as? NSManagedObject).map(reference)
-                    ?? (object.storage[property.slot] as? NSManagedObjectID).map(reference))
+    /// The row write of `slots`, sharing the object's storage; only to-ones are
+    /// rewritten, as row references.
+    private func write(_ object: NSManagedObject, slots: [Int]) throws -> StoreSaveRequest.RowWrite {
+        let facts = object.entity.facts
+        var values = object.storage
+        if facts.hasRelationships {
+            for slot in slots where facts.slotFacts[slot].kind == .toOne {
+                switch values[slot] {
+                case let target as NSManagedObject: values[slot] = try reference(target)
+                case let id as NSManagedObjectID: values[slot] = try reference(id)
+                default: values[slot] = nil
+                }
             }
-            return (property, object.storage[property.slot])
         }
-        return StoreSaveRequest.RowWrite(entity: object.entity, primaryKey: try reference(object).primaryKey, values: values, expectedVersion: object.storedVersion)
+        return StoreSaveRequest.RowWrite(entity: object.entity, primaryKey: try reference(object).primaryKey, values: values, slots: slots, expectedVersion: object.storedVersion)
     }
 
     private func memberships(of object: NSManagedObject) throws -> [StoreSaveRequest.MembershipChange] {
         var result: [StoreSaveRequest.MembershipChange] = []
-        for case let relationship as NSRelationshipDescription in object.entity.facts.slots
-        where relationship.isToMany && relationship.isStored {
-            guard let loaded = object.storage[relationship.slot] as? ToManyRelationship,
+        let facts = object.entity.facts
+        for slot in facts.storedToManySlots {
+            guard let relationship = facts.slots[slot] as? NSRelationshipDescription, let loaded = object.storage[slot] as? ToManyRelationship,
                   loaded.hasChanges(ordered: relationship.isOrdered) else { continue }
             result.append(StoreSaveRequest.MembershipChange(
                 relationship: relationship,

@@ -58,19 +58,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
     private(set) var registry = ObjectRegistry()
     /// Objects inserted since the last save.
-    private(set) var insertedSet = OrderedSet<NSManagedObject>()
+    private(set) var insertedSet = ManagedObjectSet()
     /// Saved objects changed since the last save.
-    private(set) var updatedSet = OrderedSet<NSManagedObject>()
+    private(set) var updatedSet = ManagedObjectSet()
     /// Saved objects deleted since the last save.
-    private(set) var deletedSet = OrderedSet<NSManagedObject>()
+    private(set) var deletedSet = ManagedObjectSet()
     /// Deleted objects whose delete rules have not run yet.
     private var deletionQueue: [NSManagedObject] = []
     /// Objects deleted before they were ever saved: dropped once their rules ran.
     private var discardedInserts: [NSManagedObject] = []
     /// Changes not yet announced with `NSManagedObjectContextObjectsDidChange`.
-    private var pendingInserted = OrderedSet<NSManagedObject>()
-    private var pendingUpdated = OrderedSet<NSManagedObject>()
-    private var pendingDeleted = OrderedSet<NSManagedObject>()
+    private var pendingInserted = ManagedObjectSet()
+    private var pendingUpdated = ManagedObjectSet()
+    private var pendingDeleted = ManagedObjectSet()
     /// Re-entrancy guard: delete propagation and change announcements run once at a time.
     private var isProcessingPendingChanges = false
 
@@ -243,6 +243,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry.insert(object)
     }
 
+    /// Re-registers objects that a save gave permanent IDs, under those IDs.
+    func promoteRegistrations(_ objects: [NSManagedObject], from temporaryIDs: [NSManagedObjectID]) {
+        registry.promote(objects, from: temporaryIDs)
+    }
+
     // MARK: Inserting and deleting
 
     /// Registers a new object with the context; it is saved at the next `save()`.
@@ -260,8 +265,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         insertedSet.append(object)
         pendingInserted.append(object)
         object.awakeFromInsert()
-        for property in object.entity.facts.slots where object.storage[property.slot] != nil {
-            object.changedSlots.insert(property.slot)
+        for slot in object.storage.indices where object.storage[slot] != nil {
+            object.changedSlots.insert(slot)
         }
     }
 
@@ -282,9 +287,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         deletionQueue.append(object)
     }
 
-    /// Records that `object` changed; called by every property write.
-    func objectDidChange(_ object: NSManagedObject, property: NSPropertyDescription?) {
-        guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
+    /// Records that `object`, one of this context's, changed; called by every property write.
+    func objectDidChange(_ object: NSManagedObject) {
+        guard object.lifecycle == .persisted else { return }
         if updatedSet.append(object).inserted { pendingUpdated.append(object) }
     }
 

@@ -119,6 +119,16 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         /// Every property, inherited first; a property's `slot` is its index here.
         let slots: [NSPropertyDescription]
         let propertiesByName: PropertyTable
+        /// The constant facts of each slot, indexed like `slots`.
+        let slotFacts: [SlotFacts]
+        /// Slots stored in the object's own row (stored attributes and to-ones), in slot order.
+        let rowColumnSlots: [Int]
+        /// Stored to-many slots: their changes are written as memberships.
+        let storedToManySlots: [Int]
+        /// Whether an object of the entity can have to-one or to-many destinations.
+        let hasRelationships: Bool
+        /// Whether some property has validation predicates.
+        let hasValidationPredicates: Bool
         /// Core Data's entity number (`Z_ENT`).
         let entityNumber: Int
         /// The top of the inheritance tree: the entity whose table holds this one's rows.
@@ -142,6 +152,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
             self.slots = slots
             self.propertiesByName = PropertyTable(slots)
+            let facts = slots.map(SlotFacts.init)
+            self.slotFacts = facts
+            self.rowColumnSlots = facts.indices.filter { facts[$0].isRowColumn }
+            self.storedToManySlots = facts.indices.filter { facts[$0].kind == .toMany && facts[$0].isStored }
+            self.hasRelationships = facts.contains { $0.kind != .attribute }
+            self.hasValidationPredicates = facts.contains(where: \.hasValidationPredicates)
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants

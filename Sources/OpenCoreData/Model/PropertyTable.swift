@@ -6,6 +6,7 @@
 struct PropertyTable: Sequence {
     private let names: [String]
     private let properties: [NSPropertyDescription]
+    private let slots: [Int]
     private let index: [String: Int]?
     /// The same table as a dictionary, for `NSEntityDescription.propertiesByName`.
     let dictionary: [String: NSPropertyDescription]
@@ -24,6 +25,7 @@ struct PropertyTable: Sequence {
         }
         self.names = names
         self.properties = properties
+        self.slots = properties.map(\.slot)
         self.dictionary = Dictionary(uniqueKeysWithValues: zip(names, properties))
         self.index = names.count > Self.scanLimit ? Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }) : nil
     }
@@ -31,6 +33,13 @@ struct PropertyTable: Sequence {
     subscript(name: String) -> NSPropertyDescription? {
         if let index { return index[name].map { properties[$0] } }
         for position in names.indices where names[position] == name { return properties[position] }
+        return nil
+    }
+
+    /// The slot of the property `name` (what accessors need, without touching the description).
+    func slot(named name: String) -> Int? {
+        if let index { return index[name].map { slots[$0] } }
+        for position in names.indices where names[position] == name { return slots[position] }
         return nil
     }
 

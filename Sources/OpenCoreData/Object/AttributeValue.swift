@@ -63,6 +63,28 @@ enum AttributeValue {
         }
     }
 
+    /// Whether `value` already is the stored form of `type` (what `coerce` would return
+    /// unchanged). Compares metatypes, which costs far less than the casts `coerce` tries.
+    static func isStoredForm(_ value: Any, of type: NSAttributeType) -> Bool {
+        let valueType = Swift.type(of: value)
+        switch type {
+        case .integer16AttributeType: return valueType == Int16.self
+        case .integer32AttributeType: return valueType == Int32.self
+        case .integer64AttributeType: return valueType == Int64.self
+        case .doubleAttributeType: return valueType == Double.self
+        case .floatAttributeType: return valueType == Float.self
+        case .booleanAttributeType: return valueType == Bool.self
+        case .decimalAttributeType: return valueType == Decimal.self
+        case .stringAttributeType: return valueType == String.self
+        case .dateAttributeType: return valueType == Date.self
+        case .binaryDataAttributeType: return valueType == Data.self
+        case .UUIDAttributeType: return valueType == UUID.self
+        case .URIAttributeType: return valueType == URL.self
+        case .objectIDAttributeType: return value is NSManagedObjectID
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType: return false
+        }
+    }
+
     /// The value key-value coding reports: numbers and Booleans boxed in `NSNumber`.
     static func publicValue(_ stored: Any, type: NSAttributeType) -> Any {
         switch type {

@@ -39,11 +39,11 @@ extension NSManagedObject {
     /// The stored value of attribute `key` when it is stored as `V` (`.some(nil)` when
     /// absent); `nil` sends the caller down the generic path (relationships, other types).
     private func nativeValue<V>(_ key: String) -> V?? {
-        let property = managedProperty(key)
-        guard property is NSAttributeDescription else { return nil }
+        let facts = entity.facts
+        guard let slot = facts.propertiesByName.slot(named: key), facts.slotFacts[slot].kind == .attribute else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        guard let stored = storage[property.slot] else { return .some(nil) }
+        guard let stored = storage[slot] else { return .some(nil) }
         guard let typed = stored as? V else { return nil }
         return .some(typed)
     }
@@ -86,6 +86,43 @@ extension NSManagedObject {
             registerDeclaredClass(T.self, for: relationship)
         }
         assign(value, to: property, maintainingInverse: true)
+    }
+
+    // Concrete setter overloads, as for reads: a value of the attribute's own stored
+    // type goes straight into its slot, with no coercion and no run-time casts.
+
+    /// Writes a `String?` attribute.
+    public func _setManagedValue(_ value: String?, forKey key: String) { setNative(value, .stringAttributeType, key) }
+    /// Writes a `Date?` attribute.
+    public func _setManagedValue(_ value: Date?, forKey key: String) { setNative(value, .dateAttributeType, key) }
+    /// Writes a `Data?` attribute.
+    public func _setManagedValue(_ value: Data?, forKey key: String) { setNative(value, .binaryDataAttributeType, key) }
+    /// Writes a `UUID?` attribute.
+    public func _setManagedValue(_ value: UUID?, forKey key: String) { setNative(value, .UUIDAttributeType, key) }
+    /// Writes an `Int16` attribute.
+    public func _setManagedValue(_ value: Int16, forKey key: String) { setNative(value, .integer16AttributeType, key) }
+    /// Writes an `Int32` attribute.
+    public func _setManagedValue(_ value: Int32, forKey key: String) { setNative(value, .integer32AttributeType, key) }
+    /// Writes an `Int64` attribute.
+    public func _setManagedValue(_ value: Int64, forKey key: String) { setNative(value, .integer64AttributeType, key) }
+    /// Writes a `Double` attribute.
+    public func _setManagedValue(_ value: Double, forKey key: String) { setNative(value, .doubleAttributeType, key) }
+    /// Writes a `Float` attribute.
+    public func _setManagedValue(_ value: Float, forKey key: String) { setNative(value, .floatAttributeType, key) }
+    /// Writes a `Bool` attribute.
+    public func _setManagedValue(_ value: Bool, forKey key: String) { setNative(value, .booleanAttributeType, key) }
+
+    /// Stores `value` (of `type`'s stored Swift type, or `nil`) when `key` is an
+    /// attribute of exactly that type; anything else takes the general path.
+    private func setNative<V>(_ value: V?, _ type: NSAttributeType, _ key: String) {
+        let facts = entity.facts
+        guard let slot = facts.propertiesByName.slot(named: key),
+              facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type
+        else {
+            assign(value.map { $0 as Any }, to: managedProperty(key), maintainingInverse: true)
+            return
+        }
+        setAttribute(slot: slot, key: key, value.map { $0 as Any })
     }
 
     /// Body of a generated `addTo<Key>(_:)` for one object.
@@ -228,11 +265,36 @@ enum ManagedTypeConversion {
 
     /// The members of a to-many relationship as `T` (`NSSet`, `NSOrderedSet`, `Set<X>`, `[X]`, optional or not).
     static func collection<T>(_ members: [NSManagedObject], ordered: Bool, as type: T.Type, key: String) -> T {
-        if let swift = type as? ManagedObjectCollection.Type, let value = swift.make(from: members) as? T { return value }
+        if let swift = swiftCollectionType(type), let value = swift.make(from: members) as? T { return value }
         if ordered, let value = NSOrderedSet(array: members) as? T { return value }
         if let value = NSSet(array: members) as? T { return value }
         if let value = NSOrderedSet(array: members) as? T { return value }
         preconditionFailure("@Managed to-many property '\(key)' is declared \(T.self); use NSSet, NSOrderedSet, Set<Object> or [Object]")
+    }
+
+    /// Whether `T` is a Swift collection of managed objects, remembered per type: the
+    /// conditional-conformance check behind `as? ManagedObjectCollection.Type` costs
+    /// more than building the collection, and to-many getters run it on every read.
+    private static func swiftCollectionType<T>(_ type: T.Type) -> ManagedObjectCollection.Type? {
+        collectionTypes.lookup(type)
+    }
+
+    private static let collectionTypes = CollectionTypeCache()
+
+    /// `T` → its `ManagedObjectCollection` conformance (or none), behind a lock.
+    private final class CollectionTypeCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var known: [ObjectIdentifier: ManagedObjectCollection.Type?] = [:]
+
+        func lookup<T>(_ type: T.Type) -> ManagedObjectCollection.Type? {
+            let key = ObjectIdentifier(type)
+            lock.lock()
+            defer { lock.unlock() }
+            if let entry = known[key] { return entry }
+            let found = type as? ManagedObjectCollection.Type
+            known[key] = .some(found)
+            return found
+        }
     }
 
     /// The managed object class a declared type carries (`Family?`, `Set<Person>`, …).
@@ -271,7 +333,13 @@ extension Array: ManagedObjectTypeCarrier where Element: NSManagedObject {
 /// Swift collections a to-many relationship can be read as.
 protocol ManagedObjectCollection { static func make(from members: [NSManagedObject]) -> Any? }
 extension Set: ManagedObjectCollection where Element: NSManagedObject {
-    static func make(from members: [NSManagedObject]) -> Any? { Set(members.compactMap { $0 as? Element }) }
+    static func make(from members: [NSManagedObject]) -> Any? {
+        var result = Set<Element>(minimumCapacity: members.count)
+        for member in members {
+            if let typed = member as? Element { result.insert(typed) }
+        }
+        return result
+    }
 }
 extension Array: ManagedObjectCollection where Element: NSManagedObject {
     static func make(from members: [NSManagedObject]) -> Any? { members.compactMap { $0 as? Element } }

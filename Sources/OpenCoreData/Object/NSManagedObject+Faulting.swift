@@ -57,21 +57,20 @@ extension NSManagedObject {
     /// returned snapshot (transient values left out) goes to the row cache.
     func commitSavedState(version: Int64, timestamp: TimeInterval) -> StoreRow {
         var values = storage
-        var transientSlots: [Int] = []
-        for property in entity.facts.slots {
-            if let relationship = property as? NSRelationshipDescription {
-                if relationship.isToMany {
-                    values[property.slot] = nil
-                    if let loaded = storage[property.slot] as? ToManyRelationship {
-                        loaded.committed = loaded.members
-                    }
-                } else {
-                    values[property.slot] = Self.objectID(of: storage[property.slot])
+        let facts = entity.facts
+        if facts.hasRelationships {
+            for slot in facts.slotFacts.indices {
+                switch facts.slotFacts[slot].kind {
+                case .attribute: continue
+                case .toMany:
+                    values[slot] = nil
+                    if let loaded = storage[slot] as? ToManyRelationship { loaded.committed = loaded.members }
+                case .toOne:
+                    values[slot] = Self.objectID(of: storage[slot])
                 }
-            } else if property.isTransient, storage[property.slot] != nil {
-                transientSlots.append(property.slot)
             }
         }
+        let transientSlots = facts.transientSlots.filter { storage[$0] != nil }
         // Other contexts must not see this context's transient values.
         var shared = values
         for slot in transientSlots { shared[slot] = nil }

@@ -40,7 +40,7 @@ extension NSManagedObject {
     func kvcSetValue(_ value: Any?, forUndefinedKey key: String) {
         fireFaultIfNeeded()
         rejectedAssignments[key] = "the entity \(entity.name ?? "?") has no property named '\(key)'"
-        managedObjectContext?.objectDidChange(self, property: nil)
+        managedObjectContext?.objectDidChange(self)
     }
 
     /// The value of a property without key-value observing or custom accessors.
@@ -111,7 +111,7 @@ extension NSManagedObject {
         for property in properties where !property.isTransient {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
                 let members = (storage[relationship.slot] as? ToManyRelationship)?.committed
-                    ?? OrderedSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? [])
+                    ?? ManagedObjectSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? [])
                 result[property.name] = relationship.isOrdered ? NSOrderedSet(array: Array(members)) : NSSet(array: Array(members))
                 continue
             }
@@ -181,7 +181,7 @@ extension NSManagedObject {
                     refuse(value, for: property, expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
                     return
                 }
-                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, OrderedSet(objects)) }
+                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, ManagedObjectSet(objects)) }
             } else {
                 guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
                     refuse(value, for: property, expected: "a \(relationship.destinationEntity?.name ?? "?") object")
@@ -208,7 +208,7 @@ extension NSManagedObject {
         fireFaultIfNeeded()
         let given = value.map { "\(type(of: $0))" } ?? "nil"
         rejectedAssignments[property.name] = "unacceptable type of value for property '\(property.name)': expected \(expected), given \(given) (\(value.map { "\($0)" } ?? "nil"))"
-        managedObjectContext?.objectDidChange(self, property: nil)
+        managedObjectContext?.objectDidChange(self)
     }
 
     /// The managed objects in a collection value, `nil` when it is not a collection of them.

@@ -7,10 +7,11 @@ extension NSManagedObject {
     /// Override to add rules (call `super`). Core Data passes the value by pointer so a
     /// validator may replace it; here it is `inout` for the same purpose.
     func builtInValidateValue(_ value: inout Any?, forKey key: String) throws {
-        guard let property = entity.facts.propertiesByName[key] else {
+        let facts = entity.facts
+        guard let slot = facts.propertiesByName.slot(named: key) else {
             throw CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
         }
-        if let error = validationError(for: property, value: value) { throw error }
+        if let error = validationError(for: facts.slotFacts[slot], value: value) { throw error }
     }
 
     /// Validates the object as a save of a new object would.
@@ -39,13 +40,17 @@ extension NSManagedObject {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
         }
         let hasRejected = !rejectedAssignments.isEmpty
-        for property in entity.facts.slots where !hasRejected || rejectedAssignments[property.name] == nil {
+        let facts = entity.facts
+        let isUnsaved = isUnsaved
+        for slot in facts.slotFacts.indices {
+            let slotFacts = facts.slotFacts[slot]
+            if hasRejected, rejectedAssignments[slotFacts.name] != nil { continue }
             // A to-many never loaded is unchanged since the last save, where it was valid;
             // checking it would cost a query per object.
-            if (property as? NSRelationshipDescription)?.isToMany == true, storage[property.slot] == nil, !isUnsaved { continue }
-            var value: Any? = currentValueForValidation(property)
+            if slotFacts.kind == .toMany, storage[slot] == nil, !isUnsaved { continue }
+            var value: Any? = currentValueForValidation(slot: slot, slotFacts)
             do {
-                try validateValue(&value, forKey: property.name)
+                try validateValue(&value, forKey: slotFacts.name)
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
                     errors += details
@@ -54,7 +59,7 @@ extension NSManagedObject {
                 }
             }
         }
-        for (relationship, target) in foreignDestinations() {
+        for (relationship, target) in facts.hasRelationships ? foreignDestinations() : [] {
             errors.append(CoreDataError.validation(
                 NSManagedObjectExternalRelationshipError, object: self, key: relationship.name, value: target,
                 "relationship points to an object that is not in this object's context (insert it first)"
@@ -94,18 +99,25 @@ extension NSManagedObject {
         return result
     }
 
-    private func currentValueForValidation(_ property: NSPropertyDescription) -> Any? {
-        if let relationship = property as? NSRelationshipDescription {
-            if relationship.isToMany {
-                return (storage[relationship.slot] as? ToManyRelationship).map { NSSet(array: Array($0.members)) }
-            }
-            return storage[relationship.slot]
+    private func currentValueForValidation(slot: Int, _ facts: SlotFacts) -> Any? {
+        if facts.kind == .toMany {
+            return (storage[slot] as? ToManyRelationship).map { NSSet(array: Array($0.members)) }
         }
-        return storage[property.slot]
+        return storage[slot]
     }
 
     /// The built-in checks for one property value.
-    private func validationError(for property: NSPropertyDescription, value: Any?) -> NSError? {
+    private func validationError(for facts: SlotFacts, value: Any?) -> NSError? {
+        // The common case first: an attribute without predicates holding its stored form
+        // (as every value set through an accessor does) or nothing.
+        if facts.kind == .attribute, !facts.hasValidationPredicates {
+            guard let value else {
+                return facts.isOptional ? nil
+                    : CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: facts.name, value: nil, "is a required value")
+            }
+            if AttributeValue.isStoredForm(value, of: facts.attributeType) { return nil }
+        }
+        let property = facts.property
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             let count: Int

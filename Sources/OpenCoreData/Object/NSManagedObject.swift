@@ -15,7 +15,18 @@ open class NSManagedObject: NSObject {
     /// The entity that describes this object.
     public let entity: NSEntityDescription
     /// The object's identity; temporary until the object is first saved.
-    open internal(set) var objectID: NSManagedObjectID
+    open internal(set) var objectID: NSManagedObjectID {
+        get {
+            if let assignedID { return assignedID }
+            let temporary = NSManagedObjectID(temporaryFor: entity)
+            assignedID = temporary
+            return temporary
+        }
+        set { assignedID = newValue }
+    }
+    /// The ID once known. A new object's temporary ID is made on first use: objects a
+    /// fetch creates are given their permanent ID at once and never need one.
+    private var assignedID: NSManagedObjectID?
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     open internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
@@ -65,7 +76,6 @@ open class NSManagedObject: NSObject {
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         if entity.compiled == nil { entity.managedObjectModel?.freeze() }
         self.entity = entity
-        self.objectID = NSManagedObjectID(temporaryFor: entity)
         // Shared until first written; to-manys of new objects are created on first use.
         self.storage = entity.facts.defaultStorage
         super.init()

@@ -1,4 +1,3 @@
-import OrderedCollections
 
 // The object graph's two rules, kept in one place: a relationship change updates the
 // inverse on the other objects at once, and every changed object is recorded with
@@ -32,7 +31,7 @@ extension NSManagedObject {
             return empty
         }
         let members = managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? []
-        let set = OrderedSet(members)
+        let set = ManagedObjectSet(members)
         let loaded = ToManyRelationship(members: set, committed: set)
         storage[relationship.slot] = loaded
         return loaded
@@ -55,7 +54,7 @@ extension NSManagedObject {
     func setToMany(_ relationship: NSRelationshipDescription, _ objects: [NSManagedObject]) {
         for object in objects { relationship.requireAcceptable(object) }
         let current = toMany(relationship).members
-        let new = OrderedSet(objects)
+        let new = ManagedObjectSet(objects)
         guard current != new else { return }
         let removed = current.filter { !new.contains($0) }
         let added = new.filter { !current.contains($0) }
@@ -127,7 +126,7 @@ extension NSManagedObject {
         didChangeValue(forKey: relationship.name)
     }
 
-    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: OrderedSet<NSManagedObject>) {
+    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: ManagedObjectSet) {
         willChangeValue(forKey: relationship.name)
         toMany(relationship).members = members
         recordChange(relationship)
@@ -135,17 +134,28 @@ extension NSManagedObject {
     }
 
     func primitiveSetAttribute(_ attribute: NSPropertyDescription, _ value: Any?) {
-        willChangeValue(forKey: attribute.name)
-        storage[attribute.slot] = value
-        if !rejectedAssignments.isEmpty { rejectedAssignments[attribute.name] = nil }
-        recordChange(attribute)
-        didChangeValue(forKey: attribute.name)
+        setAttribute(slot: attribute.slot, key: attribute.name, value)
+    }
+
+    /// Stores an attribute value already in its stored form, with the change hooks.
+    func setAttribute(slot: Int, key: String, _ value: Any?) {
+        willChangeValue(forKey: key)
+        storage[slot] = value
+        if !rejectedAssignments.isEmpty { rejectedAssignments[key] = nil }
+        recordChange(slot: slot)
+        didChangeValue(forKey: key)
     }
 
     /// Notes that `property` changed, so the context counts the object as updated.
     func recordChange(_ property: NSPropertyDescription) {
-        changedSlots.insert(property.slot)
-        managedObjectContext?.objectDidChange(self, property: property)
+        recordChange(slot: property.slot)
+    }
+
+    /// Notes that a slot changed. New objects are saved whole, so only a persisted
+    /// object needs its context told (which also spares new objects a weak load).
+    func recordChange(slot: Int) {
+        changedSlots.insert(slot)
+        if lifecycle == .persisted { managedObjectContext?.objectDidChange(self) }
     }
 }
 

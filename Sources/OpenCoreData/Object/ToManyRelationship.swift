@@ -1,16 +1,14 @@
-import OrderedCollections
-
 /// The members of one object's to-many relationship, once loaded.
 ///
-/// An `OrderedSet` serves both kinds of to-many: it keeps insertion order (the order
-/// of an ordered relationship) and refuses duplicates (set semantics). `committed`
+/// A `ManagedObjectSet` serves both kinds of to-many: it keeps insertion order (the
+/// order of an ordered relationship) and refuses duplicates (set semantics). `committed`
 /// remembers the members as last saved, so a save writes only the difference.
 final class ToManyRelationship {
-    var members: OrderedSet<NSManagedObject>
+    var members: ManagedObjectSet
     /// Members as of the last fetch or save; `nil` for objects never saved.
-    var committed: OrderedSet<NSManagedObject>?
+    var committed: ManagedObjectSet?
 
-    init(members: OrderedSet<NSManagedObject> = [], committed: OrderedSet<NSManagedObject>?) {
+    init(members: ManagedObjectSet = [], committed: ManagedObjectSet?) {
         self.members = members
         self.committed = committed
     }
@@ -30,6 +28,6 @@ final class ToManyRelationship {
     /// Whether the membership or (for ordered relationships) the order changed.
     func hasChanges(ordered: Bool) -> Bool {
         guard let committed else { return !members.isEmpty }
-        return ordered ? committed != members : Set(committed) != Set(members)
+        return ordered ? committed != members : !committed.hasSameMembers(as: members)
     }
 }

@@ -24,11 +24,15 @@ struct RowCache {
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
     /// save through this coordinator can land between a read and its caching).
     mutating func insert(_ rows: some Collection<StoreRow>) {
-        for row in rows {
-            if let cached = entries[row.objectID.key]?.row, cached.version > row.version { continue }
-            entries[row.objectID.key] = Entry(row: row)
-        }
+        for row in rows { Self.keepNewer(row, in: &entries[row.objectID.key, default: Entry()]) }
         if entries.count > sweepThreshold { sweep() }
+    }
+
+    /// Stores `row` in `entry` unless the entry holds a newer row. Taking the entry
+    /// `inout` through the defaulting subscript hashes the key once, not twice.
+    private static func keepNewer(_ row: StoreRow, in entry: inout Entry) {
+        if let cached = entry.row, cached.version > row.version { return }
+        entry.row = row
     }
 
     /// Forgets the snapshots of these objects.

@@ -32,8 +32,12 @@ struct StoreSaveRequest {
     struct RowWrite {
         let entity: NSEntityDescription
         let primaryKey: Int64
-        /// Slot → value; to-ones as `RowReference`.
-        var values: [(property: NSPropertyDescription, value: Any?)]
+        /// Values by slot: the object's storage (shared, not copied) with to-ones as
+        /// `RowReference` (or `nil`). Only the slots in `slots` are written.
+        var values: [Any?]
+        /// The slots to write, increasing: every row column of the entity for an
+        /// insert (`Compiled.rowColumnSlots`), the changed ones for an update.
+        var slots: [Int]
         /// The version the row had when read (`Z_OPT`), checked for updates (optimistic locking).
         var expectedVersion: Int64
     }

@@ -1,0 +1,57 @@
+/// What the hot paths (accessors, validation, saving, reading rows) need to know about
+/// one property slot of an entity, copied out of the property description when the
+/// model is frozen.
+///
+/// The descriptions are open classes with observed, mutable properties: every read of
+/// `name` or `attributeType` there is a dynamic call with an exclusivity check. A frozen
+/// model never changes, so a plain struct of constants answers the same questions for
+/// a fraction of the cost, once per value instead of once per model.
+final class SlotFacts {
+    /// What a slot holds.
+    enum Kind: Equatable {
+        case attribute
+        case toOne
+        case toMany
+    }
+
+    let property: NSPropertyDescription
+    let name: String
+    let kind: Kind
+    /// The attribute's type; `.undefinedAttributeType` for relationships.
+    let attributeType: NSAttributeType
+    let isOptional: Bool
+    /// Whether the store has a column (or join rows) for the slot.
+    let isStored: Bool
+    /// Whether the property has validation predicates to evaluate on save.
+    let hasValidationPredicates: Bool
+    /// Whether large binary values of the attribute may live in files beside the store.
+    let allowsExternalStorage: Bool
+    /// The transformer of a transformable attribute (`nil`: the secure default).
+    let valueTransformerName: String?
+
+    init(_ property: NSPropertyDescription) {
+        self.property = property
+        name = property.name
+        isOptional = property.isOptional
+        isStored = property.isStored
+        hasValidationPredicates = !property.validationPredicates.isEmpty
+        if let relationship = property as? NSRelationshipDescription {
+            kind = relationship.isToMany ? .toMany : .toOne
+            attributeType = .undefinedAttributeType
+            allowsExternalStorage = false
+            valueTransformerName = nil
+        } else {
+            let attribute = property as? NSAttributeDescription
+            kind = .attribute
+            attributeType = attribute?.attributeType ?? .undefinedAttributeType
+            allowsExternalStorage = attribute?.allowsExternalBinaryDataStorage ?? false
+            valueTransformerName = attribute?.valueTransformerName
+        }
+    }
+
+    /// Whether the slot is a to-one written into its object's own row.
+    var isStoredToOne: Bool { kind == .toOne && isStored }
+
+    /// Whether the slot is a column of its object's own row (attributes and to-ones).
+    var isRowColumn: Bool { kind != .toMany && isStored }
+}
