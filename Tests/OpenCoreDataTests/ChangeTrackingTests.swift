@@ -109,4 +109,37 @@ final class Gauge: NSManagedObject {
             #expect(try context.count(for: Notebook.fetchRequest()) == 2)
         }
     }
+
+    @Test func transientValuesStayInTheirContext() throws {
+        let runner = ModelBuilder.entity("Runner", className: "NSManagedObject")
+        let (pacer, pacing) = ModelBuilder.pair("pacer", from: runner, toMany: false, "pacing", to: runner, toMany: true)
+        pacer.isTransient = true
+        pacing.isTransient = true
+        let mood = ModelBuilder.attribute("mood", .stringAttributeType)
+        mood.isTransient = true
+        runner.properties = [ModelBuilder.attribute("name", .stringAttributeType), mood, pacer, pacing]
+        let model = NSManagedObjectModel()
+        model.entities = [runner]
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let first = NSManagedObject(entity: runner, insertInto: context)
+            let second = NSManagedObject(entity: runner, insertInto: context)
+            first.setValue("first", forKey: "name")
+            first.setValue("calm", forKey: "mood")
+            first.setValue(second, forKey: "pacer")
+            try context.save()
+            #expect(first.value(forKey: "pacer") as? NSManagedObject === second, "the saving context keeps its transient values")
+            #expect(first.value(forKey: "mood") as? String == "calm")
+
+            let reader = siblingContext(of: context)
+            let id = first.objectID
+            let (name, mood, pacer) = reader.performAndWait {
+                let copy = reader.object(with: id)
+                return (copy.value(forKey: "name") as? String, copy.value(forKey: "mood") as? String, copy.value(forKey: "pacer") as? NSManagedObject)
+            }
+            #expect(name == "first")
+            #expect(mood == nil, "transient attributes are not shared through the row cache")
+            #expect(pacer == nil, "nor are transient relationships")
+        }
+    }
 }

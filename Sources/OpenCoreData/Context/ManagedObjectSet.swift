@@ -81,7 +81,4 @@ struct ManagedObjectSet: RandomAccessCollection, ExpressibleByArrayLiteral, Equa
         for object in other { result.append(object) }
         return result
     }
-
-    /// The members as a Foundation-style set, for notifications and the public API.
-    var objectSet: Set<NSManagedObject> { Set(self) }
 }

@@ -61,6 +61,9 @@ struct ObjectRegistry {
     }
 
     /// Re-registers objects a save just gave permanent IDs (`oldIDs`: their temporary ones).
+    ///
+    /// Every object a save promotes was registered here when it was inserted, so when
+    /// the counts match, the table holds exactly those objects and is dropped whole.
     mutating func promote(_ objects: [NSManagedObject], from oldIDs: [NSManagedObjectID]) {
         if temporaries.count == oldIDs.count {
             temporaries.removeAll()

@@ -127,8 +127,6 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         let storedToManySlots: [Int]
         /// Whether an object of the entity can have to-one or to-many destinations.
         let hasRelationships: Bool
-        /// Whether some property has validation predicates.
-        let hasValidationPredicates: Bool
         /// Core Data's entity number (`Z_ENT`).
         let entityNumber: Int
         /// The top of the inheritance tree: the entity whose table holds this one's rows.
@@ -157,7 +155,6 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             self.rowColumnSlots = facts.indices.filter { facts[$0].isRowColumn }
             self.storedToManySlots = facts.indices.filter { facts[$0].kind == .toMany && facts[$0].isStored }
             self.hasRelationships = facts.contains { $0.kind != .attribute }
-            self.hasValidationPredicates = facts.contains(where: \.hasValidationPredicates)
             self.entityNumber = entityNumber
             self.root = root
             self.selfAndDescendants = selfAndDescendants

@@ -49,9 +49,6 @@ final class SlotFacts {
         }
     }
 
-    /// Whether the slot is a to-one written into its object's own row.
-    var isStoredToOne: Bool { kind == .toOne && isStored }
-
     /// Whether the slot is a column of its object's own row (attributes and to-ones).
     var isRowColumn: Bool { kind != .toMany && isStored }
 }

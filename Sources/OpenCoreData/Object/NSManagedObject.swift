@@ -25,7 +25,10 @@ open class NSManagedObject: NSObject {
         set { assignedID = newValue }
     }
     /// The ID once known. A new object's temporary ID is made on first use: objects a
-    /// fetch creates are given their permanent ID at once and never need one.
+    /// fetch creates are given their permanent ID at once and never need one. An object
+    /// inserted into a context gets its ID during insertion, on the context's queue;
+    /// only an object created without a context makes it later, on its first reader's
+    /// thread (such an object belongs to no queue yet, so one thread uses it).
     private var assignedID: NSManagedObjectID?
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     open internal(set) weak var managedObjectContext: NSManagedObjectContext?
