@@ -337,6 +337,44 @@ import Testing
         #expect(!statements.contains { $0.contains("Z_PK = ?") }, "no per-row statements")
     }
 
+    @Test func deleteWithoutRelationshipsIsOneStatement() throws {
+        let reading = ModelBuilder.entity("Reading", className: "NSManagedObject")
+        let alarm = ModelBuilder.entity("Alarm", className: "NSManagedObject")
+        reading.properties = [ModelBuilder.attribute("value", .integer64AttributeType)]
+        alarm.properties = [ModelBuilder.attribute("level", .integer16AttributeType)]
+        reading.subentities = [alarm]
+        let sensors = NSManagedObjectModel()
+        sensors.entities = [reading, alarm]
+        let url = temporaryStoreURL()
+        let context = try makeContext(sensors, url: url)
+        let cached = try context.performAndWait {
+            for value in 0..<10 { NSManagedObject(entity: reading, insertInto: context).setValue(Int64(value), forKey: "value") }
+            for value in 0..<4 { NSManagedObject(entity: alarm, insertInto: context).setValue(Int64(100 + value), forKey: "value") }
+            try context.save()
+            return try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Alarm")).map(\.objectID)
+        }
+        let recorder = SQLRecorder(context)
+        let count = try context.performAndWait {
+            let fetch = NSFetchRequest<NSManagedObject>(entityName: "Alarm")
+            fetch.sortDescriptors = [NSSortDescriptor(key: "value", ascending: true)]
+            fetch.fetchLimit = 3
+            let request = NSBatchDeleteRequest(fetchRequest: fetch)
+            request.resultType = .resultTypeCount
+            return try (context.execute(request) as? NSBatchDeleteResult)?.result as? Int
+        }
+        #expect(count == 3)
+        #expect(try integer(url, "SELECT COUNT(*) FROM ZREADING") == 11, "the limit holds and plain readings stay")
+        #expect(try integer(url, "SELECT MIN(ZVALUE) FROM ZREADING WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Alarm')") == 103)
+        let statements = recorder.statements
+        #expect(statements.filter { $0.hasPrefix("DELETE") }.count == 1, "\(statements)")
+        #expect(!statements.contains { $0.contains("Z_BATCHKEYS") }, "no key table")
+        let reader = siblingContext(of: context)
+        let gone = reader.performAndWait {
+            cached.prefix(3).filter { (try? reader.existingObject(with: $0)) == nil }.count
+        }
+        #expect(gone == 3, "the row cache forgot the deleted rows")
+    }
+
     @Test func deleteWithToOneKeyPathPredicateAndObjectIDsResult() throws {
         let url = temporaryStoreURL()
         let context = try makeContext(model, url: url)

@@ -1,7 +1,8 @@
 import GRDB
 
-/// The statements of a batch delete, all set-based: the keys of every row to delete
-/// are gathered in a temporary table (`temp.Z_BATCHKEYS`), first the rows the fetch
+/// The statements of a batch delete, all set-based. Entities without relationships or
+/// external data are deleted by one statement (`directDelete`). Otherwise the keys of
+/// every row to delete are gathered in a temporary table (`temp.Z_BATCHKEYS`), first the rows the fetch
 /// matches (wave 0), then, wave by wave, the destinations of Cascade relationships.
 /// Checks (Deny, required inverses), nullifying, join-row cleanup and the deletes
 /// themselves then each read that table in one statement per table or relationship,
@@ -33,6 +34,17 @@ struct SQLBatchDeleteBuilder {
         let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
         let root = fetch.entity.facts.root.facts.entityNumber
         return SQLFragment(sql: "INSERT INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), t0.Z_PK, t0.Z_ENT, 0 \(body)", arguments: builder.arguments)
+    }
+
+    /// One `DELETE` for a fetch whose entities have no relationships and no external
+    /// data: with nothing to cascade, check, nullify or clean up, the key table is not
+    /// needed. `nil` when something is.
+    func directDelete(_ fetch: StoreFetch) throws -> SQLFragment? {
+        guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else { return nil }
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
+        let table = try schema.table(for: fetch.entity).name
+        return SQLFragment(sql: "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK \(body))", arguments: builder.arguments)
     }
 
     /// The entity numbers of one wave's rows (all waves when `nil`).

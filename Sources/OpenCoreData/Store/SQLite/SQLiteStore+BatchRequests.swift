@@ -75,6 +75,12 @@ extension SQLiteStore {
         let files = ExternalFiles(storage: ExternalBinaryStorage(url: url))
         var outcome = StoreBatchOutcome(count: 0)
         try write(files) { db in
+            if !request.wantsObjectIDs, let delete = try builder.directDelete(request.fetch) {
+                try db.execute(sql: delete.sql, arguments: StatementArguments(delete.arguments))
+                outcome.count = db.changesCount
+                outcome.changedEntities = request.fetch.matchingEntities
+                return
+            }
             for sql in builder.setUp { try db.execute(sql: sql) }
             let seed = try builder.seed(request.fetch)
             try db.execute(sql: seed.sql, arguments: StatementArguments(seed.arguments))
