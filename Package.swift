@@ -34,10 +34,14 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // One Swift runtime entry point (`swift_tryRetain`) for the registry and row
+        // cache's unretained references; Swift code cannot declare it itself.
+        .target(name: "OpenCoreDataRuntimeShims"),
         .target(
             name: "OpenCoreData",
             dependencies: [
                 "OpenCoreDataMacros",
+                "OpenCoreDataRuntimeShims",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

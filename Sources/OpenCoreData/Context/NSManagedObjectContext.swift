@@ -56,7 +56,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Object state
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
-    private(set) var registry = ObjectRegistry()
+    let registry = ObjectRegistry()
     /// Objects inserted since the last save.
     private(set) var insertedSet = ManagedObjectSet()
     /// Saved objects changed since the last save.
@@ -348,6 +348,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     private func unregister(_ object: NSManagedObject) {
         registry.remove(object.objectID, ifIdenticalTo: object)
+        object.registry = nil
         object.managedObjectContext = nil
     }
 
@@ -381,6 +382,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registry.objects {
             // Dropping the values also breaks relationship cycles, so the objects can go.
             object.turnIntoFault()
+            object.registry = nil
             object.managedObjectContext = nil
         }
         registry.removeAll()

@@ -1,87 +1,105 @@
+import Synchronization
+
 /// The objects a context knows, one per object ID.
 ///
 /// As in Core Data (`retainsRegisteredObjects` false by default), the registry does
 /// not keep objects alive: the app's references and the context's change sets do.
-/// An object nobody references is released, and its entry is swept once the table
-/// has quadrupled since the last sweep, so inserts stay amortized O(1).
-struct ObjectRegistry {
-    private struct Entry {
-        weak var object: NSManagedObject?
-        /// Set while the context retains its registered objects.
-        var retained: NSManagedObject?
-    }
+/// Entries are ``UnretainedReference``s, and an object leaves its registry in its
+/// `deinit` (``objectWillDeallocate(_:id:)``). That can happen on any thread (the
+/// app's last reference may go anywhere), so the tables are behind a lock; every
+/// other call comes from the context's queue.
+///
+/// Nothing is released while the lock is held: a release may end an object's life,
+/// and its `deinit` takes the lock again.
+final class ObjectRegistry: @unchecked Sendable {
+    private struct Tables {
+        var permanent = ObjectKeyTable<UnretainedReference<NSManagedObject>>()
+        /// Objects with temporary IDs, apart: a save gives them all permanent IDs at
+        /// once, and dropping this table whole costs less than removing each entry.
+        var temporary = ObjectKeyTable<UnretainedReference<NSManagedObject>>()
 
-    private var entries: [ObjectKey: Entry] = [:]
-    /// Objects with temporary IDs, apart: a save gives them all permanent IDs at once,
-    /// and dropping this table whole costs less than removing each entry.
-    private var temporaries: [ObjectKey: Entry] = [:]
-    private var sweepThreshold = 4096
-    /// Whether entries hold their objects strongly.
-    var retainsObjects = false {
-        didSet {
-            guard retainsObjects != oldValue else { return }
-            let retains = retainsObjects
-            for key in Array(entries.keys) {
-                let object = entries[key]?.object
-                entries[key]?.retained = retains ? object : nil
+        subscript(id: NSManagedObjectID) -> UnretainedReference<NSManagedObject>? {
+            get { id.isTemporaryID ? temporary[id.key] : permanent[id.key] }
+            set {
+                if id.isTemporaryID { temporary[id.key] = newValue } else { permanent[id.key] = newValue }
             }
-            for key in Array(temporaries.keys) {
-                let object = temporaries[key]?.object
-                temporaries[key]?.retained = retains ? object : nil
-            }
+        }
+
+        mutating func remove(_ id: NSManagedObjectID, ifIdenticalTo object: ObjectIdentifier) {
+            if self[id]?.refers(to: object) == true { self[id] = nil }
+        }
+
+        var objects: [NSManagedObject] {
+            permanent.values.compactMap { $0.load() } + temporary.values.compactMap { $0.load() }
         }
     }
 
+    private let tables = Mutex(Tables())
+    /// Strong references while the context retains its registered objects (context's queue only).
+    private var retained: [ObjectIdentifier: NSManagedObject]?
+
+    /// Whether the registry keeps its objects alive.
+    var retainsObjects: Bool {
+        get { retained != nil }
+        set {
+            guard newValue != retainsObjects else { return }
+            // Built from `objects` (taken under the lock), dropped outside it.
+            retained = newValue ? Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0), $0) }) : nil
+        }
+    }
+
+    /// The registered object with `objectID`, unless it is being deallocated.
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        objectID.isTemporaryID ? temporaries[objectID.key]?.object : entries[objectID.key]?.object
+        tables.withLock { $0[objectID]?.load() }
     }
 
-    /// Registers `object` under its current ID.
-    mutating func insert(_ object: NSManagedObject) {
-        let entry = Entry(object: object, retained: retainsObjects ? object : nil)
+    /// Registers `object` under its current ID and tells the object (its `deinit` unregisters it).
+    func insert(_ object: NSManagedObject) {
         let id = object.objectID
-        if id.isTemporaryID {
-            temporaries[id.key] = entry
-            return
-        }
-        entries[id.key] = entry
-        if entries.count > sweepThreshold {
-            entries = entries.filter { $0.value.object != nil }
-            sweepThreshold = max(4096, entries.count * 4)
-        }
+        let reference = UnretainedReference(object)
+        tables.withLock { $0[id] = reference }
+        object.registry = self
+        retained?[ObjectIdentifier(object)] = object
     }
 
     /// Unregisters the object under `objectID` when it is `object`.
-    mutating func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject) {
-        if objectID.isTemporaryID {
-            if temporaries[objectID.key]?.object === object { temporaries[objectID.key] = nil }
-        } else if entries[objectID.key]?.object === object {
-            entries[objectID.key] = nil
-        }
+    func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject) {
+        let identity = ObjectIdentifier(object)
+        tables.withLock { $0.remove(objectID, ifIdenticalTo: identity) }
+        retained?[identity] = nil
     }
 
     /// Re-registers objects a save just gave permanent IDs (`oldIDs`: their temporary ones).
     ///
     /// Every object a save promotes was registered here when it was inserted, so when
     /// the counts match, the table holds exactly those objects and is dropped whole.
-    mutating func promote(_ objects: [NSManagedObject], from oldIDs: [NSManagedObjectID]) {
-        if temporaries.count == oldIDs.count {
-            temporaries.removeAll()
-        } else {
-            for (object, id) in zip(objects, oldIDs) { remove(id, ifIdenticalTo: object) }
-            temporaries = temporaries.filter { $0.value.object != nil }
+    func promote(_ objects: [NSManagedObject], from oldIDs: [NSManagedObjectID]) {
+        let references = objects.map { (id: $0.objectID, reference: UnretainedReference($0)) }
+        let identities = objects.map(ObjectIdentifier.init)
+        tables.withLock { tables in
+            if tables.temporary.count == oldIDs.count {
+                tables.temporary = ObjectKeyTable()
+            } else {
+                for (identity, id) in zip(identities, oldIDs) { tables.remove(id, ifIdenticalTo: identity) }
+            }
+            for (id, reference) in references { tables[id] = reference }
         }
-        for object in objects { insert(object) }
     }
 
-    mutating func removeAll() {
-        entries.removeAll()
-        temporaries.removeAll()
+    /// Forgets every object (they stay alive as long as others reference them).
+    func removeAll() {
+        tables.withLock { $0 = Tables() }
+        if retained != nil { retained = [:] }
     }
 
     /// The live objects.
-    var objects: [NSManagedObject] { entries.values.compactMap(\.object) + temporaries.values.compactMap(\.object) }
+    var objects: [NSManagedObject] { tables.withLock { $0.objects } }
 
-    /// How many objects are alive.
-    var count: Int { entries.values.count { $0.object != nil } + temporaries.values.count { $0.object != nil } }
+    /// How many objects are registered (an object whose deallocation has begun may still count).
+    var count: Int { tables.withLock { $0.permanent.count + $0.temporary.count } }
+
+    /// Called by an object's `deinit`, on whatever thread released it last.
+    func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
+        tables.withLock { $0.remove(id, ifIdenticalTo: object) }
+    }
 }

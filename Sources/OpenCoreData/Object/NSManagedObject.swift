@@ -32,6 +32,9 @@ open class NSManagedObject: NSObject {
     private var assignedID: NSManagedObjectID?
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    /// The registry of the context the object is registered with; the object leaves it
+    /// when it deallocates (the registry does not keep it alive).
+    var registry: ObjectRegistry?
 
     // MARK: Storage
 
@@ -99,6 +102,11 @@ open class NSManagedObject: NSObject {
 
     @available(*, unavailable, message: "Use init(entity:insertInto:) or init(context:)")
     public override init() { fatalError("unavailable") }
+
+    deinit {
+        // An object registered with a context has its ID: registering reads it.
+        if let registry, let assignedID { registry.objectWillDeallocate(ObjectIdentifier(self), id: assignedID) }
+    }
 
     /// The entity whose class is this class in any model in use.
     ///

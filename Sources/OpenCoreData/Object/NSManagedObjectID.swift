@@ -13,7 +13,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// IDs are made for every fetched row.
     private let store: NSPersistentStore?
     /// The ID's identity as a plain value, for the dictionaries of the context and the row cache.
-    private(set) var key: ObjectKey
+    let key: ObjectKey
 
     /// What distinguishes this ID: a store row or a temporary token.
     enum Reference: Hashable, Sendable {
@@ -40,11 +40,11 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.store = nil
-        self.reference = .temporary(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)
-        self.key = ObjectKey(owner: nil, table: 0, primaryKey: 0)
+        let token = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
+        self.reference = .temporary(token)
+        // The token is unique in the process; table -1 is no store table's number.
+        self.key = ObjectKey(owner: nil, table: -1, primaryKey: Int64(bitPattern: token))
         super.init()
-        // A temporary ID is unique to its object: its own identity is its key.
-        key = ObjectKey(owner: ObjectIdentifier(self), table: 0, primaryKey: 0)
     }
 
     /// Whether the object has not been saved yet (its ID will change on save).
@@ -92,8 +92,8 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }
 }
 
-/// An object ID's identity for lookups inside one coordinator: the store (or, for a
-/// temporary ID, the ID object itself), the table's root entity number and the key.
+/// An object ID's identity for lookups inside one coordinator: the store, the table's
+/// root entity number and the key; for a temporary ID, table -1 and its token.
 /// Hashing and comparing it costs a few instructions, where `NSObject` equality
 /// boxes its argument and hashes the store's UUID string.
 struct ObjectKey: Hashable {

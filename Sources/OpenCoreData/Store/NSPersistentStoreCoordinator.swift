@@ -12,8 +12,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open var name: String?
 
     private let lock = NSRecursiveLock()
-    /// Snapshots shared by the contexts; guarded by `lock`.
-    private var rowCache = RowCache()
+    /// Snapshots shared by the contexts (changed under `lock`; the cache locks itself
+    /// too, because rows leave it as they deallocate, on any thread).
+    private let rowCache = RowCache()
     /// Bumped (under `lock`) whenever saves or batch requests change cached rows; read
     /// without the lock by faults checking that the row their fetch read is still current.
     private let cacheGeneration = Atomic<Int>(0)

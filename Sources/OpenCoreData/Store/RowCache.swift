@@ -1,56 +1,67 @@
+import Synchronization
+
 /// The snapshots a coordinator's contexts share (Core Data's row cache).
 ///
-/// A snapshot lives as long as some object uses it: the cache holds rows weakly,
-/// objects hold theirs strongly. So a fault can fire from the cache without touching
-/// the store, and memory is released with the objects. Dead entries are swept when
-/// the table has quadrupled since the last sweep, which keeps inserts amortized O(1).
-///
-/// Not thread-safe by itself: the coordinator calls it under its lock.
-struct RowCache {
+/// A snapshot lives as long as some object uses it: objects hold theirs strongly, the
+/// cache holds ``UnretainedReference``s and a row leaves the cache in its `deinit`.
+/// So a fault can fire from the cache without touching the store, and memory is
+/// released with the objects. Rows die on whatever thread drops them last, so the
+/// table has its own lock; nothing is released while it is held.
+final class RowCache: Sendable {
     private struct Entry {
-        weak var row: StoreRow?
+        let row: UnretainedReference<StoreRow>
+        /// The row's version and timestamp, copied so that choosing between rows
+        /// needs no access to a row that may be deallocating.
+        let version: Int64
+        let timestamp: TimeInterval
     }
 
-    private var entries: [ObjectKey: Entry] = [:]
-    private var sweepThreshold = 4096
+    private let entries = Mutex(ObjectKeyTable<Entry>())
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
-        guard let row = entries[objectID.key]?.row else { return nil }
-        if maxAge >= 0, now - row.timestamp > maxAge { return nil }
-        return row
+        entries.withLock { entries in
+            guard let entry = entries[objectID.key] else { return nil }
+            if maxAge >= 0, now - entry.timestamp > maxAge { return nil }
+            return entry.row.load()
+        }
     }
 
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
     /// save through this coordinator can land between a read and its caching).
-    mutating func insert(_ rows: some Collection<StoreRow>) {
-        for row in rows { Self.keepNewer(row, in: &entries[row.objectID.key, default: Entry()]) }
-        if entries.count > sweepThreshold { sweep() }
-    }
-
-    /// Stores `row` in `entry` unless the entry holds a newer row. Taking the entry
-    /// `inout` through the defaulting subscript hashes the key once, not twice.
-    private static func keepNewer(_ row: StoreRow, in entry: inout Entry) {
-        if let cached = entry.row, cached.version > row.version { return }
-        entry.row = row
+    func insert(_ rows: some Collection<StoreRow>) {
+        for row in rows { row.cache = self }
+        entries.withLock { entries in
+            for row in rows {
+                let key = row.objectID.key
+                if let cached = entries[key], cached.version > row.version { continue }
+                entries[key] = Entry(row: UnretainedReference(row), version: row.version, timestamp: row.timestamp)
+            }
+        }
     }
 
     /// Forgets the snapshots of these objects.
-    mutating func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        for id in objectIDs { entries[id.key] = nil }
+    func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
+        entries.withLock { entries in
+            for id in objectIDs { entries[id.key] = nil }
+        }
     }
 
     /// Forgets every snapshot of these entities.
-    mutating func remove(entities: [NSEntityDescription]) {
+    func remove(entities: [NSEntityDescription]) {
         let doomed = Set(entities.map { $0.facts.root.facts.entityNumber })
-        entries = entries.filter { !doomed.contains($0.key.table) }
+        entries.withLock { entries in
+            entries.removeAll { doomed.contains($0.table) }
+        }
     }
 
     /// How many snapshots are alive (for tests and diagnostics).
-    var liveCount: Int { entries.values.count { $0.row != nil } }
+    var liveCount: Int { entries.withLock { $0.count } }
 
-    private mutating func sweep() {
-        entries = entries.filter { $0.value.row != nil }
-        sweepThreshold = max(4096, entries.count * 4)
+    /// Called by a row's `deinit`, on whatever thread released it last.
+    func rowWillDeallocate(_ row: ObjectIdentifier, key: ObjectKey) {
+        entries.withLock { entries in
+            if entries[key]?.row.refers(to: row) == true { entries[key] = nil }
+        }
     }
 }

@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Uniquing and object lifetime: the registry and the row cache reference objects
+/// and snapshots without owning them, and objects may die on any thread.
+@Suite struct ObjectLifetimeTests {
+    /// A saved store of `count` notes; the context is reset.
+    private func seeded(_ count: Int) throws -> NSManagedObjectContext {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            for index in 0..<count {
+                let note = Note(context: context)
+                note.text = "note \(index)"
+                note.pages = Int16(index % 300)
+            }
+            try context.save()
+            context.reset()
+        }
+        return context
+    }
+
+    @Test func theSameRowIsAlwaysTheSameObject() throws {
+        let context = try seeded(40)
+        try context.performAndWait {
+            let first = try context.fetch(Note.fetchRequest())
+            let second = try context.fetch(Note.fetchRequest())
+            #expect(first.count == 40)
+            #expect(zip(first, second).allSatisfy { $0 === $1 })
+            #expect(first.allSatisfy { context.registeredObject(for: $0.objectID) === $0 })
+            #expect(first.allSatisfy { context.object(with: $0.objectID) === $0 })
+
+            // A new object is found under its temporary ID, then under its permanent one.
+            let note = Note(context: context)
+            let temporaryID = note.objectID
+            #expect(context.registeredObject(for: temporaryID) === note)
+            try context.save()
+            #expect(!note.objectID.isTemporaryID)
+            #expect(context.registeredObject(for: temporaryID) == nil)
+            #expect(context.registeredObject(for: note.objectID) === note)
+            #expect(try context.fetch(Note.fetchRequest()).contains { $0 === note })
+        }
+    }
+
+    @Test func objectsReleasedOnAnotherThreadLeaveTheRegistryAndTheRowCache() throws {
+        let context = try seeded(200)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let handOff = HandOff()
+        try context.performAndWait {
+            handOff.objects = try context.fetch(Note.fetchRequest())
+            _ = handOff.objects.map { $0.value(forKey: "text") }
+            #expect(context.registeredObjects.count == 200)
+        }
+        // The last references go on another thread, as when an app drops a result there.
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            handOff.objects = []
+            done.signal()
+        }
+        done.wait()
+        context.performAndWait {
+            #expect(context.registeredObjects.isEmpty)
+            #expect(coordinator.cachedRowCount == 0)
+        }
+    }
+
+    /// Objects die on another thread while the context fetches the same rows: every
+    /// fetch must still hand out exactly one live object per row.
+    @Test func fetchingWhileOtherThreadsReleaseObjectsKeepsOneObjectPerRow() throws {
+        let context = try seeded(300)
+        let releaser = DispatchQueue(label: "releaser")
+        try context.performAndWait {
+            for round in 0..<60 {
+                let notes = try context.fetch(Note.fetchRequest())
+                #expect(Set(notes.map(\.objectID)).count == notes.count)
+                #expect(notes.allSatisfy { context.registeredObject(for: $0.objectID) === $0 })
+                if round % 3 == 0 { _ = notes.map(\.text) }
+                let handOff = HandOff()
+                handOff.objects = notes
+                releaser.async { handOff.objects = [] }
+            }
+        }
+        releaser.sync {}
+        context.performAndWait { #expect(context.registeredObjects.isEmpty) }
+    }
+
+    /// Carries objects to the thread that drops the last references to them.
+    private final class HandOff: @unchecked Sendable {
+        var objects: [NSManagedObject] = []
+    }
+
+    @Test func objectKeyTableAgreesWithADictionary() {
+        var random = SplitMix64(seed: 0x7AB1E)
+        var table = ObjectKeyTable<Int>()
+        var model: [ObjectKey: Int] = [:]
+        let owners = [ObjectIdentifier(NSObject.self), ObjectIdentifier(NSString.self)]
+        // Few tables and nearby keys, so probe runs collide, merge and wrap around.
+        func randomKey() -> ObjectKey {
+            let owner = random.next() % 5 == 0 ? nil : owners[Int(random.next() % 2)]
+            return ObjectKey(owner: owner, table: Int(random.next() % 3) - 1, primaryKey: Int64(random.next() % 700))
+        }
+        for step in 0..<40_000 {
+            let key = randomKey()
+            switch random.next() % 10 {
+            case 0..<5:
+                table[key] = step
+                model[key] = step
+            case 5..<9:
+                table[key] = nil
+                model[key] = nil
+            default:
+                #expect(table[key] == model[key])
+            }
+            if step % 9_999 == 0 {
+                let doomedTable = Int(random.next() % 3) - 1
+                table.removeAll { $0.table == doomedTable }
+                model = model.filter { $0.key.table != doomedTable }
+            }
+            if step % 1_000 == 0 {
+                #expect(table.count == model.count)
+                #expect(model.allSatisfy { table[$0.key] == $0.value })
+                #expect(Array(table.values).sorted() == model.values.sorted())
+            }
+        }
+        // Emptying the table shrinks it and leaves nothing behind.
+        for key in model.keys { table[key] = nil }
+        #expect(table.count == 0)
+        #expect(Array(table.values).isEmpty)
+    }
+}
