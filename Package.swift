@@ -15,7 +15,9 @@ import PackageDescription
 //   both set semantics and a stable order (ordered relationships, Z_FOK_ columns).
 let package = Package(
     name: "OpenCoreData",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
+    // class overhead on the hot paths) set these minimums on Apple platforms.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),

@@ -77,6 +77,16 @@ import Testing
         }
     }
 
+    /// Observers that build the name from Core Data's string (or log it) see the same
+    /// notifications: the raw values are the ones Core Data posts.
+    @Test func notificationNamesHaveCoreDataRawValues() {
+        #expect(Notification.Name.NSManagedObjectContextObjectsDidChange.rawValue == "NSObjectsChangedInManagingContextNotification")
+        #expect(Notification.Name.NSManagedObjectContextWillSave.rawValue == "NSManagingContextWillSaveChangesNotification")
+        #expect(Notification.Name.NSManagedObjectContextDidSave.rawValue == "NSManagingContextDidSaveChangesNotification")
+        #expect(Notification.Name.NSManagedObjectContextDidSaveObjectIDs.rawValue == "NSManagedObjectContextDidSaveObjectIDsNotification")
+        #expect(NSManagedObjectContext.didSaveObjectsNotification == .NSManagedObjectContextDidSave)
+    }
+
     @Test func pendingChangesCountInFetches() throws {
         let context = try makeContext(model)
         try context.performAndWait {

@@ -173,6 +173,46 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         }
     }
 
+    /// Foundation's archiver traps on values that are not securely codable; the default
+    /// transformer must turn those into a failed save, and store what it can read back.
+    @Test func defaultTransformerStoresPropertyListsAndRefusesOtherValues() throws {
+        final class Unlisted: NSObject, NSSecureCoding {
+            static var supportsSecureCoding: Bool { true }
+            override init() { super.init() }
+            init?(coder: NSCoder) { super.init() }
+            func encode(with coder: NSCoder) {}
+        }
+        let entity = ModelBuilder.entity("Bag", className: "NSManagedObject")
+        entity.properties = [ModelBuilder.attribute("contents", .transformableAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        let nested: [String: Any] = ["tags": ["a", "b"], "count": 3, "when": Date(timeIntervalSinceReferenceDate: 5)]
+        try context.performAndWait {
+            let bag = NSEntityDescription.insertNewObject(forEntityName: "Bag", into: context)
+            bag.setValue(nested, forKey: "contents")
+            try context.save()
+            // A struct, a struct inside an array, a secure-coding class the transformer does
+            // not allow: each fails the save with a clear error instead of trapping.
+            for refused in [Point(x: 1, y: 2), [Point(x: 1, y: 2)], Unlisted()] as [Any] {
+                bag.setValue(refused, forKey: "contents")
+                let error = #expect(throws: NSError.self) { try context.save() }
+                #expect(error?.code == NSManagedObjectValidationError)
+                #expect(error?.localizedDescription.contains("CodableValueTransformer") == true)
+                context.rollback()
+            }
+        }
+        let reopened = try makeContext(model, url: url)
+        try reopened.performAndWait {
+            let bag = try #require(try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Bag")).first)
+            let contents = try #require(bag.value(forKey: "contents") as? [String: Any])
+            #expect((contents["tags"] as? [Any])?.compactMap { $0 as? String } == ["a", "b"])
+            #expect((contents["count"] as? NSNumber)?.intValue == 3)
+            #expect(contents["when"] as? Date == Date(timeIntervalSinceReferenceDate: 5))
+        }
+    }
+
     @Test func mainQueueContextRunsOnMainThread() async throws {
         let model = ModelBuilder.notesModel()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)

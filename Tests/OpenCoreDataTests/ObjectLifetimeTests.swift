@@ -90,6 +90,24 @@ import Testing
         var objects: [NSManagedObject] = []
     }
 
+    /// Consecutive keys of several tables (a fetch of parents and their children) must
+    /// not pile up: long runs make every lookup, and every removal as objects die, walk
+    /// the run, which turned saves and prefetches quadratic.
+    @Test func objectKeyTableKeepsConsecutiveKeysOfSeveralTablesApart() {
+        var table = ObjectKeyTable<Int>()
+        for entity in 1...3 {
+            for key in 1...40_000 { table[ObjectKey(owner: nil, table: entity, primaryKey: Int64(key))] = key }
+        }
+        for token in 1...40_000 { table[ObjectKey(owner: nil, table: -1, primaryKey: Int64(token))] = token }
+        #expect(table.count == 160_000)
+        #expect(table.longestDisplacement < 64)
+        // Removing in key order, as objects fetched in order die, leaves a sound table.
+        for key in 1...40_000 { table[ObjectKey(owner: nil, table: 2, primaryKey: Int64(key))] = nil }
+        #expect(table.count == 120_000)
+        #expect(table[ObjectKey(owner: nil, table: 3, primaryKey: 40_000)] == 40_000)
+        #expect(table[ObjectKey(owner: nil, table: 2, primaryKey: 1)] == nil)
+    }
+
     @Test func objectKeyTableAgreesWithADictionary() {
         var random = SplitMix64(seed: 0x7AB1E)
         var table = ObjectKeyTable<Int>()

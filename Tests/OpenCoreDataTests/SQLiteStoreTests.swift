@@ -34,7 +34,56 @@ import Testing
             let metadata = try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any]
             #expect(metadata?["NSStoreType"] as? String == "SQLite")
             #expect((metadata?["NSStoreModelVersionHashes"] as? [String: Any])?.count == 5)
+            // The UUID sits in its column and in the plist, the same in both, as Core Data writes it.
+            let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA")
+            #expect(uuid != nil && UUID(uuidString: uuid!) != nil)
+            #expect(metadata?["NSStoreUUID"] as? String == uuid)
         }
+    }
+
+    @Test func metadataIsWrittenWithTheNextSaveAndKeepsTheStoreUUID() throws {
+        let url = temporaryStoreURL()
+        var uuid: String?
+        do {
+            let context = try makeContext(model, url: url)
+            let coordinator = try #require(context.persistentStoreCoordinator)
+            let store = try #require(coordinator.persistentStores.first)
+            uuid = store.metadata[NSStoreUUIDKey] as? String
+            var metadata = coordinator.metadata(for: store)
+            metadata["AppImportVersion"] = 7
+            metadata[NSStoreUUIDKey] = "not-mine-to-change"
+            coordinator.setMetadata(metadata, for: store)
+            #expect(store.metadata["AppImportVersion"] as? Int == 7)
+            #expect(store.metadata[NSStoreUUIDKey] as? String == uuid)
+            // Nothing is written before a save.
+            #expect(try NSPersistentStore.metadataForPersistentStore(with: url)["AppImportVersion"] == nil)
+            try context.performAndWait {
+                Notebook(context: context).name = "Work"
+                try context.save()
+            }
+        }
+        let reopened = try NSPersistentStore.metadataForPersistentStore(with: url)
+        #expect(reopened["AppImportVersion"] as? Int == 7)
+        #expect(reopened[NSStoreUUIDKey] as? String == uuid)
+        let plist = try DatabaseQueue(path: url.path).read { try Data.fetchOne($0, sql: "SELECT Z_PLIST FROM Z_METADATA") }
+        let stored = try PropertyListSerialization.propertyList(from: try #require(plist), format: nil) as? [String: Any]
+        #expect(stored?[NSStoreUUIDKey] as? String == uuid)
+    }
+
+    @Test func metadataThatIsNotAPropertyListFailsTheSaveAndWritesNothing() throws {
+        struct NotAPropertyList {}
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
+        store.metadata["Broken"] = NotAPropertyList()
+        context.performAndWait {
+            Notebook(context: context).name = "Work"
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.code == NSPersistentStoreSaveError)
+            #expect(error?.localizedDescription.contains("property-list") == true)
+        }
+        let rows = try DatabaseQueue(path: url.path).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM ZNOTEBOOK") }
+        #expect(rows == 0, "the failed save wrote no row")
     }
 
     @Test func manyToManyAndOrderedSurviveReopen() throws {

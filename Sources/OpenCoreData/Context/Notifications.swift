@@ -1,13 +1,15 @@
 // Core Data's notification names and userInfo keys, spelled as Apple spells them, so
-// observers written for Core Data work unchanged.
+// observers written for Core Data work unchanged. The three oldest names have raw
+// values that differ from their constants' names (Core Data kept its original
+// strings); code that builds a `Notification.Name` from the string sees them too.
 
 extension Notification.Name {
     /// Posted by a context when its objects changed (at the end of an event, in `processPendingChanges()`).
-    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSObjectsChangedInManagingContextNotification")
     /// Posted by a context at the start of `save()`.
-    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagingContextWillSaveChangesNotification")
     /// Posted by a context after a successful save, with the saved objects.
-    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
     /// Posted after a successful save, with the IDs of the saved objects.
     public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after a context merged changes, with the IDs of the merged objects.

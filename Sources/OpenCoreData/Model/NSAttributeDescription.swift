@@ -13,7 +13,9 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The name of the value transformer for a transformable attribute.
     ///
     /// `nil` selects the secure default (``NSSecureUnarchiveFromDataTransformer``), which
-    /// stores `NSCoding` values and Swift `Codable` values.
+    /// stores property-list values (strings, numbers, dates, data, URLs, UUIDs, and arrays,
+    /// sets and dictionaries of them). Swift `Codable` values need a registered
+    /// ``CodableValueTransformer`` named here; other values fail the save with an error.
     open var valueTransformerName: String? { willSet { assertMutable() } }
     /// Whether large binary values may be kept in a file beside the store.
     open var allowsExternalBinaryDataStorage: Bool = false { willSet { assertMutable() } }

@@ -54,9 +54,12 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
     /// The store's metadata, including `NSStoreUUID` and `NSStoreType`.
+    ///
+    /// As in Core Data, a new value is kept in memory and written to the file with the
+    /// next save; a value that is not a property list makes that save throw.
     open var metadata: [String: Any]! {
         get { backend?.metadata ?? [:] }
-        set { try? backend?.setMetadata(newValue ?? [:]) }
+        set { backend?.setMetadata(newValue ?? [:]) }
     }
 
     var backend: (any PersistentStoreBackend)?

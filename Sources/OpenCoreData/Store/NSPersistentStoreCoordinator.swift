@@ -115,6 +115,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The metadata of a store.
     open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
 
+    /// Replaces a store's metadata (its `NSStoreUUID` stays); written with the next save.
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        store.metadata = metadata ?? [:]
+    }
+
     /// Reads a store file's metadata without opening it for use.
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         guard storeType == NSSQLiteStoreType else {

@@ -6,8 +6,8 @@
 protocol PersistentStoreBackend: AnyObject {
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, …).
     var metadata: [String: Any] { get }
-    /// Replaces the user-settable part of the metadata; written at the next save.
-    func setMetadata(_ metadata: [String: Any]) throws
+    /// Replaces the metadata (the store's UUID stays); written with the next save.
+    func setMetadata(_ metadata: [String: Any])
     /// Rows matching `fetch`, in order.
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow]
     /// The keys of the rows matching `fetch`, in order, without their values.

@@ -2,9 +2,10 @@
 ///
 /// Every fetched row is looked up, inserted and later removed in both, so these
 /// tables sit on the hottest path there is. `Dictionary` hashes each key with seeded
-/// SipHash, which costs more than the probe, and scatters consecutive primary keys
-/// across memory. Here a key's home bucket is its primary key plus a per-table offset:
-/// rows read in key order land in neighbouring buckets, and hashing is two multiplies.
+/// SipHash, which costs more than the probe; here a key is mixed with two multiplies
+/// and shifts. The mix must scatter: keys are mostly consecutive primary keys of a few
+/// tables, and homes that stayed consecutive would pile the tables into long runs that
+/// overlap, making probes and removals walk whole tables.
 /// Open addressing with linear probing, at most half full; removal shifts the rest
 /// of a probe run back, so there are no tombstones.
 struct ObjectKeyTable<Value> {
@@ -31,11 +32,13 @@ struct ObjectKeyTable<Value> {
 
     /// The bucket a key starts probing from.
     private func home(_ key: ObjectKey) -> Int {
-        // Consecutive keys of one table take consecutive buckets; tables and stores
-        // start far apart (a multiplicative hash of their numbers).
-        var spread = UInt64(truncatingIfNeeded: key.table) &* 0x9E37_79B9_7F4A_7C15
-        if let owner = key.owner { spread ^= UInt64(UInt(bitPattern: owner)) &* 0xC2B2_AE3D_27D4_EB4F }
-        return Int(truncatingIfNeeded: UInt64(bitPattern: key.primaryKey) &+ (spread >> 20)) & mask
+        var mixed = UInt64(bitPattern: key.primaryKey) &+ UInt64(truncatingIfNeeded: key.table) &* 0x9E37_79B9_7F4A_7C15
+        if let owner = key.owner { mixed ^= UInt64(UInt(bitPattern: owner)) &* 0xC2B2_AE3D_27D4_EB4F }
+        // A multiply then a fold of the high half into the low one, twice: every input
+        // bit reaches the low bits the mask keeps.
+        mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32)) & mask
     }
 
     /// The bucket holding `key`, or the empty bucket where it would go.
@@ -78,6 +81,15 @@ struct ObjectKeyTable<Value> {
     mutating func removeAll(where shouldRemove: (ObjectKey) -> Bool) {
         let kept = buckets.filter { $0.value != nil && !shouldRemove($0.key) }
         rebuild(kept, capacity: buckets.count)
+    }
+
+    /// How far the farthest key sits from its home bucket: what the slowest lookup
+    /// probes (for tests of the key mix).
+    var longestDisplacement: Int {
+        buckets.indices.reduce(0) { longest, index in
+            guard buckets[index].value != nil else { return longest }
+            return max(longest, (index - home(buckets[index].key)) & mask)
+        }
     }
 
     /// The values, in no particular order.

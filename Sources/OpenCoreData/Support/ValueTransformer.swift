@@ -59,9 +59,38 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
         [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
     }
 
+    /// The archive of `value`, or `nil` when it holds anything this transformer could not
+    /// read back (a Swift struct, a class that is not `NSSecureCoding`, a class outside
+    /// ``allowedTopLevelClasses``). Checked first because Foundation's archiver traps on
+    /// such values instead of throwing, and an archive that cannot be read back would
+    /// lose the value silently.
     open override func transformedValue(_ value: Any?) -> Any? {
-        guard let value else { return nil }
+        guard let value, isArchivable(value) else { return nil }
         return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+    }
+
+    /// Whether `value` and everything it contains are property-list values or instances
+    /// of the allowed classes that support secure coding.
+    private func isArchivable(_ value: Any) -> Bool {
+        switch value {
+        case is String, is Data, is Date, is URL, is UUID, is Bool, is NSNull,
+             is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
+             is Double, is Float, is NSString, is NSNumber, is NSData, is NSDate, is NSURL, is NSUUID:
+            return true
+        case let array as [Any]:
+            return array.allSatisfy(isArchivable)
+        case let dictionary as [AnyHashable: Any]:
+            return dictionary.allSatisfy { isArchivable($0.key.base) && isArchivable($0.value) }
+        case let set as Set<AnyHashable>:
+            return set.allSatisfy { isArchivable($0.base) }
+        case let object as NSObject:
+            guard type(of: object) is NSSecureCoding.Type,
+                  let coding = object as? NSSecureCoding, type(of: coding).supportsSecureCoding
+            else { return false }
+            return Self.allowedTopLevelClasses.contains { object.isKind(of: $0) }
+        default:
+            return false
+        }
     }
 
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
@@ -97,7 +126,10 @@ enum ValueTransformerRegistry {
             throw CoreDataError.make(NSManagedObjectValidationError, "No value transformer is registered under the name '\(transformerName ?? "")'")
         }
         guard let data = transformer.transformedValue(value) as? Data else {
-            throw CoreDataError.make(NSManagedObjectValidationError, "Value transformer '\(transformerName ?? "NSSecureUnarchiveFromData")' could not encode a \(type(of: value))")
+            let advice = transformerName == nil
+                ? ": the default transformer stores property-list values and NSSecureCoding objects of its allowed classes; register a CodableValueTransformer (or another transformer) for other types and name it in the model"
+                : ""
+            throw CoreDataError.make(NSManagedObjectValidationError, "Value transformer '\(transformerName ?? "NSSecureUnarchiveFromData")' could not encode a value of type \(type(of: value))\(advice)")
         }
         return data
     }

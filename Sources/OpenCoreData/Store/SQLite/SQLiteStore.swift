@@ -18,6 +18,8 @@ final class SQLiteStore: PersistentStoreBackend {
     /// The texts of the read statements in GRDB's statement cache (see `preparedStatement`).
     var cachedTexts = Set<String>()
     private(set) var metadata: [String: Any]
+    /// Whether `metadata` was set since the last save (Core Data writes it with the next save).
+    private var metadataNeedsWrite = false
     weak var store: NSPersistentStore?
 
     /// Values at or above this size go to a file beside the store when the attribute allows it.
@@ -122,7 +124,9 @@ final class SQLiteStore: PersistentStoreBackend {
         var hashes: [String: Data] = [:]
         for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
         let identifiers = model.versionIdentifiers.compactMap { $0.base as? String }
+        // Core Data keeps the UUID both in its own column and in the plist.
         let plist: [String: Any] = [
+            NSStoreUUIDKey: uuid,
             NSStoreTypeKey: NSSQLiteStoreType,
             NSStoreModelVersionHashesKey: hashes,
             "NSStoreModelVersionHashesVersion": 3,
@@ -137,7 +141,6 @@ final class SQLiteStore: PersistentStoreBackend {
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, data])
         var result = plist
-        result[NSStoreUUIDKey] = uuid
         result[NSStoreTypeKey] = type
         return result
     }
@@ -209,14 +212,25 @@ final class SQLiteStore: PersistentStoreBackend {
         return error as NSError
     }
 
-    func setMetadata(_ metadata: [String: Any]) throws {
-        var plist = metadata
-        plist[NSStoreUUIDKey] = nil
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try database.write { db in try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data]) }
+    func setMetadata(_ metadata: [String: Any]) {
+        // The store's UUID is not the caller's to change: both copies keep the original.
         var merged = metadata
         merged[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
         self.metadata = merged
+        metadataNeedsWrite = true
+    }
+
+    /// Writes the metadata set since the last save into `Z_METADATA`, inside the save's
+    /// transaction, so a value that is not a property list fails that save.
+    private func writeMetadataIfNeeded(_ db: Database) throws {
+        guard metadataNeedsWrite else { return }
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        } catch {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)", [NSUnderlyingErrorKey: error as NSError])
+        }
+        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data])
     }
 
     func close() {
@@ -267,7 +281,9 @@ final class SQLiteStore: PersistentStoreBackend {
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
                 try current.write(request)
+                try writeMetadataIfNeeded(db)
             }
+            metadataNeedsWrite = false
         } catch {
             for file in writer?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: file) }
             if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }
