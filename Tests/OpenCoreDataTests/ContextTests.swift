@@ -1,4 +1,5 @@
-import OpenCoreData
+import GRDB
+@testable import OpenCoreData
 import Testing
 
 @Suite struct ContextTests {
@@ -180,5 +181,126 @@ import Testing
             return notebook.name
         }
         #expect(name == "Async")
+    }
+
+    @Test func noActionRuleLeavesTheOtherSidePointingAtTheDeletedObject() throws {
+        let owner = ModelBuilder.entity("Owner", className: "NSManagedObject")
+        let item = ModelBuilder.entity("Item", className: "NSManagedObject")
+        let (items, itemOwner) = ModelBuilder.pair("items", from: owner, toMany: true, rule: .noActionDeleteRule, "owner", to: item, toMany: false)
+        owner.properties = [ModelBuilder.attribute("name", .stringAttributeType), items]
+        item.properties = [ModelBuilder.attribute("name", .stringAttributeType), itemOwner]
+        let url = temporaryStoreURL()
+        let context = try makeContext(ModelBuilder.model(owner, item), url: url)
+        let ownerKey = try context.performAndWait { () throws -> Int64 in
+            let boss = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            let thing = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            thing.setValue(boss, forKey: "owner")
+            try context.save()
+
+            context.delete(boss)
+            context.processPendingChanges()
+            #expect(boss.isDeleted)
+            #expect(thing.value(forKey: "owner") as? NSManagedObject === boss, "no action: the item still points at its deleted owner")
+            #expect(!thing.isUpdated && context.updatedObjects.isEmpty, "and is not changed by the delete")
+            let key = try #require(boss.objectID.primaryKey)
+            try context.save()
+            #expect(thing.value(forKey: "owner") as? NSManagedObject === boss, "after the save too, until the app fixes it")
+            #expect(boss.managedObjectContext == nil)
+            return key
+        }
+        // The item's row was not touched either: it still holds the deleted owner's key.
+        let db = try DatabaseQueue(path: url.path)
+        let stored = try db.read { db in try Int64.fetchOne(db, sql: "SELECT ZOWNER FROM ZITEM") }
+        #expect(stored == ownerKey)
+        let owners = try db.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZOWNER") }
+        #expect(owners == 0)
+    }
+
+    @Test func performRunsTheBlockLaterOnTheContextsQueue() async throws {
+        let context = try makeContext(model)
+        nonisolated(unsafe) var ranBeforePerformReturned = true
+        let ranOnQueue = await withCheckedContinuation { continuation in
+            context.performAndWait {
+                nonisolated(unsafe) var returned = false
+                context.perform {
+                    ranBeforePerformReturned = !returned
+                    continuation.resume(returning: context.isOnQueue)
+                }
+                // The queue is busy with this block, so the one just scheduled cannot have run.
+                returned = true
+            }
+        }
+        #expect(ranOnQueue)
+        #expect(!ranBeforePerformReturned, "perform(_:) is asynchronous")
+        #expect(!context.isOnQueue)
+    }
+
+    @Test func objectsDidChangeCarriesEachKindOfChange() throws {
+        let context = try makeContext(model)
+        let center = NotificationCenter.default
+        nonisolated(unsafe) var posted: [[AnyHashable: Any]] = []
+        let token = center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { posted.append($0.userInfo ?? [:]) }
+        defer { center.removeObserver(token) }
+        func objects(_ info: [AnyHashable: Any], _ key: String) -> Set<NSManagedObject>? { info[key] as? Set<NSManagedObject> }
+        try context.performAndWait {
+            let changed = Notebook(context: context), doomed = Notebook(context: context)
+            changed.name = "Changed"
+            doomed.name = "Doomed"
+            try context.save()
+            posted.removeAll()
+
+            changed.name = "Changed again"
+            context.delete(doomed)
+            let added = Notebook(context: context)
+            added.name = "Added"
+            context.processPendingChanges()
+            #expect(posted.count == 1)
+            let info = posted.last ?? [:]
+            #expect(objects(info, NSInsertedObjectsKey) == [added])
+            #expect(objects(info, NSUpdatedObjectsKey) == [changed], "a new object's edits are not updates")
+            #expect(objects(info, NSDeletedObjectsKey) == [doomed])
+            #expect(info[NSRefreshedObjectsKey] == nil)
+            context.processPendingChanges()
+            #expect(posted.count == 1, "nothing new to announce")
+            try context.save()
+
+            // A change merged from elsewhere refreshes the registered object.
+            posted.removeAll()
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: [changed.objectID]], into: [context])
+            let merged = posted.last ?? [:]
+            #expect(objects(merged, NSRefreshedObjectsKey) == [changed])
+            #expect(merged[NSInsertedObjectsKey] == nil && merged[NSUpdatedObjectsKey] == nil && merged[NSDeletedObjectsKey] == nil)
+
+            context.reset()
+            #expect(posted.last?[NSInvalidatedAllObjectsKey] != nil)
+        }
+    }
+
+    @Test func storeFetchSubstitutesKeysForPercentK() throws {
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let work = Notebook(context: context), home = Notebook(context: context)
+            work.name = "Work"
+            home.name = "Home"
+            for (text, notebook) in [("x", work), ("y", work), ("x", home)] {
+                let note = Note(context: context)
+                note.text = text
+                note.notebook = notebook
+            }
+            try context.save()
+        }
+        let fresh = siblingContext(of: context)
+        try fresh.performAndWait {
+            let request = Note.fetchRequest()
+            request.predicate = NSPredicate(format: "%K == %@", "text", "x")
+            let notes = try fresh.fetch(request)
+            #expect(notes.count == 2 && notes.allSatisfy { $0.text == "x" })
+            request.predicate = NSPredicate(format: "%K == %@ AND %K == %@", "notebook.name", "Work", "text", "x")
+            let workX = try fresh.fetch(request)
+            #expect(workX.count == 1 && workX.first?.notebook?.name == "Work")
+            let notebooks = Notebook.fetchRequest()
+            notebooks.predicate = NSPredicate(format: "%K > %@", "name", "Hz")
+            #expect(try fresh.fetch(notebooks).compactMap(\.name) == ["Work"])
+        }
     }
 }

@@ -216,6 +216,62 @@ import Testing
         #expect(text.hasPrefix("this is not a database"), "the file was left untouched")
     }
 
+    @Test func sqliteDatabaseThatIsNotAStoreIsRejectedAndLeftAlone() throws {
+        let url = temporaryStoreURL()
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            let other = try DatabaseQueue(path: url.path)
+            try other.write { db in
+                try db.execute(sql: "CREATE TABLE recipe (id INTEGER PRIMARY KEY, title TEXT)")
+                try db.execute(sql: "INSERT INTO recipe (title) VALUES ('bread')")
+            }
+            try other.close()
+        }
+        let before = try Data(contentsOf: url)
+        let filesBefore = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(error?.domain == NSCocoaErrorDomain)
+        #expect(error?.code == NSFileReadCorruptFileErrorCode)
+        #expect(error?.localizedDescription.contains("not a Core Data store") == true)
+        #expect(error?.localizedDescription.contains(url.path) == true)
+        #expect(coordinator.persistentStores.isEmpty)
+        #expect(try Data(contentsOf: url) == before, "the database file is byte for byte the same")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == filesBefore, "no journal or support files left behind")
+    }
+
+    @Test func objectIDAttributeRoundTripsThroughTheStore() throws {
+        let page = ModelBuilder.entity("Page", className: "NSManagedObject")
+        page.properties = [ModelBuilder.attribute("title", .stringAttributeType)]
+        let bookmark = ModelBuilder.entity("Bookmark", className: "NSManagedObject")
+        bookmark.properties = [ModelBuilder.attribute("target", .objectIDAttributeType)]
+        let model = ModelBuilder.model(page, bookmark)
+        let url = temporaryStoreURL()
+        let writer = try makeContext(model, url: url)
+        let savedURI = try writer.performAndWait { () throws -> URL in
+            let target = NSEntityDescription.insertNewObject(forEntityName: "Page", into: writer)
+            target.setValue("Chapter 2", forKey: "title")
+            try writer.obtainPermanentIDs(for: [target])
+            let mark = NSEntityDescription.insertNewObject(forEntityName: "Bookmark", into: writer)
+            mark.setValue(target.objectID, forKey: "target")
+            #expect(mark.value(forKey: "target") as? NSManagedObjectID == target.objectID)
+            try writer.save()
+            return target.objectID.uriRepresentation()
+        }
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let mark = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Bookmark")).first)
+            let target = try #require(mark.value(forKey: "target") as? NSManagedObjectID)
+            let page = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Page")).first)
+            #expect(target == page.objectID, "read back as the reopened store's ID for the same row")
+            #expect(target.uriRepresentation() == savedURI)
+            #expect(try context.existingObject(with: target).value(forKey: "title") as? String == "Chapter 2")
+        }
+    }
+
     @Test func incompatibleModelIsRejected() throws {
         let url = temporaryStoreURL()
         _ = try makeContext(model, url: url)

@@ -48,6 +48,13 @@ enum ModelBuilder {
         return attribute
     }
 
+    /// A model of `entities`.
+    static func model(_ entities: NSEntityDescription...) -> NSManagedObjectModel {
+        let model = NSManagedObjectModel()
+        model.entities = entities
+        return model
+    }
+
     /// A relationship pair; `toMany` sides get `maxCount = 0`.
     static func pair(
         _ forwardName: String, from source: NSEntityDescription, toMany forwardToMany: Bool, rule forwardRule: NSDeleteRule = .nullifyDeleteRule,

@@ -1,5 +1,5 @@
-/// Marks a property or a generated relationship accessor of an `NSManagedObject`
-/// subclass as managed by Core Data: OpenCoreData's spelling of `@NSManaged`.
+/// Marks a stored property of an `NSManagedObject` subclass as managed by Core Data:
+/// OpenCoreData's spelling of `@NSManaged`.
 ///
 /// ```swift
 /// final class Person: NSManagedObject {
@@ -14,7 +14,8 @@
 /// On a property, the macro writes accessors that go through the object's storage
 /// (with change tracking, faulting and inverse maintenance). On a to-many property it
 /// also writes the accessors Xcode generates (`addTo<Key>`, `removeFrom<Key>`, and the
-/// indexed ones for ordered relationships), so delete Xcode's generated accessor extension.
+/// indexed ones for ordered relationships), so delete Xcode's generated accessor extension
+/// rather than marking its functions: `@Managed` does not apply to functions.
 @attached(accessor, names: named(get), named(set))
 @attached(peer, names: arbitrary)
 public macro Managed() = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedMacro")

@@ -50,13 +50,16 @@ extension NSManagedObject {
         return publicValue(of: property)
     }
 
-    /// Sets a property without key-value observing and without inverse maintenance.
+    /// Sets a property without `willChangeValue`/`didChangeValue` and without inverse
+    /// maintenance; the change is still recorded, so the next save writes it.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let property = entity.facts.propertiesByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
         }
-        assign(value, to: property, maintainingInverse: false)
+        // willChangeValue is what fires a fault; this path does not call it.
+        fireFaultIfNeeded()
+        assign(value, to: property, maintainingInverse: false, notifying: false)
     }
 
     /// The value at a dotted key path: through to-one relationships, across to-many
@@ -173,7 +176,8 @@ extension NSManagedObject {
     }
 
     /// Stores `value` into `property`, converting it to the stored form or refusing it.
-    func assign(_ value: Any?, to property: NSPropertyDescription, maintainingInverse: Bool) {
+    /// `notifying` applies to writes that do not maintain the inverse (those always notify).
+    func assign(_ value: Any?, to property: NSPropertyDescription, maintainingInverse: Bool, notifying: Bool = true) {
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription {
             if relationship.isToMany {
@@ -181,27 +185,27 @@ extension NSManagedObject {
                     refuse(value, for: property, expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
                     return
                 }
-                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, ManagedObjectSet(objects)) }
+                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, ManagedObjectSet(objects), notifying: notifying) }
             } else {
                 guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
                     refuse(value, for: property, expected: "a \(relationship.destinationEntity?.name ?? "?") object")
                     return
                 }
                 let target = value as? NSManagedObject
-                if maintainingInverse { setToOne(relationship, target) } else { primitiveSetToOne(relationship, target) }
+                if maintainingInverse { setToOne(relationship, target) } else { primitiveSetToOne(relationship, target, notifying: notifying) }
             }
             return
         }
         guard let attribute = property as? NSAttributeDescription else { return }
         guard let value else {
-            primitiveSetAttribute(attribute, nil)
+            primitiveSetAttribute(attribute, nil, notifying: notifying)
             return
         }
         guard let stored = AttributeValue.coerce(value, to: attribute) else {
             refuse(value, for: property, expected: attribute.attributeType.displayName)
             return
         }
-        primitiveSetAttribute(attribute, stored)
+        primitiveSetAttribute(attribute, stored, notifying: notifying)
     }
 
     private func refuse(_ value: Any?, for property: NSPropertyDescription, expected: String) {

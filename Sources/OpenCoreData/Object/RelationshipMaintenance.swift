@@ -118,32 +118,34 @@ extension NSManagedObject {
     }
 
     // MARK: Primitive writes (record the change, no inverse work)
+    // `notifying: false` skips `willChangeValue`/`didChangeValue`, as the public
+    // `setPrimitiveValue(_:forKey:)` must: custom setters call it between their own.
 
-    func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?) {
-        willChangeValue(forKey: relationship.name)
+    func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?, notifying: Bool = true) {
+        if notifying { willChangeValue(forKey: relationship.name) }
         storage[relationship.slot] = target
         recordChange(relationship)
-        didChangeValue(forKey: relationship.name)
+        if notifying { didChangeValue(forKey: relationship.name) }
     }
 
-    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: ManagedObjectSet) {
-        willChangeValue(forKey: relationship.name)
+    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: ManagedObjectSet, notifying: Bool = true) {
+        if notifying { willChangeValue(forKey: relationship.name) }
         toMany(relationship).members = members
         recordChange(relationship)
-        didChangeValue(forKey: relationship.name)
+        if notifying { didChangeValue(forKey: relationship.name) }
     }
 
-    func primitiveSetAttribute(_ attribute: NSPropertyDescription, _ value: Any?) {
-        setAttribute(slot: attribute.slot, key: attribute.name, value)
+    func primitiveSetAttribute(_ attribute: NSPropertyDescription, _ value: Any?, notifying: Bool = true) {
+        setAttribute(slot: attribute.slot, key: attribute.name, value, notifying: notifying)
     }
 
-    /// Stores an attribute value already in its stored form, with the change hooks.
-    func setAttribute(slot: Int, key: String, _ value: Any?) {
-        willChangeValue(forKey: key)
+    /// Stores an attribute value already in its stored form, with the change hooks unless told not to.
+    func setAttribute(slot: Int, key: String, _ value: Any?, notifying: Bool = true) {
+        if notifying { willChangeValue(forKey: key) }
         storage[slot] = value
         if !rejectedAssignments.isEmpty { rejectedAssignments[key] = nil }
         recordChange(slot: slot)
-        didChangeValue(forKey: key)
+        if notifying { didChangeValue(forKey: key) }
     }
 
     /// Notes that `property` changed, so the context counts the object as updated.

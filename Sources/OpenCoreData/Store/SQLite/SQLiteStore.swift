@@ -50,6 +50,9 @@ final class SQLiteStore: PersistentStoreBackend {
         let log = SQLStatementLog()
         settings.prepareDatabase { db in
             log.prepare(db)
+            // Before anything writes: switching to WAL rewrites the file header, and a
+            // database that is not a store must be left exactly as it was.
+            try rejectForeignDatabase(db, url: url)
             if !readOnly { try db.execute(sql: "PRAGMA journal_mode = WAL") }
             for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
             try SQLiteFunctions.install(in: db)
@@ -82,10 +85,7 @@ final class SQLiteStore: PersistentStoreBackend {
                 if try db.tableExists("Z_METADATA") {
                     return try readMetadata(db, url: url)
                 }
-                let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if !existing.isEmpty {
-                    throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
-                }
+                // Empty: `open` already refused a database holding other tables.
                 return try createStore(db, schema: schema, model: model, entities: entities, type: type)
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -110,6 +110,15 @@ final class SQLiteStore: PersistentStoreBackend {
         store.backend = backend
         backend.store = store
         return store
+    }
+
+    /// Throws when the database has tables but no `Z_METADATA`: another program's
+    /// database, which a store must neither adopt nor change.
+    private static func rejectForeignDatabase(_ db: Database, url: URL?) throws {
+        guard try !db.tableExists("Z_METADATA"),
+              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") == true
+        else { return }
+        throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
     }
 
     private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String) throws -> [String: Any] {
