@@ -194,4 +194,59 @@ import Testing
         let broken = "!!TERNARY(" + String(repeating: "(", count: 40) + "uu/uSuu----NO--LNO"
         #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: broken, argumentArray: []) }
     }
+
+    /// Found by the fuzzer: every nesting construct recursed without bound, so 100,000
+    /// `(` or `!` overflowed the stack. Past 256 levels the parse fails, naming the position.
+    @Test(arguments: [
+        ("(", "a == 1", ")", 256), ("!", "a == 1", "", 256), ("NOT ", "a == 1", "", 1024), ("-", "a == 1", "", 255),
+        ("{", "a", "}", 255), ("a[", "0", "]", 510), ("2 ** ", "2 == a", "", 1275), ("abs(", "a", ") == 1", 1020),
+        ("SUBQUERY(a, $x, ", "$x == 1", ")", 2041), ("TERNARY(", "a == 1", ", 1, 2) == 1", 1024),
+    ])
+    func deepNestingFailsWithAPosition(_ opening: String, _ core: String, _ closing: String, _ position: Int) {
+        let count = 10_000
+        let format = String(repeating: opening, count: count) + core + String(repeating: closing, count: count)
+        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
+        #expect(error?.reason == "nested more than 256 levels deep")
+        #expect(error?.position == position, "\(error?.message.prefix(120) ?? "")")
+    }
+
+    @Test func nestingUpToTheLimitParses() throws {
+        let parentheses = String(repeating: "(", count: 120) + "a == 1" + String(repeating: ")", count: 120)
+        #expect(try NSPredicate.parse(format: parentheses).evaluate(with: ["a": 1]))
+        let negations = String(repeating: "!", count: 200) + "a == 1"
+        #expect(try NSPredicate.parse(format: negations).evaluate(with: ["a": 1]))
+        let minuses = "a == " + String(repeating: "-", count: 200) + "1"
+        #expect(try NSPredicate.parse(format: minuses).evaluate(with: ["a": 1]))
+    }
+
+    /// Found by the fuzzer: `Int64.min % -1` trapped, and so did `Decimal(Double)` on
+    /// an infinity (in CAST, comparisons and arithmetic with decimals).
+    @Test func arithmeticEdgesDoNotTrap() throws {
+        func value(_ format: String, _ arguments: Any?...) throws -> Any? {
+            try NSExpression.parse(format: format, argumentArray: arguments).expressionValue(with: nil, context: nil)
+        }
+        #expect(try value("modulus:by:(%@, -1)", Int64.min) as? Double == 0)
+        #expect(try value("modulus:by:(%@, 3)", Int64.min) as? Int == -2)
+        #expect(try value("%@ / -1", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("%@ * -1", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("%@ - 1", Int64.min) as? Double == -9.223372036854775808e18)
+        #expect(try value("0 - %@", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("abs(%@)", Int64.min) as? Double == 9.223372036854775808e18)
+        let nan = try #require(try value("CAST(1e999, 'NSDecimalNumber')") as? Decimal)
+        #expect(nan.isNaN)
+        #expect(try (value("CAST('inf', 'NSDecimalNumber')") as? Decimal)?.isNaN == true)
+        let decimal = Decimal(string: "2.5")!
+        #expect(try value("%@ + %@", decimal, Double.infinity) as? Double == .infinity)
+        #expect(try value("%@ * %@", decimal, -Double.infinity) as? Double == -.infinity)
+        #expect(try (value("%@ / %@", Double.nan, decimal) as? Double)?.isNaN == true)
+        #expect(try value("%@ + 1", decimal) as? Decimal == Decimal(string: "3.5"))
+        #expect(try check("SELF < %@", decimal, Double.infinity))
+        #expect(try check("SELF > %@", decimal, -Double.infinity))
+        #expect(try !check("SELF > %@", decimal, Double.infinity))
+        #expect(try check("SELF > %@", decimal, Decimal(string: "2.4")!))
+        // A decimal NaN prints as a cast that parses back to an equal predicate.
+        let predicate = try NSPredicate.parse(format: "a == CAST(1e999, 'NSDecimalNumber')")
+        #expect(predicate.predicateFormat == "a == CAST(\"NaN\", \"NSDecimalNumber\")")
+        #expect(try NSPredicate.parse(format: predicate.predicateFormat) == predicate)
+    }
 }

@@ -9,6 +9,11 @@ struct PredicateParser {
     private var position = 0
     private let arguments: [Any?]
     private var argumentIndex = 0
+    /// How many groups, operands and operators enclose the current token.
+    private var depth = 0
+    /// The deepest nesting accepted. Each level costs stack frames, so without a limit a
+    /// hostile format (100,000 `(` or `!`) would overflow the stack instead of failing.
+    static let maximumDepth = 256
     /// Parenthesized groups already found not to be predicates, by token position.
     /// Shared by the parser's copies (a class) so backtracking never repeats that work:
     /// without it, nested "(" groups cost 2^depth attempts.
@@ -89,9 +94,21 @@ struct PredicateParser {
         guard current.kind == .end else { throw error("unexpected token after the end of the expression") }
     }
 
+    /// Parses one nesting level deeper, failing past ``maximumDepth``.
+    private mutating func nested<T>(_ parse: (inout PredicateParser) throws -> T) throws -> T {
+        guard depth < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
+        depth += 1
+        defer { depth -= 1 }
+        return try parse(&self)
+    }
+
     // MARK: Predicates
 
     private mutating func parseOr() throws -> NSPredicate {
+        try nested { try $0.parseOrList() }
+    }
+
+    private mutating func parseOrList() throws -> NSPredicate {
         var items = [try parseAnd()]
         while accept(keyword: "OR") || accept("||") { items.append(try parseAnd()) }
         return items.count == 1 ? items[0] : NSCompoundPredicate(orPredicateWithSubpredicates: items)
@@ -105,7 +122,7 @@ struct PredicateParser {
 
     private mutating func parseNot() throws -> NSPredicate {
         if accept(keyword: "NOT") || accept("!") {
-            return NSCompoundPredicate(notPredicateWithSubpredicate: try parseNot())
+            return NSCompoundPredicate(notPredicateWithSubpredicate: try nested { try $0.parseNot() })
         }
         return try parsePrimaryPredicate()
     }
@@ -204,6 +221,10 @@ struct PredicateParser {
     // MARK: Expressions
 
     private mutating func parseExpression() throws -> NSExpression {
+        try nested { try $0.parseSetExpression() }
+    }
+
+    private mutating func parseSetExpression() throws -> NSExpression {
         var left = try parseAdditive()
         while let word = keyword, ["UNION", "INTERSECT", "MINUS"].contains(word) {
             advance()
@@ -240,13 +261,13 @@ struct PredicateParser {
     private mutating func parsePower() throws -> NSExpression {
         let base = try parseUnary()
         guard accept("**") else { return base }
-        return NSExpression(forFunction: "raise:toPower:", arguments: [base, try parsePower()])
+        return NSExpression(forFunction: "raise:toPower:", arguments: [base, try nested { try $0.parsePower() }])
     }
 
     private mutating func parseUnary() throws -> NSExpression {
-        if accept("+") { return try parseUnary() }
+        if accept("+") { return try nested { try $0.parseUnary() } }
         guard accept("-") else { return try parsePostfix() }
-        let operand = try parseUnary()
+        let operand = try nested { try $0.parseUnary() }
         if case .constant(let value) = operand.node, let number = NumericValue(value) {
             switch number {
             case .integer(let integer) where integer != .min: return NSExpression(forConstantValue: Int(-integer))
