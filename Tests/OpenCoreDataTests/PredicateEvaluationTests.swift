@@ -246,6 +246,18 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
         #expect(all?.count == 2)
     }
 
+    /// MATCHES covers the whole string (`$` alone also matches before a final newline);
+    /// `length` is NSString's, in UTF-16 units, as a function and as a key.
+    @Test func matchesAnchoringAndLengthUnits() throws {
+        #expect(try !check("SELF MATCHES 'abc'", "abc\n"))
+        #expect(try check("SELF MATCHES 'abc\\n'", "abc\n"))
+        #expect(try check("SELF MATCHES 'a|abc'", "abc"))
+        #expect(try !check("SELF MATCHES 'b'", "abc"))
+        #expect(try check("length(SELF) == 4 AND SELF.length == 4", "👍🏽"))
+        #expect(try check("length(SELF) == 2 AND SELF.length == 2", "e\u{301}"))
+        #expect(try check("length(name) == name.length", ["name": "🇨🇭 Zürich"]))
+    }
+
     @Test func subqueries() throws {
         let department = makeDepartment()
         #expect(try check("SUBQUERY(employees, $e, $e.salary > 100).@count == 2", department))

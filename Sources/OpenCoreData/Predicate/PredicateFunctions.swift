@@ -30,7 +30,8 @@ enum PredicateFunctions {
             return ValueCasting.cast(arguments[0], to: type)
         case ("uppercase:", 1): return StringMatching.string(from: arguments[0])?.uppercased()
         case ("lowercase:", 1): return StringMatching.string(from: arguments[0])?.lowercased()
-        case ("length:", 1): return StringMatching.string(from: arguments[0])?.count
+        // NSString's length (UTF-16 units), as the `length` key path gives.
+        case ("length:", 1): return StringMatching.string(from: arguments[0])?.utf16.count
         case ("sum:", _), ("count:", _), ("min:", _), ("max:", _), ("average:", _), ("median:", _), ("mode:", _), ("stddev:", _):
             return statistic(name, collectionArguments(arguments))
         case (_, 1): return unary(name, arguments[0])
