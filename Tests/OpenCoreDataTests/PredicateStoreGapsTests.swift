@@ -182,4 +182,16 @@ enum StoreGapsModel {
             #expect(try names("length(name) == name.length", entity: "Box", in: context).count == 5)
         }
     }
+
+    /// SQLite's SUM fails on Int64 overflow; the store's @sum gives memory's Double instead.
+    @Test func sumPastInt64AgreesWithMemory() throws {
+        let context = try savedContext()
+        try context.performAndWait { () throws -> Void in
+            #expect(try names("items.@sum.big > %@", Int64.max, entity: "Box", in: context) == ["abc"])
+            #expect(try names("items.@sum.big == %@", Double(Int64.max) + Double(StoreGapsModel.twoTo53), entity: "Box", in: context) == ["abc"])
+            #expect(try names("items.@sum.big == %@", Int64.min + StoreGapsModel.twoTo53, entity: "Box", in: context) == ["ABC"])
+            #expect(try names("items.@sum.big == 0", entity: "Box", in: context) == ["abc\n", "e\u{301}", "👍🏽"])
+            #expect(try names("sum:(items.big) > 0", entity: "Box", in: context) == ["abc"])
+        }
+    }
 }

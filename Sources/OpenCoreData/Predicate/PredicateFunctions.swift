@@ -162,7 +162,8 @@ enum PredicateFunctions {
         }
     }
 
-    private static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
+    /// `a + b` as `+` and `@sum` compute it; shared with the store's `OCD_SUM`.
+    static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
         arithmetic(a, b, integer: { $0.addingReportingOverflow($1) }, decimal: +, double: +)
     }
 
