@@ -194,4 +194,38 @@ enum StoreGapsModel {
             #expect(try names("sum:(items.big) > 0", entity: "Box", in: context) == ["abc"])
         }
     }
+
+    /// The store reads a key only a subentity has as NULL in the other rows; unsaved
+    /// objects evaluated in memory must give the same nil, not trap as an unknown key.
+    @Test func subentityKeysOnPendingObjects() throws {
+        let context = try makeContext(model)
+        try context.performAndWait { () throws -> Void in
+            func insert(_ entity: String, _ name: String, barks: Int16? = nil) {
+                let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                object.setValue(name, forKey: "name")
+                if let barks { object.setValue(barks, forKey: "barks") }
+            }
+            insert("Animal", "generic")
+            insert("Dog", "rex", barks: 3)
+            try context.save()
+            insert("Animal", "pending")
+            insert("Dog", "puppy", barks: 1)
+            let generic = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal")).first { $0.value(forKey: "name") as? String == "generic" }
+            generic?.setValue("old", forKey: "name")
+            func results() throws -> [[String]] {
+                func fetch(_ format: String, sort: String? = nil) throws -> [String] {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Animal")
+                    request.predicate = NSPredicate(format: format)
+                    request.sortDescriptors = [NSSortDescriptor(key: sort ?? "name", ascending: true), NSSortDescriptor(key: "name", ascending: true)]
+                    #expect(try context.count(for: request) == context.fetch(request).count)
+                    return try context.fetch(request).map { $0.value(forKey: "name") as! String }
+                }
+                return [try fetch("barks == nil"), try fetch("barks > 0"), try fetch("TRUEPREDICATE", sort: "barks")]
+            }
+            let pending = try results()
+            #expect(pending == [["old", "pending"], ["puppy", "rex"], ["old", "pending", "puppy", "rex"]])
+            try context.save()
+            #expect(try results() == pending)
+        }
+    }
 }
