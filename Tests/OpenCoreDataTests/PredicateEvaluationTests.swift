@@ -246,6 +246,45 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
         #expect(all?.count == 2)
     }
 
+    /// The union operators through parsed predicates: the key after the operator is read
+    /// from each element (of each inner collection for the `…OfArrays`/`…OfSets` ones).
+    @Test func unionOperatorsInParsedPredicates() throws {
+        let shelf: [String: Any] = [
+            "groups": [[["x": 1], ["x": 2]], [["x": 2], ["x": 3]]],
+            "sets": [Set([1, 2]), Set([2, 3])],
+            "people": [["x": 1], ["x": 1], ["x": 2], ["y": 5]],
+        ]
+        #expect(try check("groups.@unionOfArrays.x[SIZE] == 4", shelf))
+        #expect(try check("groups.@distinctUnionOfArrays.x[SIZE] == 3", shelf))
+        #expect(try check("ANY groups.@unionOfArrays.x == 3", shelf))
+        #expect(try check("ALL groups.@distinctUnionOfArrays.x IN {1, 2, 3}", shelf))
+        #expect(try check("sets.@distinctUnionOfSets[SIZE] == 3 AND 3 IN sets.@distinctUnionOfSets", shelf))
+        #expect(try check("people.@unionOfObjects.x[SIZE] == 3", shelf))
+        #expect(try check("people.@distinctUnionOfObjects.x[SIZE] == 2", shelf))
+        #expect(try check("NONE people.@unionOfObjects.x == nil", shelf))
+        #expect(try !check("5 IN people.@distinctUnionOfObjects.x", shelf))
+        func values(_ keyPath: String) -> [Int] {
+            (NSExpression(forKeyPath: keyPath).expressionValue(with: shelf, context: nil) as? [Any?] ?? []).compactMap { $0 as? Int }
+        }
+        #expect(values("groups.@unionOfArrays.x") == [1, 2, 2, 3])
+        #expect(values("groups.@distinctUnionOfArrays.x").sorted() == [1, 2, 3])
+        #expect(values("sets.@distinctUnionOfSets").sorted() == [1, 2, 3])
+        #expect(values("people.@unionOfObjects.x") == [1, 1, 2])
+        #expect(values("people.@distinctUnionOfObjects.x").sorted() == [1, 2])
+    }
+
+    /// MATCHES covers the whole string (`$` alone also matches before a final newline);
+    /// `length` is NSString's, in UTF-16 units, as a function and as a key.
+    @Test func matchesAnchoringAndLengthUnits() throws {
+        #expect(try !check("SELF MATCHES 'abc'", "abc\n"))
+        #expect(try check("SELF MATCHES 'abc\\n'", "abc\n"))
+        #expect(try check("SELF MATCHES 'a|abc'", "abc"))
+        #expect(try !check("SELF MATCHES 'b'", "abc"))
+        #expect(try check("length(SELF) == 4 AND SELF.length == 4", "👍🏽"))
+        #expect(try check("length(SELF) == 2 AND SELF.length == 2", "e\u{301}"))
+        #expect(try check("length(name) == name.length", ["name": "🇨🇭 Zürich"]))
+    }
+
     @Test func subqueries() throws {
         let department = makeDepartment()
         #expect(try check("SUBQUERY(employees, $e, $e.salary > 100).@count == 2", department))

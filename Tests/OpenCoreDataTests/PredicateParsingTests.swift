@@ -108,6 +108,57 @@ import Testing
         #expect(try comparison("a == %@", nil).rightExpression.constantValue == nil)
         #expect(try comparison("a == %@", NSExpression(forKeyPath: "b")).rightExpression.keyPath == "b")
         #expect(try comparison("a == %c", 65).rightExpression.constantValue as? String == "A")
+        // The printf radix and notation letters take numbers; e E g G give doubles.
+        let numeric = try NSPredicate.parse(
+            format: "a == %x AND b == %X AND c == %o AND d == %lx AND e == %e AND f == %E AND g == %g AND h == %G",
+            argumentArray: [255, 255, 8, Int64(7), 1.5, 2, Float(3.5), 4])
+        #expect(numeric.evaluate(with: ["a": 255, "b": 255, "c": 8, "d": 7, "e": 1.5, "f": 2, "g": 3.5, "h": 4]))
+        #expect(try comparison("a == %x", 255).rightExpression.constantValue as? Int == 255)
+        #expect(try comparison("a == %e", 2).rightExpression.constantValue as? Double == 2)
+        #expect(try comparison("a == %G", Float(0.5)).rightExpression.constantValue as? Double == 0.5)
+    }
+
+    @Test(arguments: [
+        ("a == %s", [[1, 2]] as [(any Sendable)?], 5, "%s needs a string or character argument"),
+        ("a == %c", [Date()], 5, "%c needs a string or character argument"),
+        ("a == %d", ["x"], 5, "%d needs a numeric argument"),
+        ("a == %x", [nil], 5, "%x needs a numeric argument"),
+        ("a == %e", [[1.5]], 5, "%e needs a numeric argument"),
+        ("%K == 1", [3], 0, "%K needs a non-empty string argument"),
+        ("a == %%", [], 5, "unsupported format specifier"),
+        ("a == %1$@", ["x"], 5, "unsupported format specifier"),
+        ("a == 1 AND b == %@", [], 16, "missing argument for format specifier #1"),
+        ("FUNCTION(SELF) == 1", [], 8, "FUNCTION needs an operand and a selector name string"),
+        ("FUNCTION() == 1", [], 8, "FUNCTION needs an operand and a selector name string"),
+        // Numbers need a digit before the point.
+        ("a == .5", [], 5, "expected an expression"),
+    ])
+    func formatErrorsNameTheProblemAndPosition(_ format: String, _ arguments: [(any Sendable)?], _ position: Int, _ reason: String) {
+        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: arguments.map { $0 }) }
+        #expect(error?.reason == reason)
+        #expect(error?.position == position)
+        #expect(error?.message.contains("at position \(position)") == true)
+    }
+
+    @Test func expressionsWithArgumentArraysAndCompoundTypes() throws {
+        #expect(NSExpression(format: "%@ + %d", argumentArray: [1, 2]).expressionValue(with: nil, context: nil) as? Int == 3)
+        #expect(NSExpression(format: "%K.@count", argumentArray: ["items"]).expressionValue(with: ["items": [1, 2]], context: nil) as? Int == 2)
+        #expect(NSExpression(format: "lowercase(%@)", argumentArray: ["ÄB"]).expressionValue(with: nil, context: nil) as? String == "äb")
+        let a = NSPredicate(format: "a == 1"), b = NSPredicate(format: "b == 2")
+        let and = NSCompoundPredicate(type: .and, subpredicates: [a, b])
+        #expect(and.compoundPredicateType == .and)
+        #expect(and.subpredicates.count == 2)
+        #expect(and == NSPredicate(format: "a == 1 AND b == 2"))
+        #expect(and.evaluate(with: ["a": 1, "b": 2]))
+        #expect(!and.evaluate(with: ["a": 1, "b": 3]))
+        let or = NSCompoundPredicate(type: .or, subpredicates: [a, b])
+        #expect(or.predicateFormat == "a == 1 OR b == 2")
+        #expect(or.evaluate(with: ["a": 0, "b": 2]))
+        let not = NSCompoundPredicate(type: .not, subpredicates: [a])
+        #expect(not.predicateFormat == "NOT a == 1")
+        #expect(not.evaluate(with: ["a": 2]))
+        #expect(NSCompoundPredicate(type: .and, subpredicates: []).evaluate(with: nil))
+        #expect(!NSCompoundPredicate(type: .or, subpredicates: []).evaluate(with: nil))
     }
 
     @Test func expressionStructure() throws {
@@ -193,5 +244,60 @@ import Testing
         #expect(predicate.evaluate(with: ["a": 5]))
         let broken = "!!TERNARY(" + String(repeating: "(", count: 40) + "uu/uSuu----NO--LNO"
         #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: broken, argumentArray: []) }
+    }
+
+    /// Found by the fuzzer: every nesting construct recursed without bound, so 100,000
+    /// `(` or `!` overflowed the stack. Past 128 levels the parse fails, naming the position.
+    @Test(arguments: [
+        ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127),
+        ("{", "a", "}", 127), ("a[", "0", "]", 254), ("2 ** ", "2 == a", "", 635), ("abs(", "a", ") == 1", 508),
+        ("SUBQUERY(a, $x, ", "$x == 1", ")", 1017), ("TERNARY(", "a == 1", ", 1, 2) == 1", 512),
+    ])
+    func deepNestingFailsWithAPosition(_ opening: String, _ core: String, _ closing: String, _ position: Int) {
+        let count = 10_000
+        let format = String(repeating: opening, count: count) + core + String(repeating: closing, count: count)
+        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
+        #expect(error?.reason == "nested more than 128 levels deep")
+        #expect(error?.position == position, "\(error?.message.prefix(120) ?? "")")
+    }
+
+    @Test func nestingUpToTheLimitParses() throws {
+        let parentheses = String(repeating: "(", count: 100) + "a == 1" + String(repeating: ")", count: 100)
+        #expect(try NSPredicate.parse(format: parentheses).evaluate(with: ["a": 1]))
+        let negations = String(repeating: "!", count: 100) + "a == 1"
+        #expect(try NSPredicate.parse(format: negations).evaluate(with: ["a": 1]))
+        let minuses = "a == " + String(repeating: "-", count: 100) + "1"
+        #expect(try NSPredicate.parse(format: minuses).evaluate(with: ["a": 1]))
+    }
+
+    /// Found by the fuzzer: `Int64.min % -1` trapped, and so did `Decimal(Double)` on
+    /// an infinity (in CAST, comparisons and arithmetic with decimals).
+    @Test func arithmeticEdgesDoNotTrap() throws {
+        func value(_ format: String, _ arguments: Any?...) throws -> Any? {
+            try NSExpression.parse(format: format, argumentArray: arguments).expressionValue(with: nil, context: nil)
+        }
+        #expect(try value("modulus:by:(%@, -1)", Int64.min) as? Double == 0)
+        #expect(try value("modulus:by:(%@, 3)", Int64.min) as? Int == -2)
+        #expect(try value("%@ / -1", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("%@ * -1", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("%@ - 1", Int64.min) as? Double == -9.223372036854775808e18)
+        #expect(try value("0 - %@", Int64.min) as? Double == 9.223372036854775808e18)
+        #expect(try value("abs(%@)", Int64.min) as? Double == 9.223372036854775808e18)
+        let nan = try #require(try value("CAST(1e999, 'NSDecimalNumber')") as? Decimal)
+        #expect(nan.isNaN)
+        #expect(try (value("CAST('inf', 'NSDecimalNumber')") as? Decimal)?.isNaN == true)
+        let decimal = Decimal(string: "2.5")!
+        #expect(try value("%@ + %@", decimal, Double.infinity) as? Double == .infinity)
+        #expect(try value("%@ * %@", decimal, -Double.infinity) as? Double == -.infinity)
+        #expect(try (value("%@ / %@", Double.nan, decimal) as? Double)?.isNaN == true)
+        #expect(try value("%@ + 1", decimal) as? Decimal == Decimal(string: "3.5"))
+        #expect(try check("SELF < %@", decimal, Double.infinity))
+        #expect(try check("SELF > %@", decimal, -Double.infinity))
+        #expect(try !check("SELF > %@", decimal, Double.infinity))
+        #expect(try check("SELF > %@", decimal, Decimal(string: "2.4")!))
+        // A decimal NaN prints as a cast that parses back to an equal predicate.
+        let predicate = try NSPredicate.parse(format: "a == CAST(1e999, 'NSDecimalNumber')")
+        #expect(predicate.predicateFormat == "a == CAST(\"NaN\", \"NSDecimalNumber\")")
+        #expect(try NSPredicate.parse(format: predicate.predicateFormat) == predicate)
     }
 }

@@ -8,8 +8,9 @@ import Testing
 @Suite struct StoreFetchTranslationTests {
     let model = PhotoLibraryFixture.model()
 
-    func failure(_ entity: String = "Photo", predicate: NSPredicate? = nil, sort: [NSSortDescriptor]? = nil) throws -> NSError? {
-        let context = try makeContext(model)
+    func failure(_ entity: String = "Photo", predicate: NSPredicate? = nil, sort: [NSSortDescriptor]? = nil,
+                 model: NSManagedObjectModel? = nil) throws -> NSError? {
+        let context = try makeContext(model ?? self.model)
         return context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: entity)
             request.predicate = predicate
@@ -49,6 +50,28 @@ import Testing
         expectFailure(try failure(predicate: NSPredicate(format: "ANYKEY == 'a'")), mentioning: ["ANYKEY"])
         expectFailure(try failure(sort: [NSSortDescriptor(key: "tags.name", ascending: true)]), mentioning: ["tags.name", "collection"])
         expectFailure(try failure(sort: [NSSortDescriptor(key: "title", ascending: true) { _, _ in .orderedSame }]), mentioning: ["comparator"])
+    }
+
+    /// What the documentation lists as failing at fetch time fails with an error, never a crash.
+    @Test func documentedFetchTimeErrors() throws {
+        for operation in ["UNION", "INTERSECT", "MINUS"] {
+            let predicate = NSPredicate(format: "tags.name \(operation) {'x'} CONTAINS 'x'")
+            expectFailure(try failure(predicate: predicate), mentioning: [operation, "need constant collections"])
+        }
+        for name in ["@distinctUnionOfObjects", "@unionOfObjects", "@distinctUnionOfArrays", "@unionOfArrays", "@distinctUnionOfSets"] {
+            let predicate = NSPredicate(format: "ANY tags.\(name).name == 'x'")
+            expectFailure(try failure(predicate: predicate), mentioning: ["collection operator \(name)", "tags.\(name).name"])
+        }
+        let items = StoreGapsModel.model()
+        expectFailure(try failure("Item", predicate: NSPredicate(format: "settings == 'x'"), model: items),
+                      mentioning: ["comparing attribute 'settings' (Transformable)"])
+        expectFailure(try failure("Item", predicate: NSPredicate(format: "photo == %@", Data([1])), model: items),
+                      mentioning: ["comparing attribute 'photo' (stored outside the database when large)"])
+        expectFailure(try failure("Item", predicate: NSPredicate(format: "reference != %@", "x"), model: items),
+                      mentioning: ["comparing attribute 'reference' (Object ID)"])
+        expectFailure(try failure("Item", sort: [NSSortDescriptor(key: "settings", ascending: true)], model: items), mentioning: ["settings"])
+        expectFailure(try failure(predicate: NSPredicate(format: "views BETWEEN tags.weight")),
+                      mentioning: ["BETWEEN with a to-many collection as its bounds"])
     }
 
     @Test func substitutedVariablesRun() throws {

@@ -85,8 +85,10 @@ extension NSManagedObjectContext {
         )
     }
 
+    /// Whether `object` matches the fetch's predicate, reading keys as the store does.
     private func matches(_ object: NSManagedObject, _ fetch: StoreFetch) -> Bool {
-        fetch.predicate?.evaluate(with: object) ?? true
+        guard let predicate = fetch.predicate else { return true }
+        return InheritanceTreeKeys.readingAsNil { predicate.evaluate(with: object) }
     }
 
     func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
@@ -120,7 +122,7 @@ extension NSManagedObjectContext {
         }
         objects += pending.inserted.filter { matches($0, fetch) }
         if !fetch.sortDescriptors.isEmpty {
-            objects = objects.sorted(using: fetch.sortDescriptors)
+            objects = InheritanceTreeKeys.readingAsNil { objects.sorted(using: fetch.sortDescriptors) }
         }
         let start = min(request.fetchOffset, objects.count)
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count

@@ -33,7 +33,7 @@ enum AttributeValue {
         case .decimalAttributeType:
             if let v = value as? Decimal { return v }
             if let v = value as? NSDecimalNumber { return v.decimalValue }
-            return number(value).map { Decimal(string: $0.stringValue) ?? Decimal($0.doubleValue) }
+            return number(value).map { Decimal(string: $0.stringValue) ?? NumericValue.decimal($0.doubleValue) }
         case .stringAttributeType:
             if let v = value as? String { return v }
             if let v = value as? NSString { return v as String }

@@ -4,6 +4,28 @@ import OrderedCollections
 // key path, primitive access, mutable relationship proxies, and the change queries.
 extension NSManagedObject: KeyValueCoding {}
 
+/// How a fetch reads, on objects in memory, keys that only other entities of the
+/// object's inheritance tree have.
+///
+/// The store accepts a key of any subentity of the fetched entity, because the whole
+/// tree shares one table; rows of entities without the key have NULL there. A fetch
+/// that includes pending changes evaluates unsaved objects in memory, and must give
+/// them the same `nil` rather than trap as an unknown key does.
+enum InheritanceTreeKeys {
+    /// Whether such keys read as `nil` (set only while a fetch evaluates objects).
+    @TaskLocal static var readAsNil = false
+
+    /// Whether some entity of `entity`'s inheritance tree has a property named `key`.
+    static func tree(of entity: NSEntityDescription, has key: String) -> Bool {
+        entity.facts.root.facts.selfAndDescendants.contains { $0.facts.propertiesByName[key] != nil }
+    }
+
+    /// Runs `body` with such keys reading as `nil`.
+    static func readingAsNil<T>(_ body: () throws -> T) rethrows -> T {
+        try $readAsNil.withValue(true, operation: body)
+    }
+}
+
 extension NSManagedObject {
     /// The value of a property: numbers as `NSNumber`, a to-one as its object, a
     /// to-many as `NSSet` (or `NSOrderedSet` when ordered).
@@ -18,7 +40,11 @@ extension NSManagedObject {
 
     /// Called for a key the entity does not have. Traps, as Core Data raises
     /// `NSUnknownKeyException`; override to supply computed values.
+    ///
+    /// While a fetch evaluates unsaved objects (``InheritanceTreeKeys``), a key that
+    /// another entity of the object's inheritance tree has is `nil` instead.
     func kvcValue(forUndefinedKey key: String) -> Any? {
+        if InheritanceTreeKeys.readAsNil, InheritanceTreeKeys.tree(of: entity, has: key) { return nil }
         preconditionFailure("[<\(type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")
     }
 

@@ -57,13 +57,39 @@ enum NumericValue: Sendable {
         }
     }
 
-    /// The value as a `Decimal`.
+    /// The value as a `Decimal`; infinities and NaN give `Decimal.nan`, as
+    /// `NSDecimalNumber` does on Apple platforms (`Decimal(Double)` traps on them).
     var decimalValue: Decimal {
         switch self {
         case .integer(let value): return Decimal(value)
         case .unsigned(let value): return Decimal(value)
-        case .double(let value): return Decimal(value)
+        case .double(let value): return Self.decimal(value)
         case .decimal(let value): return value
+        }
+    }
+
+    /// `value` as a `Decimal`, `Decimal.nan` when it is not finite.
+    static func decimal(_ value: Double) -> Decimal {
+        value.isFinite ? Decimal(value) : .nan
+    }
+
+    /// Whether decimal arithmetic and ordering apply: one side is a decimal and
+    /// neither is an infinity or NaN, which `Decimal` cannot hold or order.
+    static func usesDecimal(_ lhs: NumericValue, _ rhs: NumericValue) -> Bool {
+        guard lhs.isDecimal || rhs.isDecimal else { return false }
+        return lhs.isFinite && rhs.isFinite
+    }
+
+    private var isDecimal: Bool {
+        if case .decimal = self { return true }
+        return false
+    }
+
+    private var isFinite: Bool {
+        switch self {
+        case .double(let value): return value.isFinite
+        case .decimal(let value): return !value.isNaN
+        case .integer, .unsigned: return true
         }
     }
 
@@ -96,7 +122,7 @@ enum NumericValue: Sendable {
         case let (.unsigned(a), .unsigned(b)): return order(a, b)
         case (.integer, .unsigned): return .orderedAscending
         case (.unsigned, .integer): return .orderedDescending
-        case (.decimal, _), (_, .decimal): return order(lhs.decimalValue, rhs.decimalValue)
+        case _ where usesDecimal(lhs, rhs): return order(lhs.decimalValue, rhs.decimalValue)
         default: return order(lhs.doubleValue, rhs.doubleValue)
         }
     }

@@ -172,7 +172,8 @@ enum PredicateFormatter {
             switch number {
             case .integer(let integer): return String(integer)
             case .unsigned(let unsigned): return String(unsigned)
-            case .decimal(let decimal): return "\(decimal)"
+            case .decimal(let decimal):
+                return decimal.isNaN ? "CAST(\"NaN\", \"NSDecimalNumber\")" : "\(decimal)"
             case .double(let double):
                 return double.isFinite ? "\(double)" : "CAST(\(quoted("\(double)")), \"NSNumber\")"
             }

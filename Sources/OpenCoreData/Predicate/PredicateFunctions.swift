@@ -30,7 +30,8 @@ enum PredicateFunctions {
             return ValueCasting.cast(arguments[0], to: type)
         case ("uppercase:", 1): return StringMatching.string(from: arguments[0])?.uppercased()
         case ("lowercase:", 1): return StringMatching.string(from: arguments[0])?.lowercased()
-        case ("length:", 1): return StringMatching.string(from: arguments[0])?.count
+        // NSString's length (UTF-16 units), as the `length` key path gives.
+        case ("length:", 1): return StringMatching.string(from: arguments[0])?.utf16.count
         case ("sum:", _), ("count:", _), ("min:", _), ("max:", _), ("average:", _), ("median:", _), ("mode:", _), ("stddev:", _):
             return statistic(name, collectionArguments(arguments))
         case (_, 1): return unary(name, arguments[0])
@@ -138,11 +139,14 @@ enum PredicateFunctions {
         case "from:subtract:": return subtract(a, b).anyValue
         case "multiply:by:": return multiply(a, b).anyValue
         case "divide:by:":
-            if case .decimal = a { return a.decimalValue / b.decimalValue }
-            if case .decimal = b { return a.decimalValue / b.decimalValue }
+            if NumericValue.usesDecimal(a, b) { return a.decimalValue / b.decimalValue }
             return a.doubleValue / b.doubleValue
         case "modulus:by:":
-            if let x = a.exactInteger, let y = b.exactInteger, y != 0 { return Int(x % y) }
+            // `Int64.min % -1` overflows (and traps with `%`): that case takes the Double path.
+            if let x = a.exactInteger, let y = b.exactInteger, y != 0 {
+                let (remainder, overflow) = x.remainderReportingOverflow(dividingBy: y)
+                if !overflow { return Int(remainder) }
+            }
             return fmod(a.doubleValue, b.doubleValue)
         case "raise:toPower:": return pow(a.doubleValue, b.doubleValue)
         default: break
@@ -158,33 +162,32 @@ enum PredicateFunctions {
         }
     }
 
-    private static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
-        if case .integer(let x) = a, case .integer(let y) = b {
-            let (sum, overflow) = x.addingReportingOverflow(y)
-            if !overflow { return .integer(sum) }
-        }
-        if case .decimal = a { return .decimal(a.decimalValue + b.decimalValue) }
-        if case .decimal = b { return .decimal(a.decimalValue + b.decimalValue) }
-        return .double(a.doubleValue + b.doubleValue)
+    /// `a + b` as `+` and `@sum` compute it; shared with the store's `OCD_SUM`.
+    static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
+        arithmetic(a, b, integer: { $0.addingReportingOverflow($1) }, decimal: +, double: +)
     }
 
     private static func subtract(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
-        if case .integer(let x) = a, case .integer(let y) = b {
-            let (difference, overflow) = x.subtractingReportingOverflow(y)
-            if !overflow { return .integer(difference) }
-        }
-        if case .decimal = a { return .decimal(a.decimalValue - b.decimalValue) }
-        if case .decimal = b { return .decimal(a.decimalValue - b.decimalValue) }
-        return .double(a.doubleValue - b.doubleValue)
+        arithmetic(a, b, integer: { $0.subtractingReportingOverflow($1) }, decimal: -, double: -)
     }
 
     private static func multiply(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
+        arithmetic(a, b, integer: { $0.multipliedReportingOverflow(by: $1) }, decimal: *, double: *)
+    }
+
+    /// One of `+ - *`: integers while the result fits, decimals when a side is a decimal
+    /// (and both are finite), doubles otherwise.
+    private static func arithmetic(
+        _ a: NumericValue, _ b: NumericValue,
+        integer: (Int64, Int64) -> (partialValue: Int64, overflow: Bool),
+        decimal: (Decimal, Decimal) -> Decimal,
+        double: (Double, Double) -> Double
+    ) -> NumericValue {
         if case .integer(let x) = a, case .integer(let y) = b {
-            let (product, overflow) = x.multipliedReportingOverflow(by: y)
-            if !overflow { return .integer(product) }
+            let (result, overflow) = integer(x, y)
+            if !overflow { return .integer(result) }
         }
-        if case .decimal = a { return .decimal(a.decimalValue * b.decimalValue) }
-        if case .decimal = b { return .decimal(a.decimalValue * b.decimalValue) }
-        return .double(a.doubleValue * b.doubleValue)
+        if NumericValue.usesDecimal(a, b) { return .decimal(decimal(a.decimalValue, b.decimalValue)) }
+        return .double(double(a.doubleValue, b.doubleValue))
     }
 }

@@ -98,7 +98,8 @@ enum StringMatching {
         if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
         let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         let subject = fold(string, options: diacritics)
-        guard let regex = try? NSRegularExpression(pattern: "^(?:" + fold(pattern, options: diacritics) + ")$", options: regexOptions) else {
+        // `\A…\z`, not `^…$`: `$` also matches before a final newline, so "abc\n" would match "abc".
+        guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + fold(pattern, options: diacritics) + ")\\z", options: regexOptions) else {
             return false
         }
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)

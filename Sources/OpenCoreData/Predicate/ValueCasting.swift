@@ -25,7 +25,8 @@ enum ValueCasting {
             return Double(string)
         case "NSDecimalNumber":
             if let number = NumericValue(value) { return number.decimalValue }
-            return string.flatMap { Decimal(string: $0) }
+            // "NaN" and "inf" (how non-finite decimals print) give `Decimal.nan`.
+            return string.flatMap { Decimal(string: $0) ?? Double($0).map(NumericValue.decimal) }
         case "NSString":
             if let string { return string }
             if let date = value as? Date { return String(date.timeIntervalSinceReferenceDate) }

@@ -212,7 +212,7 @@ extension SQLTranslator {
         let x = element.fragment
         switch (name, element.kind) {
         case ("@sum", .number):
-            return SQLValue(collection.select("COALESCE(SUM(\(x)), 0)"), kind: .number, isNullable: false)
+            return SQLValue(collection.select("OCD_SUM(\(x))"), kind: .number, isNullable: false)
         case ("@avg", .number):
             return SQLValue(collection.select("AVG(\(x))"), kind: .number)
         case ("@sum", .string), ("@sum", .date), ("@sum", .uuid), ("@sum", .data), ("@sum", .url):

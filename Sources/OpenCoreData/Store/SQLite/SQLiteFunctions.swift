@@ -11,6 +11,7 @@ enum SQLiteFunctions {
         db.add(function: stringMatch)
         db.add(function: function)
         db.add(function: utf16Length)
+        db.add(function: sum)
         db.add(collation: unicode)
         db.add(collation: caseInsensitive)
         db.add(collation: localized)
@@ -57,6 +58,24 @@ enum SQLiteFunctions {
     /// NSString's `length` (UTF-16 units), which `KeyPathEvaluation` gives for `string.length`.
     private static let utf16Length = DatabaseFunction("OCD_UTF16_LENGTH", argumentCount: 1, pure: true) { values in
         String.fromDatabaseValue(values[0])?.utf16.count
+    }
+
+    /// `OCD_SUM(x)`: `@sum` as memory computes it (integers while they fit, then
+    /// doubles; 0 for no rows), where SQLite's SUM fails with "integer overflow".
+    private static let sum = DatabaseFunction("OCD_SUM", argumentCount: 1, pure: true, aggregate: Sum.self)
+
+    private struct Sum: DatabaseAggregate {
+        var total = NumericValue.integer(0)
+
+        mutating func step(_ values: [DatabaseValue]) {
+            switch values[0].storage {
+            case .int64(let integer): total = PredicateFunctions.add(total, .integer(integer))
+            case .double(let double): total = PredicateFunctions.add(total, .double(double))
+            default: break
+            }
+        }
+
+        func finalize() -> (any DatabaseValueConvertible)? { encode(total.anyValue) }
     }
 
     /// A stored value as the Swift value the in-memory evaluator would see.

@@ -60,7 +60,7 @@ enum SQLiteValueCoding {
             switch type {
             case .doubleAttributeType: return d
             case .floatAttributeType: return Float(d)
-            case .decimalAttributeType: return Decimal(string: String(d)) ?? Decimal(d)
+            case .decimalAttributeType: return Decimal(string: String(d)) ?? NumericValue.decimal(d)
             case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: d)
             case .integer16AttributeType: return Int16(truncatingIfNeeded: Int64(d))
             case .integer32AttributeType: return Int32(truncatingIfNeeded: Int64(d))
