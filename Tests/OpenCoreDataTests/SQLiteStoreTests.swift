@@ -86,6 +86,37 @@ import Testing
         #expect(rows == 0, "the failed save wrote no row")
     }
 
+    /// SQLite is dynamically typed: another program (or a batch update's arithmetic) can
+    /// leave a REAL in an integer column. Reading it must not trap.
+    @Test func realValuesInIntegerColumnsReadAsSQLiteCastsThem() throws {
+        let url = temporaryStoreURL()
+        do {
+            let context = try makeContext(model, url: url)
+            try context.performAndWait {
+                for text in ["huge", "tiny", "infinite", "fraction"] { Note(context: context).text = text }
+                try context.save()
+            }
+        }
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "UPDATE ZNOTE SET ZPAGES = 1e300 WHERE ZTEXT = 'huge'")
+            try db.execute(sql: "UPDATE ZNOTE SET ZPAGES = -1e300 WHERE ZTEXT = 'tiny'")
+            try db.execute(sql: "UPDATE ZNOTE SET ZPAGES = 9e999 WHERE ZTEXT = 'infinite'")
+            try db.execute(sql: "UPDATE ZNOTE SET ZPAGES = 7.9 WHERE ZTEXT = 'fraction'")
+            #expect(try String.fetchOne(db, sql: "SELECT typeof(ZPAGES) FROM ZNOTE WHERE ZTEXT = 'infinite'") == "real")
+        }
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let notes = try context.fetch(Note.fetchRequest())
+            let pages = Dictionary(uniqueKeysWithValues: notes.map { ($0.text ?? "", $0.pages) })
+            // Saturated to Int64 as SQLite's CAST does, then cut to the attribute's Int16.
+            #expect(pages["huge"] == Int16(truncatingIfNeeded: Int64.max))
+            #expect(pages["tiny"] == Int16(truncatingIfNeeded: Int64.min))
+            #expect(pages["infinite"] == Int16(truncatingIfNeeded: Int64.max))
+            #expect(pages["fraction"] == 7)
+        }
+        #expect(SQLiteValueCoding.saturatingInteger(.nan) == 0)
+    }
+
     @Test func manyToManyAndOrderedSurviveReopen() throws {
         let url = temporaryStoreURL()
         do {

@@ -39,6 +39,16 @@ enum SQLiteValueCoding {
         throw CoreDataError.make(NSManagedObjectValidationError, "Cannot store a \(Swift.type(of: value)) in a \(type.displayName) attribute")
     }
 
+    /// A REAL found in an integer column (another program's write, a batch update's
+    /// arithmetic) as SQLite's own `CAST(… AS INTEGER)` gives it: out-of-range values and
+    /// infinities saturate, NaN is 0. `Int64(_:)` would trap on them.
+    static func saturatingInteger(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        if value >= 0x1p63 { return .max }
+        if value < -0x1p63 { return .min }
+        return Int64(value)
+    }
+
     static func value(_ dbValue: DatabaseValue, type: NSAttributeType, transformerName: String? = nil, coordinator: NSPersistentStoreCoordinator? = nil) -> Any? {
         switch dbValue.storage {
         case .null:
@@ -62,9 +72,9 @@ enum SQLiteValueCoding {
             case .floatAttributeType: return Float(d)
             case .decimalAttributeType: return Decimal(string: String(d)) ?? NumericValue.decimal(d)
             case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: d)
-            case .integer16AttributeType: return Int16(truncatingIfNeeded: Int64(d))
-            case .integer32AttributeType: return Int32(truncatingIfNeeded: Int64(d))
-            case .integer64AttributeType: return Int64(d)
+            case .integer16AttributeType: return Int16(truncatingIfNeeded: saturatingInteger(d))
+            case .integer32AttributeType: return Int32(truncatingIfNeeded: saturatingInteger(d))
+            case .integer64AttributeType: return saturatingInteger(d)
             case .booleanAttributeType: return d != 0
             default: return nil
             }
