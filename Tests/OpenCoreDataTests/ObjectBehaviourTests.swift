@@ -188,14 +188,18 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         model.entities = [entity]
         let url = temporaryStoreURL()
         let context = try makeContext(model, url: url)
-        let nested: [String: Any] = ["tags": ["a", "b"], "count": 3, "when": Date(timeIntervalSinceReferenceDate: 5)]
+        let nested: [String: Any] = ["tags": ["a", "b"], "count": 3, "when": Date(timeIntervalSinceReferenceDate: 5),
+                                     "boxed": NSArray(array: [NSString(string: "x")])]
         try context.performAndWait {
             let bag = NSEntityDescription.insertNewObject(forEntityName: "Bag", into: context)
             bag.setValue(nested, forKey: "contents")
             try context.save()
             // A struct, a struct inside an array, a secure-coding class the transformer does
             // not allow: each fails the save with a clear error instead of trapping.
-            for refused in [Point(x: 1, y: 2), [Point(x: 1, y: 2)], Unlisted()] as [Any] {
+            let boxedStruct = NSMutableArray()
+            boxedStruct.add(Point(x: 1, y: 2))
+            // A decimal too: Foundation on Linux crashes archiving one.
+            for refused in [Point(x: 1, y: 2), [Point(x: 1, y: 2)], Unlisted(), boxedStruct, ["price": Decimal(1)]] as [Any] {
                 bag.setValue(refused, forKey: "contents")
                 let error = #expect(throws: NSError.self) { try context.save() }
                 #expect(error?.code == NSManagedObjectValidationError)
@@ -210,6 +214,29 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             #expect((contents["tags"] as? [Any])?.compactMap { $0 as? String } == ["a", "b"])
             #expect((contents["count"] as? NSNumber)?.intValue == 3)
             #expect(contents["when"] as? Date == Date(timeIntervalSinceReferenceDate: 5))
+            #expect((contents["boxed"] as? [Any])?.compactMap { $0 as? String } == ["x"])
+        }
+    }
+
+    /// A decimal NaN (what an infinity becomes) would be stored as NULL and come back nil:
+    /// it is refused like any value of the wrong type, and the save says so.
+    @Test func decimalAttributesRefuseNaNAndInfinities() throws {
+        let entity = ModelBuilder.entity("Price", className: "NSManagedObject")
+        entity.properties = [ModelBuilder.attribute("amount", .decimalAttributeType, optional: false)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let price = NSEntityDescription.insertNewObject(forEntityName: "Price", into: context)
+            price.setValue(Decimal(string: "9.99")!, forKey: "amount")
+            try context.save()
+            for refused in [Double.infinity, -Double.infinity, Double.nan, Decimal.nan] as [Any] {
+                price.setValue(refused, forKey: "amount")
+                #expect(price.value(forKey: "amount") as? Decimal == Decimal(string: "9.99"))
+                let error = #expect(throws: NSError.self) { try context.save() }
+                #expect(error?.code == NSManagedObjectValidationError)
+                context.rollback()
+            }
         }
     }
 

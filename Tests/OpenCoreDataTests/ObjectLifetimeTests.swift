@@ -85,6 +85,51 @@ import Testing
         context.performAndWait { #expect(context.registeredObjects.isEmpty) }
     }
 
+    /// An object given a permanent ID by another context stays filed under the ID its
+    /// own context can look it up by, and leaves that context's registry when it dies
+    /// (an entry left under the old ID would point at freed memory).
+    @Test func permanentIDsObtainedElsewhereRefileTheObjectInItsOwnContext() throws {
+        let owner = try seeded(0)
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = owner.persistentStoreCoordinator
+        let handOff = HandOff()
+        let (temporaryID, permanentID) = try owner.performAndWait {
+            let note = Note(context: owner)
+            note.text = "filed"
+            handOff.objects = [note]
+            let temporaryID = note.objectID
+            try other.performAndWait { try other.obtainPermanentIDs(for: [note]) }
+            #expect(!note.objectID.isTemporaryID)
+            #expect(owner.registeredObject(for: note.objectID) === note)
+            #expect(owner.registeredObject(for: temporaryID) == nil)
+            try owner.save()
+            return (temporaryID, note.objectID)
+        }
+        handOff.objects = []
+        owner.performAndWait {
+            #expect(owner.registeredObject(for: permanentID) == nil)
+            #expect(owner.registeredObject(for: temporaryID) == nil)
+            #expect(owner.registeredObjects.isEmpty)
+        }
+    }
+
+    /// With `retainsRegisteredObjects` the registry and its objects reference each other;
+    /// the context's end must still free them.
+    @Test func aContextRetainingItsObjectsFreesThemWhenItGoes() throws {
+        weak var watched: NSManagedObject?
+        do {
+            let context = try seeded(3)
+            context.performAndWait {
+                context.retainsRegisteredObjects = true
+                let notes = try? context.fetch(Note.fetchRequest())
+                watched = notes?.first
+            }
+            context.performAndWait { #expect(context.registeredObjects.count == 3) }
+            #expect(watched != nil, "the context keeps its objects alive")
+        }
+        #expect(watched == nil, "freed with the context")
+    }
+
     /// Carries objects to the thread that drops the last references to them.
     private final class HandOff: @unchecked Sendable {
         var objects: [NSManagedObject] = []

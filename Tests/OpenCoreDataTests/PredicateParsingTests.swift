@@ -250,7 +250,7 @@ import Testing
     /// `(` or `!` overflowed the stack. Past 128 levels the parse fails, naming the position.
     @Test(arguments: [
         ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127),
-        ("{", "a", "}", 127), ("a[", "0", "]", 254), ("2 ** ", "2 == a", "", 635), ("abs(", "a", ") == 1", 508),
+        ("{", "a", "}", 127), ("a[", "0", "]", 128), ("2 ** ", "2 == a", "", 635), ("abs(", "a", ") == 1", 508),
         ("SUBQUERY(a, $x, ", "$x == 1", ")", 1017), ("TERNARY(", "a == 1", ", 1, 2) == 1", 512),
     ])
     func deepNestingFailsWithAPosition(_ opening: String, _ core: String, _ closing: String, _ position: Int) {
@@ -259,6 +259,24 @@ import Testing
         let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
         #expect(error?.reason == "nested more than 128 levels deep")
         #expect(error?.position == position, "\(error?.message.prefix(120) ?? "")")
+    }
+
+    /// Operator chains nest the tree one level per operator though the parser loops:
+    /// 100,000 `1+` parsed fine, then evaluating or printing the tree overflowed the stack.
+    @Test(arguments: ["1 + ", "2 * ", "a[0]", "{1} UNION "])
+    func longOperatorChainsFailInsteadOfNestingWithoutBound(_ link: String) {
+        let format = link.hasPrefix("a[")
+            ? "x == a" + String(repeating: "[0]", count: 100_000)
+            : "x == " + String(repeating: link, count: 100_000) + (link.contains("UNION") ? "{1}" : "1")
+        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
+        #expect(error?.reason == "nested more than 128 levels deep")
+    }
+
+    @Test func operatorChainsUpToTheLimitParseAndEvaluate() throws {
+        let sum = "x == " + String(repeating: "1 + ", count: 100) + "1"
+        #expect(try NSPredicate.parse(format: sum).evaluate(with: ["x": 101]))
+        let product = "x == " + String(repeating: "1 * ", count: 100) + "2"
+        #expect(try NSPredicate.parse(format: product).evaluate(with: ["x": 2]))
     }
 
     @Test func nestingUpToTheLimitParses() throws {

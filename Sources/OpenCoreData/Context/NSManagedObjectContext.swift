@@ -55,6 +55,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Object state
 
+    deinit {
+        // With `retainsRegisteredObjects`, the registry and its objects reference each
+        // other; letting the objects go ends that cycle with the context.
+        registry.retainsObjects = false
+    }
+
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
     let registry = ObjectRegistry()
     /// Objects inserted since the last save.
@@ -238,10 +244,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry.insert(object)
     }
 
-    func reregister(_ object: NSManagedObject, from oldID: NSManagedObjectID) {
-        registry.remove(oldID, ifIdenticalTo: object)
-        registry.insert(object)
-    }
 
     /// Re-registers objects that a save gave permanent IDs, under those IDs.
     func promoteRegistrations(_ objects: [NSManagedObject], from temporaryIDs: [NSManagedObjectID]) {
@@ -347,8 +349,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private func unregister(_ object: NSManagedObject) {
-        registry.remove(object.objectID, ifIdenticalTo: object)
-        object.registry = nil
+        registry.remove(object)
         object.managedObjectContext = nil
     }
 
@@ -379,13 +380,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Forgets every object: the context is as new. Objects obtained before must not be used.
     open func reset() {
         // Objects with changes are held by the change sets, so the registry has them all.
-        for object in registry.objects {
-            // Dropping the values also breaks relationship cycles, so the objects can go.
+        // They leave the registry first: turning them into faults breaks relationship
+        // cycles, so they may deallocate as soon as this array lets them go.
+        for object in registry.removeAll() {
             object.turnIntoFault()
-            object.registry = nil
             object.managedObjectContext = nil
         }
-        registry.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
@@ -458,9 +458,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         let ids = try coordinator.permanentIDs(for: pending.map(\.entity))
         for (object, id) in zip(pending, ids) {
-            let old = object.objectID
             object.objectID = id
-            if object.managedObjectContext === self { reregister(object, from: old) }
+            // Filed anew under the permanent ID by whichever context holds it.
+            object.registry?.insert(object)
         }
     }
 

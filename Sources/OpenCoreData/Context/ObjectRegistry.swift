@@ -44,7 +44,7 @@ final class ObjectRegistry: @unchecked Sendable {
         set {
             guard newValue != retainsObjects else { return }
             // Built from `objects` (taken under the lock), dropped outside it.
-            retained = newValue ? Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0), $0) }) : nil
+            retained = newValue ? Dictionary(objects.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }) : nil
         }
     }
 
@@ -53,19 +53,29 @@ final class ObjectRegistry: @unchecked Sendable {
         tables.withLock { $0[objectID]?.load() }
     }
 
-    /// Registers `object` under its current ID and tells the object (its `deinit` unregisters it).
+    /// Registers `object` under its current ID and tells the object, which remembers
+    /// the ID: its `deinit` and ``remove(_:)`` take the entry out under that ID even if
+    /// the object's ID changed since.
     func insert(_ object: NSManagedObject) {
+        if object.registry === self, let previous = object.registeredID {
+            let identity = ObjectIdentifier(object)
+            tables.withLock { $0.remove(previous, ifIdenticalTo: identity) }
+        }
         let id = object.objectID
         let reference = UnretainedReference(object)
         tables.withLock { $0[id] = reference }
         object.registry = self
+        object.registeredID = id
         retained?[ObjectIdentifier(object)] = object
     }
 
-    /// Unregisters the object under `objectID` when it is `object`.
-    func remove(_ objectID: NSManagedObjectID, ifIdenticalTo object: NSManagedObject) {
+    /// Unregisters `object` (under the ID it was registered with) and forgets it.
+    func remove(_ object: NSManagedObject) {
+        guard object.registry === self, let id = object.registeredID else { return }
         let identity = ObjectIdentifier(object)
-        tables.withLock { $0.remove(objectID, ifIdenticalTo: identity) }
+        tables.withLock { $0.remove(id, ifIdenticalTo: identity) }
+        object.registry = nil
+        object.registeredID = nil
         retained?[identity] = nil
     }
 
@@ -84,12 +94,23 @@ final class ObjectRegistry: @unchecked Sendable {
             }
             for (id, reference) in references { tables[id] = reference }
         }
+        for object in objects { object.registeredID = object.objectID }
     }
 
-    /// Forgets every object (they stay alive as long as others reference them).
-    func removeAll() {
-        tables.withLock { $0 = Tables() }
+    /// Forgets every object (they stay alive as long as others reference them) and
+    /// returns them, so the caller can finish with them after they left the tables.
+    @discardableResult
+    func removeAll() -> [NSManagedObject] {
+        let objects = tables.withLock { tables in
+            defer { tables = Tables() }
+            return tables.objects
+        }
+        for object in objects {
+            object.registry = nil
+            object.registeredID = nil
+        }
         if retained != nil { retained = [:] }
+        return objects
     }
 
     /// The live objects.

@@ -31,9 +31,20 @@ enum AttributeValue {
             if let v = value as? Bool { return v }
             return number(value)?.boolValue
         case .decimalAttributeType:
-            if let v = value as? Decimal { return v }
-            if let v = value as? NSDecimalNumber { return v.decimalValue }
-            return number(value).map { Decimal(string: $0.stringValue) ?? NumericValue.decimal($0.doubleValue) }
+            // NaN (also what an infinity becomes) is refused: SQLite stores a NaN as NULL,
+            // so it would come back as nil.
+            let decimal: Decimal?
+            if let v = value as? Decimal {
+                decimal = v
+            } else if let v = value as? NSDecimalNumber {
+                decimal = v.decimalValue
+            } else if let number = number(value), number.doubleValue.isFinite {
+                // Not through the string for infinities: Decimal(string: "inf") is 0.
+                decimal = Decimal(string: number.stringValue) ?? NumericValue.decimal(number.doubleValue)
+            } else {
+                decimal = nil
+            }
+            return decimal.flatMap { $0.isNaN ? nil : $0 }
         case .stringAttributeType:
             if let v = value as? String { return v }
             if let v = value as? NSString { return v as String }

@@ -35,6 +35,8 @@ open class NSManagedObject: NSObject {
     /// The registry of the context the object is registered with; the object leaves it
     /// when it deallocates (the registry does not keep it alive).
     var registry: ObjectRegistry?
+    /// The ID the registry files the object under (its ID when registered or last promoted).
+    var registeredID: NSManagedObjectID?
 
     // MARK: Storage
 
@@ -104,8 +106,7 @@ open class NSManagedObject: NSObject {
     public override init() { fatalError("unavailable") }
 
     deinit {
-        // An object registered with a context has its ID: registering reads it.
-        if let registry, let assignedID { registry.objectWillDeallocate(ObjectIdentifier(self), id: assignedID) }
+        if let registry, let registeredID { registry.objectWillDeallocate(ObjectIdentifier(self), id: registeredID) }
     }
 
     /// The entity whose class is this class in any model in use.

@@ -225,7 +225,13 @@ struct PredicateParser {
         try descend()
         defer { depth -= 1 }
         var left = try parseAdditive()
+        // Each operator nests the tree one level deeper (left-assoc), though the parser
+        // loops: evaluating or printing it recurses, so chains count against the limit.
+        var levels = 0
+        defer { depth -= levels }
         while let word = keyword, ["UNION", "INTERSECT", "MINUS"].contains(word) {
+            try descend()
+            levels += 1
             advance()
             let right = try parseAdditive()
             switch word {
@@ -239,7 +245,11 @@ struct PredicateParser {
 
     private mutating func parseAdditive() throws -> NSExpression {
         var left = try parseMultiplicative()
+        var levels = 0
+        defer { depth -= levels }
         while isSymbol("+", "-") {
+            try descend()
+            levels += 1
             let name = isSymbol("+") ? "add:to:" : "from:subtract:"
             advance()
             left = NSExpression(forFunction: name, arguments: [left, try parseMultiplicative()])
@@ -249,7 +259,11 @@ struct PredicateParser {
 
     private mutating func parseMultiplicative() throws -> NSExpression {
         var left = try parsePower()
+        var levels = 0
+        defer { depth -= levels }
         while isSymbol("*", "/") {
+            try descend()
+            levels += 1
             let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
             advance()
             left = NSExpression(forFunction: name, arguments: [left, try parsePower()])
@@ -285,10 +299,14 @@ struct PredicateParser {
 
     private mutating func parsePostfix() throws -> NSExpression {
         var expression = try parsePrimary()
+        var levels = 0
+        defer { depth -= levels }
         while true {
             if accept(".") {
                 expression = try appendKey(try parseKeyComponent(), to: expression)
             } else if accept("[") {
+                try descend()
+                levels += 1
                 let index: NSExpression
                 if let word = keyword, ["FIRST", "LAST", "SIZE"].contains(word) {
                     advance()

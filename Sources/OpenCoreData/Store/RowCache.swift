@@ -30,7 +30,11 @@ final class RowCache: Sendable {
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
     /// save through this coordinator can land between a read and its caching).
     func insert(_ rows: some Collection<StoreRow>) {
-        for row in rows { row.cache = self }
+        for row in rows {
+            // A row in two caches would leave the first one's entry dangling when it dies.
+            precondition(row.cache == nil || row.cache === self, "a snapshot belongs to one row cache")
+            row.cache = self
+        }
         entries.withLock { entries in
             for row in rows {
                 let key = row.objectID.key

@@ -80,7 +80,8 @@ struct ObjectKeyTable<Value> {
     /// Removes every key for which `shouldRemove` is true.
     mutating func removeAll(where shouldRemove: (ObjectKey) -> Bool) {
         let kept = buckets.filter { $0.value != nil && !shouldRemove($0.key) }
-        rebuild(kept, capacity: buckets.count)
+        // Sized for what is left (rebuild doubles the capacity until it is at most half full).
+        rebuild(kept, capacity: Self.minimumCapacity)
     }
 
     /// How far the farthest key sits from its home bucket: what the slowest lookup

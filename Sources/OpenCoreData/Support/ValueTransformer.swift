@@ -70,19 +70,32 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     }
 
     /// Whether `value` and everything it contains are property-list values or instances
-    /// of the allowed classes that support secure coding.
-    private func isArchivable(_ value: Any) -> Bool {
+    /// of the allowed classes that support secure coding. Containers nested deeper than
+    /// any real value would be (or containing themselves) are refused, not recursed into.
+    private func isArchivable(_ value: Any, depth: Int = 0) -> Bool {
+        guard depth < 256 else { return false }
+        let isElementArchivable = { (element: Any) in self.isArchivable(element, depth: depth + 1) }
         switch value {
+        case is Decimal, is NSDecimalNumber:
+            // Foundation on Linux recurses without end hashing a decimal number while
+            // archiving it (checked before NSNumber, which it is a subclass of).
+            return false
         case is String, is Data, is Date, is URL, is UUID, is Bool, is NSNull,
              is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
              is Double, is Float, is NSString, is NSNumber, is NSData, is NSDate, is NSURL, is NSUUID:
             return true
+        case let array as NSArray:
+            return array.allSatisfy(isElementArchivable)
+        case let set as NSSet:
+            return set.allSatisfy(isElementArchivable)
+        case let dictionary as NSDictionary:
+            return dictionary.allSatisfy { isElementArchivable($0.key) && isElementArchivable($0.value) }
         case let array as [Any]:
-            return array.allSatisfy(isArchivable)
+            return array.allSatisfy(isElementArchivable)
         case let dictionary as [AnyHashable: Any]:
-            return dictionary.allSatisfy { isArchivable($0.key.base) && isArchivable($0.value) }
+            return dictionary.allSatisfy { isElementArchivable($0.key.base) && isElementArchivable($0.value) }
         case let set as Set<AnyHashable>:
-            return set.allSatisfy { isArchivable($0.base) }
+            return set.allSatisfy { isElementArchivable($0.base) }
         case let object as NSObject:
             guard type(of: object) is NSSecureCoding.Type,
                   let coding = object as? NSSecureCoding, type(of: coding).supportsSecureCoding

@@ -3,7 +3,6 @@
 #define OPENCOREDATA_RUNTIME_SHIMS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 /// The Swift runtime's "retain unless deinitialization has begun", exported with the
 /// C calling convention on every platform: it returns the object, retained, or NULL.
@@ -13,7 +12,7 @@ void *swift_tryRetain(void *object);
 /// Retains the native Swift object at `object` and returns true, or returns false
 /// when the object's deinitialization has already begun.
 static inline bool opencoredata_try_retain(void *object) {
-    return swift_tryRetain(object) != NULL;
+    return swift_tryRetain(object) != 0;
 }
 
 #endif

@@ -17,9 +17,14 @@ final class SQLiteStore: PersistentStoreBackend {
     var singleRowReads: [Int: (layout: SQLiteRowLayout, sql: String)] = [:]
     /// The texts of the read statements in GRDB's statement cache (see `preparedStatement`).
     var cachedTexts = Set<String>()
-    private(set) var metadata: [String: Any]
-    /// Whether `metadata` was set since the last save (Core Data writes it with the next save).
-    private var metadataNeedsWrite = false
+    /// The metadata, and which setting of it the file holds. Set on the app's thread while
+    /// a save may run on another, hence the lock.
+    private var metadataValues: [String: Any]
+    private var metadataVersion = 0
+    private var writtenMetadataVersion = 0
+    private let metadataLock = NSLock()
+
+    var metadata: [String: Any] { metadataLock.withLock { metadataValues } }
     weak var store: NSPersistentStore?
 
     /// Values at or above this size go to a file beside the store when the attribute allows it.
@@ -31,7 +36,7 @@ final class SQLiteStore: PersistentStoreBackend {
         self.schema = schema
         self.model = model
         self.url = url
-        self.metadata = metadata
+        self.metadataValues = metadata
     }
 
     // MARK: Opening
@@ -222,24 +227,29 @@ final class SQLiteStore: PersistentStoreBackend {
     }
 
     func setMetadata(_ metadata: [String: Any]) {
-        // The store's UUID is not the caller's to change: both copies keep the original.
-        var merged = metadata
-        merged[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
-        self.metadata = merged
-        metadataNeedsWrite = true
+        metadataLock.withLock {
+            // The store's UUID is not the caller's to change: both copies keep the original.
+            var merged = metadata
+            merged[NSStoreUUIDKey] = metadataValues[NSStoreUUIDKey]
+            metadataValues = merged
+            metadataVersion += 1
+        }
     }
 
     /// Writes the metadata set since the last save into `Z_METADATA`, inside the save's
-    /// transaction, so a value that is not a property list fails that save.
-    private func writeMetadataIfNeeded(_ db: Database) throws {
-        guard metadataNeedsWrite else { return }
+    /// transaction, so a value that is not a property list fails that save. Returns the
+    /// version written, for the caller to record once the transaction commits.
+    private func writeMetadataIfNeeded(_ db: Database) throws -> Int? {
+        let (values, version, written) = metadataLock.withLock { (metadataValues, metadataVersion, writtenMetadataVersion) }
+        guard version != written else { return nil }
         let data: Data
         do {
-            data = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+            data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
         } catch {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)", [NSUnderlyingErrorKey: error as NSError])
         }
         try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data])
+        return version
     }
 
     func close() {
@@ -282,6 +292,7 @@ final class SQLiteStore: PersistentStoreBackend {
         let external = ExternalBinaryStorage(url: url)
         // Files are tracked as they are written, so a failed save removes them all.
         var writer: SQLiteSaveWriter?
+        var metadataWritten: Int?
         do {
             try database.write { db in
                 var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db)
@@ -290,9 +301,10 @@ final class SQLiteStore: PersistentStoreBackend {
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
                 try current.write(request)
-                try writeMetadataIfNeeded(db)
+                metadataWritten = try writeMetadataIfNeeded(db)
             }
-            metadataNeedsWrite = false
+            // A value set while the save ran stays pending for the next save.
+            if let metadataWritten { metadataLock.withLock { writtenMetadataVersion = max(writtenMetadataVersion, metadataWritten) } }
         } catch {
             for file in writer?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: file) }
             if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }

@@ -40,8 +40,9 @@ enum SQLiteValueCoding {
     }
 
     /// A REAL found in an integer column (another program's write, a batch update's
-    /// arithmetic) as SQLite's own `CAST(… AS INTEGER)` gives it: out-of-range values and
-    /// infinities saturate, NaN is 0. `Int64(_:)` would trap on them.
+    /// arithmetic) as a 64-bit integer, as SQLite's own `CAST(… AS INTEGER)` gives it:
+    /// out-of-range values and infinities saturate, NaN is 0 (`Int64(_:)` would trap).
+    /// 16- and 32-bit attributes then keep the low bits, as integers stored too wide do.
     static func saturatingInteger(_ value: Double) -> Int64 {
         if value.isNaN { return 0 }
         if value >= 0x1p63 { return .max }
