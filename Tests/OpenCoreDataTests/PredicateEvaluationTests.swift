@@ -280,6 +280,12 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
         #expect(try check("SELF MATCHES 'abc\\n'", "abc\n"))
         #expect(try check("SELF MATCHES 'a|abc'", "abc"))
         #expect(try !check("SELF MATCHES 'b'", "abc"))
+        // An invalid pattern matches nothing, even where anchoring would make it compile.
+        #expect(try !check("SELF MATCHES 'a)(b'", "ab"))
+        #expect(try !check("SELF MATCHES '('", "("))
+        // The same pattern, compiled once and cached, keeps its options apart.
+        #expect(try check("SELF MATCHES[c] 'ABC'", "abc"))
+        #expect(try !check("SELF MATCHES 'ABC'", "abc"))
         #expect(try check("length(SELF) == 4 AND SELF.length == 4", "👍🏽"))
         #expect(try check("length(SELF) == 2 AND SELF.length == 2", "e\u{301}"))
         #expect(try check("length(name) == name.length", ["name": "🇨🇭 Zürich"]))

@@ -94,12 +94,12 @@ enum StringMatching {
     ///
     /// An invalid pattern matches nothing. `[d]` folds both the string and the pattern.
     static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
-        var regexOptions: NSRegularExpression.Options = []
-        if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
         let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         let subject = fold(string, options: diacritics)
-        // `\A…\z`, not `^…$`: `$` also matches before a final newline, so "abc\n" would match "abc".
-        guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + fold(pattern, options: diacritics) + ")\\z", options: regexOptions) else {
+        // Anchored with `\A…\z`, not `^…$`: `$` also matches before a final newline.
+        guard let regex = RegularExpressionCache.wholeStringMatcher(
+            for: fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)
+        ) else {
             return false
         }
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
