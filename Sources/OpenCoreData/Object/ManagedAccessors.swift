@@ -39,7 +39,7 @@ extension NSManagedObject {
     /// The stored value of attribute `key` when it is stored as `V` (`.some(nil)` when
     /// absent); `nil` sends the caller down the generic path (relationships, other types).
     private func nativeValue<V>(_ key: String) -> V?? {
-        let facts = entity.facts
+        let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key), facts.slotFacts[slot].kind == .attribute else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -115,7 +115,7 @@ extension NSManagedObject {
     /// Stores `value` (of `type`'s stored Swift type, or `nil`) when `key` is an
     /// attribute of exactly that type; anything else takes the general path.
     private func setNative<V>(_ value: V?, _ type: NSAttributeType, _ key: String) {
-        let facts = entity.facts
+        let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key),
               facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type
         else {
@@ -230,7 +230,7 @@ extension NSManagedObject {
     /// The property a `@Managed` declaration names; a name the entity lacks traps (a
     /// class that does not match its entity, which Core Data also cannot run).
     private func managedProperty(_ key: String) -> NSPropertyDescription {
-        guard let property = entity.facts.propertiesByName[key] else {
+        guard let property = entityFacts.propertiesByName[key] else {
             preconditionFailure("@Managed property '\(key)' of \(type(of: self)) has no matching property in entity '\(entity.name ?? "?")'")
         }
         return property
@@ -238,7 +238,7 @@ extension NSManagedObject {
 
     /// The to-many relationship named in a generated accessor (`People` → `people`).
     private func managedRelationship(_ key: String) -> NSRelationshipDescription {
-        let properties = entity.facts.propertiesByName
+        let properties = entityFacts.propertiesByName
         let lowered = key.prefix(1).lowercased() + key.dropFirst()
         guard let relationship = (properties[key] ?? properties[lowered]) as? NSRelationshipDescription, relationship.isToMany else {
             preconditionFailure("\(type(of: self)) has no to-many relationship '\(lowered)' for its generated accessor")

@@ -8,10 +8,10 @@ extension NSManagedObject {
     /// then load afresh on first use. Transient values survive, as they are not in the store.
     func load(_ row: StoreRow) {
         var values = row.values
-        for slot in entity.facts.toManySlots where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
+        for slot in entityFacts.toManySlots where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
             values[slot] = storage[slot]
         }
-        for slot in entity.facts.transientSlots where storage[slot] != nil {
+        for slot in entityFacts.transientSlots where storage[slot] != nil {
             values[slot] = storage[slot]
         }
         snapshot = row
@@ -57,7 +57,7 @@ extension NSManagedObject {
     /// returned snapshot (transient values left out) goes to the row cache.
     func commitSavedState(version: Int64, timestamp: TimeInterval) -> StoreRow {
         var values = storage
-        let facts = entity.facts
+        let facts = entityFacts
         if facts.hasRelationships {
             for slot in facts.slotFacts.indices {
                 switch facts.slotFacts[slot].kind {

@@ -32,7 +32,7 @@ extension NSManagedObject {
     ///
     /// An unknown key goes to ``value(forUndefinedKey:)``.
     func kvcValue(forKey key: String) -> Any? {
-        guard let property = entity.facts.propertiesByName[key] else { return value(forUndefinedKey: key) }
+        guard let property = entityFacts.propertiesByName[key] else { return value(forUndefinedKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return publicValue(of: property)
@@ -54,7 +54,7 @@ extension NSManagedObject {
     /// value and the next save throws a validation error that names the key (Core Data
     /// raises an exception here instead).
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        guard let property = entity.facts.propertiesByName[key] else {
+        guard let property = entityFacts.propertiesByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
         }
@@ -71,7 +71,7 @@ extension NSManagedObject {
 
     /// The value of a property without key-value observing or custom accessors.
     public func primitiveValue(forKey key: String) -> Any? {
-        guard let property = entity.facts.propertiesByName[key] else { return nil }
+        guard let property = entityFacts.propertiesByName[key] else { return nil }
         fireFaultIfNeeded()
         return publicValue(of: property)
     }
@@ -79,7 +79,7 @@ extension NSManagedObject {
     /// Sets a property without `willChangeValue`/`didChangeValue` and without inverse
     /// maintenance; the change is still recorded, so the next save writes it.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
-        guard let property = entity.facts.propertiesByName[key] else {
+        guard let property = entityFacts.propertiesByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
         }
@@ -105,7 +105,7 @@ extension NSManagedObject {
 
     /// A live, mutable set of a to-many relationship: changes to it change the relationship.
     public func mutableSetValue(forKey key: String) -> NSMutableSet {
-        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
             preconditionFailure("mutableSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
         }
         return RelationshipMutableSet(owner: self, relationship: relationship)
@@ -113,7 +113,7 @@ extension NSManagedObject {
 
     /// A live, mutable ordered set of an ordered to-many relationship.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
             preconditionFailure("mutableOrderedSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
         }
         return RelationshipMutableOrderedSet(owner: self, relationship: relationship)
@@ -125,7 +125,7 @@ extension NSManagedObject {
     public func changedValues() -> [String: Any] {
         guard !isFaultStorage else { return [:] }
         var result: [String: Any] = [:]
-        for property in entity.facts.slots where !property.isTransient {
+        for property in entityFacts.slots where !property.isTransient {
             guard committed == nil || changedSlots.contains(property.slot), isChanged(property) else { continue }
             result[property.name] = publicValue(of: property) ?? NSNull()
         }
@@ -135,7 +135,7 @@ extension NSManagedObject {
     /// The last saved values of `keys` (all stored properties when `nil`); `NSNull` for nil.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         guard let committed = committedSnapshot() else { return [:] }
-        let properties = keys.map { $0.compactMap { entity.facts.propertiesByName[$0] } } ?? entity.facts.slots
+        let properties = keys.map { $0.compactMap { entityFacts.propertiesByName[$0] } } ?? entityFacts.slots
         var result: [String: Any] = [:]
         for property in properties where !property.isTransient {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {

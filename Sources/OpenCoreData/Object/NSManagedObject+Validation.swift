@@ -7,7 +7,7 @@ extension NSManagedObject {
     /// Override to add rules (call `super`). Core Data passes the value by pointer so a
     /// validator may replace it; here it is `inout` for the same purpose.
     func builtInValidateValue(_ value: inout Any?, forKey key: String) throws {
-        let facts = entity.facts
+        let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key) else {
             throw CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
         }
@@ -40,7 +40,7 @@ extension NSManagedObject {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
         }
         let hasRejected = !rejectedAssignments.isEmpty
-        let facts = entity.facts
+        let facts = entityFacts
         let isUnsaved = isUnsaved
         for slot in facts.slotFacts.indices {
             let slotFacts = facts.slotFacts[slot]
@@ -70,7 +70,7 @@ extension NSManagedObject {
 
     func deleteValidationErrors() -> [NSError] {
         var errors: [NSError] = []
-        for case let relationship as NSRelationshipDescription in entity.facts.slots where relationship.deleteRule == .denyDeleteRule {
+        for case let relationship as NSRelationshipDescription in entityFacts.slots where relationship.deleteRule == .denyDeleteRule {
             let remaining = DeletePropagation.destinations(of: self, relationship).filter { $0.lifecycle != .deleted }
             if !remaining.isEmpty {
                 errors.append(CoreDataError.validation(
@@ -85,7 +85,7 @@ extension NSManagedObject {
     /// Related objects that live in no context or another context: saving them would break the graph.
     private func foreignDestinations() -> [(NSRelationshipDescription, NSManagedObject)] {
         var result: [(NSRelationshipDescription, NSManagedObject)] = []
-        for case let relationship as NSRelationshipDescription in entity.facts.slots {
+        for case let relationship as NSRelationshipDescription in entityFacts.slots {
             let targets: [NSManagedObject]
             if relationship.isToMany {
                 targets = (storage[relationship.slot] as? ToManyRelationship).map { Array($0.members) } ?? []

@@ -14,6 +14,9 @@ import OrderedCollections
 open class NSManagedObject: NSObject {
     /// The entity that describes this object.
     public let entity: NSEntityDescription
+    /// The entity's compiled facts, held directly: every accessor reads them, and a
+    /// constant here costs less than the entity's mutable `compiled` (an exclusivity check).
+    let entityFacts: NSEntityDescription.Compiled
     /// The object's identity; temporary until the object is first saved.
     open internal(set) var objectID: NSManagedObjectID {
         get {
@@ -84,10 +87,12 @@ open class NSManagedObject: NSObject {
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         if entity.compiled == nil { entity.managedObjectModel?.freeze() }
         self.entity = entity
+        let facts = entity.facts
+        self.entityFacts = facts
         // Shared until first written; to-manys of new objects are created on first use.
-        self.storage = entity.facts.defaultStorage
+        self.storage = facts.defaultStorage
         super.init()
-        entity.facts.noteInstantiated(type(of: self), entity: entity)
+        facts.noteInstantiated(type(of: self), entity: entity)
         context?.insert(self)
     }
 
@@ -216,7 +221,7 @@ open class NSManagedObject: NSObject {
 
     /// Whether the to-many relationship `key` has not been loaded yet.
     open func hasFault(forRelationshipNamed key: String) -> Bool {
-        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return false }
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription else { return false }
         if isFaultStorage { return true }
         if relationship.isToMany { return storage[relationship.slot] == nil && !isUnsaved }
         return storage[relationship.slot] is NSManagedObjectID
@@ -224,7 +229,7 @@ open class NSManagedObject: NSObject {
 
     /// The IDs of the objects a relationship points to, loading them from the store if needed.
     open func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
-        guard let relationship = entity.facts.propertiesByName[key] as? NSRelationshipDescription else { return [] }
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription else { return [] }
         if relationship.isToMany { return toMany(relationship).members.map(\.objectID) }
         fireFaultIfNeeded()
         switch storage[relationship.slot] {
@@ -249,7 +254,7 @@ open class NSManagedObject: NSObject {
         guard !isFaultStorage else {
             return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)"
         }
-        let data = entity.facts.slots.map { property -> String in
+        let data = entityFacts.slots.map { property -> String in
             "    \(property.name) = \(describeSlot(property));"
         }.joined(separator: "\n")
         return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\n\(data)\n})"
