@@ -25,7 +25,10 @@ final class SQLiteStore: PersistentStoreBackend {
     private let metadataLock = NSLock()
 
     var metadata: [String: Any] { metadataLock.withLock { metadataValues } }
-    weak var store: NSPersistentStore?
+    /// The store this engine serves. It owns the engine, so it outlives every use.
+    /// `unowned`, not `weak`: a weak reference gives the store a side table, and then
+    /// every object ID's retain and release of its store takes the runtime's slow path.
+    unowned var store: NSPersistentStore?
 
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
