@@ -153,6 +153,20 @@ import Testing
         #expect(table[ObjectKey(owner: nil, table: 2, primaryKey: 1)] == nil)
     }
 
+    /// Reserving room for a fetch's rows sizes the table to a power of two (its mask
+    /// needs one): with 2,000 buckets, probing cycled without reaching an empty one.
+    @Test(.timeLimit(.minutes(1)))
+    func objectKeyTableReservesAPowerOfTwo() {
+        var table = ObjectKeyTable<Int>()
+        for key in 1...10 { table[ObjectKey(owner: nil, table: 1, primaryKey: Int64(key))] = key }
+        table.reserveCapacity(1_000)
+        for key in 11...1_000 { table[ObjectKey(owner: nil, table: 1, primaryKey: Int64(key))] = key }
+        #expect(table.count == 1_000)
+        #expect((1...1_000).allSatisfy { table[ObjectKey(owner: nil, table: 1, primaryKey: Int64($0))] == $0 })
+        #expect(table[ObjectKey(owner: nil, table: 2, primaryKey: 1)] == nil)
+        #expect(table.longestDisplacement < 64)
+    }
+
     @Test func objectKeyTableAgreesWithADictionary() {
         var random = SplitMix64(seed: 0x7AB1E)
         var table = ObjectKeyTable<Int>()

@@ -91,13 +91,19 @@ extension NSManagedObjectContext {
         return InheritanceTreeKeys.readingAsNil { predicate.evaluate(with: object) }
     }
 
+    /// The objects for rows a fetch read, registered (as faults when the request says so).
+    private func registerFetched<T>(_ rows: [StoreRow], for request: NSFetchRequest<T>) -> [NSManagedObject] {
+        registry.reserveCapacity(forAdditional: rows.count)
+        return rows.map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
+    }
+
     func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
         var fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         if pending.isEmpty {
             let objects: [NSManagedObject]
             if request.includesPropertyValues {
-                objects = try coordinator.fetch(fetch).map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
+                objects = registerFetched(try coordinator.fetch(fetch), for: request)
             } else {
                 // Identities only: each object fires its own query (or uses the row cache) when touched.
                 let list = try coordinator.fetchObjectIDs(fetch)
@@ -113,7 +119,7 @@ extension NSManagedObjectContext {
         fetch.offset = 0
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
-        var objects = try coordinator.fetch(fetch).map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
+        var objects = registerFetched(try coordinator.fetch(fetch), for: request)
         objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
         var present = Set(objects)
         for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {

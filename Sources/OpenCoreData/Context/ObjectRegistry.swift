@@ -69,6 +69,11 @@ final class ObjectRegistry: @unchecked Sendable {
         retained?[ObjectIdentifier(object)] = object
     }
 
+    /// Makes room for `additional` more saved objects at once (a fetch's rows).
+    func reserveCapacity(forAdditional additional: Int) {
+        tables.withLock { $0.permanent.reserveCapacity($0.permanent.count + additional) }
+    }
+
     /// Unregisters `object` (under the ID it was registered with) and forgets it.
     func remove(_ object: NSManagedObject) {
         guard object.registry === self, let id = object.registeredID else { return }

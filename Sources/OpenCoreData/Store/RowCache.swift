@@ -36,6 +36,7 @@ final class RowCache: Sendable {
             row.cache = self
         }
         entries.withLock { entries in
+            entries.reserveCapacity(entries.count + rows.count)
             for row in rows {
                 let key = row.objectID.key
                 if let cached = entries[key], cached.version > row.version { continue }

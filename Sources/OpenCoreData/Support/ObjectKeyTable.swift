@@ -77,6 +77,13 @@ struct ObjectKeyTable<Value> {
         }
     }
 
+    /// Grows the table once so that `count` keys fit, instead of doubling step by step
+    /// while a fetch's rows go in.
+    mutating func reserveCapacity(_ count: Int) {
+        guard count * 2 > buckets.count else { return }
+        resize(to: count * 2)
+    }
+
     /// Removes every key for which `shouldRemove` is true.
     mutating func removeAll(where shouldRemove: (ObjectKey) -> Bool) {
         let kept = buckets.filter { $0.value != nil && !shouldRemove($0.key) }
@@ -122,9 +129,11 @@ struct ObjectKeyTable<Value> {
         rebuild(buckets.filter { $0.value != nil }, capacity: capacity)
     }
 
-    private mutating func rebuild(_ members: [Bucket], capacity: Int) {
-        var capacity = max(Self.minimumCapacity, capacity)
-        while members.count * 2 > capacity { capacity *= 2 }
+    /// Rebuilds with at least `capacity` buckets, rounded up to a power of two (the mask
+    /// needs one) that keeps the table at most half full.
+    private mutating func rebuild(_ members: [Bucket], capacity requested: Int) {
+        var capacity = Self.minimumCapacity
+        while capacity < requested || members.count * 2 > capacity { capacity *= 2 }
         buckets = Self.emptyBuckets(capacity)
         mask = capacity - 1
         count = 0
