@@ -218,13 +218,12 @@ import Testing
 
     @Test func performRunsTheBlockLaterOnTheContextsQueue() async throws {
         let context = try makeContext(model)
-        nonisolated(unsafe) var ranBeforePerformReturned = true
-        let ranOnQueue = await withCheckedContinuation { continuation in
+        // Both facts travel through the continuation, so no variable is shared across threads.
+        let (ranOnQueue, ranBeforePerformReturned) = await withCheckedContinuation { continuation in
             context.performAndWait {
                 nonisolated(unsafe) var returned = false
                 context.perform {
-                    ranBeforePerformReturned = !returned
-                    continuation.resume(returning: context.isOnQueue)
+                    continuation.resume(returning: (context.isOnQueue, !returned))
                 }
                 // The queue is busy with this block, so the one just scheduled cannot have run.
                 returned = true
