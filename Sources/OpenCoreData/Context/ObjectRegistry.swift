@@ -57,9 +57,10 @@ final class ObjectRegistry: @unchecked Sendable {
     /// the ID: its `deinit` and ``remove(_:)`` take the entry out under that ID even if
     /// the object's ID changed since.
     func insert(_ object: NSManagedObject) {
-        if object.registry === self, let previous = object.registeredID {
-            let identity = ObjectIdentifier(object)
-            tables.withLock { $0.remove(previous, ifIdenticalTo: identity) }
+        // Out of its old place first (here or another registry), so no entry outlives
+        // the object: its `deinit` only knows the newest one.
+        if let previous = object.registry {
+            if previous === self { removeEntry(of: object) } else { previous.remove(object) }
         }
         let id = object.objectID
         let reference = UnretainedReference(object)
@@ -71,17 +72,25 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// Makes room for `additional` more saved objects at once (a fetch's rows).
     func reserveCapacity(forAdditional additional: Int) {
-        tables.withLock { $0.permanent.reserveCapacity($0.permanent.count + additional) }
+        // Not count + additional: a fetch often returns rows already registered, and the
+        // table never shrinks back from an oversized reservation.
+        tables.withLock { $0.permanent.reserveCapacity(max($0.permanent.count, additional)) }
     }
 
     /// Unregisters `object` (under the ID it was registered with) and forgets it.
     func remove(_ object: NSManagedObject) {
-        guard object.registry === self, let id = object.registeredID else { return }
-        let identity = ObjectIdentifier(object)
-        tables.withLock { $0.remove(id, ifIdenticalTo: identity) }
+        guard object.registry === self else { return }
+        removeEntry(of: object)
         object.registry = nil
         object.registeredID = nil
-        retained?[identity] = nil
+        retained?[ObjectIdentifier(object)] = nil
+    }
+
+    /// Takes out the entry `object` was filed under, if it is still the object's.
+    private func removeEntry(of object: NSManagedObject) {
+        guard let id = object.registeredID else { return }
+        let identity = ObjectIdentifier(object)
+        tables.withLock { $0.remove(id, ifIdenticalTo: identity) }
     }
 
     /// Re-registers objects a save just gave permanent IDs (`oldIDs`: their temporary ones).

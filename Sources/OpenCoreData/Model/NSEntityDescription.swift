@@ -24,9 +24,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// The model that contains the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel!
-    /// The entity this one inherits from (unretained, as Core Data's; `unowned` for the
-    /// reason ``NSPropertyDescription/entity`` gives).
-    open internal(set) unowned var superentity: NSEntityDescription?
+    /// The entity this one inherits from.
+    open internal(set) weak var superentity: NSEntityDescription?
 
     /// The entities that inherit from this one. Setting it makes this entity their superentity.
     open var subentities: [NSEntityDescription] {

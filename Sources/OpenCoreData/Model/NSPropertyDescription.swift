@@ -20,12 +20,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// A string mixed into the version hash to force a new hash for the same shape.
     open var versionHashModifier: String? { willSet { assertMutable() } }
     /// The entity that owns the property; set when the property is added to an entity.
-    ///
-    /// Like Core Data's (an unretained reference), it does not keep the entity alive;
-    /// `unowned` rather than `weak`, because a weak reference gives the entity a side
-    /// table, and every retain of an entity (each object and object ID holds one)
-    /// would then take the runtime's slow path. Reading it after the entity is gone traps.
-    open internal(set) unowned var entity: NSEntityDescription!
+    open internal(set) weak var entity: NSEntityDescription!
 
     /// Predicates a value must satisfy on save, in order.
     open private(set) var validationPredicates: [NSPredicate] = []

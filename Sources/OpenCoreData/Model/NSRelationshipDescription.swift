@@ -21,8 +21,6 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
         get { _destinationEntity }
         set { assertMutable(); _destinationEntity = newValue }
     }
-    /// Weak, where Core Data's is unretained: a model built in code may point at an
-    /// entity it does not hold, and validation must then report it rather than trap.
     private weak var _destinationEntity: NSEntityDescription?
     /// The relationship that points back (set both sides, as Core Data expects).
     open var inverseRelationship: NSRelationshipDescription? {

@@ -31,8 +31,8 @@ enum AttributeValue {
             if let v = value as? Bool { return v }
             return number(value)?.boolValue
         case .decimalAttributeType:
-            // NaN (also what an infinity becomes) is refused: SQLite stores a NaN as NULL,
-            // so it would come back as nil.
+            // NaN and infinities are refused: a decimal has no infinity (it would become
+            // NaN), and SQLite stores a NaN as NULL, so it would come back as nil.
             let decimal: Decimal?
             if let v = value as? Decimal {
                 decimal = v

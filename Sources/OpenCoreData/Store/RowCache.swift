@@ -36,7 +36,8 @@ final class RowCache: Sendable {
             row.cache = self
         }
         entries.withLock { entries in
-            entries.reserveCapacity(entries.count + rows.count)
+            // Rows already cached come back often: room for the larger of the two, not the sum.
+            entries.reserveCapacity(max(entries.count, rows.count))
             for row in rows {
                 let key = row.objectID.key
                 if let cached = entries[key], cached.version > row.version { continue }

@@ -77,11 +77,11 @@ struct ObjectKeyTable<Value> {
         }
     }
 
-    /// Grows the table once so that `count` keys fit, instead of doubling step by step
+    /// Grows the table once so that `minimumCount` keys fit, instead of doubling step by step
     /// while a fetch's rows go in.
-    mutating func reserveCapacity(_ count: Int) {
-        guard count * 2 > buckets.count else { return }
-        resize(to: count * 2)
+    mutating func reserveCapacity(_ minimumCount: Int) {
+        guard minimumCount * 2 > buckets.count else { return }
+        resize(to: minimumCount * 2)
     }
 
     /// Removes every key for which `shouldRemove` is true.

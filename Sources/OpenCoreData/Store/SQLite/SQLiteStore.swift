@@ -25,7 +25,9 @@ final class SQLiteStore: PersistentStoreBackend {
     private let metadataLock = NSLock()
 
     var metadata: [String: Any] { metadataLock.withLock { metadataValues } }
-    /// The store this engine serves. It owns the engine, so it outlives every use.
+    /// The store this engine serves. The store owns the engine, and the engine is used
+    /// only under the coordinator's lock, which `remove(_:)` takes too, so the store
+    /// outlives every use (the `nil` checks cover only an engine not yet attached).
     /// `unowned`, not `weak`: a weak reference gives the store a side table, and then
     /// every object ID's retain and release of its store takes the runtime's slow path.
     unowned var store: NSPersistentStore?
