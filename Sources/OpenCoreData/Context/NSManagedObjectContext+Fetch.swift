@@ -45,9 +45,11 @@ extension NSManagedObjectContext {
             var check = fetch
             check.restrictedToKeys = pending.changedPersisted.compactMap(\.objectID.primaryKey)
             total -= try coordinator.count(check)
-            total += pending.changedPersisted.filter { $0.lifecycle != .deleted && matches($0, fetch) }.count
+            total += InheritanceTreeKeys.readingAsNil {
+                pending.changedPersisted.filter { $0.lifecycle != .deleted && matches($0, fetch) }.count
+            }
         }
-        total += pending.inserted.filter { matches($0, fetch) }.count
+        total += InheritanceTreeKeys.readingAsNil { pending.inserted.filter { matches($0, fetch) }.count }
         if request.fetchOffset > 0 { total = max(0, total - request.fetchOffset) }
         if request.fetchLimit > 0 { total = min(total, request.fetchLimit) }
         return total
@@ -85,10 +87,10 @@ extension NSManagedObjectContext {
         )
     }
 
-    /// Whether `object` matches the fetch's predicate, reading keys as the store does.
+    /// Whether `object` matches the fetch's predicate. Callers run it inside
+    /// `InheritanceTreeKeys.readingAsNil`, once per fetch, so keys read as the store does.
     private func matches(_ object: NSManagedObject, _ fetch: StoreFetch) -> Bool {
-        guard let predicate = fetch.predicate else { return true }
-        return InheritanceTreeKeys.readingAsNil { predicate.evaluate(with: object) }
+        fetch.predicate?.evaluate(with: object) ?? true
     }
 
     /// The objects for rows a fetch read, registered (as faults when the request says so).
@@ -119,16 +121,17 @@ extension NSManagedObjectContext {
         fetch.offset = 0
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
-        var objects = registerFetched(try coordinator.fetch(fetch), for: request)
-        objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
-        var present = Set(objects)
-        for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
-            objects.append(object)
-            present.insert(object)
-        }
-        objects += pending.inserted.filter { matches($0, fetch) }
-        if !fetch.sortDescriptors.isEmpty {
-            objects = InheritanceTreeKeys.readingAsNil { objects.sorted(using: fetch.sortDescriptors) }
+        let fetched = registerFetched(try coordinator.fetch(fetch), for: request)
+        let objects = InheritanceTreeKeys.readingAsNil {
+            var objects = fetched
+            objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
+            var present = Set(objects)
+            for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
+                objects.append(object)
+                present.insert(object)
+            }
+            objects += pending.inserted.filter { matches($0, fetch) }
+            return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
         let start = min(request.fetchOffset, objects.count)
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
