@@ -92,27 +92,19 @@ final class SQLiteStore: PersistentStoreBackend {
         let metadata: [String: Any]
         do {
             metadata = try database.write { db -> [String: Any] in
-                if try db.tableExists("Z_METADATA") {
-                    return try readMetadata(db, url: url)
+                guard try db.tableExists("Z_METADATA") else {
+                    // Empty: `open` already refused a database holding other tables.
+                    return try createStore(db, schema: schema, model: model, entities: entities, type: type)
                 }
-                // Empty: `open` already refused a database holding other tables.
-                return try createStore(db, schema: schema, model: model, entities: entities, type: type)
+                let metadata = try readMetadata(db, url: url)
+                try checkVersionHashes(metadata, entities: entities, url: url)
+                try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
+                return metadata
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
             throw wrap(error, url: url, opening: true)
-        }
-        let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
-        if let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] {
-            let storedHashes = stored.compactMapValues { $0 as? Data }
-            if storedHashes != hashes {
-                throw CoreDataError.make(
-                    NSPersistentStoreIncompatibleVersionHashError,
-                    "The model used to open the store is incompatible with the one used to create the store",
-                    [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
-                )
-            }
         }
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
         let backend = SQLiteStore(database: database, statementLog: log, schema: schema, model: model, url: url, metadata: metadata)
@@ -120,6 +112,18 @@ final class SQLiteStore: PersistentStoreBackend {
         store.backend = backend
         backend.store = store
         return store
+    }
+
+    /// Throws when the store was made with a model whose entities differ from these.
+    private static func checkVersionHashes(_ metadata: [String: Any], entities: [NSEntityDescription], url: URL?) throws {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return }
+        let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
+        guard stored.compactMapValues({ $0 as? Data }) != hashes else { return }
+        throw CoreDataError.make(
+            NSPersistentStoreIncompatibleVersionHashError,
+            "The model used to open the store is incompatible with the one used to create the store",
+            [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
+        )
     }
 
     /// Throws when the database has tables but no `Z_METADATA`: another program's
