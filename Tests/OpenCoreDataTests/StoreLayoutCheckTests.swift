@@ -86,4 +86,30 @@ import Testing
         #expect(message.contains("entity number 1 is 'Notebook' in the store, 'Note' in the model"), "\(message)")
         #expect((error?.userInfo["problems"] as? [String])?.count == 2)
     }
+
+    /// Join tables follow the names seen in stores Core Data wrote: the relationship
+    /// whose name sorts last names the table, each key column is the entity's number and
+    /// the name of the relationship that points at it, and an ordered side adds `Z_FOK_`.
+    @Test func manyToManyJoinTablesAreNamedAsCoreDataNamesThem() throws {
+        let album = ModelBuilder.entity("Album", className: "NSManagedObject")
+        let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
+        let folder = ModelBuilder.entity("Folder", className: "NSManagedObject")
+        let shortcut = ModelBuilder.entity("Shortcut", className: "NSManagedObject")
+        let (assets, albums) = ModelBuilder.pair("assets", from: album, toMany: true, "albums", to: asset, toMany: true, ordered: true)
+        let (shortcuts, parents) = ModelBuilder.pair("shortcuts", from: folder, toMany: true, "parents", to: shortcut, toMany: true)
+        album.properties = [assets]
+        asset.properties = [albums]
+        folder.properties = [shortcuts]
+        shortcut.properties = [parents]
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.model(album, asset, folder, shortcut), url: url)
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            // Album 1, Asset 2, Folder 3, Shortcut 4.
+            let albumAssets = try db.columns(in: "Z_1ASSETS").map(\.name)
+            let folderShortcuts = try db.columns(in: "Z_3SHORTCUTS").map(\.name)
+            #expect(albumAssets == ["Z_1ALBUMS", "Z_2ASSETS", "Z_FOK_2ASSETS"])
+            #expect(folderShortcuts == ["Z_3PARENTS", "Z_4SHORTCUTS"])
+        }
+    }
 }

@@ -97,8 +97,7 @@ final class SQLiteStore: PersistentStoreBackend {
                     return try createStore(db, schema: schema, model: model, entities: entities, type: type)
                 }
                 let metadata = try readMetadata(db, url: url)
-                try checkVersionHashes(metadata, entities: entities, url: url)
-                try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
+                try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url)
                 return metadata
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -114,16 +113,37 @@ final class SQLiteStore: PersistentStoreBackend {
         return store
     }
 
-    /// Throws when the store was made with a model whose entities differ from these.
-    private static func checkVersionHashes(_ metadata: [String: Any], entities: [NSEntityDescription], url: URL?) throws {
-        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return }
+    /// Metadata key marking a store this library created: its version hashes were
+    /// computed here, so a difference means the model changed.
+    static let createdByOpenCoreDataKey = "OpenCoreDataStoreFormat"
+
+    /// Throws unless `entities` can use the store: version hashes equal, and the layout
+    /// (entity numbers, tables, columns) what the model maps to.
+    ///
+    /// A store Core Data wrote may carry hashes that differ from ours for the same model
+    /// (our reproduction of Core Data's hash layout is not verified on a device yet), so
+    /// for such a store the layout decides; see docs/DEVIATIONS.md.
+    private static func checkCompatibility(_ db: Database, metadata: [String: Any], schema: SQLiteSchema, entities: [NSEntityDescription], url: URL?) throws {
+        let hashesMatch = versionHashesMatch(metadata, entities: entities)
+        let incompatible = { (detail: String) in
+            CoreDataError.make(
+                NSPersistentStoreIncompatibleVersionHashError,
+                "The model used to open the store is incompatible with the one used to create the store\(detail)",
+                [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
+            )
+        }
+        if !hashesMatch, metadata[createdByOpenCoreDataKey] != nil { throw incompatible("") }
+        do {
+            try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
+        } catch let error as NSError where !hashesMatch {
+            throw incompatible(": \(error.localizedDescription)")
+        }
+    }
+
+    private static func versionHashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return true }
         let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
-        guard stored.compactMapValues({ $0 as? Data }) != hashes else { return }
-        throw CoreDataError.make(
-            NSPersistentStoreIncompatibleVersionHashError,
-            "The model used to open the store is incompatible with the one used to create the store",
-            [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
-        )
+        return stored.compactMapValues({ $0 as? Data }) == hashes
     }
 
     /// Throws when the database has tables but no `Z_METADATA`: another program's
@@ -160,6 +180,7 @@ final class SQLiteStore: PersistentStoreBackend {
             "_NSAutoVacuumLevel": "2",
             "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
             "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
+            createdByOpenCoreDataKey: 1,
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, data])
