@@ -162,5 +162,35 @@ import Testing
             #expect(try columns("ZTAG") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER", "ZLABEL": "VARCHAR"])
         }
     }
+
+    /// Another writer may keep the key counter on a subentity's row, or insert rows
+    /// without moving any counter: new keys go past both, and every row of the tree
+    /// records the new maximum.
+    @Test func newKeysGoPastEveryCounterAndRowOfTheTable() throws {
+        let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
+        let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
+        asset.properties = [ModelBuilder.attribute("title", .stringAttributeType)]
+        asset.subentities = [photo]
+        let model = ModelBuilder.model(asset, photo)
+        let url = temporaryStoreURL()
+        _ = try makeContext(model, url: url)
+        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 20 WHERE Z_NAME = 'Photo'")
+        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (20, 2, 1, 'theirs')")
+        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (35, 1, 1, 'uncounted')")
+
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Asset", into: context)
+            object.setValue("ours", forKey: "title")
+            try context.save()
+        }
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let key = try Int.fetchOne(db, sql: "SELECT Z_PK FROM ZASSET WHERE ZTITLE = 'ours'")
+            let counters = try Int.fetchAll(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+            #expect(key == 36)
+            #expect(counters == [36, 36])
+        }
+    }
 }
 
