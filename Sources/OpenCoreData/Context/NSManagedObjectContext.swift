@@ -90,7 +90,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         super.init()
         if concurrencyType == .mainQueueConcurrencyType {
-            Self.markMainQueue
+            MainQueue.prepare()
         } else {
             queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         }
@@ -98,17 +98,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Queue
 
-    /// Tags the main queue once, so main-queue contexts can recognise it. On Linux a
-    /// program in `dispatchMain()` has the main queue drained by a worker thread, so
-    /// `Thread.isMainThread` alone cannot tell.
-    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
-    private static let mainQueueKey = DispatchSpecificKey<Bool>()
-
     /// Whether the caller is running on the context's queue.
     var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType {
-            return Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
-        }
+        if concurrencyType == .mainQueueConcurrencyType { return MainQueue.isCurrent }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
