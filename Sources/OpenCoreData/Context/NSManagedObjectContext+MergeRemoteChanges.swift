@@ -34,6 +34,7 @@ extension NSManagedObjectContext {
     private func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         // Changes made before the merge are announced on their own.
         processPendingChanges()
+        undoGeneration &+= 1
         var removed: [NSManagedObject] = []
         for id in deleted {
             guard let object = registeredObject(for: id) else { continue }

@@ -53,6 +53,7 @@ extension NSManagedObjectContext {
             object.lifecycle = .persisted
         }
         promoteRegistrations(promoted, from: temporaryIDs)
+        undoGeneration &+= 1
         let now = StoreRow.now()
         var snapshots: [StoreRow] = []
         snapshots.reserveCapacity(inserted.count + updated.count)

@@ -47,6 +47,23 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
     open var shouldDeleteInaccessibleFaults = true
 
+    /// The undo manager that records the context's changes; `nil` (the default, as on
+    /// iOS) records nothing.
+    ///
+    /// With one, each `processPendingChanges()` registers the changes made since the last
+    /// one (inserts, deletes with their delete rules' effects, attribute and relationship
+    /// changes) as one undo operation, in the manager's open group or the current event's.
+    /// Use the manager on the context's queue. Set it to `nil` during large imports: every
+    /// change is recorded while it is set.
+    open var undoManager: UndoManager? {
+        didSet { undoManagerDidChange(from: oldValue) }
+    }
+    /// Observes the undo manager's checkpoints (registers pending changes at each).
+    var undoCheckpointObserver: (any NSObjectProtocol)?
+    /// Counts saves, refreshes and merges: an undo state taken in another generation is
+    /// applied to the saved values as they are now rather than restored exactly.
+    var undoGeneration = 0
+
     /// The model of the coordinator.
     var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
 
@@ -59,24 +76,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // With `retainsRegisteredObjects`, the registry and its objects reference each
         // other; letting the objects go ends that cycle with the context.
         registry.retainsObjects = false
+        if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
     }
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
     let registry = ObjectRegistry()
+    // The change sets are changed by this class and by undo (which restores them).
     /// Objects inserted since the last save.
-    private(set) var insertedSet = ManagedObjectSet()
+    var insertedSet = ManagedObjectSet()
     /// Saved objects changed since the last save.
-    private(set) var updatedSet = ManagedObjectSet()
+    var updatedSet = ManagedObjectSet()
     /// Saved objects deleted since the last save.
-    private(set) var deletedSet = ManagedObjectSet()
+    var deletedSet = ManagedObjectSet()
     /// Deleted objects whose delete rules have not run yet.
-    private var deletionQueue: [NSManagedObject] = []
+    var deletionQueue: [NSManagedObject] = []
     /// Objects deleted before they were ever saved: dropped once their rules ran.
-    private var discardedInserts: [NSManagedObject] = []
+    var discardedInserts: [NSManagedObject] = []
     /// Changes not yet announced with `NSManagedObjectContextObjectsDidChange`.
-    private var pendingInserted = ManagedObjectSet()
-    private var pendingUpdated = ManagedObjectSet()
-    private var pendingDeleted = ManagedObjectSet()
+    var pendingInserted = ManagedObjectSet()
+    var pendingUpdated = ManagedObjectSet()
+    var pendingDeleted = ManagedObjectSet()
     /// Re-entrancy guard: delete propagation and change announcements run once at a time.
     private var isProcessingPendingChanges = false
 
@@ -142,6 +161,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return try result.value.get()
     }
 
+    // MARK: Undo
+
+    /// Undoes the newest group of changes through ``undoManager`` (registering pending
+    /// changes first, which then are what is undone). Does nothing without an undo manager.
+    open func undo() { undoManager?.undo() }
+
+    /// Redoes the newest undone group through ``undoManager``.
+    open func redo() { undoManager?.redo() }
+
     // MARK: Saving
 
     /// Writes every insert, update and delete to the store in one transaction.
@@ -198,6 +226,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             if object.isFaultStorage {
                 object.snapshot = row
             } else if refresh, object.lifecycle == .persisted, !updatedSet.contains(object) {
+                undoGeneration &+= 1
                 object.load(row)
                 object.awakeFromFetch()
                 return object
@@ -249,6 +278,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if object.managedObjectContext === self, object.lifecycle != .detached { return }
         precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
                      "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext")
+        // The object is not registered yet, so it cannot tell the recorder itself.
+        registry.undoRecorder?.objectWillChange(object, slot: nil)
         if object.lifecycle == .deleted, deletedSet.contains(object) {
             deletedSet.remove(object)
             object.lifecycle = .persisted
@@ -268,6 +299,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, object.lifecycle != .deleted else { return }
         object.fireFaultIfNeeded()
+        object.noteUndoableChange(slot: nil)
         if object.lifecycle == .inserted {
             insertedSet.remove(object)
             pendingInserted.remove(object)
@@ -289,7 +321,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Pending changes
 
-    /// Runs delete rules for deleted objects and posts `NSManagedObjectContextObjectsDidChange`.
+    /// Runs delete rules for deleted objects, registers the changes made since the last
+    /// call with the undo manager (one operation; see ``undoManager``) and posts
+    /// `NSManagedObjectContextObjectsDidChange`.
     open func processPendingChanges() {
         guard !isProcessingPendingChanges else { return }
         isProcessingPendingChanges = true
@@ -303,6 +337,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             unregister(object)
         }
         discardedInserts.removeAll()
+        registerUndoableChanges()
         guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
         var info: [AnyHashable: Any] = [:]
         if !pendingInserted.isEmpty { info[NSInsertedObjectsKey] = Set(pendingInserted) }
@@ -347,8 +382,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Discarding changes
 
-    /// Discards every unsaved change: inserted objects leave, others return to their saved state.
+    /// Discards every unsaved change: inserted objects leave, others return to their saved
+    /// state. The context's operations leave its undo manager, as in Core Data.
     open func rollback() {
+        discardUndoHistory()
         for object in insertedSet {
             object.lifecycle = .detached
             unregister(object)
@@ -369,8 +406,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeleted.removeAll()
     }
 
-    /// Forgets every object: the context is as new. Objects obtained before must not be used.
+    /// Forgets every object: the context is as new. Objects obtained before must not be
+    /// used. The context's operations leave its undo manager, as in Core Data.
     open func reset() {
+        discardUndoHistory()
         // Objects with changes are held by the change sets, so the registry has them all.
         // They leave the registry first: turning them into faults breaks relationship
         // cycles, so they may deallocate as soon as this array lets them go.
@@ -395,6 +434,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// values and applies its changes on top (an unchanged object just becomes a fault).
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
+        undoGeneration &+= 1
         if flag, updatedSet.contains(object), !object.isFaultStorage {
             object.reloadKeepingChanges()
             return

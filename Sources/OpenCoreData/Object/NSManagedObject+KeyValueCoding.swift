@@ -65,6 +65,7 @@ extension NSManagedObject {
     /// throws; override to accept extra keys.
     func kvcSetValue(_ value: Any?, forUndefinedKey key: String) {
         fireFaultIfNeeded()
+        noteUndoableChange(slot: nil)
         rejectedAssignments[key] = "the entity \(entity.name ?? "?") has no property named '\(key)'"
         managedObjectContext?.objectDidChange(self)
     }
@@ -239,6 +240,7 @@ extension NSManagedObject {
     private func refuse(_ value: Any?, for property: NSPropertyDescription, expected: String) {
         fireFaultIfNeeded()
         let given = value.map { "\(type(of: $0))" } ?? "nil"
+        noteUndoableChange(slot: nil)
         rejectedAssignments[property.name] = "unacceptable type of value for property '\(property.name)': expected \(expected), given \(given) (\(value.map { "\($0)" } ?? "nil"))"
         managedObjectContext?.objectDidChange(self)
     }

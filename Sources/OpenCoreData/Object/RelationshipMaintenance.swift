@@ -123,6 +123,7 @@ extension NSManagedObject {
 
     func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?, notifying: Bool = true) {
         if notifying { willChangeValue(forKey: relationship.name) }
+        noteUndoableChange(slot: relationship.slot)
         storage[relationship.slot] = target
         recordChange(relationship)
         if notifying { didChangeValue(forKey: relationship.name) }
@@ -130,6 +131,7 @@ extension NSManagedObject {
 
     func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: ManagedObjectSet, notifying: Bool = true) {
         if notifying { willChangeValue(forKey: relationship.name) }
+        noteUndoableChange(slot: relationship.slot)
         toMany(relationship).members = members
         recordChange(relationship)
         if notifying { didChangeValue(forKey: relationship.name) }
@@ -142,6 +144,7 @@ extension NSManagedObject {
     /// Stores an attribute value already in its stored form, with the change hooks unless told not to.
     func setAttribute(slot: Int, key: String, _ value: Any?, notifying: Bool = true) {
         if notifying { willChangeValue(forKey: key) }
+        noteUndoableChange(slot: slot)
         storage[slot] = value
         if !rejectedAssignments.isEmpty { rejectedAssignments[key] = nil }
         recordChange(slot: slot)
