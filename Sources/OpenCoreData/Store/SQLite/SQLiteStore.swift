@@ -104,7 +104,8 @@ final class SQLiteStore: PersistentStoreBackend {
             throw wrap(error, url: url, opening: true)
         }
         let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
-        if let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] {
+        let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false
+        if !ignoresVersions, let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] {
             let storedHashes = stored.compactMapValues { $0 as? Data }
             if storedHashes != hashes {
                 throw CoreDataError.make(
@@ -179,6 +180,17 @@ final class SQLiteStore: PersistentStoreBackend {
 
     /// Reads a store file's metadata without opening it as a store.
     static func readMetadata(at url: URL) throws -> [String: Any] {
+        try readFile(at: url) { db in
+            guard try db.tableExists("Z_METADATA") else {
+                throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
+            }
+            return try readMetadata(db, url: url)
+        }
+    }
+
+    /// Runs `body` on a read-only connection to the file at `url`, closed afterwards.
+    /// A missing file, or one that is not SQLite, throws a Cocoa file error naming it.
+    static func readFile<T>(at url: URL, _ body: (Database) throws -> T) throws -> T {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", [NSFilePathErrorKey: url.path])
         }
@@ -186,12 +198,8 @@ final class SQLiteStore: PersistentStoreBackend {
         configuration.readonly = true
         do {
             let database = try DatabaseQueue(path: url.path, configuration: configuration)
-            return try database.read { db in
-                guard try db.tableExists("Z_METADATA") else {
-                    throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
-                }
-                return try readMetadata(db, url: url)
-            }
+            defer { try? database.close() }
+            return try database.read(body)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
