@@ -1,71 +1,101 @@
 import Crypto
 
-/// Computes version hashes: a SHA-256 digest of everything about an entity or
-/// property that changes how its data is stored.
+/// Computes version hashes with Core Data's byte layout, so that hashes in a store
+/// written by Core Data can be compared with a model loaded here.
 ///
-/// The inputs are the ones Core Data documents (names, optionality, transience,
-/// attribute types, relationship shape, abstractness, superentity, version hash
-/// modifiers). Core Data does not publish its byte encoding, so hashes computed here
-/// differ from Apple's; see docs/DEVIATIONS.md.
+/// Each hash is one SHA-256 over raw fields, in this order (names as UTF-8 without a
+/// length or terminator, integers little-endian):
+/// - property: name, a 16-bit flag word (1 optional, 2 transient, 4 read-only), the
+///   version hash modifier;
+/// - attribute: the property hash, the attribute type as 32 bits, one `1` byte when it
+///   allows external storage, one more when it preserves its value in history on deletion;
+/// - relationship: the property hash, the destination's name, the inverse's name (not
+///   when the relationship is its own inverse), max count then min count as 32 bits
+///   (0 = unbounded), two bytes `1 0` when ordered;
+/// - entity: name, one abstract byte, the superentity's hash, the hashes of all
+///   non-transient attributes and relationships (inherited ones too) in name order,
+///   the modifier, then each uniqueness constraint's names joined with "." in sorted order.
+///
+/// Not part of any hash, as in Core Data: class names, defaults, validation rules,
+/// delete rules, indexes, user info, renaming identifiers, fetched properties.
+/// Core Data does not document this layout; it is described in docs/DEVIATIONS.md
+/// together with how a store whose hashes differ is still opened.
 enum VersionHasher {
     static func hash(of entity: NSEntityDescription) -> Data {
         var hasher = SHA256()
-        hasher.feed("entity", entity.name ?? "")
-        hasher.feed("abstract", entity.isAbstract ? "1" : "0")
-        hasher.feed("modifier", entity.versionHashModifier ?? "")
+        hasher.feed(entity.name ?? "")
+        hasher.feed(byte: entity.isAbstract ? 1 : 0)
         if let parent = entity.superentity {
             hasher.update(data: hash(of: parent))
         }
-        let ownProperties = entity.properties.filter { $0.entity === entity }
-        for property in ownProperties.sorted(by: { $0.name < $1.name }) {
+        let hashed = entity.properties.filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
+        for property in hashed.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
             hasher.update(data: hash(of: property))
         }
+        if let modifier = entity.versionHashModifier { hasher.feed(modifier) }
+        let constraints = entity.uniquenessConstraints
+            .map { $0.map { "\(($0 as? NSPropertyDescription)?.name ?? ($0 as? String) ?? "\($0)")" }.joined(separator: ".") }
+            .filter { !$0.isEmpty }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for constraint in constraints { hasher.feed(constraint) }
         return Data(hasher.finalize())
     }
 
     static func hash(of property: NSPropertyDescription) -> Data {
+        let base = baseHash(of: property)
         var hasher = SHA256()
-        hasher.feed("property", property.name)
-        hasher.feed("optional", property.isOptional ? "1" : "0")
-        hasher.feed("transient", property.isTransient ? "1" : "0")
-        hasher.feed("modifier", property.versionHashModifier ?? "")
+        hasher.update(data: base)
         if let attribute = property as? NSAttributeDescription {
-            hasher.feed("type", String(attribute.attributeType.rawValue))
-            hasher.feed("external", attribute.allowsExternalBinaryDataStorage ? "1" : "0")
+            hasher.feed(uint32: UInt32(truncatingIfNeeded: attribute.attributeType.rawValue))
+            if attribute.allowsExternalBinaryDataStorage { hasher.feed(byte: 1) }
+            if attribute.preservesValueInHistoryOnDeletion { hasher.feed(byte: 1) }
         } else if let relationship = property as? NSRelationshipDescription {
-            hasher.feed("destination", relationship.destinationEntity?.name ?? "")
-            hasher.feed("inverse", relationship.inverseRelationship?.name ?? "")
-            hasher.feed("count", "\(relationship.minCount)-\(relationship.maxCount)")
-            hasher.feed("ordered", relationship.isOrdered ? "1" : "0")
+            if let destination = relationship.destinationEntity?.name { hasher.feed(destination) }
+            if let inverse = relationship.inverseRelationship, inverse !== relationship { hasher.feed(inverse.name) }
+            hasher.feed(uint32: UInt32(bitPattern: Int32(truncatingIfNeeded: relationship.maxCount)))
+            hasher.feed(uint32: UInt32(bitPattern: Int32(truncatingIfNeeded: relationship.minCount)))
+            if relationship.isOrdered { hasher.update(data: Data([1, 0])) }
+        } else {
+            return base
         }
         return Data(hasher.finalize())
     }
 
-    /// `NSStoreModelVersionChecksumKey`: SHA-256 over the entity hashes in entity-name order.
+    /// The part every property shares: name, flags, modifier.
+    private static func baseHash(of property: NSPropertyDescription) -> Data {
+        var hasher = SHA256()
+        hasher.feed(property.name)
+        let flags: UInt16 = (property.isOptional ? 1 : 0) | (property.isTransient ? 2 : 0)
+        hasher.update(data: Data([UInt8(flags & 0xFF), UInt8(flags >> 8)]))
+        if let modifier = property.versionHashModifier { hasher.feed(modifier) }
+        return Data(hasher.finalize())
+    }
+
+    /// `NSStoreModelVersionChecksumKey`: SHA-256 over the entity hashes in entity-name order, base64.
     static func checksum(of hashes: [String: Data]) -> String {
         var hasher = SHA256()
-        for name in hashes.keys.sorted() { hasher.update(data: hashes[name]!) }
+        for name in sortedNames(hashes) { hasher.update(data: hashes[name]!) }
         return Data(hasher.finalize()).base64EncodedString()
     }
 
-    /// `NSStoreModelVersionHashesDigest`: SHA-512 over each entity's name and hash, in name order.
+    /// `NSStoreModelVersionHashesDigest`: SHA-512 over each entity's name and hash, in name order, base64.
     static func digest(of hashes: [String: Data]) -> String {
         var hasher = SHA512()
-        for name in hashes.keys.sorted() {
+        for name in sortedNames(hashes) {
             hasher.update(data: Data(name.utf8))
             hasher.update(data: hashes[name]!)
         }
         return Data(hasher.finalize()).base64EncodedString()
     }
+
+    /// Names in Core Data's order (a plain code-point comparison).
+    private static func sortedNames(_ hashes: [String: Data]) -> [String] {
+        hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
 }
 
-private extension SHA256 {
-    /// Feeds a labelled field; the length prefixes keep "ab"+"c" apart from "a"+"bc".
-    mutating func feed(_ label: String, _ value: String) {
-        for part in [label, value] {
-            let bytes = Data(part.utf8)
-            update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { Data($0) })
-            update(data: bytes)
-        }
-    }
+private extension HashFunction {
+    mutating func feed(_ text: String) { update(data: Data(text.utf8)) }
+    mutating func feed(byte: UInt8) { update(data: Data([byte])) }
+    mutating func feed(uint32 value: UInt32) { update(data: withUnsafeBytes(of: value.littleEndian) { Data($0) }) }
 }

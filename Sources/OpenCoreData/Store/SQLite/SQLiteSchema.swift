@@ -162,8 +162,13 @@ final class SQLiteSchema {
     private func addJoinTable(_ relationship: NSRelationshipDescription, _ inverse: NSRelationshipDescription) {
         guard joinTableByRelationship[ObjectIdentifier(relationship)] == nil,
               let owner = relationship.entity, let other = inverse.entity else { return }
-        // The side whose entity name sorts first names the table (then the relationship name).
-        let ownerFirst = ((owner.name ?? ""), relationship.name) <= ((other.name ?? ""), inverse.name)
+        // The relationship whose name sorts last (ignoring case) names the table, as in
+        // stores Core Data wrote (Z_26ASSETS for albums ↔ assets, Z_4SHORTCUTS for
+        // parents ↔ shortcuts); equal names fall back to the entity names.
+        let names = (relationship.name.uppercased(), inverse.name.uppercased())
+        let ownerFirst = names.0 != names.1
+            ? names.0 > names.1
+            : ((owner.name ?? ""), relationship.name) <= ((other.name ?? ""), inverse.name)
         let (first, firstEntity, second, secondEntity) = ownerFirst
             ? (relationship, owner, inverse, other) : (inverse, other, relationship, owner)
         var name = "Z_\(firstEntity.facts.entityNumber)\(first.name.uppercased())"

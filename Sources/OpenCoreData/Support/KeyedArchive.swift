@@ -1,0 +1,112 @@
+/// A read-only view of an `NSKeyedArchiver` archive, object by object, without
+/// instantiating any class.
+///
+/// Compiled models and `Z_MODELCACHE` contents are keyed archives of Apple's model
+/// classes. Reading them as data (class names, keys, references) instead of through an
+/// unarchiver means no class has to exist for a name, and a damaged archive is an error.
+struct KeyedArchive {
+    private let objects: [PropertyListValue]
+    private let top: [String: PropertyListValue]
+
+    init(data: Data) throws {
+        guard case let .dictionary(root) = try BinaryPropertyListReader(data).read() else {
+            throw BinaryPropertyListError(description: "a keyed archive's top object must be a dictionary")
+        }
+        guard case let .array(objects)? = root["$objects"], case let .dictionary(top)? = root["$top"] else {
+            throw BinaryPropertyListError(description: "not a keyed archive (no $objects or $top)")
+        }
+        self.objects = objects
+        self.top = top
+    }
+
+    /// The object archived under `key` at the top level (`"root"` for models).
+    func topObject(forKey key: String) throws -> ArchivedValue {
+        guard let value = top[key] else { throw BinaryPropertyListError(description: "the archive has no top-level '\(key)'") }
+        return try resolve(value)
+    }
+
+    /// Follows a UID to the object it names; other values stand for themselves.
+    func resolve(_ value: PropertyListValue) throws -> ArchivedValue {
+        guard case let .uid(index) = value else { return ArchivedValue(archive: self, value: value) }
+        guard index < UInt64(objects.count) else { throw BinaryPropertyListError(description: "reference to missing archived object \(index)") }
+        if case .string("$null") = objects[Int(index)] { return ArchivedValue(archive: self, value: nil) }
+        return ArchivedValue(archive: self, value: objects[Int(index)])
+    }
+}
+
+/// One value of a keyed archive: a plain value, or an object with a class and keyed fields.
+struct ArchivedValue {
+    let archive: KeyedArchive
+    /// `nil` for the archive's null object.
+    let value: PropertyListValue?
+
+    private var fields: [String: PropertyListValue]? {
+        if case let .dictionary(fields)? = value { return fields }
+        return nil
+    }
+
+    var isNull: Bool { value == nil }
+
+    /// The object's class name (`$classname` of its `$class`), `nil` for plain values.
+    var className: String? {
+        guard let reference = fields?["$class"], let info = try? archive.resolve(reference).fields,
+              case let .string(name)? = info["$classname"] else { return nil }
+        return name
+    }
+
+    /// Whether the object has a field named `key`.
+    func contains(_ key: String) -> Bool { fields?[key] != nil }
+
+    /// The field `key`, resolved; `nil` when absent or null.
+    func field(_ key: String) throws -> ArchivedValue? {
+        guard let raw = fields?[key] else { return nil }
+        let resolved = try archive.resolve(raw)
+        return resolved.isNull ? nil : resolved
+    }
+
+    func string(_ key: String) throws -> String? { try field(key)?.stringValue }
+
+    func integer(_ key: String) throws -> Int64? {
+        if case let .integer(number)? = try field(key)?.value { return number }
+        return nil
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        switch try field(key)?.value {
+        case let .bool(flag)?: return flag
+        case let .integer(number)?: return number != 0
+        default: return nil
+        }
+    }
+
+    /// The value as a string: a plain string, or an archived `NSString` (`NS.string`).
+    var stringValue: String? {
+        if case let .string(text)? = value { return text }
+        if case let .string(text)? = fields?["NS.string"] { return text }
+        return nil
+    }
+
+    /// The members of an archived array or set (`NS.objects`), resolved.
+    func members() throws -> [ArchivedValue] {
+        switch value {
+        case let .array(items)?, let .set(items)?:
+            return try items.map { try archive.resolve($0) }
+        default:
+            guard case let .array(items)? = fields?["NS.objects"] else { return [] }
+            return try items.map { try archive.resolve($0) }
+        }
+    }
+
+    /// The entries of an archived dictionary (`NS.keys` and `NS.objects`), keys as strings.
+    func entries() throws -> [(key: String, value: ArchivedValue)] {
+        guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"], keys.count == values.count else {
+            return []
+        }
+        return try zip(keys, values).map { key, value in
+            guard let name = try archive.resolve(key).stringValue else {
+                throw BinaryPropertyListError(description: "an archived dictionary key is not a string")
+            }
+            return (name, try archive.resolve(value))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import GRDB
+@testable import OpenCoreData
+import Testing
+
+/// Opening a store file someone else wrote (Core Data on a device, an older app, a
+/// hand-edited file): extra tables and columns are kept, a layout the model cannot use is refused.
+@Suite struct StoreLayoutCheckTests {
+    let model = ModelBuilder.notesModel()
+
+    /// A notes store with one saved note, closed again; returns its URL.
+    private func savedStore() throws -> URL {
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "first"
+            try context.save()
+        }
+        return url
+    }
+
+    private func alter(_ url: URL, _ sql: String) throws {
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { try $0.execute(sql: sql) }
+        try db.close()
+    }
+
+    private func openError(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) -> NSError? {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ModelBuilder.notesModel())
+        let error = #expect(throws: NSError.self, sourceLocation: sourceLocation) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(coordinator.persistentStores.isEmpty, sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func tablesAndColumnsTheModelDoesNotKnowAreKept() throws {
+        let url = try savedStore()
+        try alter(url, "ALTER TABLE ZNOTE ADD COLUMN ZLEGACYFLAG INTEGER")
+        try alter(url, "UPDATE ZNOTE SET ZLEGACYFLAG = 42")
+        try alter(url, "CREATE TABLE ZAPPSTATE (Z_PK INTEGER PRIMARY KEY, ZVALUE VARCHAR)")
+        try alter(url, "INSERT INTO ZAPPSTATE (ZVALUE) VALUES ('kept')")
+
+        let context = try makeContext(ModelBuilder.notesModel(), url: url)
+        try context.performAndWait {
+            let note = try #require(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
+            #expect(note.text == "first")
+            note.text = "edited"
+            let second = Note(context: context)
+            second.text = "second"
+            try context.save()
+        }
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT ZTEXT, ZLEGACYFLAG FROM ZNOTE ORDER BY Z_PK")
+            #expect(rows.map { $0["ZTEXT"] as String } == ["edited", "second"])
+            #expect(rows.map { $0["ZLEGACYFLAG"] as Int? } == [42, nil], "an update leaves unknown columns alone")
+            #expect(try String.fetchOne(db, sql: "SELECT ZVALUE FROM ZAPPSTATE") == "kept")
+        }
+    }
+
+    @Test func missingColumnIsRefusedByName() throws {
+        let url = try savedStore()
+        try alter(url, "ALTER TABLE ZNOTE DROP COLUMN ZTEXT")
+        let error = openError(url)
+        #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
+        #expect(error?.localizedDescription.contains("column ZNOTE.ZTEXT is missing") == true)
+    }
+
+    @Test func missingJoinTableIsRefusedByName() throws {
+        let url = try savedStore()
+        try alter(url, "DROP TABLE Z_1TAGS")
+        let error = openError(url)
+        #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
+        #expect(error?.localizedDescription.contains("table Z_1TAGS is missing") == true)
+    }
+
+    @Test func entityNumberedDifferentlyIsRefused() throws {
+        let url = try savedStore()
+        // Entity numbers decide Z_ENT values and object IDs: a store that numbers
+        // Note and Notebook the other way round cannot be read with this model.
+        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Note' THEN 'Notebook' WHEN 'Notebook' THEN 'Note' ELSE Z_NAME END")
+        let error = openError(url)
+        #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("entity number 1 is 'Notebook' in the store, 'Note' in the model"), "\(message)")
+        #expect((error?.userInfo["problems"] as? [String])?.count == 2)
+    }
+
+    /// Join tables follow the names seen in stores Core Data wrote: the relationship
+    /// whose name sorts last names the table, each key column is the entity's number and
+    /// the name of the relationship that points at it, and an ordered side adds `Z_FOK_`.
+    @Test func manyToManyJoinTablesAreNamedAsCoreDataNamesThem() throws {
+        let album = ModelBuilder.entity("Album", className: "NSManagedObject")
+        let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
+        let folder = ModelBuilder.entity("Folder", className: "NSManagedObject")
+        let shortcut = ModelBuilder.entity("Shortcut", className: "NSManagedObject")
+        let (assets, albums) = ModelBuilder.pair("assets", from: album, toMany: true, "albums", to: asset, toMany: true, ordered: true)
+        let (shortcuts, parents) = ModelBuilder.pair("shortcuts", from: folder, toMany: true, "parents", to: shortcut, toMany: true)
+        album.properties = [assets]
+        asset.properties = [albums]
+        folder.properties = [shortcuts]
+        shortcut.properties = [parents]
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.model(album, asset, folder, shortcut), url: url)
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            // Album 1, Asset 2, Folder 3, Shortcut 4.
+            let albumAssets = try db.columns(in: "Z_1ASSETS").map(\.name)
+            let folderShortcuts = try db.columns(in: "Z_3SHORTCUTS").map(\.name)
+            #expect(albumAssets == ["Z_1ALBUMS", "Z_2ASSETS", "Z_FOK_2ASSETS"])
+            #expect(folderShortcuts == ["Z_3PARENTS", "Z_4SHORTCUTS"])
+        }
+    }
+}

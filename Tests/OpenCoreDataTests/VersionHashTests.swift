@@ -1,0 +1,127 @@
+import GRDB
+@testable import OpenCoreData
+import Testing
+
+/// Version hashes in Core Data's byte layout, and how a store's hashes decide whether it opens.
+///
+/// The expected values were computed outside Swift (Python's hashlib) from the layout
+/// written in `VersionHasher`'s documentation, so they check the implementation
+/// against the description, field by field.
+@Suite struct VersionHashTests {
+    /// Owner (name required, unique; items ordered to-many) ↔ Item (owner to-one);
+    /// Special inherits from Item, with an external-storage attribute, a modified
+    /// attribute, a transient attribute (not hashed) and a modifier of its own.
+    private func model() -> NSManagedObjectModel {
+        let owner = ModelBuilder.entity("Owner")
+        let item = ModelBuilder.entity("Item")
+        let special = ModelBuilder.entity("Special")
+        let (items, itemOwner) = ModelBuilder.pair("items", from: owner, toMany: true, "owner", to: item, toMany: false, ordered: true)
+        owner.properties = [ModelBuilder.attribute("name", .stringAttributeType, optional: false), items]
+        owner.uniquenessConstraints = [["name"]]
+        item.properties = [itemOwner]
+        let data = ModelBuilder.attribute("data", .binaryDataAttributeType)
+        data.allowsExternalBinaryDataStorage = true
+        let flag = ModelBuilder.attribute("flag", .booleanAttributeType)
+        flag.versionHashModifier = "v2"
+        let scratch = ModelBuilder.attribute("scratch", .stringAttributeType)
+        scratch.isTransient = true
+        special.properties = [flag, scratch, data]
+        special.versionHashModifier = "v2"
+        item.subentities = [special]
+        return ModelBuilder.model(owner, item, special)
+    }
+
+    @Test func oneEntityOneAttribute() {
+        let entity = ModelBuilder.entity("A")
+        entity.properties = [ModelBuilder.attribute("b", .stringAttributeType)]
+        _ = ModelBuilder.model(entity)
+        #expect(entity.versionHash.base64EncodedString() == "cWu989+DvmNfxSYIc9/jr5W4ffqJs7U/nBNPf3fH25s=")
+    }
+
+    @Test func relationshipsInheritanceModifiersAndConstraints() {
+        let hashes = model().entityVersionHashesByName.mapValues { $0.base64EncodedString() }
+        #expect(hashes == [
+            "Owner": "yxSvnjmb/YGYN6cjlUqOgUHUzBeStgJzUj8HyK84bHo=",
+            "Item": "rpduytNSea7RaJTRKIesCsJ3x4RLRM+sGjqw+CWJ+58=",
+            "Special": "mRIsDfgQuJjq/9sBA3l0kCWO1gZjojHYrXM+YH/UI7Y=",
+        ])
+        #expect(VersionHasher.checksum(of: model().entityVersionHashesByName) == "WlOLh02S9r+di92UHvtkm03LMKaw/kT/N6MixNd4X2A=")
+    }
+
+    @Test func hashIgnoresWhatDoesNotChangeStorage() {
+        let plain = model().entityVersionHashesByName
+        let changed = model()
+        let owner = changed.entitiesByName["Owner"]!
+        owner.managedObjectClassName = "SomethingElse"
+        owner.userInfo = ["note": "ignored"]
+        (owner.propertiesByName["items"] as! NSRelationshipDescription).deleteRule = .cascadeDeleteRule
+        (owner.propertiesByName["name"] as! NSAttributeDescription).defaultValue = "x"
+        #expect(changed.entityVersionHashesByName == plain)
+        (owner.propertiesByName["name"] as! NSAttributeDescription).isOptional = true
+        #expect(changed.entityVersionHashesByName["Owner"] != plain["Owner"])
+    }
+
+    // MARK: Opening stores by their hashes
+
+    private func notesStore(rewritingMetadata rewrite: ((inout [String: Any]) -> Void)? = nil) throws -> URL {
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.notesModel(), url: url)
+        guard let rewrite else { return url }
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { db in
+            let data = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
+            var plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            rewrite(&plist)
+            let rewritten = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+            try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [rewritten])
+        }
+        try db.close()
+        return url
+    }
+
+    /// Hashes as another implementation of Core Data might have written them for the same model.
+    private func foreignHashes(_ plist: inout [String: Any]) {
+        plist[SQLiteStore.createdByOpenCoreDataKey] = nil
+        let hashes = (plist[NSStoreModelVersionHashesKey] as? [String: Data]) ?? [:]
+        plist[NSStoreModelVersionHashesKey] = hashes.mapValues { Data($0.reversed()) }
+    }
+
+    @Test func storeWrittenElsewhereWithOtherHashesOpensWhenItsLayoutFits() throws {
+        let url = try notesStore(rewritingMetadata: foreignHashes)
+        let context = try makeContext(ModelBuilder.notesModel(), url: url)
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.text = "saved into a foreign store"
+            try context.save()
+        }
+        // The store's own hashes stay as they were: its maker must still recognise it.
+        let metadata = try NSPersistentStore.metadataForPersistentStore(with: url)
+        let stored = try #require(metadata[NSStoreModelVersionHashesKey] as? [String: Data])
+        let model = ModelBuilder.notesModel()
+        #expect(stored["Note"] == Data(model.entitiesByName["Note"]!.versionHash.reversed()))
+    }
+
+    @Test func storeWrittenElsewhereWhoseLayoutDiffersIsIncompatible() throws {
+        let url = try notesStore(rewritingMetadata: foreignHashes)
+        let changed = ModelBuilder.notesModel()
+        changed.entitiesByName["Tag"]!.properties.append(ModelBuilder.attribute("colour", .stringAttributeType))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(error?.code == NSPersistentStoreIncompatibleVersionHashError)
+        #expect(error?.localizedDescription.contains("column ZTAG.ZCOLOUR is missing") == true)
+    }
+
+    @Test func ownStoreWithOtherHashesIsIncompatibleEvenWhenItsLayoutFits() throws {
+        let url = try notesStore()
+        let changed = ModelBuilder.notesModel()
+        // Optionality changes the hash but not the layout.
+        changed.entitiesByName["Tag"]!.propertiesByName["title"]!.isOptional = false
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        }
+        #expect(error?.code == NSPersistentStoreIncompatibleVersionHashError)
+    }
+}
