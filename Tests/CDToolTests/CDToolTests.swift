@@ -177,4 +177,25 @@ import Testing
         let error = #expect(throws: NSError.self) { try NSManagedObjectModel.inferred(fromStoreAt: empty) }
         #expect(error?.code == NSFileReadCorruptFileErrorCode)
     }
+
+    @Test func ignoringVersionHashesOpensAStoreWhoseLayoutFits() throws {
+        let (url, _) = try CDToolFixture.makeStore()
+        func open(_ model: NSManagedObjectModel, ignoring: Bool) throws {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            let options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true, NSIgnorePersistentStoreVersioningOption: ignoring]
+            let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            try coordinator.remove(store)
+        }
+        // Same layout, other hashes: only the option lets it open.
+        let relaxed = CDToolFixture.model()
+        relaxed.entitiesByName["Person"]!.attributesByName["name"]!.isOptional = true
+        #expect(throws: NSError.self) { try open(relaxed, ignoring: false) }
+        try open(relaxed, ignoring: true)
+        try open(try NSManagedObjectModel.inferred(fromStoreAt: url), ignoring: true)
+        // A column the store lacks still fails.
+        let extended = CDToolFixture.model()
+        extended.entitiesByName["Tag"]!.properties.append(CDToolFixture.attribute("color", .stringAttributeType))
+        let error = #expect(throws: NSError.self) { try open(extended, ignoring: true) }
+        #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
+    }
 }
