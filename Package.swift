@@ -93,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
+            // Model files written for the loader's tests (Xcode's formats), copied as they are.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",

@@ -5,6 +5,8 @@ extension NSManagedObjectContext {
         guard hasChanges else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.willSave() }
+        for object in insertedSet { object.applyDerivations() }
+        for object in updatedSet { object.applyDerivations() }
         processPendingChanges()
 
         // Validation goes through the overridable methods so subclasses' rules count.

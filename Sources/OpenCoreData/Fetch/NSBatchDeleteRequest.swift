@@ -35,17 +35,7 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
     /// cannot use a non-`@objc` protocol as that generic argument, so any
     /// `NSFetchRequest<T>` is accepted (see docs/DEVIATIONS.md).
     public init<T: NSFetchRequestResult>(fetchRequest fetch: NSFetchRequest<T>) {
-        let copy = NSFetchRequest<NSManagedObject>()
-        copy.entityName = fetch.entityName
-        if let entity = fetch.entity { copy.entity = entity }
-        copy.resultClass = fetch.resultClass ?? (T.self as? NSManagedObject.Type)
-        copy.predicate = fetch.predicate
-        copy.sortDescriptors = fetch.sortDescriptors
-        copy.fetchLimit = fetch.fetchLimit
-        copy.fetchOffset = fetch.fetchOffset
-        copy.includesSubentities = fetch.includesSubentities
-        copy.affectedStores = fetch.affectedStores
-        fetchRequest = copy
+        fetchRequest = fetch.copied(as: NSManagedObject.self)
         objectIDs = nil
         super.init()
     }

@@ -79,7 +79,7 @@ enum ModelValidator {
         case .undefinedAttributeType:
             return ["\(label) has an undefined attribute type"]
         case .compositeAttributeType:
-            return ["\(label) is a composite attribute, which models built in code do not support yet"]
+            return ["\(label) is a composite attribute, which OpenCoreData cannot store yet (see docs/DEVIATIONS.md)"]
         default:
             break
         }

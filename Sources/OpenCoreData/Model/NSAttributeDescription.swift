@@ -8,6 +8,8 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         set { explicitValueClassName = newValue }
     }
     private var explicitValueClassName: String?
+    /// Storage of ``usesScalarValueType`` (an OpenCoreData code-generation hint).
+    var scalarValueTypeHint = false
     /// The value a new object starts with. `nil` means no default.
     open var defaultValue: Any? { willSet { assertMutable() } }
     /// The name of the value transformer for a transformable attribute.

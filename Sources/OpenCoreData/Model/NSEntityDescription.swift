@@ -21,6 +21,14 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     open var renamingIdentifier: String? { willSet { assertMutable() } }
     /// A string mixed into the version hash to force a new hash for the same shape.
     open var versionHashModifier: String? { willSet { assertMutable() } }
+    /// Indexes the store creates for this entity's table, beyond single indexed properties.
+    open var indexes: [NSFetchIndexDescription] = [] {
+        willSet { assertMutable() }
+        didSet { for index in indexes { index.entity = self } }
+    }
+
+    /// Storage of ``codeGenerationType`` (an OpenCoreData code-generation hint).
+    var codeGenerationTypeHint: String?
 
     /// The model that contains the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel!
@@ -141,7 +149,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         /// To-many slots: snapshots leave them empty.
         let toManySlots: [Int]
         /// Transient slots: not in the store, so a reload keeps their values.
+        /// (Fetched properties are not among them: a refresh drops their results.)
         let transientSlots: [Int]
+        /// Derived attributes, recomputed on every save of an inserted or updated object.
+        let derivedAttributes: [NSDerivedAttributeDescription]
         /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
         private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
         /// Classes already compared with the entity's class name (the comparison builds strings).
@@ -159,7 +170,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             self.root = root
             self.selfAndDescendants = selfAndDescendants
             self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
-            self.transientSlots = slots.filter { $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }.map(\.slot)
+            self.transientSlots = slots.filter {
+                $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && !($0 is NSFetchedPropertyDescription)
+            }.map(\.slot)
+            self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
             self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
             self.defaultStorage = slots.map { property in
                 guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }

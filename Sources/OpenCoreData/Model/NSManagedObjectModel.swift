@@ -1,7 +1,8 @@
 import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
-/// Build it in code (model files come with `.xcdatamodeld` loading). A coordinator
+/// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel` with
+/// ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
 /// freezes the model it is given: editing a model in use traps, as Core Data raises.
 open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// All entities, subentities included.
@@ -47,6 +48,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         assertMutable()
         configurationEntities[configuration] = entities
     }
+
+    /// Fetch request templates by name (see `NSManagedObjectModel+FetchRequestTemplates.swift`).
+    var fetchRequestTemplateStorage: [String: NSFetchRequest<NSManagedObject>] = [:]
 
     /// The configuration that every model has and that holds all entities.
     static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"

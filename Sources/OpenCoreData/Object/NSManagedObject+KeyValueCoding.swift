@@ -196,7 +196,9 @@ extension NSManagedObject {
             }
             return toOne(relationship)
         }
-        guard let stored = storage[property.slot] else { return nil }
+        guard let stored = storage[property.slot] else {
+            return (property as? NSFetchedPropertyDescription).flatMap(fetchedValue)
+        }
         let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
         return AttributeValue.publicValue(stored, type: type)
     }

@@ -25,6 +25,8 @@ enum KeyPathEvaluation {
         if let coding = object as? KeyValueCoding { return CollectionValue.unwrapNull(coding.value(forKey: key)) }
         // NSString's `length` (UTF-16 units): Core Data's string length rules are `length` predicates.
         if key == "length", let string = object as? String { return string.utf16.count }
+        // NSData's `length` (bytes): binary attributes' min/max rules from model files.
+        if key == "length", let data = object as? Data { return data.count }
         if let dictionary = object as? [String: Any] { return CollectionValue.unwrapNull(dictionary[key]) }
         if let dictionary = object as? [AnyHashable: Any] { return CollectionValue.unwrapNull(dictionary[AnyHashable(key)]) }
         if let dictionary = object as? NSDictionary { return CollectionValue.unwrapNull(dictionary.object(forKey: key)) }

@@ -1,0 +1,110 @@
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One element of a model file, with the line it starts on (for error messages).
+///
+/// The loader reads the whole tree before building anything, so entities can name
+/// parents, destinations and inverses that come later in the file.
+final class ModelXMLElement {
+    let name: String
+    let attributes: [String: String]
+    let line: Int
+    fileprivate(set) var children: [ModelXMLElement] = []
+
+    init(name: String, attributes: [String: String], line: Int) {
+        self.name = name
+        self.attributes = attributes
+        self.line = line
+    }
+
+    subscript(attribute: String) -> String? { attributes[attribute] }
+
+    /// The children named `name`, in file order.
+    func children(named name: String) -> [ModelXMLElement] { children.filter { $0.name == name } }
+
+    /// How errors show the element: its tag with the attribute that identifies it.
+    var label: String {
+        for key in ["name", "key", "value", "property"] {
+            if let value = attributes[key] { return "<\(name) \(key)=\"\(value)\">" }
+        }
+        return "<\(name)>"
+    }
+}
+
+/// Reads a model file's XML into a ``ModelXMLElement`` tree with FoundationXML's
+/// `XMLParser` (libxml2 on Linux).
+enum ModelXMLDocument {
+    /// The root element of `data`; malformed XML throws with the parser's line and reason.
+    static func parse(_ data: Data, source: ModelFileSource) throws -> ModelXMLElement {
+        try checkPlainUTF8(data, source: source)
+        let parser = XMLParser(data: data)
+        let builder = TreeBuilder()
+        parser.delegate = builder
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        let succeeded = parser.parse()
+        // On Linux `parse()` can report success although the parser recorded an error.
+        if let failure = builder.failure ?? parser.parserError.map({ (parser.lineNumber, $0.localizedDescription) }) {
+            throw ModelLoadingError(source: source, line: failure.line, element: nil, reason: "is not well-formed XML (\(failure.reason))")
+        }
+        guard succeeded else {
+            throw ModelLoadingError(source: source, line: parser.lineNumber, element: nil, reason: "is not well-formed XML")
+        }
+        guard let root = builder.root else {
+            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no XML element")
+        }
+        return root
+    }
+
+    /// Xcode writes model files as UTF-8 without a DOCTYPE. Anything else is refused
+    /// before parsing: FoundationXML on Linux traps on names or values that are not
+    /// valid UTF-8, and a DOCTYPE could declare entities that expand without bound.
+    private static func checkPlainUTF8(_ data: Data, source: ModelFileSource) throws {
+        func refuse(_ reason: String) -> ModelLoadingError {
+            ModelLoadingError(source: source, line: nil, element: nil, reason: reason)
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw refuse("is not UTF-8 text") }
+        if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
+            throw refuse("has a DOCTYPE or entity declaration, which model files do not have")
+        }
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return }
+        let declaration = text[..<end.lowerBound]
+        guard let encoding = declaration.range(of: "encoding") else { return }
+        let value = declaration[encoding.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+            .prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+        guard value.lowercased() == "utf-8" || value.lowercased() == "utf8" else {
+            throw refuse("declares encoding \"\(value)\"; model files are UTF-8")
+        }
+    }
+
+    /// Collects elements as the parser reports them; text and comments are ignored.
+    private final class TreeBuilder: NSObject, XMLParserDelegate {
+        var root: ModelXMLElement?
+        var failure: (line: Int, reason: String)?
+        private var stack: [ModelXMLElement] = []
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            let element = ModelXMLElement(name: elementName, attributes: attributeDict, line: parser.lineNumber)
+            if let parent = stack.last {
+                parent.children.append(element)
+            } else if root == nil {
+                root = element
+            }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            _ = stack.popLast()
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+            if failure == nil { failure = (parser.lineNumber, parseError.localizedDescription) }
+        }
+
+        func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
+            if failure == nil { failure = (parser.lineNumber, validationError.localizedDescription) }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// Loading Xcode's model files (`.xcdatamodeld` bundles, `.xcdatamodel` folders and
+// their `contents` XML), so an app's real model works without rebuilding it in code.
+extension NSManagedObjectModel {
+    /// Loads the model at `url`, or returns `nil` when it cannot be loaded, as Core Data does.
+    ///
+    /// `url` is a `.xcdatamodeld` bundle (its current version is loaded), a
+    /// `.xcdatamodel` folder, or a model's `contents` file. Use ``load(contentsOf:)`` to
+    /// learn what is wrong with a model that does not load.
+    public convenience init?(contentsOf url: URL) {
+        self.init()
+        do {
+            try ModelFileLoader(contentsFile: ModelBundleLayout.contentsFile(for: url)).load(into: self)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Loads the model at `url` (as ``init(contentsOf:)`` does), throwing a
+    /// ``ModelLoadingError`` that names the file, line and element at fault.
+    public static func load(contentsOf url: URL) throws -> NSManagedObjectModel {
+        let model = NSManagedObjectModel()
+        try ModelFileLoader(contentsFile: ModelBundleLayout.contentsFile(for: url)).load(into: model)
+        return model
+    }
+
+    /// Loads every version of the `.xcdatamodeld` bundle at `url`.
+    ///
+    /// The current version is the one `.xccurrentversion` names; without that file it
+    /// is the only version, or the last by name with numbers compared as numbers
+    /// ("Model 10" after "Model 2"), which is the newest when versions are named as
+    /// Xcode suggests. Any version that does not load throws.
+    public static func versions(in url: URL) throws -> ManagedObjectModelBundle {
+        let versions = try ModelBundleLayout.versions(in: url)
+        let current = try ModelBundleLayout.currentVersionName(in: url, versions: versions)
+        var models: [String: NSManagedObjectModel] = [:]
+        for version in versions {
+            models[version.name] = try load(contentsOf: version.url)
+        }
+        guard let currentModel = models[current] else {
+            throw ModelLoadingError(source: ModelFileSource(url: url), line: nil, element: nil, reason: "has no version named '\(current)'")
+        }
+        return ManagedObjectModelBundle(url: url, currentVersionName: current, versionNames: versions.map(\.name),
+                                        modelsByVersionName: models, currentModel: currentModel)
+    }
+}

@@ -1,0 +1,30 @@
+/// A named, possibly compound, index of an entity's table, declared in the model so
+/// the store creates it.
+///
+/// Core Data turns each into a SQLite index over the elements' columns (in order);
+/// OpenCoreData does the same for binary elements. See docs/DEVIATIONS.md for R-tree
+/// elements and partial indexes.
+open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
+    /// The index's name, unique in its entity.
+    open var name: String
+    /// The indexed properties, most significant first.
+    open var elements: [NSFetchIndexElementDescription] {
+        didSet { for element in elements { element.indexDescription = self } }
+    }
+    /// Restricts the index to the rows matching the predicate (a partial index).
+    open var partialIndexPredicate: NSPredicate?
+    /// The entity the index belongs to; set when it is added to `NSEntityDescription.indexes`.
+    open internal(set) weak var entity: NSEntityDescription?
+
+    /// Creates an index named `name` over `elements`.
+    public init(name: String, elements: [NSFetchIndexElementDescription]?) {
+        self.name = name
+        self.elements = elements ?? []
+        super.init()
+        for element in self.elements { element.indexDescription = self }
+    }
+
+    open override var description: String {
+        "(\(type(of: self))) name \(name), elements \(elements.map { $0.propertyName ?? "?" })"
+    }
+}

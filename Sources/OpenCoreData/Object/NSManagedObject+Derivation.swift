@@ -1,0 +1,81 @@
+// Derived attributes and fetched properties: values Core Data computes rather than
+// stores from the app.
+extension NSManagedObject {
+    /// Recomputes the object's derived attributes; the save calls it for every inserted
+    /// and updated object before validation, as Core Data derives values at save.
+    ///
+    /// A value is written only when it changed, so an unchanged derivation does not
+    /// mark the object changed again.
+    func applyDerivations() {
+        let derived = entityFacts.derivedAttributes
+        guard !derived.isEmpty, !isFaultStorage else { return }
+        for attribute in derived {
+            guard let expression = attribute.derivationExpression else { continue }
+            let value = expression.expressionValue(with: self, context: nil)
+            let stored = value.flatMap { AttributeValue.coerce(CollectionValue.unwrapNull($0) ?? $0, to: attribute) }
+            if !AttributeValue.isEqual(storage[attribute.slot], stored) {
+                assign(value, to: attribute, maintainingInverse: false)
+            }
+        }
+    }
+
+    /// The results of a fetched property's request for this object, kept in its slot
+    /// until the object turns into a fault; `nil` outside a context.
+    func fetchedValue(_ property: NSFetchedPropertyDescription) -> Any? {
+        guard let context = managedObjectContext, let template = property.fetchRequest else { return nil }
+        let request = template.copied(as: NSManagedObject.self)
+        let variables: [String: Any] = ["FETCH_SOURCE": self, "FETCHED_PROPERTY": property]
+        request.predicate = template.predicate.map { DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables)) }
+        let results = (try? context.fetch(request)) ?? []
+        storage[property.slot] = results
+        return results
+    }
+}
+
+/// What a derivation or fetched property reads.
+enum DerivationKeys {
+    /// The first component of every key path the expression reads from the object
+    /// itself (`name` for `lowercase:(name)`, `items` for `items.@count`).
+    static func rootKeys(of expression: NSExpression) -> [String] {
+        switch expression.node {
+        case .keyPath(let operand, let path):
+            if let operand { return rootKeys(of: operand) }
+            guard let first = path.split(separator: ".").first, !first.hasPrefix("@") else { return [] }
+            return [String(first)]
+        case .function(let operand, _, let arguments):
+            return (operand.map(rootKeys) ?? []) + arguments.flatMap(rootKeys)
+        case .aggregate(let items):
+            return items.flatMap(rootKeys)
+        case .union(let a, let b), .intersect(let a, let b), .minus(let a, let b):
+            return rootKeys(of: a) + rootKeys(of: b)
+        case .subquery(let collection, _, _):
+            return rootKeys(of: collection)
+        case .conditional(_, let a, let b):
+            return rootKeys(of: a) + rootKeys(of: b)
+        case .constant, .evaluatedObject, .variable, .anyKey, .symbol, .block:
+            return []
+        }
+    }
+
+    /// `predicate` with key paths of a constant object (`$FETCH_SOURCE.date` once
+    /// bound) replaced by their values, which the store can compare.
+    static func resolvingSourceKeys(_ predicate: NSPredicate) -> NSPredicate {
+        switch predicate.node {
+        case .constant, .block:
+            return predicate
+        case .comparison(var parts):
+            parts.left = resolvingSourceKeys(parts.left)
+            parts.right = resolvingSourceKeys(parts.right)
+            return NSPredicate.make(.comparison(parts))
+        case .compound(let type, let subpredicates):
+            return NSPredicate.make(.compound(type, subpredicates.map(resolvingSourceKeys)))
+        }
+    }
+
+    private static func resolvingSourceKeys(_ expression: NSExpression) -> NSExpression {
+        guard case .keyPath(let operand?, _) = expression.node, case .constant(let object as NSManagedObject) = operand.node else {
+            return expression
+        }
+        return NSExpression(forConstantValue: expression.expressionValue(with: object, context: nil))
+    }
+}
