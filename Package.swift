@@ -89,7 +89,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CDToolTests",
-            dependencies: ["CDToolCore", "OpenCoreData"]
+            dependencies: ["CDToolCore", "OpenCoreData"],
+            // Model files the tests read by path (cdtool takes paths, not bundle resources).
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

@@ -2,8 +2,10 @@ import Foundation
 import PackagePlugin
 
 /// Generates `NSManagedObject` subclasses from the Core Data models in a target at build
-/// time, like Xcode's "Class Definition" codegen: each `.xcdatamodeld` or `.xcdatamodel`
-/// becomes one `<Model>+CoreDataClasses.swift`, compiled with the target's own sources.
+/// time, like Xcode's codegen: each `.xcdatamodeld` or `.xcdatamodel` becomes one
+/// `<Model>+CoreDataClasses.swift`, compiled with the target's own sources, holding what
+/// each entity's Codegen setting asks for (Class Definition: the class and its
+/// properties; Category/Extension: the properties; Manual/None: nothing).
 ///
 /// Add `plugins: [.plugin(name: "OpenCoreDataCodegen", package: "OpenCoreData")]` to the
 /// target holding the model. The model is read by `cdtool codegen`; a model it cannot read
@@ -19,7 +21,7 @@ struct OpenCoreDataCodegen: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Generating Core Data classes for \(model.lastPathComponent)",
                 executable: tool.url,
-                arguments: ["codegen", model.path, "--output", context.pluginWorkDirectoryURL.path, "--single-file", name],
+                arguments: ["codegen", model.path, "--output", context.pluginWorkDirectoryURL.path, "--single-file", name, "--follow-codegen-setting"],
                 inputFiles: [model] + Self.files(inside: model),
                 outputFiles: [output]
             )

@@ -7,9 +7,11 @@ import OpenCoreData
 /// extend by hand) and a properties file (`<Class>+CoreDataProperties.swift`: a typed
 /// `fetchRequest()` and one `@Managed` property per attribute and relationship, to
 /// regenerate when the model changes). Types follow Xcode: optional `String`, `Date`,
-/// `Data`, `UUID`, `URL`; scalars for numbers and Booleans when the attribute uses
-/// scalar types, else `NSNumber?`; `NSDecimalNumber?`; to-manys as `NSSet?` or
-/// `NSOrderedSet?`, whose `addTo…`/`removeFrom…` accessors `@Managed` writes.
+/// `Data`, `UUID`, `URL`; scalars for numbers and Booleans when the attribute's
+/// `usesScalarValueType` is set, else `NSNumber?`; `NSDecimalNumber?`; to-manys as `NSSet?`
+/// or `NSOrderedSet?`, whose `addTo…`/`removeFrom…` accessors `@Managed` writes. A fetched
+/// property becomes a read-only `[NSManagedObject]?` read through key-value coding, which
+/// runs its fetch (Xcode declares it `@NSManaged`; `@Managed` stores values, not fetches).
 public struct CodeGenerator {
     /// One generated source file.
     public struct File: Equatable, Sendable {
@@ -19,29 +21,50 @@ public struct CodeGenerator {
         public let contents: String
     }
 
-    /// Whether an attribute is generated as a Swift scalar (`Int16`, `Double`, `Bool`) or
-    /// as `NSNumber?`: Xcode's "Use Scalar Type" box, checked by default.
-    public var usesScalarValueType: (NSAttributeDescription) -> Bool = { _ in true }
+    /// Whether to follow each entity's Codegen setting (`codeGenerationType`), as Xcode's
+    /// build-time codegen does: `"class"` gets both files, `"category"` only the
+    /// properties, Manual/None nothing. Off, every entity gets both ("Create
+    /// NSManagedObject Subclass").
+    public var followsCodegenSetting = false
 
-    /// A generator with Xcode's defaults.
+    /// A generator that writes both files for every entity.
     public init() {}
 
     /// The class and properties files of every entity, in entity-name order.
     public func files(for model: NSManagedObjectModel) -> [File] {
         entities(of: model).flatMap { entity -> [File] in
             let name = Self.className(of: entity)
-            return [
-                File(name: "\(name)+CoreDataClass.swift", contents: Self.header("\(name)+CoreDataClass.swift") + classDeclaration(entity)),
-                File(name: "\(name)+CoreDataProperties.swift", contents: Self.header("\(name)+CoreDataProperties.swift") + propertiesExtension(entity)),
-            ]
+            let (wantsClass, wantsProperties) = parts(for: entity)
+            var files: [File] = []
+            if wantsClass {
+                files.append(File(name: "\(name)+CoreDataClass.swift", contents: Self.header("\(name)+CoreDataClass.swift") + classDeclaration(entity)))
+            }
+            if wantsProperties {
+                files.append(File(name: "\(name)+CoreDataProperties.swift", contents: Self.header("\(name)+CoreDataProperties.swift") + propertiesExtension(entity)))
+            }
+            return files
         }
     }
 
     /// Every entity's class and properties in one file named `name`: what the build
     /// plugin generates, since a build tool must name its outputs before reading the model.
     public func singleFile(named name: String, for model: NSManagedObjectModel) -> File {
-        let bodies = entities(of: model).map { classDeclaration($0) + "\n" + propertiesExtension($0) }
+        let bodies = entities(of: model).compactMap { entity -> String? in
+            let (wantsClass, wantsProperties) = parts(for: entity)
+            let parts = (wantsClass ? [classDeclaration(entity)] : []) + (wantsProperties ? [propertiesExtension(entity)] : [])
+            return parts.isEmpty ? nil : parts.joined(separator: "\n")
+        }
         return File(name: name, contents: Self.header(name) + bodies.joined(separator: "\n"))
+    }
+
+    /// Which of the two files an entity gets.
+    private func parts(for entity: NSEntityDescription) -> (class: Bool, properties: Bool) {
+        guard followsCodegenSetting else { return (true, true) }
+        switch entity.codeGenerationType {
+        case "class": return (true, true)
+        case "category": return (false, true)
+        default: return (false, false)
+        }
     }
 
     /// Writes `files` into `directory` (created if needed), replacing files of the same names.
@@ -99,7 +122,10 @@ public struct CodeGenerator {
         ]
         let own = entity.properties.filter { $0.entity === entity }.sorted { $0.name < $1.name }
         for property in own {
-            if let type = swiftType(of: property) {
+            if property is NSFetchedPropertyDescription {
+                let key = Self.escaped(property.name)
+                lines.append("    public var \(Self.identifier(property.name)): [NSManagedObject]? { value(forKey: \"\(key)\") as? [NSManagedObject] }")
+            } else if let type = swiftType(of: property) {
                 lines.append("    @Managed public var \(Self.identifier(property.name)): \(type)")
             } else {
                 lines.append("    // '\(property.name)' has no generated property: its type has no Swift counterpart here.")
@@ -116,7 +142,7 @@ public struct CodeGenerator {
             return (relationship.destinationEntity.map(Self.className) ?? "NSManagedObject") + "?"
         }
         guard let attribute = property as? NSAttributeDescription else { return nil }
-        let scalar = usesScalarValueType(attribute)
+        let scalar = attribute.usesScalarValueType
         switch attribute.attributeType {
         case .integer16AttributeType: return scalar ? "Int16" : "NSNumber?"
         case .integer32AttributeType: return scalar ? "Int32" : "NSNumber?"

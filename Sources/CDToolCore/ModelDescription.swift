@@ -36,6 +36,10 @@ public enum ModelDescription {
                 lines.append("  attribute \(attribute.name): " + attributeFacts(attribute).joined(separator: ", "))
             } else if let relationship = property as? NSRelationshipDescription {
                 lines.append("  relationship \(relationship.name): " + relationshipFacts(relationship).joined(separator: ", "))
+            } else if let fetched = property as? NSFetchedPropertyDescription {
+                let request = fetched.fetchRequest
+                let predicate = request?.predicate.map { " where \($0.predicateFormat)" } ?? ""
+                lines.append("  fetched property \(fetched.name): \(request?.entityName ?? "?")\(predicate)")
             } else {
                 lines.append("  property \(property.name): \(type(of: property))")
             }
@@ -45,6 +49,9 @@ public enum ModelDescription {
 
     static func attributeFacts(_ attribute: NSAttributeDescription) -> [String] {
         var facts = [attribute.attributeType.displayName]
+        if let derived = attribute as? NSDerivedAttributeDescription, let expression = derived.derivationExpression {
+            facts.append("derived from \(expression)")
+        }
         facts.append(attribute.isOptional ? "optional" : "required")
         if attribute.isTransient { facts.append("transient") }
         if attribute.isIndexed { facts.append("indexed") }

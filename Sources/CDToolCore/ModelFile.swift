@@ -9,20 +9,14 @@ public enum ModelFile {
     ///
     /// Throws a ``CDToolError`` naming the path when it is missing or cannot be read.
     public static func load(at url: URL) throws -> NSManagedObjectModel {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: url.path) else {
             throw CDToolError("no model at \(url.path)")
         }
         do {
-            return try loadModelFile(at: url)
+            return try NSManagedObjectModel.load(contentsOf: url)
         } catch {
-            throw CDToolError("can't load the model at \(url.path): \(CDToolError(wrapping: error).description)")
+            // The loader's errors name the file, line and element already.
+            throw CDToolError(wrapping: error)
         }
-    }
-
-    /// The loader itself. Reading `.xcdatamodeld`/`.xcdatamodel` files comes with
-    /// `NSManagedObjectModel.load(contentsOf:)`, which is not in OpenCoreData yet.
-    static func loadModelFile(at url: URL) throws -> NSManagedObjectModel {
-        throw CDToolError("reading model files needs NSManagedObjectModel.load(contentsOf:), which this build of OpenCoreData does not have yet")
     }
 }

@@ -18,6 +18,9 @@ struct CodegenCommand: ParsableCommand {
     @Option(help: "Write every entity into this one file instead of two files per entity (the build plugin's mode).")
     var singleFile: String?
 
+    @Flag(help: "Follow each entity's Codegen setting (Class Definition, Category/Extension, Manual/None) as Xcode's build-time codegen does.")
+    var followCodegenSetting = false
+
     func run() throws {
         try CommandSupport.run {
             let model = try ModelFile.load(at: CommandSupport.url(model))
@@ -25,7 +28,8 @@ struct CodegenCommand: ParsableCommand {
             guard problems.isEmpty else {
                 throw CDToolError("invalid model: \(problems.joined(separator: "; "))")
             }
-            let generator = CodeGenerator()
+            var generator = CodeGenerator()
+            generator.followsCodegenSetting = followCodegenSetting
             let files = singleFile.map { [generator.singleFile(named: $0, for: model)] } ?? generator.files(for: model)
             try CodeGenerator.write(files, to: CommandSupport.url(output))
             CommandSupport.report("wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(output)")

@@ -18,13 +18,16 @@ import Testing
         let extras = CDToolFixture.attribute("extras", .transformableAttributeType)
         extras.attributeValueClassName = "NSDictionary"
         note.properties += [extras, CDToolFixture.attribute("default", .stringAttributeType), CDToolFixture.attribute("rating", .floatAttributeType)]
+        for entity in model.entities {
+            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription }) where attribute.entity === entity {
+                attribute.usesScalarValueType = attribute.name != "rating"
+            }
+        }
         return model
     }
 
     static func generator() -> CodeGenerator {
-        var generator = CodeGenerator()
-        generator.usesScalarValueType = { $0.name != "rating" }
-        return generator
+        CodeGenerator()
     }
 
     @Test func generatedFilesMatchTheCompiledGoldenFiles() throws {
