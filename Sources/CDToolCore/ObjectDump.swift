@@ -55,12 +55,15 @@ public struct ObjectDump {
         let model = try self.model ?? NSManagedObjectModel.inferred(fromStoreAt: storeURL)
         let targets = try self.targets(in: model)
         let filter = try predicate.map { try NSPredicate.parse(format: $0) }
-        if self.model != nil, !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+        let context: NSManagedObjectContext
+        do {
+            // The store decides (a store Core Data wrote may open despite other hashes).
+            context = try openContext(model: model, inferred: self.model == nil)
+        } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
             let differing = StoreInspection.compatibility(of: model, with: metadata)
             let names = differing.differing + differing.missingFromStore + differing.missingFromModel
             throw CDToolError("the model does not fit the store (entities whose version hashes differ or are missing: \(names.joined(separator: ", ")))")
         }
-        let context = try openContext(model: model, inferred: self.model == nil)
         var written = 0
         var failure: (any Error)?
         var writer = RecordWriter(format: format, output: output)
