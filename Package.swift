@@ -44,11 +44,15 @@ let package = Package(
         // One Swift runtime entry point (`swift_tryRetain`) for the registry and row
         // cache's unretained references; Swift code cannot declare it itself.
         .target(name: "OpenCoreDataRuntimeShims"),
+        // Raw DEFLATE through the system's zlib (Linux: zlib1g-dev): Core Data compresses
+        // the model it caches in Z_MODELCACHE, and Foundation on Linux cannot expand it.
+        .target(name: "OpenCoreDataDeflate", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "OpenCoreData",
             dependencies: [
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
+                "OpenCoreDataDeflate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -112,4 +112,85 @@ import Testing
             #expect(folderShortcuts == ["Z_3PARENTS", "Z_4SHORTCUTS"])
         }
     }
+
+    /// One table per inheritance tree with Core Data's column names: `Z<NAME>`, a number
+    /// suffix for a name two subentities both use (the lower entity number keeps the plain
+    /// name), `Z_FOK_` for an ordered to-many's positions, `Z<n>_` for the entity of a
+    /// to-one whose destination has subentities, and `Z<n><NAME>` on the destination for a
+    /// to-many without an inverse; `Z_PRIMARYKEY` lists every entity with its parent.
+    @Test func tablesFollowCoreDataLayoutRules() throws {
+        let album = ModelBuilder.entity("Album", className: "NSManagedObject")
+        let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
+        let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
+        let video = ModelBuilder.entity("Video", className: "NSManagedObject")
+        let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
+        let (assets, assetAlbum) = ModelBuilder.pair("assets", from: album, toMany: true, "album", to: asset, toMany: false, ordered: true)
+        let cover = NSRelationshipDescription()
+        cover.name = "cover"
+        cover.destinationEntity = asset
+        let items = NSRelationshipDescription()
+        items.name = "items"
+        items.destinationEntity = asset
+        items.maxCount = 0
+        let data = ModelBuilder.attribute("data", .binaryDataAttributeType)
+        data.allowsExternalBinaryDataStorage = true
+        album.properties = [ModelBuilder.attribute("name", .stringAttributeType), assets, cover]
+        asset.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("created", .dateAttributeType), data, assetAlbum]
+        photo.properties = [ModelBuilder.attribute("width", .integer32AttributeType)]
+        video.properties = [ModelBuilder.attribute("width", .integer32AttributeType), ModelBuilder.attribute("length", .doubleAttributeType)]
+        tag.properties = [ModelBuilder.attribute("label", .stringAttributeType), items]
+        asset.subentities = [photo, video]
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.model(album, asset, photo, video, tag), url: url)
+
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            #expect(tables == ["ZALBUM", "ZASSET", "ZTAG", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"])
+            let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                .map { "\($0[0] as Int) \($0[1] as String) \($0[2] as Int)" }
+            #expect(entities == ["1 Album 0", "2 Asset 0", "3 Photo 2", "4 Video 2", "5 Tag 0"])
+            func columns(_ table: String) throws -> [String: String] {
+                Dictionary(uniqueKeysWithValues: try db.columns(in: table).map { ($0.name, $0.type) })
+            }
+            #expect(try columns("ZALBUM") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
+                                              "ZNAME": "VARCHAR", "ZCOVER": "INTEGER", "Z2_COVER": "INTEGER"])
+            #expect(try columns("ZASSET") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
+                                              "ZTITLE": "VARCHAR", "ZCREATED": "TIMESTAMP", "ZDATA": "BLOB",
+                                              "ZALBUM": "INTEGER", "Z_FOK_ALBUM": "INTEGER",
+                                              "ZWIDTH": "INTEGER", "ZWIDTH1": "INTEGER", "ZLENGTH": "FLOAT", "Z5ITEMS": "INTEGER"])
+            #expect(try columns("ZTAG") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER", "ZLABEL": "VARCHAR"])
+        }
+    }
+
+    /// Another writer may keep the key counter on a subentity's row, or insert rows
+    /// without moving any counter: new keys go past both, and every row of the tree
+    /// records the new maximum.
+    @Test func newKeysGoPastEveryCounterAndRowOfTheTable() throws {
+        let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
+        let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
+        asset.properties = [ModelBuilder.attribute("title", .stringAttributeType)]
+        asset.subentities = [photo]
+        let model = ModelBuilder.model(asset, photo)
+        let url = temporaryStoreURL()
+        _ = try makeContext(model, url: url)
+        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 20 WHERE Z_NAME = 'Photo'")
+        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (20, 2, 1, 'theirs')")
+        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (35, 1, 1, 'uncounted')")
+
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Asset", into: context)
+            object.setValue("ours", forKey: "title")
+            try context.save()
+        }
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let key = try Int.fetchOne(db, sql: "SELECT Z_PK FROM ZASSET WHERE ZTITLE = 'ours'")
+            let counters = try Int.fetchAll(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+            #expect(key == 36)
+            #expect(counters == [36, 36])
+        }
+    }
 }
+

@@ -58,18 +58,34 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Creates an empty model.
     public override init() { super.init() }
 
-    /// Creates a model holding the entities of all `models`; `nil` when two define the same entity name.
+    /// Creates a model holding the entities, configurations, fetch request templates and
+    /// version identifiers of all `models`; `nil` when two define the same entity name or
+    /// template name.
+    ///
+    /// The entities themselves move to the new model (see docs/DEVIATIONS.md): merge
+    /// models that no coordinator uses yet, such as models just loaded from files.
     public convenience init?(byMerging models: [NSManagedObjectModel]?) {
         self.init()
         var seen = Set<String>()
         var merged: [NSEntityDescription] = []
+        var configurations: [String: [NSEntityDescription]] = [:]
+        var templates: [String: NSFetchRequest<NSManagedObject>] = [:]
         for model in models ?? [] {
             for entity in model.entities {
                 guard let name = entity.name, seen.insert(name).inserted else { return nil }
                 merged.append(entity)
             }
+            for name in model.configurations {
+                configurations[name, default: []] += model.entities(forConfigurationName: name) ?? []
+            }
+            for (name, template) in model.fetchRequestTemplatesByName {
+                guard templates.updateValue(template, forKey: name) == nil else { return nil }
+            }
+            versionIdentifiers.formUnion(model.versionIdentifiers)
         }
         entities = merged
+        for (name, members) in configurations { setEntities(members, forConfigurationName: name) }
+        for (name, template) in templates { setFetchRequestTemplate(template, forName: name) }
     }
 
     /// Version hashes of every entity, as stored in a store's metadata.

@@ -23,13 +23,22 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return context
     }()
 
-    /// Creates a container whose model is found by name.
+    /// Creates a container whose model is the model file named `name` in the app's
+    /// bundles (`<name>.momd`, `.mom`, `.xcdatamodeld` or `.xcdatamodel`; SwiftPM resource
+    /// bundles included).
     ///
-    /// Model files (`.xcdatamodeld`) load in a later version of OpenCoreData; until
-    /// then, use ``init(name:managedObjectModel:)`` — `loadPersistentStores` reports a
-    /// clear error otherwise.
+    /// When no such model loads, `loadPersistentStores` reports why (Core Data logs and
+    /// fails the same way).
     public convenience init(name: String) {
-        self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "No model named '\(name)' was found; create the container with init(name:managedObjectModel:)")
+        guard let url = ModelResourceSearch.modelURL(named: name) else {
+            self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "No model named '\(name)' was found in the app's bundles; create the container with init(name:managedObjectModel:)")
+            return
+        }
+        do {
+            self.init(name: name, managedObjectModel: try NSManagedObjectModel.load(contentsOf: url), missingModelMessage: nil)
+        } catch {
+            self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "The model named '\(name)' did not load: \(error)")
+        }
     }
 
     /// Creates a container with a model built in code.

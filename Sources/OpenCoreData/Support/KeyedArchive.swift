@@ -27,10 +27,10 @@ struct KeyedArchive {
 
     /// Follows a UID to the object it names; other values stand for themselves.
     func resolve(_ value: PropertyListValue) throws -> ArchivedValue {
-        guard case let .uid(index) = value else { return ArchivedValue(archive: self, value: value) }
+        guard case let .uid(index) = value else { return ArchivedValue(archive: self, value: value, objectIndex: nil) }
         guard index < UInt64(objects.count) else { throw BinaryPropertyListError(description: "reference to missing archived object \(index)") }
-        if case .string("$null") = objects[Int(index)] { return ArchivedValue(archive: self, value: nil) }
-        return ArchivedValue(archive: self, value: objects[Int(index)])
+        if case .string("$null") = objects[Int(index)] { return ArchivedValue(archive: self, value: nil, objectIndex: nil) }
+        return ArchivedValue(archive: self, value: objects[Int(index)], objectIndex: Int(index))
     }
 }
 
@@ -39,6 +39,9 @@ struct ArchivedValue {
     let archive: KeyedArchive
     /// `nil` for the archive's null object.
     let value: PropertyListValue?
+    /// Where the object sits in the archive, which identifies it: two references to one
+    /// object (an entity as a destination and as a superentity) resolve to the same index.
+    let objectIndex: Int?
 
     private var fields: [String: PropertyListValue]? {
         if case let .dictionary(fields)? = value { return fields }

@@ -1,13 +1,14 @@
-/// Every version of a model in an Xcode `.xcdatamodeld` bundle, and which is current.
+/// Every version of a model in an Xcode `.xcdatamodeld` bundle or a compiled `.momd`,
+/// and which is current.
 ///
 /// Core Data compiles a bundle into a `.momd` and loads its current version;
 /// migration and tools need the others too, so OpenCoreData loads them all here.
-/// Versions are named as Xcode shows them: the `.xcdatamodel` folder name without
-/// its extension (`"Model 2"`).
+/// Versions are named as Xcode shows them: the `.xcdatamodel` folder (or `.mom` file)
+/// name without its extension (`"Model 2"`).
 public struct ManagedObjectModelBundle: @unchecked Sendable {
-    /// The `.xcdatamodeld` folder.
+    /// The `.xcdatamodeld` or `.momd` folder.
     public let url: URL
-    /// The version `.xccurrentversion` names (see ``NSManagedObjectModel/versions(in:)`` when it is missing).
+    /// The version `.xccurrentversion` (or a `.momd`'s `VersionInfo.plist`) names (see ``NSManagedObjectModel/versions(in:)`` when it is missing).
     public let currentVersionName: String
     /// Every version's name, in Xcode's order (numbers compared as numbers: "Model 10" after "Model 2").
     public let versionNames: [String]
@@ -17,12 +18,40 @@ public struct ManagedObjectModelBundle: @unchecked Sendable {
     public let currentModel: NSManagedObjectModel
 }
 
-/// Finds the `contents` files of a model bundle and the current version.
+/// One model version's file, in the form it is stored.
+enum ModelFile {
+    /// Xcode's XML (`.xcdatamodel/contents`).
+    case contents(URL)
+    /// A compiled model (`.mom`), a keyed archive.
+    case compiled(URL)
+
+    func load(into model: NSManagedObjectModel) throws {
+        switch self {
+        case let .contents(url):
+            try ModelFileLoader(contentsFile: url).load(into: model)
+        case let .compiled(url):
+            let source = ModelFileSource(url: url)
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
+            }
+            try CompiledModelDecoder(source: source).decode(data, into: model)
+        }
+    }
+}
+
+/// Finds the versions of a model bundle (`.xcdatamodeld` or `.momd`) and the current one.
 enum ModelBundleLayout {
     static let currentVersionFile = ".xccurrentversion"
     static let currentVersionKey = "_XCCurrentVersionName"
+    /// A compiled bundle's counterpart of `.xccurrentversion`.
+    static let compiledVersionFile = "VersionInfo.plist"
+    static let compiledCurrentVersionKey = "NSManagedObjectModel_CurrentVersionName"
 
-    /// The bundle's `.xcdatamodel` folders by version name, in Xcode's order.
+    /// The bundle's versions (`.xcdatamodel` folders, or `.mom` files in a `.momd`) by
+    /// name, in Xcode's order.
     static func versions(in bundle: URL) throws -> [(name: String, url: URL)] {
         let source = ModelFileSource(url: bundle)
         let children: [URL]
@@ -31,19 +60,23 @@ enum ModelBundleLayout {
         } catch {
             throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
         }
-        let versions = children.filter { $0.pathExtension == "xcdatamodel" }
+        let versionExtension = bundle.pathExtension == "momd" ? "mom" : "xcdatamodel"
+        let versions = children.filter { $0.pathExtension == versionExtension }
             .map { (name: $0.deletingPathExtension().lastPathComponent, url: $0) }
             .sorted { $0.name.compare($1.name, options: .numeric) == .orderedAscending }
         guard !versions.isEmpty else {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no .xcdatamodel version")
+            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no .\(versionExtension) version")
         }
         return versions
     }
 
-    /// The current version's name: `.xccurrentversion`'s `_XCCurrentVersionName`, or,
+    /// The current version's name: `.xccurrentversion`'s `_XCCurrentVersionName` (a
+    /// `.momd`'s `VersionInfo.plist`'s `NSManagedObjectModel_CurrentVersionName`), or,
     /// without that file, the only version or the last one in Xcode's order.
     static func currentVersionName(in bundle: URL, versions: [(name: String, url: URL)]) throws -> String {
-        let file = bundle.appendingPathComponent(currentVersionFile)
+        let compiled = bundle.pathExtension == "momd"
+        let currentVersionKey = compiled ? compiledCurrentVersionKey : currentVersionKey
+        let file = bundle.appendingPathComponent(compiled ? compiledVersionFile : currentVersionFile)
         let source = ModelFileSource(url: file)
         guard FileManager.default.fileExists(atPath: file.path) else {
             return versions.last?.name ?? ""
@@ -57,7 +90,8 @@ enum ModelBundleLayout {
         guard let value = (plist as? [String: Any])?[currentVersionKey] as? String, !value.isEmpty else {
             throw ModelLoadingError(source: source, line: nil, element: nil, reason: "has no \(currentVersionKey) string")
         }
-        let name = value.hasSuffix(".xcdatamodel") ? String(value.dropLast(".xcdatamodel".count)) : value
+        let suffix = compiled ? ".mom" : ".xcdatamodel"
+        let name = value.hasSuffix(suffix) ? String(value.dropLast(suffix.count)) : value
         guard versions.contains(where: { $0.name == name }) else {
             throw ModelLoadingError(source: source, line: nil, element: nil,
                                     reason: "names current version '\(value)', which the bundle does not have (versions: \(versions.map(\.name).joined(separator: ", ")))")
@@ -65,28 +99,29 @@ enum ModelBundleLayout {
         return name
     }
 
-    /// The XML file to read for `url`: a bundle's current version, a version folder's
-    /// `contents`, or the file itself.
-    static func contentsFile(for url: URL) throws -> URL {
+    /// The file to read for `url`: a bundle's current version, a version folder's
+    /// `contents`, a `.mom`, or the file itself.
+    static func modelFile(for url: URL) throws -> ModelFile {
         let source = ModelFileSource(url: url)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ModelLoadingError(source: source, line: nil, element: nil, reason: "does not exist")
         }
-        guard isDirectory.boolValue else { return url }
+        guard isDirectory.boolValue else { return url.pathExtension == "mom" ? .compiled(url) : .contents(url) }
         switch url.pathExtension {
-        case "xcdatamodeld":
+        case "xcdatamodeld", "momd":
             let versions = try versions(in: url)
             let current = try currentVersionName(in: url, versions: versions)
-            return try contentsFile(for: versions.first { $0.name == current }?.url ?? url.appendingPathComponent(current + ".xcdatamodel"))
-        case "momd", "mom":
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "is a compiled model; this loader reads Xcode's .xcdatamodeld and .xcdatamodel")
+            guard let version = versions.first(where: { $0.name == current }) else {
+                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "has no version named '\(current)'")
+            }
+            return try modelFile(for: version.url)
         default:
             let contents = url.appendingPathComponent("contents")
             guard FileManager.default.fileExists(atPath: contents.path) else {
                 throw ModelLoadingError(source: source, line: nil, element: nil, reason: "is a folder without a model 'contents' file")
             }
-            return contents
+            return .contents(contents)
         }
     }
 }

@@ -1,15 +1,16 @@
-// Loading Xcode's model files (`.xcdatamodeld` bundles, `.xcdatamodel` folders and
-// their `contents` XML), so an app's real model works without rebuilding it in code.
+// Loading Xcode's model files (`.xcdatamodeld` bundles, `.xcdatamodel` folders and their
+// `contents` XML) and compiled ones (`.momd` bundles, `.mom` files), so an app's real
+// model works without rebuilding it in code.
 extension NSManagedObjectModel {
     /// Loads the model at `url`, or returns `nil` when it cannot be loaded, as Core Data does.
     ///
-    /// `url` is a `.xcdatamodeld` bundle (its current version is loaded), a
-    /// `.xcdatamodel` folder, or a model's `contents` file. Use ``load(contentsOf:)`` to
+    /// `url` is a `.xcdatamodeld` or `.momd` bundle (its current version is loaded), a
+    /// `.xcdatamodel` folder, a model's `contents` file, or a compiled `.mom` file. Use ``load(contentsOf:)`` to
     /// learn what is wrong with a model that does not load.
     public convenience init?(contentsOf url: URL) {
         self.init()
         do {
-            try ModelFileLoader(contentsFile: ModelBundleLayout.contentsFile(for: url)).load(into: self)
+            try ModelBundleLayout.modelFile(for: url).load(into: self)
         } catch {
             return nil
         }
@@ -19,11 +20,11 @@ extension NSManagedObjectModel {
     /// ``ModelLoadingError`` that names the file, line and element at fault.
     public static func load(contentsOf url: URL) throws -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
-        try ModelFileLoader(contentsFile: ModelBundleLayout.contentsFile(for: url)).load(into: model)
+        try ModelBundleLayout.modelFile(for: url).load(into: model)
         return model
     }
 
-    /// Loads every version of the `.xcdatamodeld` bundle at `url`.
+    /// Loads every version of the `.xcdatamodeld` (or compiled `.momd`) bundle at `url`.
     ///
     /// The current version is the one `.xccurrentversion` names; without that file it
     /// is the only version, or the last by name with numbers compared as numbers

@@ -13,7 +13,7 @@ extension SQLiteStore {
         var written: [NSManagedObjectID] = []
         var upserted: [NSManagedObjectID] = []
         try write(files) { db in
-            var allocator = SQLiteKeyAllocator(db: db)
+            var allocator = SQLiteKeyAllocator(db: db, schema: schema)
             // Prepared once, run for every row.
             let insert = try db.makeStatement(sql: builder.insertSQL)
             let lookups = try builder.constraintLookups.map { (statement: try db.makeStatement(sql: $0.sql), indexes: $0.valueIndexes) }

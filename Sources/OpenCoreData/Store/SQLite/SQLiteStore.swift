@@ -320,7 +320,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64] {
         try database.write { db in
-            var allocator = SQLiteKeyAllocator(db: db)
+            var allocator = SQLiteKeyAllocator(db: db, schema: schema)
             let keys = try entities.map { try allocator.nextKey(for: $0) }
             try allocator.flush()
             return keys
@@ -334,7 +334,7 @@ final class SQLiteStore: PersistentStoreBackend {
         var metadataWritten: Int?
         do {
             try database.write { db in
-                var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db)
+                var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db, schema: schema)
                 let request = try build(&allocator)
                 try (allocator as! SQLiteKeyAllocator).flush()
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
@@ -353,28 +353,48 @@ final class SQLiteStore: PersistentStoreBackend {
     }
 }
 
-/// Hands out primary keys from `Z_PRIMARYKEY.Z_MAX` of each root entity, inside the save's transaction.
+/// Hands out primary keys for each inheritance tree (one table, one key sequence),
+/// inside the save's transaction.
+///
+/// The next key is past both the largest `Z_MAX` of the tree's entities and the largest
+/// `Z_PK` in its table, and every entity of the tree records the new maximum: whether a
+/// store's other writer (Core Data on a device) keeps the counter on the root entity or on
+/// each entity, neither can hand out a key that is already taken.
 struct SQLiteKeyAllocator: PrimaryKeyAllocator {
     let db: Database
+    let schema: SQLiteSchema
     private var next: [Int: Int64] = [:]
 
-    init(db: Database) { self.db = db }
+    init(db: Database, schema: SQLiteSchema) {
+        self.db = db
+        self.schema = schema
+    }
 
     mutating func nextKey(for entity: NSEntityDescription) throws -> Int64 {
-        let root = entity.facts.root.facts.entityNumber
+        let root = entity.facts.root
+        let number = root.facts.entityNumber
         let current: Int64
-        if let known = next[root] {
+        if let known = next[number] {
             current = known
         } else {
-            current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 0
+            let tree = treeNumbers(root)
+            let counter = try Int64.fetchOne(db, sql: "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(tree))") ?? 0
+            let table = try schema.table(for: root).name
+            let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
+            current = max(counter, used)
         }
-        next[root] = current + 1
+        next[number] = current + 1
         return current + 1
     }
 
     func flush() throws {
-        for (root, max) in next {
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?", arguments: [max, root, max])
+        for (number, max) in next {
+            guard let root = schema.entities.first(where: { $0.facts.entityNumber == number }) else { continue }
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (\(treeNumbers(root))) AND Z_MAX < ?", arguments: [max, max])
         }
+    }
+
+    private func treeNumbers(_ root: NSEntityDescription) -> String {
+        root.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
     }
 }

@@ -1,0 +1,40 @@
+import GRDB
+
+/// The model Core Data caches inside its SQLite stores (`Z_MODELCACHE.Z_CONTENT`): the
+/// compiled model that last opened the store, as a keyed archive compressed with raw
+/// DEFLATE (or stored plain). It lets a tool read a store made by an app whose model
+/// file is not at hand.
+enum SQLiteModelCache {
+    /// The cached model of the store at `url`, `nil` when the store caches none (stores
+    /// written by OpenCoreData, or by Core Data before the cache existed).
+    static func model(inStoreAt url: URL) throws -> NSManagedObjectModel? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let blob: Data?
+        do {
+            let database = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? database.close() }
+            blob = try database.read { db -> Data? in
+                guard try db.tableExists("Z_MODELCACHE") else { return nil }
+                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+            }
+        } catch {
+            throw SQLiteStore.wrap(error, url: url, opening: true)
+        }
+        guard let blob, !blob.isEmpty else { return nil }
+        let source = ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))
+        let archive: Data
+        if blob.starts(with: Data("bplist".utf8)) {
+            archive = blob
+        } else {
+            do {
+                archive = try RawDeflate.inflate(blob)
+            } catch {
+                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no readable model (\(error))")
+            }
+        }
+        let model = NSManagedObjectModel()
+        try CompiledModelDecoder(source: source).decode(archive, into: model)
+        return model
+    }
+}

@@ -1,0 +1,31 @@
+import OpenCoreDataDeflate
+
+/// Raw DEFLATE decompression (RFC 1951), the compression of the model Core Data caches
+/// in a store's `Z_MODELCACHE`, done by the system's zlib.
+enum RawDeflate {
+    /// Why a compressed stream could not be expanded.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The decompressed bytes of `data`; throws when the stream is damaged or would
+    /// expand past `limit` bytes.
+    static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = data.withUnsafeBytes { raw in
+            opencoredata_inflate_raw(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, limit, &output, &length)
+        }
+        defer { opencoredata_inflate_free(output) }
+        switch status {
+        case Int32(OPENCOREDATA_INFLATE_OK):
+            return output.map { Data(bytes: $0, count: length) } ?? Data()
+        case Int32(OPENCOREDATA_INFLATE_TOO_LARGE):
+            throw Failure(description: "compressed data expands to more than \(limit) bytes")
+        case Int32(OPENCOREDATA_INFLATE_NO_MEMORY):
+            throw Failure(description: "not enough memory to expand compressed data")
+        default:
+            throw Failure(description: "damaged or incomplete DEFLATE data")
+        }
+    }
+}
