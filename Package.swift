@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CDToolTests",
-            dependencies: ["CDToolCore", "OpenCoreData"],
+            dependencies: ["CDToolCore", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
             // Model files the tests read by path (cdtool takes paths, not bundle resources).
             exclude: ["Fixtures"]
         ),

@@ -4,7 +4,7 @@ import OpenCoreData
 ///
 /// Objects are read the way an app reads them: a read-only `NSPersistentContainer` on the
 /// store, `NSFetchRequest`s with an optional predicate parsed by `NSPredicate.parse`. With
-/// no model the one inferred from the store's tables is used. Output is streamed, so a
+/// no model, the one Core Data cached in the store is used, else one inferred from its tables. Output is streamed, so a
 /// large store does not have to fit in memory as text.
 public struct ObjectDump {
     /// The output formats.
@@ -17,7 +17,7 @@ public struct ObjectDump {
 
     /// The store file.
     public var storeURL: URL
-    /// The model to read it with; `nil` infers one from the store.
+    /// The model to read it with; `nil` takes the store's cached model, or infers one from its tables.
     public var model: NSManagedObjectModel?
     /// Only this entity (and its subentities); `nil` dumps every entity.
     public var entityName: String?
@@ -52,7 +52,7 @@ public struct ObjectDump {
         // Reading the metadata first turns a missing, foreign or corrupt file into a clear
         // error, where opening it as a store could create a new one.
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
-        let model = try self.model ?? NSManagedObjectModel.inferred(fromStoreAt: storeURL)
+        let model = try self.model ?? StoreInspection.recoveredModel(ofStoreAt: storeURL).model
         let targets = try self.targets(in: model)
         let filter = try predicate.map { try NSPredicate.parse(format: $0) }
         let context: NSManagedObjectContext

@@ -45,8 +45,31 @@ public struct StoreInspection {
     public let modelCacheBytes: Int?
     /// With a model: whether it fits the store.
     public let compatibility: Compatibility?
-    /// Without a model: the one recovered from the tables.
+    /// Without a model: the one recovered from the store (see ``recoveredModel(ofStoreAt:)``).
     public let inferredModel: NSManagedObjectModel?
+    /// Where ``inferredModel`` came from.
+    public let inferredModelSource: RecoveredModelSource?
+
+    /// Where a model recovered from a store came from.
+    public enum RecoveredModelSource: Equatable, Sendable {
+        /// The compiled model Core Data cached in `Z_MODELCACHE`: real names and types.
+        case modelCache
+        /// The tables, because the store caches no model.
+        case tables
+        /// The tables, because the cached model could not be read (the reason).
+        case tablesAfterUnreadableCache(String)
+    }
+
+    /// The store's model without a model file: the one Core Data cached in it, else one
+    /// inferred from its tables (a damaged cache falls back to the tables, saying why).
+    public static func recoveredModel(ofStoreAt url: URL) throws -> (model: NSManagedObjectModel, source: RecoveredModelSource) {
+        do {
+            if let cached = try NSManagedObjectModel.cached(inStoreAt: url) { return (cached, .modelCache) }
+            return (try NSManagedObjectModel.inferred(fromStoreAt: url), .tables)
+        } catch let error as ModelLoadingError {
+            return (try NSManagedObjectModel.inferred(fromStoreAt: url), .tablesAfterUnreadableCache(error.description))
+        }
+    }
 
     /// The store's UUID (the host of its object IDs' URIs).
     public var storeUUID: String? { metadata[NSStoreUUIDKey] as? String }
@@ -66,6 +89,7 @@ public struct StoreInspection {
             let (entities, joinTables, cacheBytes) = try database.read { db in
                 (try readEntities(db), try readJoinTables(db), try readModelCacheSize(db))
             }
+            let recovered = model == nil ? try recoveredModel(ofStoreAt: url) : nil
             return StoreInspection(
                 url: url,
                 metadata: metadata,
@@ -73,7 +97,8 @@ public struct StoreInspection {
                 joinTables: joinTables,
                 modelCacheBytes: cacheBytes,
                 compatibility: model.map { compatibility(of: $0, with: metadata) },
-                inferredModel: model == nil ? try NSManagedObjectModel.inferred(fromStoreAt: url) : nil
+                inferredModel: recovered?.model,
+                inferredModelSource: recovered?.source
             )
         } catch {
             throw CDToolError(wrapping: error)
@@ -173,9 +198,12 @@ public struct StoreInspection {
         }
         if let inferredModel {
             lines.append("")
-            if let modelCacheBytes {
-                lines.append("model: Z_MODELCACHE holds a compiled model (\(modelCacheBytes) bytes), which cdtool does not decode yet; inferred from the tables instead:")
-            } else {
+            switch inferredModelSource {
+            case .modelCache?:
+                lines.append("model: the compiled model Core Data cached in Z_MODELCACHE (\(modelCacheBytes ?? 0) bytes):")
+            case let .tablesAfterUnreadableCache(reason)?:
+                lines.append("model: the cached model could not be read (\(reason)); inferred from the tables instead (names lower-cased):")
+            case .tables?, nil:
                 lines.append("model inferred from the tables (names lower-cased; pass --model for the real one):")
             }
             lines.append(ModelDescription.text(of: inferredModel).trimmingCharacters(in: .newlines))

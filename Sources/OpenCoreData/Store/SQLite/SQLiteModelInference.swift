@@ -17,8 +17,8 @@ extension NSManagedObjectModel {
     /// (`ZCREATIONDATE` → `creationdate`), every property is optional, integer widths and
     /// Booleans read as Integer 64, UUIDs and transformables as Binary Data, a property of
     /// a subentity lands on the root unless rows show which entity fills it, and the
-    /// to-many side of a one-to-many relationship (it has no column) is missing. The
-    /// compiled model Core Data may keep in `Z_MODELCACHE` is not decoded yet.
+    /// to-many side of a one-to-many relationship (it has no column) is missing. A store
+    /// Core Data wrote usually caches its real model: try ``cached(inStoreAt:)`` first.
     ///
     /// The model's version hashes differ from the store's, so open the store with it
     /// through `NSIgnorePersistentStoreVersioningOption` and, to be safe,
