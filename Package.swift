@@ -13,6 +13,8 @@ import PackageDescription
 //   store metadata), portable where CryptoKit is missing.
 // - swift-collections: `OrderedSet` holds to-many relationship members, which need
 //   both set semantics and a stable order (ordered relationships, Z_FOK_ columns).
+// - swift-argument-parser: the `cdtool` command line (subcommands, options, help and
+//   usage errors), the standard parser for Swift command-line tools.
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -21,12 +23,15 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
+        .executable(name: "cdtool", targets: ["cdtool"]),
+        .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .macro(
@@ -68,6 +73,29 @@ let package = Package(
             name: "Acquaintance",
             dependencies: ["OpenCoreData"],
             path: "Examples/Acquaintance"
+        ),
+        // The logic of `cdtool`'s commands, in a library so tests call it without
+        // spawning processes; `cdtool` itself only parses arguments.
+        .target(
+            name: "CDToolCore",
+            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "cdtool",
+            dependencies: ["CDToolCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Runs `cdtool codegen` on a target's `.xcdatamodeld`/`.xcdatamodel` files at
+        // build time, like Xcode's "Class Definition" codegen.
+        .plugin(
+            name: "OpenCoreDataCodegen",
+            capability: .buildTool(),
+            dependencies: ["cdtool"]
+        ),
+        .testTarget(
+            name: "CDToolTests",
+            dependencies: ["CDToolCore", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
+            // Model files the tests read by path (cdtool takes paths, not bundle resources).
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

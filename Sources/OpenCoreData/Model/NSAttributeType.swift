@@ -33,8 +33,9 @@ public enum NSAttributeType: UInt, Sendable, CaseIterable {
     /// A composite of other attributes (model files only, not supported in code yet).
     case compositeAttributeType = 2100
 
-    /// A readable name for error messages, as Xcode's model editor shows it.
-    var displayName: String {
+    /// A readable name, as Xcode's model editor shows it ("Integer 16", "Binary Data"),
+    /// for error messages and for tools that print a model (`cdtool model`).
+    public var displayName: String {
         switch self {
         case .undefinedAttributeType: "Undefined"
         case .integer16AttributeType: "Integer 16"

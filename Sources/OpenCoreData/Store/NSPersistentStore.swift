@@ -15,6 +15,13 @@ public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
 public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
 /// Option key: open the store read-only.
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option key: open the store even when its model version hashes differ from the model's.
+///
+/// For reading a store with a model that describes it without being the one that made
+/// it, such as `NSManagedObjectModel.inferred(fromStoreAt:)`'s; pair it with
+/// `NSReadOnlyPersistentStoreOption`, since saving through a mismatched model can
+/// write what the store's own model would not.
+public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Option key: SQLite pragmas to set (a dictionary of pragma name → value).
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Option key: migrate the store automatically when the model changed.

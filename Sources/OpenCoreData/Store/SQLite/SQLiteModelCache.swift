@@ -38,3 +38,18 @@ enum SQLiteModelCache {
         return model
     }
 }
+
+extension NSManagedObjectModel {
+    /// The compiled model Core Data cached in the SQLite store at `url` (its
+    /// `Z_MODELCACHE`), or `nil` when the store caches none.
+    ///
+    /// Core Data keeps there the model that last opened the store, so a tool can read a
+    /// store whose app is not at hand with the store's real names and types (where
+    /// ``inferred(fromStoreAt:)`` recovers only what the tables show). OpenCoreData's own
+    /// stores cache no model. Throws when the file is not a readable store or the cached
+    /// model is damaged.
+    public static func cached(inStoreAt url: URL) throws -> NSManagedObjectModel? {
+        try SQLiteModelCache.model(inStoreAt: url)
+    }
+}
+

@@ -97,7 +97,8 @@ final class SQLiteStore: PersistentStoreBackend {
                     return try createStore(db, schema: schema, model: model, entities: entities, type: type)
                 }
                 let metadata = try readMetadata(db, url: url)
-                try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url)
+                let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false
+                try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url, ignoringVersionHashes: ignoresVersions)
                 return metadata
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -123,8 +124,9 @@ final class SQLiteStore: PersistentStoreBackend {
     /// A store Core Data wrote may carry hashes that differ from ours for the same model
     /// (our reproduction of Core Data's hash layout is not verified on a device yet), so
     /// for such a store the layout decides; see docs/DEVIATIONS.md.
-    private static func checkCompatibility(_ db: Database, metadata: [String: Any], schema: SQLiteSchema, entities: [NSEntityDescription], url: URL?) throws {
-        let hashesMatch = versionHashesMatch(metadata, entities: entities)
+    /// With `NSIgnorePersistentStoreVersioningOption` (`ignoringVersionHashes`), only the layout decides.
+    private static func checkCompatibility(_ db: Database, metadata: [String: Any], schema: SQLiteSchema, entities: [NSEntityDescription], url: URL?, ignoringVersionHashes: Bool) throws {
+        let hashesMatch = ignoringVersionHashes || versionHashesMatch(metadata, entities: entities)
         let incompatible = { (detail: String) in
             CoreDataError.make(
                 NSPersistentStoreIncompatibleVersionHashError,
@@ -204,6 +206,17 @@ final class SQLiteStore: PersistentStoreBackend {
 
     /// Reads a store file's metadata without opening it as a store.
     static func readMetadata(at url: URL) throws -> [String: Any] {
+        try readFile(at: url) { db in
+            guard try db.tableExists("Z_METADATA") else {
+                throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
+            }
+            return try readMetadata(db, url: url)
+        }
+    }
+
+    /// Runs `body` on a read-only connection to the file at `url`, closed afterwards.
+    /// A missing file, or one that is not SQLite, throws a Cocoa file error naming it.
+    static func readFile<T>(at url: URL, _ body: (Database) throws -> T) throws -> T {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", [NSFilePathErrorKey: url.path])
         }
@@ -211,12 +224,8 @@ final class SQLiteStore: PersistentStoreBackend {
         configuration.readonly = true
         do {
             let database = try DatabaseQueue(path: url.path, configuration: configuration)
-            return try database.read { db in
-                guard try db.tableExists("Z_METADATA") else {
-                    throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
-                }
-                return try readMetadata(db, url: url)
-            }
+            defer { try? database.close() }
+            return try database.read(body)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {

@@ -1,0 +1,185 @@
+import OpenCoreData
+
+/// `cdtool dump`: exports a store's objects as JSON or CSV.
+///
+/// Objects are read the way an app reads them: a read-only `NSPersistentContainer` on the
+/// store, `NSFetchRequest`s with an optional predicate parsed by `NSPredicate.parse`. With
+/// no model, the one Core Data cached in the store is used, else one inferred from its tables. Output is streamed, so a
+/// large store does not have to fit in memory as text.
+public struct ObjectDump {
+    /// The output formats.
+    public enum Format: String, CaseIterable, Sendable {
+        /// A JSON array of objects, one per line.
+        case json
+        /// A header line and one record per object (one entity only).
+        case csv
+    }
+
+    /// The store file.
+    public var storeURL: URL
+    /// The model to read it with; `nil` takes the store's cached model, or infers one from its tables.
+    public var model: NSManagedObjectModel?
+    /// Only this entity (and its subentities); `nil` dumps every entity.
+    public var entityName: String?
+    /// A predicate format string filtering the objects (needs ``entityName``).
+    public var predicate: String?
+    /// The output format.
+    public var format: Format = .json
+    /// How often a progress line is reported, in objects.
+    public var progressInterval = 10_000
+
+    /// A dump of the store at `storeURL`, with the defaults: every entity, JSON, inferred model.
+    public init(storeURL: URL) {
+        self.storeURL = storeURL
+    }
+
+    /// Writes the objects through `output` (in pieces, in order) and reports progress
+    /// lines through `progress`; returns how many objects were written.
+    ///
+    /// Throws a ``CDToolError`` for a missing or unreadable store, an unknown entity, a
+    /// malformed predicate, a predicate the store cannot run, or a model the store does
+    /// not fit, before writing anything when it can tell in advance.
+    @discardableResult
+    public func run(output: (String) -> Void, progress: (String) -> Void = { _ in }) throws -> Int {
+        do {
+            return try withoutActuallyEscaping(output) { output in try dump(output: output, progress: progress) }
+        } catch {
+            throw CDToolError(wrapping: error)
+        }
+    }
+
+    private func dump(output: @escaping (String) -> Void, progress: (String) -> Void) throws -> Int {
+        // Reading the metadata first turns a missing, foreign or corrupt file into a clear
+        // error, where opening it as a store could create a new one.
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
+        let model = try self.model ?? StoreInspection.recoveredModel(ofStoreAt: storeURL).model
+        let targets = try self.targets(in: model)
+        let filter = try predicate.map { try NSPredicate.parse(format: $0) }
+        let context: NSManagedObjectContext
+        do {
+            // The store decides (a store Core Data wrote may open despite other hashes).
+            context = try openContext(model: model, inferred: self.model == nil)
+        } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+            let differing = StoreInspection.compatibility(of: model, with: metadata)
+            let names = differing.differing + differing.missingFromStore + differing.missingFromModel
+            throw CDToolError("the model does not fit the store (entities whose version hashes differ or are missing: \(names.joined(separator: ", ")))")
+        }
+        var written = 0
+        var failure: (any Error)?
+        var writer = RecordWriter(format: format, output: output)
+        context.performAndWait {
+            do {
+                for (entity, includesSubentities) in targets {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: entity.name!)
+                    request.includesSubentities = includesSubentities
+                    request.predicate = filter
+                    request.fetchBatchSize = 1_000
+                    let properties = Self.dumpedProperties(of: entity, includingSubentities: includesSubentities)
+                    let objects = try context.fetchBatched(request)
+                    writer.begin(properties: properties.map(\.name))
+                    for object in objects {
+                        writer.write(object: object, properties: properties)
+                        written += 1
+                        if written % progressInterval == 0 { progress("dumped \(written) objects") }
+                    }
+                    context.reset()
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        writer.finish()
+        progress("dumped \(written) object\(written == 1 ? "" : "s")")
+        return written
+    }
+
+    /// The entities to fetch, each with whether its subentities come along.
+    private func targets(in model: NSManagedObjectModel) throws -> [(NSEntityDescription, Bool)] {
+        let all = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        if let entityName {
+            guard let entity = model.entitiesByName[entityName] else {
+                throw CDToolError("unknown entity '\(entityName)' (the store's entities: \(all.compactMap(\.name).joined(separator: ", ")))")
+            }
+            return [(entity, true)]
+        }
+        if predicate != nil {
+            throw CDToolError("--predicate needs --entity: a predicate's keys belong to one entity")
+        }
+        if format == .csv && all.count != 1 {
+            throw CDToolError("--format csv needs --entity: each entity has its own columns")
+        }
+        return all.map { ($0, false) }
+    }
+
+    private func openContext(model: NSManagedObjectModel, inferred: Bool) throws -> NSManagedObjectContext {
+        let container = NSPersistentContainer(name: "cdtool", managedObjectModel: model)
+        let description = NSPersistentStoreDescription(url: storeURL)
+        description.isReadOnly = true
+        if inferred { description.setOption(true as NSNumber, forKey: NSIgnorePersistentStoreVersioningOption) }
+        container.persistentStoreDescriptions = [description]
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container.newBackgroundContext()
+    }
+
+    /// The stored properties written for `entity`'s objects, by name; with subentities,
+    /// theirs too (empty for objects of other entities).
+    static func dumpedProperties(of entity: NSEntityDescription, includingSubentities: Bool) -> [NSPropertyDescription] {
+        var byName: [String: NSPropertyDescription] = [:]
+        var pending = [entity]
+        while let next = pending.popLast() {
+            for property in next.properties where !property.isTransient && byName[property.name] == nil {
+                byName[property.name] = property
+            }
+            if includingSubentities { pending += next.subentities }
+        }
+        return byName.keys.sorted().map { byName[$0]! }
+    }
+}
+
+/// Writes dumped objects in one format: a JSON array across all entities, or CSV
+/// records under a header per entity.
+struct RecordWriter {
+    let format: ObjectDump.Format
+    let output: (String) -> Void
+    private var count = 0
+    private var started = false
+
+    init(format: ObjectDump.Format, output: @escaping (String) -> Void) {
+        self.format = format
+        self.output = output
+    }
+
+    /// Starts the objects of one entity (once its fetch has succeeded, so a failing
+    /// first fetch leaves the output empty).
+    mutating func begin(properties: [String]) {
+        if format == .json && !started { output("[") }
+        started = true
+        if format == .csv { output(CSVField.record(["objectID", "entity"] + properties) + "\n") }
+    }
+
+    mutating func write(object: NSManagedObject, properties: [NSPropertyDescription]) {
+        let own = object.entity.propertiesByName
+        let values: [Any?] = properties.map { own[$0.name] != nil ? DumpValue.value(of: $0, in: object) : nil }
+        let id = object.objectID.uriRepresentation().absoluteString
+        let entity = object.entity.name ?? ""
+        switch format {
+        case .csv:
+            output(CSVField.record([id, entity] + values.map(DumpValue.text)) + "\n")
+        case .json:
+            var record: [String: Any] = ["objectID": id, "entity": entity]
+            for (property, value) in zip(properties, values) where own[property.name] != nil {
+                record[property.name] = value ?? NSNull()
+            }
+            let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
+        }
+        count += 1
+    }
+
+    func finish() {
+        if format == .json { output(started ? (count == 0 ? "]\n" : "\n]\n") : "[]\n") }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import CDToolCore
+import OpenCoreData
+
+/// `cdtool model <path>`: prints a model and validates it as a coordinator would.
+struct ModelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Print a model's entities, attributes, relationships and version hashes, and validate it."
+    )
+
+    @Argument(help: "A .xcdatamodeld bundle or .xcdatamodel file.")
+    var path: String
+
+    func run() throws {
+        try CommandSupport.run {
+            let model = try ModelFile.load(at: CommandSupport.url(path))
+            let problems = model.problemsPreventingUse
+            guard problems.isEmpty else {
+                for problem in problems { CommandSupport.report("cdtool: invalid model: \(problem)") }
+                throw ExitCode.failure
+            }
+            CommandSupport.output(ModelDescription.text(of: model))
+        }
+    }
+}

@@ -1,0 +1,60 @@
+@testable import CDToolCore
+import OpenCoreData
+import Testing
+
+/// `cdtool model` and `cdtool codegen` on model files committed under `Fixtures/`.
+@Suite struct CDToolModelFileTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test func modelPrintsAFileModelAndValidatesIt() throws {
+        let model = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Catalog.xcdatamodeld"))
+        #expect(model.problemsPreventingUse.isEmpty)
+        let text = ModelDescription.text(of: model)
+        #expect(text.hasPrefix("3 entities\n"))
+        #expect(text.contains("entity Item (class Item)\n  version hash \(model.entitiesByName["Item"]!.versionHash.base64EncodedString())\n"))
+        #expect(text.contains("  attribute title: String, required, default \"Untitled\"\n"))
+        #expect(text.contains("  attribute count: Integer 32, optional, default 0\n"))
+        #expect(text.contains("  attribute titleKey: String, derived from lowercase:(title), optional"))
+        #expect(text.contains("  relationship items: to-many ordered Item, inverse shelf, delete rule cascade, optional, count 0…∞\n"))
+        #expect(text.contains("  fetched property cheapItems: Item where shelf == $FETCH_SOURCE AND price < 10\n"))
+    }
+
+    @Test func invalidModelsAndBadPathsGiveClearErrors() throws {
+        let invalid = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Invalid.xcdatamodel"))
+        let problems = invalid.problemsPreventingUse
+        #expect(problems.contains("relationship 'Thing.parts' has a minimum count above its maximum"))
+        #expect(problems.count >= 2, "\(problems)")
+        let missing = Self.fixtures.appendingPathComponent("Missing.xcdatamodeld")
+        #expect(throws: CDToolError("no model at \(missing.path)")) { try ModelFile.load(at: missing) }
+        let notAModel = Self.fixtures.deletingLastPathComponent().appendingPathComponent("CDToolTests.swift")
+        let error = #expect(throws: CDToolError.self) { try ModelFile.load(at: notAModel) }
+        #expect(error?.description.contains("CDToolTests.swift") == true)
+        #expect(error?.description.contains("\n") == false)
+    }
+
+    @Test func codegenFollowsXcodesSettingsOnlyWhenAsked() throws {
+        let model = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Catalog.xcdatamodeld"))
+        var generator = CodeGenerator()
+        #expect(generator.files(for: model).map(\.name) == [
+            "Archive+CoreDataClass.swift", "Archive+CoreDataProperties.swift",
+            "Item+CoreDataClass.swift", "Item+CoreDataProperties.swift",
+            "Shelf+CoreDataClass.swift", "Shelf+CoreDataProperties.swift",
+        ])
+        let item = try #require(generator.files(for: model).first { $0.name == "Item+CoreDataProperties.swift" })
+        #expect(item.contents.contains("    @Managed public var count: Int32\n"))
+        #expect(item.contents.contains("    @Managed public var price: NSNumber?\n"))
+        #expect(item.contents.contains("    @Managed public var shelf: Shelf?\n"))
+        let shelf = try #require(generator.files(for: model).first { $0.name == "Shelf+CoreDataProperties.swift" })
+        #expect(shelf.contents.contains("    @Managed public var items: NSOrderedSet?\n"))
+        #expect(shelf.contents.contains("    public var cheapItems: [NSManagedObject]? { value(forKey: \"cheapItems\") as? [NSManagedObject] }\n"))
+
+        generator.followsCodegenSetting = true
+        // Item is "class", Shelf "category", Archive manual.
+        #expect(generator.files(for: model).map(\.name) == ["Item+CoreDataClass.swift", "Item+CoreDataProperties.swift", "Shelf+CoreDataProperties.swift"])
+        let single = generator.singleFile(named: "Catalog+CoreDataClasses.swift", for: model).contents
+        #expect(single.contains("public class Item: NSManagedObject {"))
+        #expect(!single.contains("public class Shelf"))
+        #expect(single.contains("extension Shelf {"))
+        #expect(!single.contains("Archive"))
+    }
+}
