@@ -412,7 +412,7 @@ private struct ContextChanges: Equatable {
             let manager = context.undoManager!
             let other = NSObject()
             manager.registerUndo(withTarget: other) { _ in }
-            let notebook = makeNotebook("A", in: context)
+            _ = makeNotebook("A", in: context)
             context.processPendingChanges()
             context.rollback()
             // The other target's action stays.
@@ -473,7 +473,7 @@ private struct ContextChanges: Equatable {
 
     @Test func eachPerformBlockIsOneUndoGroup() async throws {
         let context = try makeUndoContext()
-        let notebook = try await context.perform {
+        let notebook = await context.perform {
             let notebook = makeNotebook("A", in: context)
             return UncheckedSendable(notebook)
         }.value
