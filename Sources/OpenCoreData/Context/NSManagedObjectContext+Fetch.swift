@@ -117,7 +117,12 @@ extension NSManagedObjectContext {
         }
         // Fetch enough rows to survive pending changes moving objects out of the
         // window, then apply the changes and the window in memory.
-        if fetch.limit > 0 { fetch.limit = fetch.offset + fetch.limit + pending.changedPersisted.count }
+        if fetch.limit > 0 {
+            // Saturating: a limit of Int.max means "all" and must not overflow.
+            let (window, overflow) = max(fetch.offset, 0).addingReportingOverflow(fetch.limit)
+            let (needed, overflowAgain) = window.addingReportingOverflow(pending.changedPersisted.count)
+            fetch.limit = overflow || overflowAgain ? 0 : needed
+        }
         fetch.offset = 0
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
@@ -133,8 +138,9 @@ extension NSManagedObjectContext {
             objects += pending.inserted.filter { matches($0, fetch) }
             return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
-        let start = min(request.fetchOffset, objects.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
+        // Negative offsets read as none; limits are compared without adding (Int.max limits).
+        let start = min(max(request.fetchOffset, 0), objects.count)
+        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
         let result = Array(objects[start..<end])
         try prefetch(request.relationshipKeyPathsForPrefetching, of: result, entity: entity)
         return result

@@ -62,10 +62,12 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// version identifiers of all `models`; `nil` when two define the same entity name or
     /// template name.
     ///
-    /// The entities themselves move to the new model (see docs/DEVIATIONS.md): merge
-    /// models that no coordinator uses yet, such as models just loaded from files.
+    /// The entities themselves move to the new model (see docs/DEVIATIONS.md), so a model
+    /// a coordinator already uses cannot be merged: the result is then `nil`. Merge models
+    /// that are not in use yet, such as models just loaded from files.
     public convenience init?(byMerging models: [NSManagedObjectModel]?) {
         self.init()
+        if (models ?? []).contains(where: \.isFrozen) { return nil }
         var seen = Set<String>()
         var merged: [NSEntityDescription] = []
         var configurations: [String: [NSEntityDescription]] = [:]

@@ -196,11 +196,11 @@ final class SQLiteStore: PersistentStoreBackend {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
         var metadata: [String: Any] = [:]
-        if let data: Data = row["Z_PLIST"],
+        if let data = Data.fromDatabaseValue(row["Z_PLIST"] as DatabaseValue),
            let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] {
             metadata = plist
         }
-        metadata[NSStoreUUIDKey] = row["Z_UUID"] as String?
+        metadata[NSStoreUUIDKey] = String.fromDatabaseValue(row["Z_UUID"] as DatabaseValue)
         return metadata
     }
 
@@ -382,6 +382,9 @@ struct SQLiteKeyAllocator: PrimaryKeyAllocator {
             let table = try schema.table(for: root).name
             let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
             current = max(counter, used)
+        }
+        guard current < Int64.max else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store has used up the primary keys of entity '\(root.name ?? "?")' (Z_MAX is \(current))")
         }
         next[number] = current + 1
         return current + 1
