@@ -1,8 +1,8 @@
 import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
-/// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel` with
-/// ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
+/// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel`, or a compiled
+/// `.momd` or `.mom`, with ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
 /// freezes the model it is given: editing a model in use traps, as Core Data raises.
 open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// All entities, subentities included.
