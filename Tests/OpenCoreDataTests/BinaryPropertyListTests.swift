@@ -72,29 +72,39 @@ import Testing
         #expect(failures > 0, "mutations produced errors, not crashes")
     }
 
-    @Test func selfReferenceAndExponentialSharingAreRefused() throws {
+    @Test func selfReferenceAndDeepNestingAreRefusedAndSharingStaysCheap() throws {
         // An array (object 0) whose only member is itself.
         let cycle = Self.plist(objects: [[0xA1, 0x00]], top: 0)
         #expect(throws: BinaryPropertyListError.self) { try BinaryPropertyListReader(cycle).read() }
-        // 40 arrays each holding the next one twice: 2^40 nodes if expanded naively.
+        // 40 arrays each holding the next one twice: 2^40 nodes if expanded naively,
+        // 41 objects decoded once each.
         var objects = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
         objects.append([0x09])
-        let bomb = Self.plist(objects: objects, top: 0)
-        let error = #expect(throws: BinaryPropertyListError.self) { try BinaryPropertyListReader(bomb).read() }
-        #expect(error?.description.contains("too many objects") == true)
+        let shared = try BinaryPropertyListReader(Self.plist(objects: objects, top: 0)).read()
+        var depth = 0
+        var node = shared
+        while case let .array(members) = node { depth += 1; node = members[0] }
+        #expect(depth == 40 && node == .bool(true))
+        // 600 arrays nested one in the next (two-byte references).
+        var chain: [[UInt8]] = []
+        for index in 1...600 { chain.append([0xA1, UInt8(index >> 8), UInt8(index & 0xFF)]) }
+        chain.append([0x09])
+        let nested = Self.plist(objects: chain, top: 0, referenceSize: 2)
+        let error = #expect(throws: BinaryPropertyListError.self) { try BinaryPropertyListReader(nested).read() }
+        #expect(error?.description.contains("nested more than 512") == true)
     }
 
-    /// Assembles a binary property list from raw objects with one-byte references and offsets.
-    private static func plist(objects: [[UInt8]], top: Int) -> Data {
+    /// Assembles a binary property list from raw objects, with two-byte offsets.
+    private static func plist(objects: [[UInt8]], top: Int, referenceSize: UInt8 = 1) -> Data {
         var bytes = Array("bplist00".utf8)
         var offsets: [UInt8] = []
         for object in objects {
-            offsets.append(UInt8(bytes.count))
+            offsets += [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)]
             bytes += object
         }
         let table = bytes.count
         bytes += offsets
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1]
+        bytes += [0, 0, 0, 0, 0, 0, 2, referenceSize]
         for value in [objects.count, top, table] {
             bytes += withUnsafeBytes(of: UInt64(value).bigEndian, Array.init)
         }

@@ -23,7 +23,7 @@ import Testing
         #expect(book.subentities.map(\.name) == ["Ebook"])
         #expect(ebook.managedObjectClassName == "NSManagedObject")
         #expect(book.managedObjectClassName == "Book")
-        #expect(ebook.propertiesByName.keys.sorted() == ["author", "cover", "fileSize", "identifier", "isbn", "pages", "rating", "scratch", "tags", "title"])
+        #expect(ebook.propertiesByName.keys.sorted() == ["author", "cover", "fileSize", "identifier", "isbn", "pages", "price", "rating", "scratch", "tags", "title"])
         #expect(ebook.propertiesByName["title"]?.entity === book, "an inherited property is the superentity's, not a copy")
         #expect(book.versionHashModifier == "b2")
         #expect(entities["Tag"]?.renamingIdentifier == "Label")
@@ -47,6 +47,11 @@ import Testing
         #expect(attributes["isbn"]?.isIndexed == true)
         #expect(attributes["scratch"]?.isTransient == true)
         #expect(attributes["identifier"]?.attributeType == .UUIDAttributeType)
+        #expect(attributes["price"]?.defaultValue as? Decimal == Decimal(string: "19.99"), "an archived NSDecimalNumber")
+        let fetched = try #require(model.entitiesByName["Author"]?.propertiesByName["namesakeBooks"] as? NSFetchedPropertyDescription)
+        #expect(fetched.fetchRequest?.predicate?.predicateFormat == "author.name == $FETCH_SOURCE.name")
+        fetched.fetchRequest?.fetchLimit = 99
+        #expect(fetched.fetchRequest?.fetchLimit == 0, "the description hands out copies")
         #expect(model.entitiesByName["Author"]?.attributesByName["name"]?.userInfo?["display"] as? String == "Full name")
 
         let books = try #require(model.entitiesByName["Author"]?.relationshipsByName["books"])
@@ -80,12 +85,36 @@ import Testing
 
             book.setValue("1-23", forKey: "isbn")
             try context.save()
+            let second = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            second.setValue("Zebras", forKey: "title")
+            second.setValue(author, forKey: "author")
+            try context.save()
             let request = try #require(model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Ann"]))
             #expect(request.fetchLimit == 25)
-            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["Notes"])
+            #expect(request.sortDescriptors?.map(\.key) == ["title"] && request.sortDescriptors?.first?.ascending == false)
+            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["Zebras", "Notes"])
+            let namesakes = author.value(forKey: "namesakeBooks") as? [NSManagedObject]
+            #expect(Set(namesakes?.compactMap { $0.value(forKey: "title") as? String } ?? []) == ["Notes", "Zebras"], "$FETCH_SOURCE.name is the author's name")
+
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue("a", forKey: "name")
+            let tooShort = #expect(throws: NSError.self) { try context.save() }
+            #expect(tooShort?.code == NSValidationStringTooShortError, "NSMinValueName bounds a string's length")
+            tag.setValue("thirteen char", forKey: "name")
+            let tooLong = #expect(throws: NSError.self) { try context.save() }
+            #expect(tooLong?.code == NSValidationStringTooLongError)
+            tag.setValue("fiction", forKey: "name")
+            try context.save()
             let none = try #require(model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Bob"]))
             #expect(try context.fetch(none).isEmpty)
         }
+    }
+
+    @Test func sharedSubtreesCannotBlowUpLoading() throws {
+        let error = #expect(throws: ModelLoadingError.self) {
+            try NSManagedObjectModel.load(contentsOf: Self.fixtures.appendingPathComponent("SharedPredicateBomb.mom"))
+        }
+        #expect(error?.description.contains("more than \(ArchivedPredicateDecoder.nodeBudget) predicate and value nodes") == true)
     }
 
     @Test func compiledBundleLoadsItsCurrentVersion() throws {

@@ -17,6 +17,9 @@ enum ModelValidator {
             if !entityNames.insert(name).inserted {
                 problems.append("two entities are named '\(name)'")
             }
+            if !isIdentifier(name) {
+                problems.append("entity name '\(name)' is not made of letters, digits and underscores")
+            }
             if let parent = entity.superentity, !members.contains(ObjectIdentifier(parent)) {
                 problems.append("entity '\(name)' has a superentity '\(parent.name ?? "?")' that is not in the model")
             }
@@ -39,6 +42,15 @@ enum ModelValidator {
                 if reservedPropertyNames.contains(property.name) {
                     problems.append("property '\(name).\(property.name)' uses a name reserved by NSManagedObject")
                 }
+                if !isIdentifier(property.name) {
+                    problems.append("property name '\(name).\(property.name)' is not made of letters, digits and underscores")
+                }
+                if let derived = property as? NSDerivedAttributeDescription, let expression = derived.derivationExpression {
+                    let known = entity.propertiesByName
+                    for key in DerivationKeys.rootKeys(of: expression) where known[key] == nil {
+                        problems.append("derived attribute '\(name).\(property.name)' reads '\(key)', which entity '\(name)' does not have")
+                    }
+                }
                 if let attribute = property as? NSAttributeDescription {
                     problems += attributeProblems(attribute, entity: name)
                 } else if let relationship = property as? NSRelationshipDescription {
@@ -55,6 +67,13 @@ enum ModelValidator {
             }
         }
         return problems
+    }
+
+    /// Whether `name` can be a table or column name as it is: names become SQL
+    /// identifiers (`Z<NAME>`), and a model read from a file must not smuggle SQL in.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
     }
 
     /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).

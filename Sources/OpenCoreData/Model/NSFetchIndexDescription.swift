@@ -6,13 +6,14 @@
 /// elements and partial indexes.
 open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// The index's name, unique in its entity.
-    open var name: String
+    open var name: String { willSet { assertMutable() } }
     /// The indexed properties, most significant first.
     open var elements: [NSFetchIndexElementDescription] {
+        willSet { assertMutable() }
         didSet { for element in elements { element.indexDescription = self } }
     }
     /// Restricts the index to the rows matching the predicate (a partial index).
-    open var partialIndexPredicate: NSPredicate?
+    open var partialIndexPredicate: NSPredicate? { willSet { assertMutable() } }
     /// The entity the index belongs to; set when it is added to `NSEntityDescription.indexes`.
     open internal(set) weak var entity: NSEntityDescription?
 
@@ -27,4 +28,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     open override var description: String {
         "(\(type(of: self))) name \(name), elements \(elements.map { $0.propertyName ?? "?" })"
     }
+
+    /// Changing an index of a model in use is a programmer error, as for entities.
+    func assertMutable() { entity?.assertMutable() }
 }

@@ -12,13 +12,13 @@ public enum NSFetchIndexElementType: UInt, Sendable {
 /// properties together; each element names one of them.
 open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The indexed property (an attribute or to-one relationship of the entity).
-    open var property: NSPropertyDescription?
+    open var property: NSPropertyDescription? { willSet { assertMutable() } }
     /// The indexed property's name; set from ``property`` when one is given.
-    open var propertyName: String?
+    open var propertyName: String? { willSet { assertMutable() } }
     /// The kind of index structure.
-    open var collationType: NSFetchIndexElementType = .binary
+    open var collationType: NSFetchIndexElementType = .binary { willSet { assertMutable() } }
     /// Whether the index orders values ascending (descending otherwise).
-    open var isAscending: Bool = true
+    open var isAscending: Bool = true { willSet { assertMutable() } }
     /// The index this element belongs to.
     open internal(set) weak var indexDescription: NSFetchIndexDescription?
 
@@ -33,4 +33,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     open override var description: String {
         "(\(type(of: self))) property \(propertyName ?? "nil"), collationType \(collationType), ascending \(isAscending)"
     }
+
+    /// Changing an index of a model in use is a programmer error, as for entities.
+    private func assertMutable() { indexDescription?.assertMutable() }
 }

@@ -14,7 +14,17 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
     /// Typed `NSFetchRequest<NSManagedObject>` where Core Data's is
     /// `NSFetchRequest<NSFetchRequestResult>` (see docs/DEVIATIONS.md). Its predicate may
     /// use `$FETCH_SOURCE` (the object whose property is read) and `$FETCHED_PROPERTY`.
-    open var fetchRequest: NSFetchRequest<NSManagedObject>? { willSet { assertMutable() } }
+    ///
+    /// Stored and handed out as copies, as model templates are: a frozen model is
+    /// shared by every context, so no caller may change the request it holds.
+    open var fetchRequest: NSFetchRequest<NSManagedObject>? {
+        get { storedRequest?.copied() }
+        set {
+            assertMutable()
+            storedRequest = newValue?.copied()
+        }
+    }
+    private var storedRequest: NSFetchRequest<NSManagedObject>?
 
     /// Creates a fetched property with no request yet.
     public override init() { super.init() }

@@ -1,8 +1,8 @@
 import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
-/// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel` with
-/// ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
+/// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel`, or a compiled
+/// `.momd` or `.mom`, with ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
 /// freezes the model it is given: editing a model in use traps, as Core Data raises.
 open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// All entities, subentities included.
@@ -62,10 +62,12 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// version identifiers of all `models`; `nil` when two define the same entity name or
     /// template name.
     ///
-    /// The entities themselves move to the new model (see docs/DEVIATIONS.md): merge
-    /// models that no coordinator uses yet, such as models just loaded from files.
+    /// The entities themselves move to the new model (see docs/DEVIATIONS.md), so a model
+    /// a coordinator already uses cannot be merged: the result is then `nil`. Merge models
+    /// that are not in use yet, such as models just loaded from files.
     public convenience init?(byMerging models: [NSManagedObjectModel]?) {
         self.init()
+        if (models ?? []).contains(where: \.isFrozen) { return nil }
         var seen = Set<String>()
         var merged: [NSEntityDescription] = []
         var configurations: [String: [NSEntityDescription]] = [:]

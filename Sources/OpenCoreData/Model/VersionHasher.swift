@@ -65,7 +65,9 @@ enum VersionHasher {
     private static func baseHash(of property: NSPropertyDescription) -> Data {
         var hasher = SHA256()
         hasher.feed(property.name)
-        let flags: UInt16 = (property.isOptional ? 1 : 0) | (property.isTransient ? 2 : 0)
+        // Derived attributes are read-only, as in Core Data.
+        let readOnly = property is NSDerivedAttributeDescription
+        let flags: UInt16 = (property.isOptional ? 1 : 0) | (property.isTransient ? 2 : 0) | (readOnly ? 4 : 0)
         hasher.update(data: Data([UInt8(flags & 0xFF), UInt8(flags >> 8)]))
         if let modifier = property.versionHashModifier { hasher.feed(modifier) }
         return Data(hasher.finalize())

@@ -22,10 +22,10 @@ extension NSManagedObject {
     /// The results of a fetched property's request for this object, kept in its slot
     /// until the object turns into a fault; `nil` outside a context.
     func fetchedValue(_ property: NSFetchedPropertyDescription) -> Any? {
-        guard let context = managedObjectContext, let template = property.fetchRequest else { return nil }
-        let request = template.copied(as: NSManagedObject.self)
+        // The description hands out a copy, which this read may change.
+        guard let context = managedObjectContext, let request = property.fetchRequest else { return nil }
         let variables: [String: Any] = ["FETCH_SOURCE": self, "FETCHED_PROPERTY": property]
-        request.predicate = template.predicate.map { DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables)) }
+        request.predicate = request.predicate.map { DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables)) }
         let results = (try? context.fetch(request)) ?? []
         storage[property.slot] = results
         return results

@@ -6,7 +6,7 @@
 /// Foundation on Linux reads UIDs as an opaque internal class whose value cannot be
 /// read, and its keyed unarchiver aborts the process on malformed input, so both would
 /// turn a corrupt file into a crash. This reader decodes every object kind, bounds-checks
-/// every offset, refuses reference cycles and caps the work a small file can cause.
+/// every offset, refuses reference cycles and deep nesting, and decodes each object once.
 enum PropertyListValue: Equatable, Sendable {
     case bool(Bool)
     case integer(Int64)
@@ -33,9 +33,8 @@ struct BinaryPropertyListReader {
     private let offsets: [Int]
     private let referenceSize: Int
     private let topObject: Int
-    /// Decoded objects, not counting repeats, may not exceed this many (a file whose
-    /// objects share children could otherwise expand exponentially).
-    private let budget: Int
+    /// Deeper nesting is refused: a small hostile file must not exhaust the stack.
+    static let maximumDepth = 512
 
     init(_ data: Data) throws {
         bytes = [UInt8](data)
@@ -65,7 +64,6 @@ struct BinaryPropertyListReader {
         }
         self.offsets = offsets
         topObject = Int(top)
-        budget = max(10_000, offsets.count * 16)
     }
 
     /// The top object and everything it refers to.
@@ -76,15 +74,25 @@ struct BinaryPropertyListReader {
 
     private struct State {
         var inProgress = Set<Int>()
-        var decoded = 0
+        /// Each object is decoded once: a file whose objects share children would
+        /// otherwise expand exponentially. Values are copy-on-write, so sharing is cheap.
+        var decoded: [Int: PropertyListValue] = [:]
     }
 
     private func object(_ index: Int, _ state: inout State) throws -> PropertyListValue {
         guard offsets.indices.contains(index) else { throw BinaryPropertyListError(description: "reference to missing object \(index)") }
+        if let known = state.decoded[index] { return known }
         guard state.inProgress.insert(index).inserted else { throw BinaryPropertyListError(description: "object \(index) contains itself") }
+        guard state.inProgress.count <= Self.maximumDepth else {
+            throw BinaryPropertyListError(description: "objects nested more than \(Self.maximumDepth) levels deep")
+        }
         defer { state.inProgress.remove(index) }
-        state.decoded += 1
-        guard state.decoded <= budget else { throw BinaryPropertyListError(description: "too many objects to expand (over \(budget))") }
+        let value = try decode(index, &state)
+        state.decoded[index] = value
+        return value
+    }
+
+    private func decode(_ index: Int, _ state: inout State) throws -> PropertyListValue {
         var cursor = offsets[index]
         let marker = try byte(at: cursor)
         cursor += 1

@@ -89,21 +89,25 @@ struct ArchivedValue {
         return nil
     }
 
-    /// The members of an archived array or set (`NS.objects`), resolved.
+    /// The members of an archived array or set (`NS.objects`), resolved. Anything else
+    /// is an error: a damaged collection must not read as an empty one.
     func members() throws -> [ArchivedValue] {
         switch value {
         case let .array(items)?, let .set(items)?:
             return try items.map { try archive.resolve($0) }
         default:
-            guard case let .array(items)? = fields?["NS.objects"] else { return [] }
+            guard case let .array(items)? = fields?["NS.objects"], fields?["NS.keys"] == nil else {
+                throw BinaryPropertyListError(description: "expected an archived array or set, found \(className ?? "a plain value")")
+            }
             return try items.map { try archive.resolve($0) }
         }
     }
 
     /// The entries of an archived dictionary (`NS.keys` and `NS.objects`), keys as strings.
+    /// Anything else, or keys and values of different counts, is an error.
     func entries() throws -> [(key: String, value: ArchivedValue)] {
         guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"], keys.count == values.count else {
-            return []
+            throw BinaryPropertyListError(description: "expected an archived dictionary (NS.keys and NS.objects of one length), found \(className ?? "a plain value")")
         }
         return try zip(keys, values).map { key, value in
             guard let name = try archive.resolve(key).stringValue else {

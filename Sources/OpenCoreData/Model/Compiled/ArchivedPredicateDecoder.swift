@@ -5,12 +5,26 @@
 /// Archived predicates name Foundation's private classes (`NSComparisonPredicate` with
 /// an operator object, `NSKeyPathExpression`, …); each is read by its class name and
 /// keys. An unknown class is an error naming it, never a guess.
-struct ArchivedPredicateDecoder {
+///
+/// One decoder reads one model, on one thread. Archives share objects by reference, so
+/// a small file can name the same subtree many times over: the decoder counts every
+/// node it builds and stops at a budget no real model comes near.
+final class ArchivedPredicateDecoder {
     /// Deeper nesting is refused: a damaged archive must not exhaust the stack.
     static let maximumDepth = 64
+    /// Predicates, expressions and values one model may hold in all.
+    static let nodeBudget = 200_000
+    private var nodesLeft = ArchivedPredicateDecoder.nodeBudget
+
+    /// Counts one node against the budget.
+    private func spend() throws {
+        nodesLeft -= 1
+        guard nodesLeft >= 0 else { throw failure("more than \(Self.nodeBudget) predicate and value nodes") }
+    }
 
     func predicate(_ value: ArchivedValue, depth: Int = 0) throws -> NSPredicate {
         guard depth < Self.maximumDepth else { throw failure("a predicate nested more than \(Self.maximumDepth) levels") }
+        try spend()
         switch value.className {
         case "NSComparisonPredicate":
             guard let left = try value.field("NSLeftExpression"), let right = try value.field("NSRightExpression"),
@@ -49,6 +63,7 @@ struct ArchivedPredicateDecoder {
 
     func expression(_ value: ArchivedValue, depth: Int) throws -> NSExpression {
         guard depth < Self.maximumDepth else { throw failure("an expression nested more than \(Self.maximumDepth) levels") }
+        try spend()
         switch value.className {
         case "NSConstantValueExpression":
             return NSExpression(forConstantValue: try (value.field("NSConstantValue")).map { try constant($0, depth: depth + 1) } ?? nil)
@@ -63,9 +78,12 @@ struct ArchivedPredicateDecoder {
         case "NSKeyPathExpression", "NSFunctionExpression":
             guard let selector = try value.string("NSSelectorName") else { throw failure("a function expression without a selector") }
             let arguments = try (value.field("NSArguments")?.members() ?? []).map { try expression($0, depth: depth + 1) }
-            // A key path is archived as `valueForKeyPath:` applied to SELF.
+            // A key path is archived as `valueForKeyPath:` applied to its operand: SELF,
+            // or a variable for paths such as `$FETCH_SOURCE.name`.
             if selector == "valueForKeyPath:", arguments.count == 1, arguments[0].expressionType == .keyPath {
-                return arguments[0]
+                let operand = try value.field("NSOperand").map { try expression($0, depth: depth + 1) }
+                guard let operand, operand.expressionType != .evaluatedObject else { return arguments[0] }
+                return NSExpression(node: .keyPath(operand: operand, path: arguments[0].keyPath))
             }
             return NSExpression(forFunction: selector, arguments: arguments)
         case "NSAggregateExpression":
@@ -89,6 +107,7 @@ struct ArchivedPredicateDecoder {
     /// A constant archived as a plain value or a Foundation object, as a Swift value.
     func constant(_ value: ArchivedValue, depth: Int = 0) throws -> Any? {
         guard depth < Self.maximumDepth else { throw failure("a value nested more than \(Self.maximumDepth) levels") }
+        try spend()
         switch value.value {
         case nil: return nil
         case let .bool(flag)?: return NSNumber(value: flag)
@@ -113,6 +132,7 @@ struct ArchivedPredicateDecoder {
         case "NSURL":
             guard let text = try value.string("NS.relative"), let url = URL(string: text) else { throw failure("a URL without text") }
             return url
+        case "NSDecimalNumber", "NSDecimalNumberPlaceholder": return try decimal(value)
         case "NSNull": return NSNull()
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
             return try value.members().map { try constant($0, depth: depth + 1) as Any }
@@ -122,6 +142,25 @@ struct ArchivedPredicateDecoder {
             return result
         case let other: throw failure("unsupported value class \(other ?? "(unknown)")")
         }
+    }
+
+    /// An archived `NSDecimalNumber`: exponent, sign and a 128-bit mantissa as eight
+    /// 16-bit words (`NS.mantissa`, little-endian unless `NS.mantissa.bo` says otherwise).
+    private func decimal(_ value: ArchivedValue) throws -> Decimal {
+        guard let exponent = try value.integer("NS.exponent"), (-128...127).contains(exponent),
+              case let .data(bytes)? = try value.field("NS.mantissa")?.value
+        else { throw failure("a decimal number without exponent and mantissa") }
+        let bigEndian = try value.integer("NS.mantissa.bo") == 0
+        var words = [UInt16](repeating: 0, count: 8)
+        for index in 0..<min(8, bytes.count / 2) {
+            let (first, second) = (UInt16(bytes[bytes.startIndex + 2 * index]), UInt16(bytes[bytes.startIndex + 2 * index + 1]))
+            words[index] = bigEndian ? first << 8 | second : second << 8 | first
+        }
+        var mantissa = Decimal.zero
+        for word in words.reversed() { mantissa = mantissa * 65_536 + Decimal(Int(word)) }
+        let result = Decimal(sign: try value.bool("NS.negative") == true ? .minus : .plus, exponent: Int(exponent), significand: mantissa)
+        guard !result.isNaN else { throw failure("a decimal number out of range") }
+        return result
     }
 
     private func failure(_ reason: String) -> BinaryPropertyListError {

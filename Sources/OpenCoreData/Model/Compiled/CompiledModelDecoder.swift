@@ -180,6 +180,7 @@ struct CompiledModelDecoder {
         attribute.allowsExternalBinaryDataStorage = flags & 0x4 != 0
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
         attribute.isIndexed = try value.bool("NSIsIndexed") ?? false
+        try readBounds(value, flags: flags, into: attribute)
         if let archived = try value.field("NSDefaultValue"), let constant = try predicates.constant(archived) {
             guard let stored = AttributeValue.coerce(constant, to: type) else {
                 throw BinaryPropertyListError(description: "default value \(constant) does not fit attribute type \(type.displayName)")
@@ -187,6 +188,40 @@ struct CompiledModelDecoder {
             attribute.defaultValue = stored
         }
         return attribute
+    }
+
+    /// Minimum and maximum kept as numbers (`NSMinValueName`, `NSMaxValueName`, flagged in
+    /// `NSFlagsKey`) instead of predicates, as some compilers write them: the same rules
+    /// the model editor's fields make (length for strings, the value for numbers and dates).
+    private func readBounds(_ value: ArchivedValue, flags: Int64, into attribute: NSAttributeDescription) throws {
+        var rules: [NSPredicate] = []
+        var warnings: [String] = []
+        for (flag, key, lower) in [(Int64(0x2), "NSMinValueName", true), (Int64(0x1), "NSMaxValueName", false)] where flags & flag != 0 {
+            let bound: Double
+            switch try value.field(key)?.value {
+            case let .integer(number)?: bound = Double(number)
+            case let .real(number)?: bound = number
+            default: throw BinaryPropertyListError(description: "\(key) is flagged but holds no number")
+            }
+            let operation: NSComparisonPredicate.Operator = lower ? .greaterThanOrEqualTo : .lessThanOrEqualTo
+            let left: NSExpression
+            let right: NSExpression
+            let code: Int
+            switch attribute.attributeType {
+            case .stringAttributeType, .binaryDataAttributeType:
+                (left, right) = (NSExpression(forKeyPath: "length"), NSExpression(forConstantValue: NSNumber(value: bound)))
+                code = lower ? NSValidationStringTooShortError : NSValidationStringTooLongError
+            case .dateAttributeType:
+                (left, right) = (.expressionForEvaluatedObject(), NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: bound)))
+                code = lower ? NSValidationDateTooSoonError : NSValidationDateTooLateError
+            default:
+                (left, right) = (.expressionForEvaluatedObject(), NSExpression(forConstantValue: NSNumber(value: bound)))
+                code = lower ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError
+            }
+            rules.append(NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: .direct, type: operation, options: []))
+            warnings.append(Self.warning(forCode: code))
+        }
+        if !rules.isEmpty { attribute.setValidationPredicates(rules, withValidationWarnings: warnings) }
     }
 
     /// Name, flags, user info, modifiers and validation rules, which every property archives alike.
@@ -217,7 +252,7 @@ struct CompiledModelDecoder {
                 if case let .integer(code)? = warning.value { return Self.warning(forCode: Int(code)) }
                 throw BinaryPropertyListError(description: "a validation warning that is neither text nor an error code")
             }
-            property.setValidationPredicates(rules, withValidationWarnings: warnings)
+            property.setValidationPredicates(property.validationPredicates + rules, withValidationWarnings: property.validationWarnings + warnings)
         }
     }
 
@@ -287,9 +322,22 @@ struct CompiledModelDecoder {
         let request = NSFetchRequest<NSManagedObject>(entityName: name)
         request.entity = entity
         request.predicate = try archived.field("NSPredicate").map { try predicates.predicate($0) }
-        request.fetchLimit = Int(try archived.integer("NSFetchLimit") ?? 0)
-        request.fetchOffset = Int(try archived.integer("NSFetchOffset") ?? 0)
-        request.fetchBatchSize = Int(try archived.integer("NSBatchSize") ?? 0)
+        request.fetchLimit = try count(archived, "NSFetchLimit")
+        request.fetchOffset = try count(archived, "NSFetchOffset")
+        request.fetchBatchSize = try count(archived, "NSBatchSize")
+        let resultType = try archived.integer("NSResultType") ?? 0
+        guard [0, 1, 2, 4].contains(resultType) else { throw failure(state.context, "has unknown result type \(resultType)") }
+        request.resultType = NSFetchRequestResultType(rawValue: UInt(resultType))
+        request.sortDescriptors = try archived.field("NSSortDescriptors")?.members().map { descriptor in
+            guard descriptor.className == "NSSortDescriptor", let key = try descriptor.string("NSKey") else {
+                throw failure(state.context, "has a sort descriptor that is not a plain key sort (\(descriptor.className ?? "plain value"))")
+            }
+            return NSSortDescriptor(key: key, ascending: try descriptor.bool("NSAscending") ?? true)
+        }
+        // Dictionary-shaped requests are not read; refusing them beats dropping their shape.
+        for key in ["NSValuesToFetch", "NSValuesToGroupBy", "NSHavingPredicate"] where try archived.field(key) != nil {
+            throw failure(state.context, "uses \(key), which compiled-model reading does not support")
+        }
         if try archived.bool("NSHasFetchRequestFlags") == true {
             let flags = try archived.integer("NSFetchRequestFlags") ?? 0
             request.returnsDistinctResults = flags & 0x01 != 0
@@ -303,6 +351,13 @@ struct CompiledModelDecoder {
             request.relationshipKeyPathsForPrefetching = try prefetching.members().compactMap(\.stringValue)
         }
         return request
+    }
+
+    /// A count field of a fetch request: absent is 0, negative is damage.
+    private func count(_ archived: ArchivedValue, _ key: String) throws -> Int {
+        let value = try archived.integer(key) ?? 0
+        guard value >= 0 else { throw BinaryPropertyListError(description: "\(key) is negative (\(value))") }
+        return Int(value)
     }
 
     private func fetchIndex(_ archived: ArchivedValue, entity: NSEntityDescription) throws -> NSFetchIndexDescription {

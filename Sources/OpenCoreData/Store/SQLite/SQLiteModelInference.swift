@@ -56,11 +56,13 @@ struct SQLiteModelInference {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)", [NSFilePathErrorKey: url.path])
         }
         for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
-            guard let number: Int = row["Z_ENT"], let name: String = row["Z_NAME"], !name.isEmpty else { continue }
+            // Database values, not typed subscripts: those trap on a value of another type.
+            guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
+                  let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty else { continue }
             let entity = NSEntityDescription()
             entity.name = name
             entitiesByNumber[number] = entity
-            parentNumber[number] = row["Z_SUPER"] ?? 0
+            parentNumber[number] = Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0
         }
         let numbers = entitiesByNumber.keys.sorted()
         for number in numbers {

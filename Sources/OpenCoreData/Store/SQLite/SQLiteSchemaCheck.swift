@@ -13,12 +13,12 @@ enum SQLiteSchemaCheck {
     static func verify(_ db: Database, schema: SQLiteSchema, url: URL?) throws {
         var problems: [String] = []
         problems += try entityNumberProblems(db, schema: schema)
+        let keyColumns = ["Z_PK", "Z_ENT", "Z_OPT"].map { SQLiteSchema.Column(name: $0, type: "INTEGER") }
         for table in schema.tables {
-            let expected = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
-            problems += try columnProblems(db, table: table.name, expected: expected)
+            problems += try columnProblems(db, table: table.name, expected: keyColumns + table.columns)
         }
         for joinTable in schema.joinTables {
-            problems += try columnProblems(db, table: joinTable.name, expected: joinTable.columns.map(\.name))
+            problems += try columnProblems(db, table: joinTable.name, expected: joinTable.columns)
         }
         guard !problems.isEmpty else { return }
         let shown = problems.prefix(5).joined(separator: "; ")
@@ -36,7 +36,10 @@ enum SQLiteSchemaCheck {
         guard try db.tableExists("Z_PRIMARYKEY") else { return ["table Z_PRIMARYKEY is missing"] }
         var namesByNumber: [Int: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
-            if let number: Int = row["Z_ENT"], let name: String = row["Z_NAME"] { namesByNumber[number] = name }
+            // Read as database values: GRDB's typed subscripts trap on a value of another type.
+            let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue)
+            let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue)
+            if let number, let name { namesByNumber[number] = name }
         }
         var problems: [String] = []
         for entity in schema.entities {
@@ -51,9 +54,29 @@ enum SQLiteSchemaCheck {
         return problems
     }
 
-    private static func columnProblems(_ db: Database, table: String, expected: [String]) throws -> [String] {
+    /// Missing columns, and columns whose declared type has another SQLite affinity than
+    /// the one the model maps to (an attribute whose type changed would read the wrong
+    /// kind of value). Affinities, not exact names, because another writer may spell a
+    /// type differently (`INTEGER` or `INT`) without changing what the column holds.
+    private static func columnProblems(_ db: Database, table: String, expected: [SQLiteSchema.Column]) throws -> [String] {
         guard try db.tableExists(table) else { return ["table \(table) is missing"] }
-        let present = Set(try db.columns(in: table).map { $0.name.uppercased() })
-        return expected.filter { !present.contains($0.uppercased()) }.map { "column \(table).\($0) is missing" }
+        let present = Dictionary(try db.columns(in: table).map { ($0.name.uppercased(), $0.type.uppercased()) }, uniquingKeysWith: { first, _ in first })
+        return expected.compactMap { column in
+            guard let type = present[column.name.uppercased()] else { return "column \(table).\(column.name) is missing" }
+            guard affinity(of: type) == affinity(of: column.type) else {
+                return "column \(table).\(column.name) is \(type) in the store, \(column.type) in the model"
+            }
+            return nil
+        }
+    }
+
+    /// SQLite's type affinity of a declared column type (its documented rules, in order).
+    static func affinity(of declared: String) -> String {
+        let type = declared.uppercased()
+        if type.contains("INT") { return "INTEGER" }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return "TEXT" }
+        if type.contains("BLOB") || type.isEmpty { return "BLOB" }
+        if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { return "REAL" }
+        return "NUMERIC"
     }
 }

@@ -32,6 +32,9 @@ final class SQLiteStore: PersistentStoreBackend {
     /// every object ID's retain and release of its store takes the runtime's slow path.
     unowned var store: NSPersistentStore?
 
+    /// How long a save or read waits for another process's write to finish, in seconds.
+    static let busyTimeout: TimeInterval = 30
+
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
 
@@ -53,6 +56,9 @@ final class SQLiteStore: PersistentStoreBackend {
         }
         var settings = Configuration()
         settings.readonly = readOnly
+        // Another process may be writing the same file (WAL allows one writer at a time):
+        // wait for it, as Core Data does, instead of failing the save at once.
+        settings.busyMode = .timeout(SQLiteStore.busyTimeout)
         let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
         for (name, value) in pragmas where !Self.isPlainToken(name) || !Self.isPlainToken(value) {
             throw CoreDataError.make(NSPersistentStoreOpenError, "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")
@@ -196,11 +202,11 @@ final class SQLiteStore: PersistentStoreBackend {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
         var metadata: [String: Any] = [:]
-        if let data: Data = row["Z_PLIST"],
+        if let data = Data.fromDatabaseValue(row["Z_PLIST"] as DatabaseValue),
            let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] {
             metadata = plist
         }
-        metadata[NSStoreUUIDKey] = row["Z_UUID"] as String?
+        metadata[NSStoreUUIDKey] = String.fromDatabaseValue(row["Z_UUID"] as DatabaseValue)
         return metadata
     }
 
@@ -382,6 +388,9 @@ struct SQLiteKeyAllocator: PrimaryKeyAllocator {
             let table = try schema.table(for: root).name
             let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
             current = max(counter, used)
+        }
+        guard current < Int64.max else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store has used up the primary keys of entity '\(root.name ?? "?")' (Z_MAX is \(current))")
         }
         next[number] = current + 1
         return current + 1

@@ -7,6 +7,7 @@ uses in compiled models (see CompiledModelDecoder.swift). Outputs, beside this s
 - Library.mom            one model version (entities, inheritance, every property kind)
 - Library.momd/          two versions and VersionInfo.plist naming the second as current
 - Library.modelcache     Library.mom compressed with raw DEFLATE, as in Z_MODELCACHE
+- SharedPredicateBomb.mom  a hostile archive whose predicate shares one subtree 2^30 times
 """
 import os
 import plistlib
@@ -118,17 +119,35 @@ def property_fields(a, name, entity, optional=False, transient=False, ordered=Fa
     return fields
 
 
-VALUE_CLASSES = {100: "NSNumber", 200: "NSNumber", 300: "NSNumber", 500: "NSNumber", 700: "NSString", 800: "NSNumber",
+VALUE_CLASSES = {100: "NSNumber", 200: "NSNumber", 300: "NSNumber", 400: "NSDecimalNumber", 500: "NSNumber", 700: "NSString", 800: "NSNumber",
                  900: "NSDate", 1000: "NSData", 1100: "NSUUID"}
 
 
-def attribute(a, name, entity, attribute_type, default=None, external=False, indexed=False, **options):
+def decimal_number(a, mantissa, exponent):
+    """An NSDecimalNumber as Foundation archives it: eight little-endian 16-bit words."""
+    words = b"".join(((mantissa >> (16 * i)) & 0xFFFF).to_bytes(2, "little") for i in range(8))
+    return a.obj("NSDecimalNumber", {"NS.exponent": exponent, "NS.length": 1, "NS.negative": False,
+                                     "NS.compact": True, "NS.mantissa": words, "NS.mantissa.bo": 1})
+
+
+def attribute(a, name, entity, attribute_type, default=None, external=False, indexed=False, bounds=None, **options):
     fields = property_fields(a, name, entity, **options)
     fields["NSAttributeType"] = attribute_type
     fields["NSAttributeValueClassName"] = a.string(VALUE_CLASSES[attribute_type]) if attribute_type in VALUE_CLASSES else NULL
-    fields["NSDefaultValue"] = a.add(default) if default is not None else NULL
+    if isinstance(default, plistlib.UID):
+        fields["NSDefaultValue"] = default
+    else:
+        fields["NSDefaultValue"] = a.add(default) if default is not None else NULL
     fields["NSValueTransformerName"] = NULL
     fields["NSFlagsKey"] = 0x4 if external else 0
+    if bounds:
+        low, high = bounds
+        if low is not None:
+            fields["NSFlagsKey"] |= 0x2
+            fields["NSMinValueName"] = low
+        if high is not None:
+            fields["NSFlagsKey"] |= 0x1
+            fields["NSMaxValueName"] = high
     if indexed:
         fields["NSIsIndexed"] = True
     return a.obj("NSAttributeDescription", fields)
@@ -149,7 +168,17 @@ def library_model(version):
     author, book, ebook, tag = a.reserve(), a.reserve(), a.reserve(), a.reserve()
     books, book_author, book_tags, tag_books = a.reserve(), a.reserve(), a.reserve(), a.reserve()
 
+    source_name = a.obj("NSKeyPathExpression", {
+        "NSExpressionType": 3, "NSSelectorName": a.string("valueForKeyPath:"),
+        "NSOperand": a.obj("NSVariableExpression", {"NSExpressionType": 2, "NSVariable": a.string("FETCH_SOURCE")}),
+        "NSArguments": a.array([a.obj("NSKeyPathSpecifierExpression", {"NSExpressionType": 10, "NSKeyPath": a.string("name")})])})
+    namesakes_request = a.obj("NSFetchRequest", {"NSEntity": book, "NSPredicate": comparison(a, expression_key_path(a, "author.name"), 4, source_name),
+                                                 "NSFetchLimit": 0, "NSBatchSize": 0, "NSFetchOffset": 0, "NSResultType": 0})
+    namesakes_fields = property_fields(a, "namesakeBooks", author, optional=True, transient=True)
+    namesakes_fields.update({"NSFetchRequest": namesakes_request, "_NSFetchRequestEntityName": a.string("Book")})
+    namesakes = a.obj("NSFetchedPropertyDescription", namesakes_fields)
     author_props = [
+        ("namesakeBooks", namesakes),
         ("name", attribute(a, "name", author, 700, user_info={"display": "Full name"})),
         ("born", attribute(a, "born", author, 900, optional=True)),
         ("books", relationship(a, books, "books", author, book, "Book", book_author, "author", 0, 0, 2, optional=True, ordered=True)),
@@ -165,6 +194,7 @@ def library_model(version):
         ("cover", attribute(a, "cover", book, 1000, optional=True, external=True)),
         ("isbn", attribute(a, "isbn", book, 700, optional=True, indexed=True, predicates=isbn_rules, warnings=["ISBN digits and dashes only"])),
         ("identifier", attribute(a, "identifier", book, 1100, optional=True)),
+        ("price", attribute(a, "price", book, 400, default=decimal_number(a, 1999, -2), optional=True)),
         ("scratch", attribute(a, "scratch", book, 700, optional=True, transient=True)),
         ("author", relationship(a, book_author, "author", book, author, "Author", books, "books", 0, 1, 1, optional=True)),
         ("tags", relationship(a, book_tags, "tags", book, tag, "Tag", tag_books, "books", 0, 0, 1, optional=True)),
@@ -176,7 +206,7 @@ def library_model(version):
                                                               "NSEntityDescription": ebook}))
                  for index, (name, uid) in enumerate(book_props)]
     tag_props = [
-        ("name", attribute(a, "name", tag, 700)),
+        ("name", attribute(a, "name", tag, 700, bounds=(2, 12))),
         ("books", relationship(a, tag_books, "books", tag, book, "Book", book_tags, "tags", 0, 0, 1, optional=True)),
     ]
 
@@ -202,13 +232,31 @@ def library_model(version):
                                     a.obj("NSVariableExpression", {"NSExpressionType": 2, "NSVariable": a.string("NAME")}))
     template = a.obj("NSFetchRequest", {"NSEntity": book, "NSPredicate": template_predicate, "NSFetchLimit": 25,
                                         "NSBatchSize": 0, "NSFetchOffset": 0, "NSResultType": 0,
-                                        "NSHasFetchRequestFlags": True, "NSFetchRequestFlags": 0x02 | 0x04 | 0x08 | 0x10})
+                                        "NSHasFetchRequestFlags": True, "NSFetchRequestFlags": 0x02 | 0x04 | 0x08 | 0x10,
+                                        "NSSortDescriptors": a.array([a.obj("NSSortDescriptor", {"NSKey": a.string("title"), "NSAscending": False})])})
     a.fill(model, "NSManagedObjectModel", {
         "NSEntities": a.dict([("Author", author), ("Book", book), ("Ebook", ebook), ("Tag", tag)]),
         "NSConfigurations": a.dict([("Catalog", a.set([author, book, ebook])), ("Labels", a.set([tag]))]),
         "NSFetchRequestTemplates": a.dict([("BooksByAuthor", template)]),
         "NSVersionIdentifiers": a.set([a.string("v%d" % version)]),
     })
+    return a.data(model)
+
+
+def shared_predicate_bomb():
+    """A one-entity model whose validation predicate is an AND of the same subpredicate
+    twice, 30 levels deep: 2^30 nodes if every reference were expanded."""
+    a = Archive()
+    model, entity = a.reserve(), a.reserve()
+    node = comparison(a, expression_self(a), 3, expression_constant(a, 0))
+    for _ in range(30):
+        node = a.obj("NSCompoundPredicate", {"NSCompoundPredicateType": 1, "NSSubpredicates": a.array([node, node])})
+    count = attribute(a, "count", entity, 300, predicates=[node], warnings=[1620])
+    a.fill(entity, "NSEntityDescription", {"NSEntityName": a.string("Counter"), "NSClassNameForEntity": a.string("NSManagedObject"),
+                                           "NSManagedObjectModel": model, "NSSuperentity": NULL, "NSSubentities": NULL,
+                                           "NSProperties": a.dict([("count", count)]), "NSUserInfo": NULL, "NSVersionHashModifier": NULL})
+    a.fill(model, "NSManagedObjectModel", {"NSEntities": a.dict([("Counter", entity)]), "NSFetchRequestTemplates": NULL,
+                                           "NSVersionIdentifiers": NULL})
     return a.data(model)
 
 
@@ -223,6 +271,8 @@ def main():
         f.write(first)
     with open(os.path.join(HERE, "Library.modelcache"), "wb") as f:
         f.write(raw_deflate(first))
+    with open(os.path.join(HERE, "SharedPredicateBomb.mom"), "wb") as f:
+        f.write(shared_predicate_bomb())
     bundle = os.path.join(HERE, "Library.momd")
     os.makedirs(bundle, exist_ok=True)
     with open(os.path.join(bundle, "Library.mom"), "wb") as f:
