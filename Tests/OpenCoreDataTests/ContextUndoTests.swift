@@ -389,6 +389,32 @@ private struct ContextChanges: Equatable {
         }
     }
 
+    @Test func aChildsSaveIsUndoableInTheParentAndInTheChild() throws {
+        let parent = try makeUndoContext()
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        try child.performAndWait {
+            child.undoManager = UndoManager()
+            let notebook = makeNotebook("Draft", in: child)
+            try child.save()
+            #expect(!child.hasChanges)
+            // Undone in the child after its save: the next save deletes it from the parent.
+            child.undo()
+            #expect(child.deletedObjects == [notebook])
+            try child.save()
+        }
+        parent.performAndWait {
+            #expect(!parent.hasChanges)
+            // The parent recorded the first save's insert and the second's delete.
+            parent.undo()
+            #expect(parent.insertedObjects.count == 1)
+            #expect((parent.insertedObjects.first as? Notebook)?.name == "Draft")
+            parent.undo()
+            #expect(!parent.hasChanges)
+            #expect(parent.undoManager?.canUndo == false)
+        }
+    }
+
     @Test func changesWithRegistrationDisabledAreNotUndoable() throws {
         let context = try makeUndoContext()
         try context.performAndWait {

@@ -83,6 +83,8 @@ extension NSManagedObjectContext {
         for (id, entity) in insertedIDs where registry[id] == nil {
             let object = entity.instantiate(insertInto: nil)
             object.objectID = id
+            // Recorded while still new, so this context's undo takes the insert back.
+            registry.undoRecorder?.objectWillChange(object, slot: nil)
             object.lifecycle = .inserted
             register(object)
             adoptInsertFromChild(object)

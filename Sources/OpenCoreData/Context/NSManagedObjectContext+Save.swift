@@ -24,6 +24,7 @@ extension NSManagedObjectContext {
         if let parent {
             let inserted = Array(insertedSet), updated = Array(updatedSet), deleted = Array(deletedSet)
             pushChanges(to: parent)
+            undoGeneration &+= 1
             clearSavedChanges()
             for object in inserted + updated + deleted { object.didSave() }
             postDidSave(inserted: inserted, updated: updated, deleted: deleted)
