@@ -61,11 +61,19 @@ import Glibc
     @Test func twoProcessesWriteOneStoreAndSeeEachOthersSaves() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.worker.path), "the worker is built with the tests")
         let store = try newStore()
-        let (first, _) = try launch(store, writer: "A", first: 1, batches: 30, rows: 20)
-        let (second, _) = try launch(store, writer: "B", first: 1_001, batches: 30, rows: 20)
+        let (first, firstOutput) = try launch(store, writer: "A", first: 1, batches: 30, rows: 20)
+        let (second, secondOutput) = try launch(store, writer: "B", first: 1_001, batches: 30, rows: 20)
+        let printed = [firstOutput, secondOutput].map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         first.waitUntilExit()
         second.waitUntilExit()
         #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+        // "saved <batch> <URI of the batch's first row>", from each writer.
+        let uris = printed.flatMap { $0.split(separator: "\n") }.compactMap { line -> (Int64, URL)? in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let batch = Int64(parts[1]), let uri = URL(string: String(parts[2])) else { return nil }
+            return (batch, uri)
+        }
+        #expect(uris.count == 60)
 
         let (perBatch, integrity) = try contents(of: store)
         #expect(integrity == "ok")
@@ -77,6 +85,14 @@ import Glibc
             #expect(entries.count == 1_200)
             #expect(Set(entries.compactMap { $0.value(forKey: "writer") as? String }) == ["A", "B"])
             #expect(Set(entries.map(\.objectID)).count == 1_200)
+            // Object-ID URIs made in the other processes name the same rows here.
+            let coordinator = try #require(context.persistentStoreCoordinator)
+            for (batch, uri) in uris {
+                let id = try #require(coordinator.managedObjectID(forURIRepresentation: uri))
+                let entry = try context.existingObject(with: id)
+                #expect(entry.value(forKey: "batch") as? Int64 == batch)
+                #expect(entry.value(forKey: "row") as? Int64 == 0)
+            }
         }
     }
 
@@ -100,7 +116,9 @@ import Glibc
             // Whatever arrived before the kill names committed batches.
             text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             for line in text.split(separator: "\n") where line.hasPrefix("saved ") {
-                if let batch = Int(line.dropFirst(6)) { reported.insert(batch) }
+                // The last line may be cut short by the kill; a whole line has three parts.
+                let parts = line.split(separator: " ")
+                if parts.count == 3, let batch = Int(parts[1]) { reported.insert(batch) }
             }
         }
         let (perBatch, integrity) = try contents(of: store)

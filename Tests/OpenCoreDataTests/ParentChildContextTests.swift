@@ -211,4 +211,54 @@ import Testing
             #expect(try child.count(for: request) == 1)
         }
     }
+
+    @Test func childMergesWhatItsParentSavesKeepingItsOwnChanges() throws {
+        let parent = try root()
+        let child = child(of: parent)
+        child.automaticallyMergesChangesFromParent = true
+        let watched = try child.performAndWait {
+            let note = try #require(try child.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
+            note.pages = 7
+            return note.objectID
+        }
+        try parent.performAndWait {
+            let note = try #require(parent.object(with: watched) as? Note)
+            note.text = "changed by the parent"
+            try parent.save()
+        }
+        try child.performAndWait {
+            let note = try #require(child.registeredObject(for: watched) as? Note)
+            #expect(note.text == "changed by the parent")
+            #expect(note.pages == 7, "the child's unsaved change stays on top")
+            #expect(child.hasChanges)
+        }
+    }
+
+    @Test func rootContextsMergeEachOthersSavesOnlyWhenAsked() throws {
+        let writer = try root()
+        let merging = siblingContext(of: writer)
+        merging.automaticallyMergesChangesFromParent = true
+        let stale = siblingContext(of: writer)
+        let notes = NSFetchRequest<Note>(entityName: "Note")
+        let (id, mergingNote, staleNote) = try merging.performAndWait {
+            let note = try #require(try merging.fetch(notes).first)
+            return (note.objectID, note, try stale.performAndWait { try #require(try stale.fetch(notes).first) })
+        }
+        _ = (mergingNote.text, stale.performAndWait { staleNote.text })
+        try writer.performAndWait {
+            (writer.object(with: id) as? Note)?.text = "saved elsewhere"
+            try writer.save()
+        }
+        merging.performAndWait { #expect(mergingNote.text == "saved elsewhere") }
+        stale.performAndWait { #expect(staleNote.text == "first", "no merge without the flag") }
+        try writer.performAndWait {
+            writer.delete(writer.object(with: id))
+            try writer.save()
+        }
+        merging.performAndWait {
+            #expect(merging.registeredObject(for: id) == nil)
+            #expect(mergingNote.isDeleted)
+        }
+    }
 }
+

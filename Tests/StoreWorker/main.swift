@@ -4,7 +4,8 @@
 //   opencoredata-store-worker <store path> <writer name> <first batch> <batches> [<rows per batch>]
 //
 // Each batch is one save of `rows` Entry objects carrying the batch number, so a test can
-// check that every save is all or nothing after a SIGKILL in the middle of saving.
+// check that every save is all or nothing after a SIGKILL in the middle of saving, and
+// prints the object-ID URI of each batch's first row, so a test can resolve it elsewhere.
 import OpenCoreData
 
 /// The model both the worker and the tests use: one entity, `Entry`.
@@ -39,22 +40,28 @@ do {
 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
 context.persistentStoreCoordinator = coordinator
 for batch in first..<(first + batches) {
+    let uri: String
     do {
-        try context.performAndWait {
+        uri = try context.performAndWait {
+            var firstEntry: NSManagedObject?
             for row in 0..<rows {
                 let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
                 entry.setValue(batch, forKey: "batch")
                 entry.setValue(row, forKey: "row")
                 entry.setValue(arguments[2], forKey: "writer")
+                if firstEntry == nil { firstEntry = entry }
             }
             try context.save()
+            let uri = firstEntry?.objectID.uriRepresentation().absoluteString ?? ""
             context.reset()
+            return uri
         }
     } catch {
         FileHandle.standardError.write(Data("save of batch \(batch) failed: \(error)\n".utf8))
         exit(2)
     }
-    // Printed only after the commit: a batch reported here must survive a kill.
-    // Written straight to the file descriptor, unbuffered, so a kill cannot lose it.
-    FileHandle.standardOutput.write(Data("saved \(batch)\n".utf8))
+    // Printed only after the commit: a batch reported here must survive a kill. Written
+    // straight to the file descriptor, unbuffered, so a kill cannot lose it. The URI of
+    // the batch's first row lets the other process find it.
+    FileHandle.standardOutput.write(Data("saved \(batch) \(uri)\n".utf8))
 }

@@ -72,6 +72,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
     open var shouldDeleteInaccessibleFaults = true
+    /// Whether the context takes in, on its own queue, the changes its parent saves (a
+    /// child context) or that other contexts save to its coordinator (a root context):
+    /// changed objects it holds are refreshed, keeping its own unsaved changes on top,
+    /// and deleted ones leave it.
+    open var automaticallyMergesChangesFromParent = false {
+        didSet { observeSavesToMerge(automaticallyMergesChangesFromParent) }
+    }
+    /// The observer behind ``automaticallyMergesChangesFromParent``.
+    private var saveObserver: NSObjectProtocol?
 
     /// The undo manager that records the context's changes; `nil` (the default, as on
     /// iOS) records nothing.
@@ -103,6 +112,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // other; letting the objects go ends that cycle with the context.
         registry.retainsObjects = false
         if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
+        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
+    }
+
+    private func observeSavesToMerge(_ on: Bool) {
+        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
+        saveObserver = nil
+        guard on else { return }
+        saveObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil) { [weak self] note in
+            // Runs on the saving context's queue: only IDs cross over, the merge runs on ours.
+            guard let self, let saver = note.object as? NSManagedObjectContext, saver !== self, self.mergesSaves(of: saver) else { return }
+            let changes = SavedObjectIDs(note.userInfo ?? [:])
+            self.perform { self.mergeSavedChanges(changes) }
+        }
+    }
+
+    /// Whether a save by `saver` is one this context merges automatically: its parent's,
+    /// or, for a root context, another root context's on the same coordinator.
+    private func mergesSaves(of saver: NSManagedObjectContext) -> Bool {
+        if let parent { return saver === parent }
+        return saver.parent == nil && saver.persistentStoreCoordinator === persistentStoreCoordinator && persistentStoreCoordinator != nil
     }
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
