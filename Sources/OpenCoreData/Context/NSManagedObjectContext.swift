@@ -46,6 +46,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
     open var shouldDeleteInaccessibleFaults = true
+    /// How a save settles conflicts with the store: an `NSMergePolicy` (`NSErrorMergePolicy`,
+    /// the default, fails the save). A value of another type fails saves that meet conflicts.
+    open var mergePolicy: Any = NSErrorMergePolicy
 
     /// The model of the coordinator.
     var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
