@@ -97,6 +97,12 @@ let package = Package(
             // Model files the tests read by path (cdtool takes paths, not bundle resources).
             exclude: ["Fixtures"]
         ),
+        // A second process for the multi-process tests (concurrent writers, SIGKILL in mid-save).
+        .executableTarget(
+            name: "opencoredata-store-worker",
+            dependencies: ["OpenCoreData"],
+            path: "Tests/StoreWorker"
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],

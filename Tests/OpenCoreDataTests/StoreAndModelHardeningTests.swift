@@ -62,7 +62,7 @@ import Testing
         _ = try makeContext(model, url: url)
         try alter(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807 WHERE Z_NAME = 'Tag'")
         let context = try makeContext(model, url: url)
-        try context.performAndWait {
+        context.performAndWait {
             _ = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
             let error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.localizedDescription.contains("used up the primary keys of entity 'Tag'") == true)

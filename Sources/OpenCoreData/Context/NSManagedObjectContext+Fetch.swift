@@ -15,7 +15,7 @@ extension NSManagedObjectContext {
         case .dictionaryResultType:
             return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
         case .managedObjectIDResultType:
-            if let ids = try fetchObjectIDsFromStore(request, entity: entity, coordinator: coordinator) { return ids }
+            if parent == nil, let ids = try fetchObjectIDsFromStore(request, entity: entity, coordinator: coordinator) { return ids }
         default:
             break
         }
@@ -41,6 +41,8 @@ extension NSManagedObjectContext {
     /// The number of objects `request` would return, without loading them.
     public func count<T: NSFetchRequestResult>(for request: NSFetchRequest<T>) throws -> Int {
         let (coordinator, entity) = try fetchTarget(request)
+        // A child counts what its parent holds, unsaved changes included.
+        if parent != nil { return try fetchObjects(request, entity: entity, coordinator: coordinator).count }
         var fetch = storeFetch(request, entity: entity)
         fetch.limit = 0
         fetch.offset = 0
@@ -98,6 +100,13 @@ extension NSManagedObjectContext {
         fetch.predicate?.evaluate(with: object) ?? true
     }
 
+    /// The rows a fetch reads from the context's source: the store, or for a child
+    /// context its parent's objects (their unsaved changes included).
+    private func sourceRows<T>(_ fetch: StoreFetch, _ request: NSFetchRequest<T>, _ coordinator: NSPersistentStoreCoordinator) throws -> [StoreRow] {
+        if let parent { return try parent.rowsForChild(request, limit: fetch.limit, offset: fetch.offset) }
+        return try coordinator.fetch(fetch)
+    }
+
     /// The objects for rows a fetch read, registered (as faults when the request says so).
     private func registerFetched<T>(_ rows: [StoreRow], for request: NSFetchRequest<T>) -> [NSManagedObject] {
         registry.reserveCapacity(forAdditional: rows.count)
@@ -109,8 +118,8 @@ extension NSManagedObjectContext {
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         if pending.isEmpty {
             let objects: [NSManagedObject]
-            if request.includesPropertyValues {
-                objects = registerFetched(try coordinator.fetch(fetch), for: request)
+            if request.includesPropertyValues || parent != nil {
+                objects = registerFetched(try sourceRows(fetch, request, coordinator), for: request)
             } else {
                 // Identities only: each object fires its own query (or uses the row cache) when touched.
                 let list = try coordinator.fetchObjectIDs(fetch)
@@ -131,7 +140,7 @@ extension NSManagedObjectContext {
         fetch.offset = 0
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
-        let fetched = registerFetched(try coordinator.fetch(fetch), for: request)
+        let fetched = registerFetched(try sourceRows(fetch, request, coordinator), for: request)
         let objects = InheritanceTreeKeys.readingAsNil {
             var objects = fetched
             objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }

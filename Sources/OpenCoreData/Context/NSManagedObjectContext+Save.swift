@@ -21,6 +21,15 @@ extension NSManagedObjectContext {
         for object in deletedSet { collect(object.validateForDelete) }
         if let error = CoreDataError.combine(errors) { throw error }
 
+        if let parent {
+            let inserted = Array(insertedSet), updated = Array(updatedSet), deleted = Array(deletedSet)
+            pushChanges(to: parent)
+            clearSavedChanges()
+            for object in inserted + updated + deleted { object.didSave() }
+            postDidSave(inserted: inserted, updated: updated, deleted: deleted)
+            return
+        }
+
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator")
         }
@@ -60,7 +69,11 @@ extension NSManagedObjectContext {
         }
         clearSavedChanges()
         for object in inserted + updated + deleted { object.didSave() }
+        postDidSave(inserted: inserted, updated: updated, deleted: deleted)
+    }
 
+    /// `NSManagedObjectContextDidSave` and its object-ID twin, for a save that completed.
+    private func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         let info: [AnyHashable: Any] = [
             NSInsertedObjectsKey: Set(inserted),
             NSUpdatedObjectsKey: Set(updated),

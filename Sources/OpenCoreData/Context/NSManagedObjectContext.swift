@@ -27,8 +27,34 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The queue discipline chosen at creation.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator the context saves to and fetches from.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator the context saves to and fetches from; a child context's is its parent's.
+    ///
+    /// A context has either a coordinator or a parent: setting one when the other is set
+    /// is a programmer error that traps, as Core Data raises.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { parent?.persistentStoreCoordinator ?? ownCoordinator }
+        set {
+            precondition(parent == nil || newValue == nil, "Context already has a parent context; a child context uses its parent's coordinator")
+            ownCoordinator = newValue
+        }
+    }
+    private var ownCoordinator: NSPersistentStoreCoordinator?
+    /// The context this one reads from and saves into (a child context), instead of a
+    /// coordinator: the child sees the parent's unsaved changes, and its `save()` makes
+    /// its changes the parent's, reaching the store only when the parent saves.
+    ///
+    /// Set it once, before use. Setting it on a context that has its own coordinator is
+    /// a programmer error that traps, as Core Data raises.
+    open var parent: NSManagedObjectContext? {
+        didSet {
+            precondition(parent == nil || ownCoordinator == nil, "Context already has a coordinator; cannot set a parent context")
+            var ancestor = parent
+            while let current = ancestor {
+                precondition(current !== self, "A context cannot be its own ancestor")
+                ancestor = current.parent
+            }
+        }
+    }
     /// A name for debugging and persistent history.
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
@@ -49,6 +75,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a save settles conflicts with the store: an `NSMergePolicy` (`NSErrorMergePolicy`,
     /// the default, fails the save). A value of another type fails saves that meet conflicts.
     open var mergePolicy: Any = NSErrorMergePolicy
+    /// Whether the context takes in, on its own queue, the changes its parent saves (a
+    /// child context) or that other contexts save to its coordinator (a root context):
+    /// changed objects it holds are refreshed, keeping its own unsaved changes on top,
+    /// and deleted ones leave it.
+    open var automaticallyMergesChangesFromParent = false {
+        didSet { observeSavesToMerge(automaticallyMergesChangesFromParent) }
+    }
+    /// The observer behind ``automaticallyMergesChangesFromParent``.
+    private var saveObserver: NSObjectProtocol?
 
     /// The model of the coordinator.
     var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
@@ -62,6 +97,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // With `retainsRegisteredObjects`, the registry and its objects reference each
         // other; letting the objects go ends that cycle with the context.
         registry.retainsObjects = false
+        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
+    }
+
+    private func observeSavesToMerge(_ on: Bool) {
+        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
+        saveObserver = nil
+        guard on else { return }
+        saveObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil) { [weak self] note in
+            // Runs on the saving context's queue: only IDs cross over, the merge runs on ours.
+            guard let self, let saver = note.object as? NSManagedObjectContext, saver !== self, self.mergesSaves(of: saver) else { return }
+            let changes = SavedObjectIDs(note.userInfo ?? [:])
+            self.perform { self.mergeSavedChanges(changes) }
+        }
+    }
+
+    /// Whether a save by `saver` is one this context merges automatically: its parent's,
+    /// or, for a root context, another root context's on the same coordinator.
+    private func mergesSaves(of saver: NSManagedObjectContext) -> Bool {
+        if let parent { return saver === parent }
+        return saver.parent == nil && saver.persistentStoreCoordinator === persistentStoreCoordinator && persistentStoreCoordinator != nil
     }
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
@@ -192,7 +247,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let object = registry[objectID] { return object }
         let object = objectID.entity.instantiate(insertInto: nil)
         object.objectID = objectID
-        object.isFaultStorage = !objectID.isTemporaryID
+        // A parent may hold an unsaved object under a temporary ID.
+        object.isFaultStorage = !objectID.isTemporaryID || parent != nil
         object.lifecycle = .persisted
         register(object)
         return object
@@ -233,12 +289,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         func missing() -> NSError {
             CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
         }
-        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { throw missing() }
+        guard !objectID.isTemporaryID || parent != nil, persistentStoreCoordinator != nil else { throw missing() }
         if let object = registry[objectID], object.snapshot != nil {
             fulfillFault(for: object)
             return object
         }
-        guard let row = try coordinator.row(for: objectID, maxAge: stalenessInterval) else { throw missing() }
+        guard let row = try sourceRow(for: objectID) else { throw missing() }
         return register(row, asFault: false)
     }
 
@@ -273,6 +329,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for slot in object.storage.indices where object.storage[slot] != nil {
             object.changedSlots.insert(slot)
         }
+    }
+
+    /// Takes in an object a child context inserted and saved: new here too, but already
+    /// awake (its `awakeFromInsert` ran in the child).
+    func adoptInsertFromChild(_ object: NSManagedObject) {
+        insertedSet.append(object)
+        pendingInserted.append(object)
     }
 
     /// Marks `object` for deletion; its delete rules run at the next `processPendingChanges()`.
@@ -428,6 +491,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func fulfillFault(for object: NSManagedObject) {
         guard let coordinator = persistentStoreCoordinator else { return }
         do {
+            if parent != nil {
+                // A child's fault fires from the row its fetch read, else from the parent.
+                if let row = try object.snapshot ?? sourceRow(for: object.objectID) {
+                    object.load(row)
+                    object.awakeFromFetch()
+                    return
+                }
+                object.isFaultStorage = false
+                if shouldDeleteInaccessibleFaults { object.lifecycle = .deleted }
+                return
+            }
             if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched) {
                 object.load(row)
                 object.awakeFromFetch()
@@ -447,6 +521,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The objects a to-many relationship holds in the store, as registered objects or faults.
     func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        if let parent {
+            return parent.relatedObjectIDsForChild(of: object.objectID, relationship: relationship).map { self.object(with: $0) }
+        }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
         return ids.map { self.object(with: $0) }

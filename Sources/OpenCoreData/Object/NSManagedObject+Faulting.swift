@@ -40,9 +40,7 @@ extension NSManagedObject {
     /// Reloads the saved values (row cache within the context's staleness interval,
     /// else the store) and applies the unsaved changes on top again: `refresh(_:mergeChanges: true)`.
     func reloadKeepingChanges() {
-        guard let context = managedObjectContext, let coordinator = context.persistentStoreCoordinator,
-              let row = try? coordinator.row(for: objectID, maxAge: context.stalenessInterval)
-        else { return }
+        guard let context = managedObjectContext, let row = (try? context.sourceRow(for: objectID)) ?? nil else { return }
         let pending = changedSlots.map { ($0, storage[$0]) }
         let rejected = rejectedAssignments
         load(row)

@@ -142,8 +142,10 @@ open class NSManagedObject: NSObject {
 
     /// Whether the object was inserted and not saved yet.
     open var isInserted: Bool { lifecycle == .inserted }
-    /// Whether the store has no row for the object yet (new, even with a permanent ID).
-    var isUnsaved: Bool { lifecycle == .inserted || objectID.isTemporaryID }
+    /// Whether the object's source has no state for it yet: new in this context, or, in a
+    /// root context, not in the store (a temporary ID). In a child context an object with
+    /// a temporary ID may be the parent's unsaved object, whose relationships load from it.
+    var isUnsaved: Bool { lifecycle == .inserted || (objectID.isTemporaryID && managedObjectContext?.parent == nil) }
     /// Whether the object has unsaved changes to its properties.
     open var isUpdated: Bool { managedObjectContext?.isUpdated(self) ?? false }
     /// Whether the object will be deleted at the next save.

@@ -32,6 +32,9 @@ final class SQLiteStore: PersistentStoreBackend {
     /// every object ID's retain and release of its store takes the runtime's slow path.
     unowned var store: NSPersistentStore?
 
+    /// How long a save or read waits for another process's write to finish, in seconds.
+    static let busyTimeout: TimeInterval = 30
+
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
 
@@ -53,6 +56,9 @@ final class SQLiteStore: PersistentStoreBackend {
         }
         var settings = Configuration()
         settings.readonly = readOnly
+        // Another process may be writing the same file (WAL allows one writer at a time):
+        // wait for it, as Core Data does, instead of failing the save at once.
+        settings.busyMode = .timeout(SQLiteStore.busyTimeout)
         let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
         for (name, value) in pragmas where !Self.isPlainToken(name) || !Self.isPlainToken(value) {
             throw CoreDataError.make(NSPersistentStoreOpenError, "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")

@@ -1,0 +1,67 @@
+// A second process for the multi-process tests: it opens a store and saves batches of
+// rows until it is told to stop or is killed, printing each committed batch.
+//
+//   opencoredata-store-worker <store path> <writer name> <first batch> <batches> [<rows per batch>]
+//
+// Each batch is one save of `rows` Entry objects carrying the batch number, so a test can
+// check that every save is all or nothing after a SIGKILL in the middle of saving, and
+// prints the object-ID URI of each batch's first row, so a test can resolve it elsewhere.
+import OpenCoreData
+
+/// The model both the worker and the tests use: one entity, `Entry`.
+func workerModel() -> NSManagedObjectModel {
+    let entry = NSEntityDescription()
+    entry.name = "Entry"
+    entry.managedObjectClassName = "NSManagedObject"
+    entry.properties = [("batch", NSAttributeType.integer64AttributeType), ("row", .integer64AttributeType), ("writer", .stringAttributeType)].map { name, type in
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        return attribute
+    }
+    let model = NSManagedObjectModel()
+    model.entities = [entry]
+    return model
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64(arguments[4]) else {
+    FileHandle.standardError.write(Data("usage: opencoredata-store-worker <store> <writer> <first batch> <batches> [<rows>]\n".utf8))
+    exit(64)
+}
+let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
+let coordinator = NSPersistentStoreCoordinator(managedObjectModel: workerModel())
+do {
+    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]))
+} catch {
+    FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
+    exit(1)
+}
+let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+context.persistentStoreCoordinator = coordinator
+for batch in first..<(first + batches) {
+    let uri: String
+    do {
+        uri = try context.performAndWait {
+            var firstEntry: NSManagedObject?
+            for row in 0..<rows {
+                let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+                entry.setValue(batch, forKey: "batch")
+                entry.setValue(row, forKey: "row")
+                entry.setValue(arguments[2], forKey: "writer")
+                if firstEntry == nil { firstEntry = entry }
+            }
+            try context.save()
+            let uri = firstEntry?.objectID.uriRepresentation().absoluteString ?? ""
+            context.reset()
+            return uri
+        }
+    } catch {
+        FileHandle.standardError.write(Data("save of batch \(batch) failed: \(error)\n".utf8))
+        exit(2)
+    }
+    // Printed only after the commit: a batch reported here must survive a kill. Written
+    // straight to the file descriptor, unbuffered, so a kill cannot lose it. The URI of
+    // the batch's first row lets the other process find it.
+    FileHandle.standardOutput.write(Data("saved \(batch) \(uri)\n".utf8))
+}
