@@ -683,7 +683,7 @@ import Testing
 }
 
 /// Collects the userInfo of one notification name posted by one object.
-private final class NotificationLog: @unchecked Sendable {
+final class NotificationLog: @unchecked Sendable {
     private let lock = NSLock()
     private var infos: [[AnyHashable: Any]] = []
     private var token: NSObjectProtocol?

@@ -19,6 +19,11 @@ extension NSManagedObjectContext {
         default:
             break
         }
+        // A typed request names the class its objects must have: bind it, so a class of the
+        // same bare name from another module is not the one instantiated.
+        if let objectClass = T.self as? NSManagedObject.Type, objectClass != NSManagedObject.self {
+            entity.facts.noteInstantiated(objectClass, entity: entity)
+        }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         switch request.resultType {
         case .managedObjectIDResultType:

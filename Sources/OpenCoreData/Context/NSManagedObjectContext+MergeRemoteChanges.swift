@@ -37,7 +37,7 @@ extension NSManagedObjectContext {
     }
 
     /// The merge in one context, on its queue.
-    private func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+    func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         // Changes made before the merge are announced on their own.
         processPendingChanges()
         undoGeneration &+= 1
@@ -69,13 +69,14 @@ extension NSManagedObjectContext {
         let idInfo: [AnyHashable: Any] = [
             NotificationKey.insertedObjectIDs.rawValue: Set(added.map(\.objectID)),
             NotificationKey.refreshedObjectIDs.rawValue: Set(refreshed.map(\.objectID)),
+            NotificationKey.updatedObjectIDs.rawValue: Set(refreshed.map(\.objectID)),
             NotificationKey.deletedObjectIDs.rawValue: Set(removed.map(\.objectID)),
         ]
         NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: idInfo)
     }
 
     /// The IDs under `keys`, as IDs of `coordinator`'s model; unknown values are skipped.
-    private static func objectIDs(in data: [AnyHashable: Any], _ keys: [String], _ coordinator: NSPersistentStoreCoordinator) -> [NSManagedObjectID] {
+    static func objectIDs(in data: [AnyHashable: Any], _ keys: [String], _ coordinator: NSPersistentStoreCoordinator) -> [NSManagedObjectID] {
         var result: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
         for key in keys {
@@ -91,7 +92,12 @@ extension NSManagedObjectContext {
         switch element {
         case let id as NSManagedObjectID:
             guard !id.isTemporaryID else { return nil }
-            if id.entity.managedObjectModel === coordinator.managedObjectModel { return id }
+            // An ID of another coordinator (even on the same model) names a store object of
+            // that coordinator; this one's own ID for the row comes from the URI.
+            if id.entity.managedObjectModel === coordinator.managedObjectModel,
+               coordinator.persistentStores.contains(where: { $0 === id.persistentStore }) {
+                return id
+            }
             return coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation())
         case let url as URL:
             return coordinator.managedObjectID(forURIRepresentation: url)

@@ -38,16 +38,9 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
         }
 
-        let inserted = Array(insertedSet)
-        let updated = Array(updatedSet)
-        let deleted = Array(deletedSet)
-        var assignedKeys: [ObjectIdentifier: Int64] = [:]
-        try coordinator.save(to: store) { allocator in
-            for object in inserted {
-                assignedKeys[ObjectIdentifier(object)] = try object.objectID.primaryKey ?? allocator.nextKey(for: object.entity)
-            }
-            return try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
-        }
+        // Conflicts found in the write's transaction go to the merge policy, which may
+        // change the sets (SaveConflictResolution.swift); these are what was written.
+        let (inserted, updated, deleted, assignedKeys) = try writeResolvingConflicts(to: store, coordinator)
 
         // The store committed: bring objects and the registry up to date.
         // Every new object gets its permanent ID before any snapshot is taken, so

@@ -72,6 +72,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
     open var shouldDeleteInaccessibleFaults = true
+    /// How a save settles conflicts with the store: an `NSMergePolicy` (`NSErrorMergePolicy`,
+    /// the default, fails the save). A value of another type fails saves that meet conflicts.
+    open var mergePolicy: Any = NSErrorMergePolicy
     /// Whether the context takes in, on its own queue, the changes its parent saves (a
     /// child context) or that other contexts save to its coordinator (a root context):
     /// changed objects it holds are refreshed, keeping its own unsaved changes on top,

@@ -131,6 +131,9 @@ open class NSManagedObject: NSObject {
             ?? (self == NSManagedObject.self ? nil : model.entitiesByName[String(describing: self)])
         else { return nil }
         ManagedObjectClassRegistry.shared.register(self)
+        // Bound to this very class: another class of the same bare name (another module's)
+        // must not be what fetches of this entity create.
+        if entity.compiled != nil { entity.facts.noteInstantiated(self, entity: entity) }
         model.cacheEntity(entity, for: self)
         return entity
     }

@@ -340,9 +340,10 @@ final class SQLiteStore: PersistentStoreBackend {
         var metadataWritten: Int?
         do {
             try database.write { db in
-                var allocator: any PrimaryKeyAllocator = SQLiteKeyAllocator(db: db, schema: schema)
+                // The builder may read the rows it is about to change (conflict checks) on this connection.
+                var allocator: any PrimaryKeyAllocator = SQLiteSaveTransaction(store: self, db: db)
                 let request = try build(&allocator)
-                try (allocator as! SQLiteKeyAllocator).flush()
+                try (allocator as! SQLiteSaveTransaction).flush()
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
                 try current.write(request)
