@@ -27,7 +27,7 @@ private final class Document {
 }
 
 /// Records the notifications one undo manager posts.
-private final class NotificationLog: @unchecked Sendable {
+private final class UndoNotificationLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(name: String, info: [AnyHashable: Any]?)] = []
     private var observers: [any NSObjectProtocol] = []
@@ -351,7 +351,7 @@ private final class NotificationLog: @unchecked Sendable {
 
     @Test func notificationsAndTheirUserInfo() {
         let manager = UndoManager()
-        let log = NotificationLog(manager)
+        let log = UndoNotificationLog(manager)
         let document = Document("a")
 
         manager.beginUndoGrouping()
