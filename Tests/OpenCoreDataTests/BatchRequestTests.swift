@@ -125,10 +125,13 @@ import Testing
             }
             dictionaries.resultType = .count
             var made = 0
-            let objects = NSBatchInsertRequest(entity: Note.entity()) { object in
+            // This context's entity, not `Note.entity()`: tests running in parallel have other
+            // models in use, and the test bundle has more than one class named Note.
+            let noteEntity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"])
+            let objects = NSBatchInsertRequest(entity: noteEntity) { object in
                 guard made < 3 else { return true }
                 #expect(object.managedObjectContext == nil, "handler objects are in no context")
-                (object as! Note).text = "object \(made)"
+                object.setValue("object \(made)", forKey: "text")
                 object.setValue(7 + made, forKey: "pages")
                 made += 1
                 return false

@@ -19,9 +19,11 @@ struct SaveConflictScan {
     let deleted: [NSManagedObject]
     let context: NSManagedObjectContext
 
-    func run(_ reader: any SaveTransactionReader) throws -> SaveConflictsFound {
+    /// Runs the checks; `locking: false` leaves version checks to the writer, whose
+    /// conditional `UPDATE`/`DELETE` fails on the first stale row (see `writeResolvingConflicts`).
+    func run(_ reader: any SaveTransactionReader, locking: Bool) throws -> SaveConflictsFound {
         var found = SaveConflictsFound()
-        try findLockingConflicts(reader, into: &found)
+        if locking { try findLockingConflicts(reader, into: &found) }
         try findConstraintConflicts(reader, into: &found)
         return found
     }
@@ -178,6 +180,11 @@ extension NSManagedObjectContext {
         to store: NSPersistentStore, _ coordinator: NSPersistentStoreCoordinator
     ) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], keys: [ObjectIdentifier: Int64]) {
         var round = 0
+        // Reading every updated row's version before writing costs as much as the writes;
+        // the writer's `WHERE Z_OPT = ?` notices a stale row anyway. So the first attempt
+        // leaves locking to the writer, and only when it reports a stale row does the save
+        // run again with the full check, which finds every conflict for the policy at once.
+        var checkLocking = false
         while true {
             let inserted = Array(insertedSet)
             let updated = Array(updatedSet)
@@ -186,7 +193,7 @@ extension NSManagedObjectContext {
             do {
                 try coordinator.save(to: store) { allocator in
                     if let reader = allocator as? any SaveTransactionReader {
-                        let found = try SaveConflictScan(inserted: inserted, updated: updated, deleted: deleted, context: self).run(reader)
+                        let found = try SaveConflictScan(inserted: inserted, updated: updated, deleted: deleted, context: self).run(reader, locking: checkLocking)
                         if !found.isEmpty { throw found }
                     }
                     for object in inserted {
@@ -199,6 +206,9 @@ extension NSManagedObjectContext {
                 round += 1
                 try resolve(found, giveUp: round >= Self.conflictResolutionRounds)
                 processPendingChanges()
+            } catch let stale as NSError where stale.domain == NSCocoaErrorDomain && stale.code == NSManagedObjectMergeError && !checkLocking {
+                // The transaction rolled back; check every row's version this time.
+                checkLocking = true
             }
         }
     }
