@@ -160,6 +160,14 @@ struct RecordWriter {
         if format == .csv { output(CSVField.record(["objectID", "entity"] + properties) + "\n") }
     }
 
+    /// JSON has no infinities or NaN: such numbers are written as the strings
+    /// "Infinity", "-Infinity" and "NaN", as JavaScript prints them.
+    static func jsonSafe(_ value: Any?) -> Any? {
+        guard let number = value as? Double ?? (value as? Float).map(Double.init) ?? (value as? NSNumber).map({ $0.doubleValue }),
+              !number.isFinite else { return value }
+        return number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity")
+    }
+
     mutating func write(object: NSManagedObject, properties: [NSPropertyDescription]) {
         let own = object.entity.propertiesByName
         let values: [Any?] = properties.map { own[$0.name] != nil ? DumpValue.value(of: $0, in: object) : nil }
@@ -171,9 +179,16 @@ struct RecordWriter {
         case .json:
             var record: [String: Any] = ["objectID": id, "entity": entity]
             for (property, value) in zip(properties, values) where own[property.name] != nil {
-                record[property.name] = value ?? NSNull()
+                record[property.name] = Self.jsonSafe(value) ?? NSNull()
             }
-            let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+                // Never a silent empty record: the object is written with the reason.
+                let fallback = ["objectID": id, "entity": entity, "error": "values could not be written as JSON"]
+                let data = (try? JSONSerialization.data(withJSONObject: fallback, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+                output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
+                count += 1
+                return
+            }
             output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
         }
         count += 1

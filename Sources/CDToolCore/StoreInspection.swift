@@ -113,9 +113,11 @@ public struct StoreInspection {
         var names: [Int: String] = [:]
         var parents: [Int: Int] = [:]
         for row in rows {
-            guard let number: Int = row["Z_ENT"], let name: String = row["Z_NAME"] else { continue }
+            // Database values, not typed subscripts: those trap on a value of another type.
+            guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
+                  let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue) else { continue }
             names[number] = name
-            parents[number] = row["Z_SUPER"] ?? 0
+            parents[number] = Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0
         }
         func root(_ number: Int) -> Int {
             var current = number
@@ -126,7 +128,7 @@ public struct StoreInspection {
         var counts: [Int: Int] = [:]
         for table in Set(names.keys.map { "Z" + names[root($0)]!.uppercased() }).sorted() where try db.tableExists(table) {
             for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \(table.quotedDatabaseIdentifier) GROUP BY Z_ENT") {
-                if let number: Int = row["Z_ENT"] { counts[number] = row["n"] }
+                if let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue) { counts[number] = Int.fromDatabaseValue(row["n"] as DatabaseValue) }
             }
         }
         return names.keys.sorted().map { number in

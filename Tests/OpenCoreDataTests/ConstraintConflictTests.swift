@@ -1,3 +1,4 @@
+import GRDB
 @testable import OpenCoreData
 import Testing
 
@@ -78,6 +79,60 @@ import Testing
         #expect(conflict.conflictingObjects.count == 2)
         #expect(conflict.conflictingObjects.contains { $0 === one } && conflict.conflictingObjects.contains { $0 === two })
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON") == 0)
+    }
+
+    /// A saved row edited into another's constrained values is never deleted: under every
+    /// resolving policy its constrained change is undone and its other changes are saved.
+    @Test(arguments: [NSMergePolicyType.mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType,
+                      .overwriteMergePolicyType, .rollbackMergePolicyType])
+    func savedRowEditedIntoADuplicateKeepsItsRow(_ type: NSMergePolicyType) throws {
+        let (context, _, url) = try seeded()
+        let other = try context.performAndWait {
+            let other = person(context, "b@x", name: "B")
+            try context.save()
+            return other
+        }
+        context.performAndWait {
+            context.mergePolicy = NSMergePolicy(merge: type)
+            other.setValue("a@x", forKey: "email")
+            other.setValue("B, renamed", forKey: "name")
+        }
+        #expect(save(context) == nil)
+        let rows = try GRDB.DatabaseQueue(path: url.path).read { db in
+            try GRDB.Row.fetchAll(db, sql: "SELECT ZEMAIL, ZNAME FROM ZPERSON ORDER BY Z_PK").map { "\($0[0] as String) \($0[1] as String)" }
+        }
+        #expect(rows == ["a@x old", "b@x B, renamed"])
+    }
+
+    /// An object whose row another context deleted stays deleted under every policy; new
+    /// objects pointing at it let go instead of writing a key to a missing row.
+    @Test func newObjectsLetGoOfARowDeletedElsewhere() throws {
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        let team = try context.performAndWait {
+            let team = NSEntityDescription.insertNewObject(forEntityName: "Team", into: context)
+            team.setValue("T", forKey: "name")
+            try context.save()
+            return team
+        }
+        let other = siblingContext(of: context)
+        try other.performAndWait {
+            other.delete(try other.existingObject(with: team.objectID))
+            try other.save()
+        }
+        context.performAndWait {
+            context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            team.setValue("T, renamed", forKey: "name")
+            person(context, "p@x").setValue(team, forKey: "team")
+        }
+        #expect(save(context) == nil)
+        let (people, teams, dangling) = try GRDB.DatabaseQueue(path: url.path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZTEAM") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON WHERE ZTEAM IS NOT NULL") ?? -1)
+        }
+        #expect(people == 1 && teams == 0)
+        #expect(dangling == 0, "no key to the deleted row")
     }
 
     @Test func objectTrumpUpdatesTheStoredRowWithEveryValueTheNewObjectSet() throws {

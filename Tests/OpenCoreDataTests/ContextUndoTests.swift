@@ -79,6 +79,26 @@ private struct ContextChanges: Equatable {
         Set((notebook.notes as? Set<Note> ?? []).compactMap(\.text))
     }
 
+    @Test func undoManagerAndObjectsAreReleasedWithTheContext() throws {
+        weak var weakManager: UndoManager?
+        weak var weakNotebook: Notebook?
+        do {
+            let context = try makeUndoContext()
+            weakManager = context.undoManager
+            try context.performAndWait {
+                let notebook = makeNotebook("Kept?", in: context)
+                weakNotebook = notebook
+                context.processPendingChanges()
+                notebook.name = "Renamed"
+                context.processPendingChanges()
+                #expect(context.undoManager?.canUndo == true)
+                try context.save()
+            }
+        }
+        #expect(weakManager == nil, "the undo stack must not keep its manager alive through the recorded objects")
+        #expect(weakNotebook == nil)
+    }
+
     @Test func noUndoManagerByDefault() throws {
         let context = try makeContext(model)
         context.performAndWait {

@@ -260,5 +260,76 @@ import Testing
             #expect(mergingNote.isDeleted)
         }
     }
+
+    @Test func childObjectsKeepWorkingAfterTheParentSaves() throws {
+        let parent = try root()
+        let child = child(of: parent)
+        let note = try child.performAndWait {
+            let note = Note(context: child)
+            note.text = "draft"
+            try child.save()
+            return note
+        }
+        try parent.performAndWait { try parent.save() }
+        try child.performAndWait {
+            #expect(note.objectID.isTemporaryID)
+            child.refresh(note, mergeChanges: false)
+            #expect(note.text == "draft", "a refreshed object reloads from the parent under its old ID")
+            note.text = "final"
+            try child.save()
+        }
+        try parent.performAndWait {
+            #expect(parent.updatedObjects.compactMap { ($0 as? Note)?.text } == ["final"], "the same object, not a stand-in")
+            try parent.save()
+        }
+        #expect(try storeTexts(parent) == ["final", "first"])
+    }
+
+    @Test func childUsedInsideItsParentsBlockDoesNotDeadlock() throws {
+        let parent = try root()
+        let child = child(of: parent)
+        try parent.performAndWait {
+            try child.performAndWait {
+                let note = Note(context: child)
+                note.text = "nested"
+                #expect(try child.count(for: NSFetchRequest<Note>(entityName: "Note")) == 2)
+                try child.save()
+            }
+            #expect(parent.insertedObjects.count == 1)
+        }
+    }
+
+    @Test func childPrefetchingAndToManyChangesRespectTheParentsUnsavedWork() throws {
+        let parent = try root()
+        let child = child(of: parent)
+        let notebookID = try child.performAndWait {
+            let notebook = try #require(try child.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first)
+            _ = notebook.notes?.count
+            return notebook.objectID
+        }
+        try parent.performAndWait {
+            let note = Note(context: parent)
+            note.text = "parent's"
+            note.notebook = try #require(parent.existingObject(with: notebookID) as? Notebook)
+        }
+        let other = self.child(of: parent)
+        try other.performAndWait {
+            let request = NSFetchRequest<Notebook>(entityName: "Notebook")
+            request.relationshipKeyPathsForPrefetching = ["notes"]
+            let notebook = try #require(try other.fetch(request).first)
+            #expect(Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's"], "prefetching goes through the parent")
+        }
+        try child.performAndWait {
+            let notebook = try #require(try child.existingObject(with: notebookID) as? Notebook)
+            let note = Note(context: child)
+            note.text = "child's"
+            note.notebook = notebook
+            try child.save()
+        }
+        try parent.performAndWait {
+            let notebook = try #require(try parent.existingObject(with: notebookID) as? Notebook)
+            #expect(Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's", "child's"], "the child's addition, not its whole member list")
+        }
+    }
 }
 

@@ -18,6 +18,8 @@ extension NSManagedObjectContext {
     /// A deleted object has no state. Runs on this context's queue.
     private func snapshotForChild(of objectID: NSManagedObjectID) throws -> StoreRow? {
         try performAndWait {
+            servesChildren = true
+            let objectID = resolvedForChild(objectID)
             guard let object = registry[objectID] else { return try sourceRow(for: objectID) }
             guard object.lifecycle != .deleted else { return nil }
             object.fireFaultIfNeeded()
@@ -37,7 +39,8 @@ extension NSManagedObjectContext {
         copy.fetchLimit = limit
         copy.fetchOffset = offset
         return try performAndWait {
-            try fetch(copy).map { $0.snapshotForChild() }
+            servesChildren = true
+            return try fetch(copy).map { $0.snapshotForChild() }
         }
     }
 
@@ -45,6 +48,8 @@ extension NSManagedObjectContext {
     /// (unsaved changes included), for a child loading that relationship.
     func relatedObjectIDsForChild(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
         performAndWait {
+            servesChildren = true
+            let objectID = resolvedForChild(objectID)
             let object = registry[objectID] ?? self.object(with: objectID)
             guard object.lifecycle != .deleted else { return [] }
             object.fireFaultIfNeeded()
@@ -52,19 +57,25 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// The ID this context knows an object by: a child may still hold the temporary ID
+    /// that this context's save has since replaced.
+    func resolvedForChild(_ objectID: NSManagedObjectID) -> NSManagedObjectID {
+        temporaryIDAliases[objectID] ?? objectID
+    }
+
     // MARK: Saving into the parent
 
     /// A child's save: its inserts, changes and deletes become unsaved changes of the
     /// parent, on the parent's queue; nothing reaches the store until the parent saves.
-    func pushChanges(to parent: NSManagedObjectContext) {
+    func pushChanges(to parent: NSManagedObjectContext) throws {
         let inserted = Array(insertedSet)
         let updated = Array(updatedSet)
         let deleted = Array(deletedSet)
         let writes = inserted.map { ChildWrite($0, slots: Array($0.storage.indices)) }
             + updated.filter { $0.lifecycle == .persisted }.map { ChildWrite($0, slots: Array($0.changedSlots)) }
         let deletedIDs = deleted.map(\.objectID)
-        parent.performAndWait {
-            parent.receive(insertedIDs: inserted.map { ($0.objectID, $0.entity) }, writes: writes, deletedIDs: deletedIDs)
+        try parent.performAndWait {
+            try parent.receive(insertedIDs: inserted.map { ($0.objectID, $0.entity) }, writes: writes, deletedIDs: deletedIDs)
         }
         // The child's values are now its source's: committed, with nothing pending.
         for object in inserted + updated {
@@ -78,7 +89,20 @@ extension NSManagedObjectContext {
     }
 
     /// Applies a child's save to this context's objects (on this context's queue).
-    private func receive(insertedIDs: [(NSManagedObjectID, NSEntityDescription)], writes: [ChildWrite], deletedIDs: [NSManagedObjectID]) {
+    ///
+    /// Every ID the child names must be one this context can reach: a permanent ID, an
+    /// object it holds, or one of the child's new objects. A temporary ID it no longer
+    /// knows (an object the child kept under its temporary ID across a save of this
+    /// context that it was not part of) fails the child's save before anything changes,
+    /// rather than leaving an empty stand-in here that would break this context's saves.
+    private func receive(insertedIDs: [(NSManagedObjectID, NSEntityDescription)], writes: [ChildWrite], deletedIDs: [NSManagedObjectID]) throws {
+        servesChildren = true
+        let incoming = Set(insertedIDs.map(\.0))
+        var referenced = deletedIDs + writes.map(\.objectID)
+        for write in writes { referenced += write.values.flatMap(\.value.objectIDs) }
+        for id in referenced where resolvedForChild(id).isTemporaryID && !incoming.contains(id) && registry[id] == nil {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The child context's save refers to an object by a temporary ID its parent no longer knows (\(id.uriRepresentation().absoluteString)); call obtainPermanentIDs(for:) in the child before saving objects you keep using", [NSAffectedObjectsErrorKey: [id]])
+        }
         // New objects first, so writes can point at them.
         for (id, entity) in insertedIDs where registry[id] == nil {
             let object = entity.instantiate(insertInto: nil)
@@ -90,19 +114,37 @@ extension NSManagedObjectContext {
             adoptInsertFromChild(object)
         }
         for write in writes {
-            let object = registry[write.objectID] ?? self.object(with: write.objectID)
+            let id = resolvedForChild(write.objectID)
+            let object = registry[id] ?? self.object(with: id)
             object.fireFaultIfNeeded()
             guard object.lifecycle != .deleted else { continue }
             for (slot, value) in write.values {
                 let property = object.entityFacts.slots[slot]
-                object.assign(value.resolved(in: self), to: property, maintainingInverse: false)
+                if case let .toManyChanges(added, removed) = value, let relationship = property as? NSRelationshipDescription {
+                    // Only the child's additions and removals: members this context added
+                    // meanwhile stay.
+                    var members = object.toMany(relationship).members
+                    for id in removed { if let member = registry[resolvedForChild(id)] { members.remove(member) } }
+                    for id in added { members.append(self.object(forChild: id)) }
+                    object.primitiveSetMembers(relationship, members)
+                } else {
+                    object.assign(value.resolved(in: self), to: property, maintainingInverse: false)
+                }
             }
         }
         for id in deletedIDs {
-            let object = registry[id] ?? self.object(with: id)
-            delete(object)
+            let id = resolvedForChild(id)
+            delete(registry[id] ?? self.object(with: id))
         }
         processPendingChanges()
+    }
+}
+
+extension NSManagedObjectContext {
+    /// This context's object for an ID a child names.
+    func object(forChild id: NSManagedObjectID) -> NSManagedObject {
+        let id = resolvedForChild(id)
+        return registeredObject(for: id) ?? object(with: id)
     }
 }
 
@@ -113,14 +155,28 @@ struct ChildWrite: @unchecked Sendable {
     enum Value {
         case attribute(Any?)
         case toOne(NSManagedObjectID?)
+        /// An ordered to-many: the whole member list, since order is part of the change.
         case toMany([NSManagedObjectID])
+        /// An unordered to-many: what the child added and removed.
+        case toManyChanges(added: [NSManagedObjectID], removed: [NSManagedObjectID])
 
         /// The value in `context`'s terms (its objects for the IDs).
         func resolved(in context: NSManagedObjectContext) -> Any? {
             switch self {
             case let .attribute(value): value
-            case let .toOne(id): id.map { context.registeredObject(for: $0) ?? context.object(with: $0) }
-            case let .toMany(ids): ids.map { context.registeredObject(for: $0) ?? context.object(with: $0) }
+            case let .toOne(id): id.map(context.object(forChild:))
+            case let .toMany(ids): ids.map(context.object(forChild:))
+            case let .toManyChanges(added, _): added.map(context.object(forChild:))
+            }
+        }
+
+        /// The objects the value names.
+        var objectIDs: [NSManagedObjectID] {
+            switch self {
+            case .attribute: []
+            case let .toOne(id): id.map { [$0] } ?? []
+            case let .toMany(ids): ids
+            case let .toManyChanges(added, removed): added + removed
             }
         }
     }
@@ -142,7 +198,10 @@ struct ChildWrite: @unchecked Sendable {
             case .toMany:
                 // An unloaded to-many did not change.
                 guard let loaded = object.storage[slot] as? ToManyRelationship else { return nil }
-                return (slot, .toMany(loaded.members.map(\.objectID)))
+                if (facts.slots[slot] as? NSRelationshipDescription)?.isOrdered == true || loaded.committed == nil {
+                    return (slot, .toMany(loaded.members.map(\.objectID)))
+                }
+                return (slot, .toManyChanges(added: loaded.added.map(\.objectID), removed: loaded.removed.map(\.objectID)))
             }
         }
     }

@@ -8,7 +8,9 @@ extension NSManagedObjectContext {
     /// become faults that fire from the rows read, without another query. Key paths
     /// may continue through relationships (`"children.toys"`).
     func prefetch(_ keyPaths: [String]?, of objects: [NSManagedObject], entity: NSEntityDescription) throws {
-        guard let keyPaths, !keyPaths.isEmpty, !objects.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        // A child's relationships load from its parent on first use; prefetching reads the
+        // store, which would miss the parent's unsaved changes.
+        guard parent == nil, let keyPaths, !keyPaths.isEmpty, !objects.isEmpty, let coordinator = persistentStoreCoordinator else { return }
         // First components, in order, each with the rest of its key paths.
         var rests: [(String, [String])] = []
         for path in keyPaths {

@@ -23,7 +23,7 @@ extension NSManagedObjectContext {
 
         if let parent {
             let inserted = Array(insertedSet), updated = Array(updatedSet), deleted = Array(deletedSet)
-            pushChanges(to: parent)
+            try pushChanges(to: parent)
             undoGeneration &+= 1
             clearSavedChanges()
             for object in inserted + updated + deleted { object.didSave() }
@@ -56,6 +56,9 @@ extension NSManagedObjectContext {
             object.lifecycle = .persisted
         }
         promoteRegistrations(promoted, from: temporaryIDs)
+        if servesChildren {
+            for (object, temporary) in zip(promoted, temporaryIDs) { temporaryIDAliases[temporary] = object.objectID }
+        }
         undoGeneration &+= 1
         let now = StoreRow.now()
         var snapshots: [StoreRow] = []

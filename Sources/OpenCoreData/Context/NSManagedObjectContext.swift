@@ -84,6 +84,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The observer behind ``automaticallyMergesChangesFromParent``.
     private var saveObserver: NSObjectProtocol?
+    /// Whether a child context has used this one as its parent: only then does a save
+    /// remember which permanent ID replaced each temporary one (children still hold
+    /// their objects under the temporary IDs).
+    var servesChildren = false
+    /// Temporary IDs this context's saves replaced, with their permanent IDs, for children.
+    var temporaryIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
 
     /// The undo manager that records the context's changes; `nil` (the default, as on
     /// iOS) records nothing.
@@ -177,27 +183,33 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Whether the caller is running on the context's queue.
     var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return MainQueue.isCurrent }
-        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+        if concurrencyType == .mainQueueConcurrencyType { return MainQueue.isCurrent || HeldContextQueues.holdsMainQueue }
+        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) || HeldContextQueues.holds(self)
     }
 
     /// Runs `block` on the context's queue, later; pending changes are processed after it.
     open func perform(_ block: @escaping () -> Void) {
         let work = UncheckedSendable(block)
         queue.async {
-            work.value()
-            self.processPendingChanges()
+            HeldContextQueues.holding(self, mainHeld: false) {
+                work.value()
+                self.processPendingChanges()
+            }
         }
     }
 
     /// Runs `block` on the context's queue and waits for it; re-entrant.
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try block() }
+        // Work this thread does for the main queue stays recognisable inside our block.
+        let mainHeld = MainQueue.isCurrent || HeldContextQueues.holdsMainQueue
         return try withoutActuallyEscaping(block) { escapable in
             let work = UncheckedSendable(escapable)
             return try queue.sync {
-                defer { processPendingChanges() }
-                return try UncheckedSendable(work.value()).value
+                try HeldContextQueues.holding(self, mainHeld: mainHeld) {
+                    defer { processPendingChanges() }
+                    return try UncheckedSendable(work.value()).value
+                }
             }
         }
     }
@@ -210,9 +222,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let work = UncheckedSendable(block)
         let result: UncheckedSendable<Result<T, E>> = await withCheckedContinuation { continuation in
             queue.async {
-                let outcome: Result<T, E>
-                do throws(E) { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
-                self.processPendingChanges()
+                let outcome: Result<T, E> = HeldContextQueues.holding(self, mainHeld: false) {
+                    let outcome: Result<T, E>
+                    do throws(E) { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
+                    self.processPendingChanges()
+                    return outcome
+                }
                 continuation.resume(returning: UncheckedSendable(outcome))
             }
         }

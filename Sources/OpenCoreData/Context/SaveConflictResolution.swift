@@ -272,7 +272,12 @@ enum MergeResolution {
             row = try? coordinator.row(for: object.objectID, maxAge: 0)
         }
         guard let row else {
-            // The row is gone: nothing can be written to it, and the object is deleted here too.
+            // The row is gone: nothing can be written to it, and the object is deleted here
+            // too. Unsaved objects that point at it let go, as a delete nullifies, so the
+            // save writes no key to a row that no longer exists.
+            for other in Array(context.insertedSet) + Array(context.updatedSet) where other !== object {
+                other.dropReferences(to: object)
+            }
             context.forgetUnsavedChanges(of: object)
             context.registryRemove(object)
             object.lifecycle = .deleted
@@ -354,6 +359,13 @@ enum MergeResolution {
         }
         guard let context = survivor.managedObjectContext else { return }
         for loser in alive where loser !== survivor {
+            guard loser.isInserted else {
+                // A saved row is never merged away: its change to the constrained values
+                // is undone instead, and the rest of its changes are saved.
+                let committed = loser.committedValues(forKeys: conflict.constraint)
+                for name in conflict.constraint { loser.setValue(committed[name], forKey: name) }
+                continue
+            }
             absorb(loser, into: survivor, type)
             context.delete(loser)
         }
@@ -402,3 +414,29 @@ enum MergeResolution {
         }
     }
 }
+
+extension NSManagedObject {
+    /// Clears this object's relationships that point at `target` (whose row is gone).
+    func dropReferences(to target: NSManagedObject) {
+        let facts = entityFacts
+        for slot in facts.slotFacts.indices {
+            guard let relationship = facts.slots[slot] as? NSRelationshipDescription else { continue }
+            switch facts.slotFacts[slot].kind {
+            case .toOne:
+                let value = storage[slot]
+                if (value as? NSManagedObject) === target || (value as? NSManagedObjectID) == target.objectID {
+                    primitiveSetToOne(relationship, nil)
+                }
+            case .toMany:
+                if let loaded = storage[slot] as? ToManyRelationship, loaded.members.contains(target) {
+                    var members = loaded.members
+                    members.remove(target)
+                    primitiveSetMembers(relationship, members)
+                }
+            case .attribute:
+                continue
+            }
+        }
+    }
+}
+

@@ -33,7 +33,8 @@ extension NSManagedObject {
         snapshot = nil
         changedSlots.removeAll()
         rejectedAssignments.removeAll()
-        isFaultStorage = !objectID.isTemporaryID
+        // In a child context a temporary ID may name the parent's unsaved object, which reloads from it.
+        isFaultStorage = !objectID.isTemporaryID || managedObjectContext?.parent != nil
         didTurnIntoFault()
     }
 

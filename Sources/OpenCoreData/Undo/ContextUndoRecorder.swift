@@ -5,8 +5,10 @@
 /// load of their context), so the check for "already recorded" is one dictionary
 /// lookup. Used on the context's queue only.
 final class ContextUndoRecorder {
-    /// The manager the context had when the recorder was made.
-    let manager: UndoManager
+    /// The manager the context had when the recorder was made. Weak: the manager's stack
+    /// holds objects, which hold their registry and this recorder, so a strong reference
+    /// would keep the manager and every recorded object alive after the context is gone.
+    weak var manager: UndoManager?
     private weak var context: NSManagedObjectContext?
     private var entries: [Entry] = []
     private var positions: [ObjectIdentifier: Int] = [:]
@@ -27,7 +29,7 @@ final class ContextUndoRecorder {
     /// Records `object`'s state before its first change of the event, and the value of
     /// `slot` (when given) before its first change; later changes keep the first record.
     func objectWillChange(_ object: NSManagedObject, slot: Int?) {
-        guard !isSuspended, manager.isUndoRegistrationEnabled else { return }
+        guard !isSuspended, manager?.isUndoRegistrationEnabled == true else { return }
         let position: Int
         if let known = positions[ObjectIdentifier(object)] {
             position = known
@@ -46,7 +48,7 @@ final class ContextUndoRecorder {
     /// none or registration is disabled; the recorder starts over either way.
     func takeStep(in context: NSManagedObjectContext) -> ContextUndoStep? {
         defer { discard() }
-        guard manager.isUndoRegistrationEnabled else { return nil }
+        guard manager?.isUndoRegistrationEnabled == true else { return nil }
         var changes: [ObjectUndoChange] = []
         changes.reserveCapacity(entries.count)
         for entry in entries {

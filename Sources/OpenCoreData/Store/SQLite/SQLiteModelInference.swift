@@ -64,6 +64,16 @@ struct SQLiteModelInference {
             entitiesByNumber[number] = entity
             parentNumber[number] = Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0
         }
+        // A damaged Z_SUPER may loop (an entity its own ancestor): such links are dropped,
+        // or every later walk up the hierarchy, version hashes included, would never end.
+        for number in entitiesByNumber.keys.sorted() {
+            var seen: Set<Int> = [number]
+            var current = parentNumber[number] ?? 0
+            while current != 0, entitiesByNumber[current] != nil {
+                guard seen.insert(current).inserted else { parentNumber[number] = 0; break }
+                current = parentNumber[current] ?? 0
+            }
+        }
         let numbers = entitiesByNumber.keys.sorted()
         for number in numbers {
             let children = numbers.filter { parentNumber[$0] == number }
