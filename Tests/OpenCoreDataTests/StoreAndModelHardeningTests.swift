@@ -31,6 +31,16 @@ import Testing
         #expect(message.contains("derived attribute 'Odd Entity.shout' reads 'missing'"))
     }
 
+    /// Names of NSManagedObject's own members: a generated `@Managed var` with one would not
+    /// compile, and key-value coding would read the member instead of the value.
+    @Test(arguments: ["faultingState", "hasPersistentChangedValues", "objectID", "isDeleted"])
+    func propertyNamesReservedByManagedObjectsAreRefused(_ name: String) {
+        let entity = ModelBuilder.entity("Item", className: "NSManagedObject")
+        entity.properties = [ModelBuilder.attribute(name, .integer64AttributeType)]
+        let message = openError(ModelBuilder.model(entity), nil, type: NSInMemoryStoreType)?.localizedDescription ?? ""
+        #expect(message.contains("property 'Item.\(name)' uses a name reserved by NSManagedObject"))
+    }
+
     @Test func anEntityNameStoredAsABlobIsAnErrorNotATrap() throws {
         let url = temporaryStoreURL()
         _ = try makeContext(ModelBuilder.notesModel(), url: url)

@@ -79,7 +79,7 @@ enum ModelValidator {
     /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).
     static let reservedPropertyNames: Set<String> = [
         "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
-        "isFault", "hasChanges", "description", "hash", "self",
+        "isFault", "hasChanges", "description", "hash", "self", "faultingState", "hasPersistentChangedValues",
     ]
 
     private static func hasInheritanceCycle(_ entity: NSEntityDescription) -> Bool {
