@@ -9,7 +9,7 @@ struct CodegenCommand: ParsableCommand {
         abstract: "Generate Swift classes for a model's entities, like Xcode's \"Create NSManagedObject Subclass\"."
     )
 
-    @Argument(help: "A .xcdatamodeld bundle or .xcdatamodel file.")
+    @Argument(help: "A model: .xcdatamodeld or .momd bundle, .xcdatamodel folder or .mom file.")
     var model: String
 
     @Option(help: "The directory to write the files into (created if needed).")

@@ -9,13 +9,13 @@ struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
         abstract: "Export a store's objects as JSON or CSV, relationships as object-ID URIs.",
-        discussion: "Without --model, a model is inferred from the store's tables. Progress goes to stderr."
+        discussion: "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. Progress goes to stderr."
     )
 
     @Argument(help: "The SQLite store file.")
     var store: String
 
-    @Option(help: "The store's model (.xcdatamodeld or .xcdatamodel).")
+    @Option(help: "The store's model (.xcdatamodeld, .xcdatamodel, .momd or .mom).")
     var model: String?
 
     @Option(help: "Only objects of this entity (and its subentities).")

@@ -7,13 +7,13 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show a store's entities with row counts, its metadata, and whether a model fits it.",
-        discussion: "Without --model, a model is inferred from the store's tables. With --model, the exit code is 1 when the model does not fit the store."
+        discussion: "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. With --model, the exit code is 1 when the model does not fit the store."
     )
 
     @Argument(help: "The SQLite store file.")
     var store: String
 
-    @Option(help: "A model (.xcdatamodeld or .xcdatamodel) to check against the store.")
+    @Option(help: "A model (.xcdatamodeld, .xcdatamodel, .momd or .mom) to check against the store.")
     var model: String?
 
     func run() throws {

@@ -9,7 +9,7 @@ struct ModelCommand: ParsableCommand {
         abstract: "Print a model's entities, attributes, relationships and version hashes, and validate it."
     )
 
-    @Argument(help: "A .xcdatamodeld bundle or .xcdatamodel file.")
+    @Argument(help: "A model: .xcdatamodeld or .momd bundle, .xcdatamodel folder or .mom file.")
     var path: String
 
     func run() throws {
