@@ -4,12 +4,6 @@ import Testing
 
 /// Damaged stores and hostile models found in review: each gives an error, not a trap.
 @Suite struct StoreAndModelHardeningTests {
-    private func alter(_ url: URL, _ sql: String) throws {
-        let db = try DatabaseQueue(path: url.path)
-        try db.write { try $0.execute(sql: sql) }
-        try db.close()
-    }
-
     private func openError(_ model: NSManagedObjectModel, _ url: URL?, type: String = NSSQLiteStoreType) -> NSError? {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         return #expect(throws: NSError.self) {
@@ -44,8 +38,8 @@ import Testing
     @Test func anEntityNameStoredAsABlobIsAnErrorNotATrap() throws {
         let url = temporaryStoreURL()
         _ = try makeContext(ModelBuilder.notesModel(), url: url)
-        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = X'00FF' WHERE Z_NAME = 'Note'")
-        try alter(url, "UPDATE Z_METADATA SET Z_UUID = X'01'")
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = X'00FF' WHERE Z_NAME = 'Note'")
+        try alterStore(url, "UPDATE Z_METADATA SET Z_UUID = X'01'")
         let error = openError(ModelBuilder.notesModel(), url)
         #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
     }
@@ -70,7 +64,7 @@ import Testing
         let url = temporaryStoreURL()
         let model = ModelBuilder.notesModel()
         _ = try makeContext(model, url: url)
-        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807 WHERE Z_NAME = 'Tag'")
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807 WHERE Z_NAME = 'Tag'")
         let context = try makeContext(model, url: url)
         context.performAndWait {
             _ = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)

@@ -19,12 +19,6 @@ import Testing
         return url
     }
 
-    private func alter(_ url: URL, _ sql: String) throws {
-        let db = try DatabaseQueue(path: url.path)
-        try db.write { try $0.execute(sql: sql) }
-        try db.close()
-    }
-
     private func openError(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) -> NSError? {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ModelBuilder.notesModel())
         let error = #expect(throws: NSError.self, sourceLocation: sourceLocation) {
@@ -36,10 +30,10 @@ import Testing
 
     @Test func tablesAndColumnsTheModelDoesNotKnowAreKept() throws {
         let url = try savedStore()
-        try alter(url, "ALTER TABLE ZNOTE ADD COLUMN ZLEGACYFLAG INTEGER")
-        try alter(url, "UPDATE ZNOTE SET ZLEGACYFLAG = 42")
-        try alter(url, "CREATE TABLE ZAPPSTATE (Z_PK INTEGER PRIMARY KEY, ZVALUE VARCHAR)")
-        try alter(url, "INSERT INTO ZAPPSTATE (ZVALUE) VALUES ('kept')")
+        try alterStore(url, "ALTER TABLE ZNOTE ADD COLUMN ZLEGACYFLAG INTEGER")
+        try alterStore(url, "UPDATE ZNOTE SET ZLEGACYFLAG = 42")
+        try alterStore(url, "CREATE TABLE ZAPPSTATE (Z_PK INTEGER PRIMARY KEY, ZVALUE VARCHAR)")
+        try alterStore(url, "INSERT INTO ZAPPSTATE (ZVALUE) VALUES ('kept')")
 
         let context = try makeContext(ModelBuilder.notesModel(), url: url)
         try context.performAndWait {
@@ -61,7 +55,7 @@ import Testing
 
     @Test func missingColumnIsRefusedByName() throws {
         let url = try savedStore()
-        try alter(url, "ALTER TABLE ZNOTE DROP COLUMN ZTEXT")
+        try alterStore(url, "ALTER TABLE ZNOTE DROP COLUMN ZTEXT")
         let error = openError(url)
         #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
         #expect(error?.localizedDescription.contains("column ZNOTE.ZTEXT is missing") == true)
@@ -69,7 +63,7 @@ import Testing
 
     @Test func missingJoinTableIsRefusedByName() throws {
         let url = try savedStore()
-        try alter(url, "DROP TABLE Z_1TAGS")
+        try alterStore(url, "DROP TABLE Z_1TAGS")
         let error = openError(url)
         #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
         #expect(error?.localizedDescription.contains("table Z_1TAGS is missing") == true)
@@ -79,7 +73,7 @@ import Testing
         let url = try savedStore()
         // Entity numbers decide Z_ENT values and object IDs: a store that numbers
         // Note and Notebook the other way round cannot be read with this model.
-        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Note' THEN 'Notebook' WHEN 'Notebook' THEN 'Note' ELSE Z_NAME END")
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Note' THEN 'Notebook' WHEN 'Notebook' THEN 'Note' ELSE Z_NAME END")
         let error = openError(url)
         #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
         let message = error?.localizedDescription ?? ""
@@ -174,9 +168,9 @@ import Testing
         let model = ModelBuilder.model(asset, photo)
         let url = temporaryStoreURL()
         _ = try makeContext(model, url: url)
-        try alter(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 20 WHERE Z_NAME = 'Photo'")
-        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (20, 2, 1, 'theirs')")
-        try alter(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (35, 1, 1, 'uncounted')")
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 20 WHERE Z_NAME = 'Photo'")
+        try alterStore(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (20, 2, 1, 'theirs')")
+        try alterStore(url, "INSERT INTO ZASSET (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (35, 1, 1, 'uncounted')")
 
         let context = try makeContext(model, url: url)
         try context.performAndWait {

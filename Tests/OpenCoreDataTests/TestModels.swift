@@ -1,3 +1,4 @@
+import GRDB
 @testable import OpenCoreData
 
 // Models shared by the context, store and validation tests.
@@ -158,3 +159,12 @@ final class SQLRecorder: @unchecked Sendable {
     /// Forgets what was recorded.
     func clear() { lock.lock(); recorded.removeAll(); lock.unlock() }
 }
+
+/// Runs `sql` on the store file at `url` behind OpenCoreData's back, as another program
+/// (or a damaged disk) would change it.
+func alterStore(_ url: URL, _ sql: String) throws {
+    let db = try DatabaseQueue(path: url.path)
+    try db.write { try $0.execute(sql: sql) }
+    try db.close()
+}
+

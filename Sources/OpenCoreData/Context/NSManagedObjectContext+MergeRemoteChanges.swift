@@ -30,12 +30,6 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Merges another context's save, announced by its object-ID notification (used by
-    /// `automaticallyMergesChangesFromParent`), on this context's queue.
-    func mergeSavedChanges(_ changes: SavedObjectIDs) {
-        mergeRemoteChanges(inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted)
-    }
-
     /// The merge in one context, on its queue.
     func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         // Changes made before the merge are announced on their own.
@@ -108,21 +102,3 @@ extension NSManagedObjectContext {
         }
     }
 }
-
-/// The object IDs of one save, as `NSManagedObjectContextDidSaveObjectIDs` carries them:
-/// IDs are immutable, so they cross from the saving context's queue to another's.
-struct SavedObjectIDs: @unchecked Sendable {
-    let inserted: [NSManagedObjectID]
-    let updated: [NSManagedObjectID]
-    let deleted: [NSManagedObjectID]
-
-    init(_ info: [AnyHashable: Any]) {
-        func ids(_ key: String) -> [NSManagedObjectID] {
-            (CollectionValue.elements(of: info[AnyHashable(key)]) ?? []).compactMap { $0 as? NSManagedObjectID }
-        }
-        inserted = ids(NSInsertedObjectIDsKey)
-        updated = ids(NSUpdatedObjectIDsKey)
-        deleted = ids(NSDeletedObjectIDsKey)
-    }
-}
-

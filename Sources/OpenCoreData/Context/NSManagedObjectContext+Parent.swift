@@ -211,16 +211,8 @@ extension NSManagedObject {
     /// The object's current values as a row a child context loads: to-ones as IDs,
     /// to-manys left to load on demand (through this context), transients left out.
     func snapshotForChild() -> StoreRow {
-        let facts = entityFacts
-        var values = storage
-        for slot in values.indices {
-            switch facts.slotFacts[slot].kind {
-            case .attribute: continue
-            case .toOne: values[slot] = Self.objectID(of: values[slot])
-            case .toMany: values[slot] = nil
-            }
-        }
-        for slot in facts.transientSlots { values[slot] = nil }
+        var values = rowValues()
+        for slot in entityFacts.transientSlots { values[slot] = nil }
         return StoreRow(objectID: objectID, version: storedVersion, values: values, timestamp: StoreRow.now())
     }
 

@@ -131,8 +131,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         saveObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil) { [weak self] note in
             // Runs on the saving context's queue: only IDs cross over, the merge runs on ours.
             guard let self, let saver = note.object as? NSManagedObjectContext, saver !== self, self.mergesSaves(of: saver) else { return }
-            let changes = SavedObjectIDs(note.userInfo ?? [:])
-            self.perform { self.mergeSavedChanges(changes) }
+            // Later, not now: the saver's queue must not wait for ours (a child may be
+            // waiting for its parent). The notification holds object IDs, which are immutable.
+            let save = UncheckedSendable(note)
+            self.perform { self.mergeChanges(fromContextDidSave: save.value) }
         }
     }
 

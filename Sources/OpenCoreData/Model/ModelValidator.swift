@@ -26,7 +26,7 @@ enum ModelValidator {
             for sub in entity.subentities where !members.contains(ObjectIdentifier(sub)) {
                 problems.append("entity '\(name)' has a subentity '\(sub.name ?? "?")' that is not in the model")
             }
-            if hasInheritanceCycle(entity) {
+            if entity.inheritsFromItself {
                 problems.append("entity '\(name)' inherits from itself")
                 continue
             }
@@ -81,16 +81,6 @@ enum ModelValidator {
         "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
         "isFault", "hasChanges", "description", "hash", "self", "faultingState", "hasPersistentChangedValues",
     ]
-
-    private static func hasInheritanceCycle(_ entity: NSEntityDescription) -> Bool {
-        var seen = Set<ObjectIdentifier>()
-        var current: NSEntityDescription? = entity
-        while let candidate = current {
-            if !seen.insert(ObjectIdentifier(candidate)).inserted { return true }
-            current = candidate.superentity
-        }
-        return false
-    }
 
     private static func attributeProblems(_ attribute: NSAttributeDescription, entity: String) -> [String] {
         let label = "attribute '\(entity).\(attribute.name)'"
@@ -147,3 +137,18 @@ enum ModelValidator {
         return problems
     }
 }
+
+extension NSEntityDescription {
+    /// Whether the chain of superentities comes back to an entity already on it; every
+    /// walk up the hierarchy (inherited properties, version hashes) would then never end.
+    var inheritsFromItself: Bool {
+        var seen = Set<ObjectIdentifier>()
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if !seen.insert(ObjectIdentifier(candidate)).inserted { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+}
+

@@ -55,19 +55,10 @@ extension NSManagedObject {
     /// After a successful save: the current values become the committed ones, and the
     /// returned snapshot (transient values left out) goes to the row cache.
     func commitSavedState(version: Int64, timestamp: TimeInterval) -> StoreRow {
-        var values = storage
+        let values = rowValues()
         let facts = entityFacts
-        if facts.hasRelationships {
-            for slot in facts.slotFacts.indices {
-                switch facts.slotFacts[slot].kind {
-                case .attribute: continue
-                case .toMany:
-                    values[slot] = nil
-                    if let loaded = storage[slot] as? ToManyRelationship { loaded.committed = loaded.members }
-                case .toOne:
-                    values[slot] = Self.objectID(of: storage[slot])
-                }
-            }
+        for slot in facts.toManySlots {
+            if let loaded = storage[slot] as? ToManyRelationship { loaded.committed = loaded.members }
         }
         let transientSlots = facts.transientSlots.filter { storage[$0] != nil }
         // Other contexts must not see this context's transient values.
@@ -80,4 +71,21 @@ extension NSManagedObject {
         changedSlots.removeAll()
         return row
     }
+
+    /// The object's values as a row holds them: to-ones as object IDs, to-manys left out
+    /// (they load from their own source), transient values kept.
+    func rowValues() -> [Any?] {
+        var values = storage
+        let facts = entityFacts
+        guard facts.hasRelationships else { return values }
+        for slot in facts.slotFacts.indices {
+            switch facts.slotFacts[slot].kind {
+            case .attribute: continue
+            case .toMany: values[slot] = nil
+            case .toOne: values[slot] = Self.objectID(of: storage[slot])
+            }
+        }
+        return values
+    }
 }
+

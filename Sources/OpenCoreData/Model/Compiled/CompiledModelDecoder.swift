@@ -93,15 +93,8 @@ struct CompiledModelDecoder {
             }
         }
         // A cycle would make every later walk up the hierarchy endless.
-        for (_, entity) in state.entities {
-            var seen = Set<ObjectIdentifier>()
-            var current: NSEntityDescription? = entity
-            while let ancestor = current {
-                guard seen.insert(ObjectIdentifier(ancestor)).inserted else {
-                    throw failure("entity '\(entity.name ?? "")'", "inherits from itself")
-                }
-                current = ancestor.superentity
-            }
+        for (_, entity) in state.entities where entity.inheritsFromItself {
+            throw failure("entity '\(entity.name ?? "")'", "inherits from itself")
         }
     }
 

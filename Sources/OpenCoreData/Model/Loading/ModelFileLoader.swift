@@ -105,15 +105,8 @@ struct ModelFileLoader {
                 }
                 parent.subentities.append(entity)
             }
-            for (entity, element, name) in entities {
-                var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
-                var current = entity.superentity
-                while let ancestor = current {
-                    guard seen.insert(ObjectIdentifier(ancestor)).inserted else {
-                        throw values(element).error("inherits from itself (entity \(name) is among its own parent entities)")
-                    }
-                    current = ancestor.superentity
-                }
+            for (entity, element, name) in entities where entity.inheritsFromItself {
+                throw values(element).error("inherits from itself (entity \(name) is among its own parent entities)")
             }
         }
 
