@@ -109,7 +109,8 @@ public struct StoreInspection {
         guard try db.tableExists("Z_PRIMARYKEY") else {
             throw CDToolError("the store has no Z_PRIMARYKEY table")
         }
-        let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        // Numbers from 16000 up are Core Data's own tables (persistent history), not entities.
+        let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT")
         var names: [Int: String] = [:]
         var parents: [Int: Int] = [:]
         for row in rows {

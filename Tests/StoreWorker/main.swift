@@ -3,6 +3,9 @@
 //
 //   opencoredata-store-worker <store path> <writer name> <first batch> <batches> [<rows per batch>]
 //
+// The writer name is also the context's transactionAuthor; with OPENCOREDATA_WORKER_HISTORY=1
+// in the environment the store is opened with persistent history tracking.
+//
 // Each batch is one save of `rows` Entry objects carrying the batch number, so a test can
 // check that every save is all or nothing after a SIGKILL in the middle of saving, and
 // prints the object-ID URI of each batch's first row, so a test can resolve it elsewhere.
@@ -32,13 +35,17 @@ guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64
 let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
 let coordinator = NSPersistentStoreCoordinator(managedObjectModel: workerModel())
 do {
-    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]))
+    // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
+    let tracksHistory = ProcessInfo.processInfo.environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
+    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]),
+                                       options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
 } catch {
     FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
     exit(1)
 }
 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
 context.persistentStoreCoordinator = coordinator
+context.transactionAuthor = arguments[2]
 for batch in first..<(first + batches) {
     let uri: String
     do {

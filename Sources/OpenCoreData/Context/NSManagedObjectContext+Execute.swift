@@ -1,7 +1,7 @@
 extension NSManagedObjectContext {
-    /// Runs a batch insert, update or delete through the context's coordinator and
-    /// returns its result (cast it to ``NSBatchInsertResult``, ``NSBatchUpdateResult``
-    /// or ``NSBatchDeleteResult``), or starts an ``NSAsynchronousFetchRequest`` and
+    /// Runs a batch insert, update or delete, or a persistent-history request, through
+    /// the context's coordinator and returns its result (cast it to ``NSBatchInsertResult``,
+    /// ``NSBatchUpdateResult``, ``NSBatchDeleteResult`` or ``NSPersistentHistoryResult``), or starts an ``NSAsynchronousFetchRequest`` and
     /// returns its ``NSAsynchronousFetchResult`` at once.
     ///
     /// The request works on the store directly: the context's objects, and its unsaved

@@ -199,7 +199,9 @@ extension NSManagedObjectContext {
                     for object in inserted {
                         assignedKeys[ObjectIdentifier(object)] = try object.objectID.primaryKey ?? allocator.nextKey(for: object.entity)
                     }
-                    return try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
+                    var request = try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
+                    request.origin = StoreHistoryOrigin(self)
+                    return request
                 }
                 return (inserted, updated, deleted, assignedKeys)
             } catch let found as SaveConflictsFound {

@@ -57,6 +57,14 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open private(set) var options: [AnyHashable: Any]?
     /// Whether saves are refused.
     open var isReadOnly: Bool
+    /// Why the store refuses saves when it was made read-only by what it found on opening
+    /// rather than by its options.
+    var readOnlyReason: String?
+
+    /// The error a save or batch request on a read-only store fails with.
+    var readOnlyError: NSError {
+        CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url?.path ?? "?") is read-only" + (readOnlyReason.map { ": \($0)" } ?? ""), [NSAffectedStoresErrorKey: [self]])
+    }
     /// The coordinator that owns the store.
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
@@ -70,6 +78,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     var backend: (any PersistentStoreBackend)?
+
+    /// Whether an option's value means yes: `true`, a nonzero number, or "YES".
+    static func isSet(_ option: Any?) -> Bool {
+        switch option {
+        case let flag as Bool: flag
+        case let number as NSNumber: number.boolValue
+        case let text as String: ["YES", "TRUE", "1"].contains(text.uppercased())
+        default: false
+        }
+    }
     private let storeIdentifier: String
 
     init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {

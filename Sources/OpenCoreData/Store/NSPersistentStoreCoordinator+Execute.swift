@@ -1,7 +1,7 @@
 extension NSPersistentStoreCoordinator {
-    /// Runs a batch insert, update or delete in the store and returns its
-    /// ``NSPersistentStoreResult`` (an ``NSBatchInsertResult``, ``NSBatchUpdateResult``
-    /// or ``NSBatchDeleteResult``).
+    /// Runs a batch insert, update or delete, or a persistent-history request, in the
+    /// store and returns its ``NSPersistentStoreResult`` (an ``NSBatchInsertResult``,
+    /// ``NSBatchUpdateResult``, ``NSBatchDeleteResult`` or ``NSPersistentHistoryResult``).
     ///
     /// Values are checked and batch-insert handlers run before the store is locked;
     /// the store work itself is serialized with the coordinator's other calls. No
@@ -12,24 +12,29 @@ extension NSPersistentStoreCoordinator {
         switch request {
         case let insert as NSBatchInsertRequest:
             let store = try batchStore(for: insert)
-            let storeRequest = try insert.storeRequest(in: managedObjectModel)
+            var storeRequest = try insert.storeRequest(in: managedObjectModel)
+            storeRequest.origin = StoreHistoryOrigin(context)
             let outcome = try runBatch(on: store) { try $0.batchInsert(storeRequest) }
             return NSBatchInsertResult(resultType: insert.resultType, result: Self.result(outcome, insert.resultType.rawValue))
         case let update as NSBatchUpdateRequest:
             let store = try batchStore(for: update)
-            let storeRequest = try update.storeRequest(in: managedObjectModel)
+            var storeRequest = try update.storeRequest(in: managedObjectModel)
+            storeRequest.origin = StoreHistoryOrigin(context)
             let outcome = try runBatch(on: store) { try $0.batchUpdate(storeRequest) }
             return NSBatchUpdateResult(resultType: update.resultType, result: Self.result(outcome, update.resultType.rawValue))
         case let delete as NSBatchDeleteRequest:
             let store = try batchStore(for: delete)
             var outcome = StoreBatchOutcome(count: 0, objectIDs: [])
-            if let storeRequest = try delete.storeRequest(in: managedObjectModel, store: store) {
+            if var storeRequest = try delete.storeRequest(in: managedObjectModel, store: store) {
+                storeRequest.origin = StoreHistoryOrigin(context)
                 outcome = try runBatch(on: store) { try $0.batchDelete(storeRequest) }
             }
             return NSBatchDeleteResult(resultType: delete.resultType, result: Self.result(outcome, delete.resultType.rawValue))
+        case let history as NSPersistentHistoryChangeRequest:
+            return try execute(history)
         default:
             throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
-                                     "Unsupported request type \(type(of: request)) (requestType \(request.requestType.rawValue)): execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest and NSBatchDeleteRequest; use fetch(_:) for fetch requests")
+                                     "Unsupported request type \(type(of: request)) (requestType \(request.requestType.rawValue)): execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and NSPersistentHistoryChangeRequest; use fetch(_:) for fetch requests")
         }
     }
 
@@ -39,7 +44,7 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a batch request.")
         }
         guard !store.isReadOnly else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "?") is read-only", [NSAffectedStoresErrorKey: [store]])
+            throw store.readOnlyError
         }
         return store
     }

@@ -73,6 +73,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType or NSInMemoryStoreType")
             }
             store.persistentStoreCoordinator = self
+            if NSPersistentStore.isSet(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
+                do {
+                    try store.backend?.observeChanges { [weak self, weak store] in
+                        guard let self, let store else { return }
+                        postRemoteChange(of: store)
+                    }
+                } catch {
+                    store.backend?.close()
+                    throw CoreDataError.make(NSPersistentStoreOpenError, "Can't watch the store at \(storeURL?.path ?? "?") for remote changes: \(error)", [NSUnderlyingErrorKey: error as NSError])
+                }
+            }
             persistentStores.append(store)
             NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSAddedPersistentStoresKey: [store]])
             return store
@@ -276,7 +287,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
         try performAndWait {
             guard !store.isReadOnly else {
-                throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "?") is read-only", [NSAffectedStoresErrorKey: [store]])
+                throw store.readOnlyError
             }
             guard let backend = store.backend else {
                 throw CoreDataError.make(NSPersistentStoreSaveError, "The store was removed from its coordinator")

@@ -35,6 +35,18 @@ protocol PersistentStoreBackend: AnyObject {
     func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome
     /// Deletes every matching row, applying delete rules, in one transaction.
     func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome
+    /// Whether the store records persistent history (`NSPersistentHistoryTrackingKey`).
+    var tracksHistory: Bool { get }
+    /// The history transactions in `range`, oldest first, with their changes when asked for.
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
+    /// Deletes the history in `range`; returns how many transactions went.
+    func deleteHistory(in range: StoreHistoryRange) throws -> Int
+    /// The number of the last history transaction (0 when there is none), and the number
+    /// through which history was deleted (a token before it has expired).
+    func historyBounds() throws -> (last: Int64, deletedThrough: Int64)
+    /// Calls `changed` (on any thread) after commits to the store by anyone, this
+    /// process included, until `close()`. Stores that nobody else can reach do nothing.
+    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws
     /// Releases files and connections.
     func close()
 }

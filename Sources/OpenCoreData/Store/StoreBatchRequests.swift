@@ -11,6 +11,8 @@ struct StoreBatchInsert {
     let rows: [[Any?]]
     /// Whether the IDs of the written rows are wanted.
     let wantsObjectIDs: Bool
+    /// Who runs the request, for the store's persistent history.
+    var origin = StoreHistoryOrigin()
 }
 
 /// A batch update: new attribute values for every row a fetch matches.
@@ -25,6 +27,8 @@ struct StoreBatchUpdate {
     let assignments: [(attribute: NSAttributeDescription, value: Value)]
     /// Whether the IDs of the updated rows are wanted.
     let wantsObjectIDs: Bool
+    /// Who runs the request, for the store's persistent history.
+    var origin = StoreHistoryOrigin()
 }
 
 /// A batch delete: every row a fetch matches, with the delete rules of its relationships.
@@ -32,6 +36,8 @@ struct StoreBatchDelete {
     let fetch: StoreFetch
     /// Whether the IDs of the matched rows are wanted.
     let wantsObjectIDs: Bool
+    /// Who runs the request, for the store's persistent history.
+    var origin = StoreHistoryOrigin()
 }
 
 /// What a batch request did, for its result and for the caches above the store.

@@ -72,6 +72,8 @@ struct StoreSaveRequest {
     /// Rows to delete, with the version each had when read (checked like updates).
     var deletes: [(row: RowReference, expectedVersion: Int64)] = []
     var memberships: [MembershipChange] = []
+    /// Who makes the save, for the store's persistent history.
+    var origin = StoreHistoryOrigin()
 }
 
 /// Hands out primary keys during a save, from the store's `Z_PRIMARYKEY` counters.

@@ -72,6 +72,8 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134_091
 public let NSPersistentStoreIncompatibleVersionHashError = 134_100
 /// A migration failed.
 public let NSMigrationError = 134_110
+/// A persistent-history request named history that was already deleted.
+public let NSPersistentHistoryTokenExpiredError = 134_301
 /// SQLite reported an error; the SQLite result code is under `NSSQLiteErrorDomain`.
 public let NSSQLiteError = 134_180
 /// The file is not in a format the store can read (Foundation's `NSFileReadCorruptFileError`).

@@ -55,7 +55,8 @@ struct SQLiteModelInference {
         guard try db.tableExists("Z_PRIMARYKEY") else {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)", [NSFilePathErrorKey: url.path])
         }
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
+        let entityRows = "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(SQLiteHistory.firstReservedEntityNumber) ORDER BY Z_ENT"
+        for row in try Row.fetchAll(db, sql: entityRows) {
             // Database values, not typed subscripts: those trap on a value of another type.
             guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
                   let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty else { continue }

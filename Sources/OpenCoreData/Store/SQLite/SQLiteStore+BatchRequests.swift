@@ -35,6 +35,15 @@ extension SQLiteStore {
                 }
             }
             try allocator.flush()
+            if let history {
+                let updated = Set(upserted)
+                let slots = request.attributes.map(\.slot)
+                let changes = written.map { id in
+                    updated.contains(id) ? StoreHistoryChange(entity: id.entity, primaryKey: id.primaryKey!, type: .update, updatedSlots: slots)
+                        : StoreHistoryChange(entity: id.entity, primaryKey: id.primaryKey!, type: .insert)
+                }
+                try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
+            }
         }
         return StoreBatchOutcome(count: written.count, objectIDs: request.wantsObjectIDs ? written : nil, changedObjectIDs: upserted)
     }
@@ -47,7 +56,8 @@ extension SQLiteStore {
         var ids: [NSManagedObjectID]?
         var count = 0
         try write(files) { db in
-            if request.wantsObjectIDs {
+            // History lists every updated row, so it needs their keys even when the caller does not.
+            if request.wantsObjectIDs || history != nil {
                 let select = try builder.selectMatching(["Z_PK", "Z_ENT"])
                 ids = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)).compactMap { row in
                     guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { return nil }
@@ -63,8 +73,13 @@ extension SQLiteStore {
             try db.execute(sql: plan.update.sql, arguments: StatementArguments(plan.update.arguments))
             count = db.changesCount
             for sql in plan.after { try db.execute(sql: sql) }
+            if let history, let ids {
+                let slots = request.assignments.map(\.attribute.slot)
+                let changes = ids.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey!, type: .update, updatedSlots: slots) }
+                try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
+            }
         }
-        var outcome = StoreBatchOutcome(count: count, objectIDs: ids)
+        var outcome = StoreBatchOutcome(count: count, objectIDs: request.wantsObjectIDs ? ids : nil)
         if let ids { outcome.changedObjectIDs = ids } else { outcome.changedEntities = request.fetch.matchingEntities }
         return outcome
     }
@@ -75,7 +90,8 @@ extension SQLiteStore {
         let files = ExternalFiles(storage: ExternalBinaryStorage(url: url))
         var outcome = StoreBatchOutcome(count: 0)
         try write(files) { db in
-            if !request.wantsObjectIDs, let delete = try builder.directDelete(request.fetch) {
+            // History lists every deleted row, so it needs their keys even when the caller does not.
+            if !request.wantsObjectIDs, history == nil, let delete = try builder.directDelete(request.fetch) {
                 try db.execute(sql: delete.sql, arguments: StatementArguments(delete.arguments))
                 outcome.count = db.changesCount
                 outcome.changedEntities = request.fetch.matchingEntities
@@ -120,7 +136,11 @@ extension SQLiteStore {
                 outcome.changedObjectIDs.append(id)
                 if (row[2] as Int?) == 0 { matched.append(id) }
             }
+            let deleted = outcome.changedObjectIDs.map { (entity: $0.entity, primaryKey: $0.primaryKey!) }
+            let tombstones = try history?.tombstones(db, of: deleted) ?? [:]
             for sql in try builder.rowDeletes(present: present) { try db.execute(sql: sql) }
+            let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) }
+            try history?.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
             try db.execute(sql: builder.tearDown)
             outcome.count = matched.count
             outcome.objectIDs = request.wantsObjectIDs ? matched : nil

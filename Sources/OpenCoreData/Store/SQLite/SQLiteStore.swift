@@ -7,6 +7,10 @@ import GRDB
 final class SQLiteStore: PersistentStoreBackend {
     let database: DatabaseQueue
     let schema: SQLiteSchema
+    /// The persistent history writer and reader, when the store tracks history.
+    let history: SQLiteHistory?
+    /// Watches the file for commits when remote change notifications are asked for.
+    private var watcher: SQLiteChangeWatcher?
     let model: NSManagedObjectModel
     let url: URL?
     /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
@@ -38,10 +42,11 @@ final class SQLiteStore: PersistentStoreBackend {
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
 
-    private init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
+    private init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
         self.database = database
         self.statementLog = statementLog
         self.schema = schema
+        self.history = history
         self.model = model
         self.url = url
         self.metadataValues = metadata
@@ -95,16 +100,23 @@ final class SQLiteStore: PersistentStoreBackend {
 
     private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String) throws -> NSPersistentStore {
         let schema = SQLiteSchema(entities: entities)
+        let history = tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
+        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
+        var keepsUntrackedHistory = false
         do {
             metadata = try database.write { db -> [String: Any] in
-                guard try db.tableExists("Z_METADATA") else {
+                let metadata: [String: Any]
+                if try db.tableExists("Z_METADATA") {
+                    metadata = try readMetadata(db, url: url)
+                    let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false
+                    try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url, ignoringVersionHashes: ignoresVersions)
+                } else {
                     // Empty: `open` already refused a database holding other tables.
-                    return try createStore(db, schema: schema, model: model, entities: entities, type: type)
+                    metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type)
                 }
-                let metadata = try readMetadata(db, url: url)
-                let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false
-                try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url, ignoringVersionHashes: ignoresVersions)
+                if let history, !readOnly { try history.install(db) }
+                keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
                 return metadata
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -113,11 +125,23 @@ final class SQLiteStore: PersistentStoreBackend {
             throw wrap(error, url: url, opening: true)
         }
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
-        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, model: model, url: url, metadata: metadata)
+        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, history: history, model: model, url: url, metadata: metadata)
         let store = NSPersistentStore(type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName, options: options, identifier: identifier)
+        if keepsUntrackedHistory {
+            // Saves without history would leave holes that its readers could not notice.
+            store.isReadOnly = true
+            store.readOnlyReason = "it keeps persistent history but was added without NSPersistentHistoryTrackingKey"
+        }
         store.backend = backend
         backend.store = store
         return store
+    }
+
+    /// Whether the options ask for persistent history: `true`, or a dictionary of
+    /// tracking settings (which Core Data also accepts).
+    private static func tracksHistory(_ options: [AnyHashable: Any]?) -> Bool {
+        let value = options?[NSPersistentHistoryTrackingKey]
+        return value is [AnyHashable: Any] || value is NSDictionary || NSPersistentStore.isSet(value)
     }
 
     /// Metadata key marking a store this library created: its version hashes were
@@ -297,7 +321,40 @@ final class SQLiteStore: PersistentStoreBackend {
         return version
     }
 
+    // MARK: Persistent history
+
+    var tracksHistory: Bool { history != nil }
+
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
+        guard let history, let store else { return [] }
+        return try read { db in
+            try history.transactions(db, in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
+        }
+    }
+
+    func deleteHistory(in range: StoreHistoryRange) throws -> Int {
+        do {
+            return try database.write { db in try SQLiteHistory.delete(db, in: range) }
+        } catch let error as DatabaseError {
+            throw Self.wrap(error, url: url, opening: false)
+        }
+    }
+
+    func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
+        try read { db in
+            guard try SQLiteHistory.exists(db) else { return (0, 0) }
+            return (try SQLiteHistory.lastTransactionNumber(db), try SQLiteHistory.deletedThrough(db))
+        }
+    }
+
+    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {
+        guard let url, watcher == nil else { return }
+        watcher = try SQLiteChangeWatcher(url: url, changed: changed)
+    }
+
     func close() {
+        watcher?.cancel()
+        watcher = nil
         try? database.close()
     }
 
@@ -346,7 +403,9 @@ final class SQLiteStore: PersistentStoreBackend {
                 try (allocator as! SQLiteSaveTransaction).flush()
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
+                let tombstones = try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
                 try current.write(request)
+                try history?.record(db, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
                 metadataWritten = try writeMetadataIfNeeded(db)
             }
             // A value set while the save ran stays pending for the next save.
