@@ -555,4 +555,31 @@ private struct ContextChanges: Equatable {
             #expect(notebook.name == "B")
         }
     }
+
+    /// Reading the manager from another thread (a UI asking `canRedo`, which checkpoints, of
+    /// a private-queue context) checkpoints the context on its own queue: after the work
+    /// queued there.
+    @Test func aCheckpointFromAnotherThreadWaitsForTheContextsQueue() throws {
+        let context = try makeUndoContext()
+        let manager = try #require(context.performAndWait { context.undoManager })
+        let order = OrderLog()
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        context.perform {
+            started.signal()
+            release.wait()
+            order.append("queued work done")
+        }
+        started.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { release.signal() }
+        _ = manager.canRedo
+        order.append("checkpoint done")
+        #expect(order.entries == ["queued work done", "checkpoint done"])
+    }
+}
+
+private final class OrderLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var log: [String] = []
+    func append(_ entry: String) { lock.withLock { log.append(entry) } }
+    var entries: [String] { lock.withLock { log } }
 }

@@ -133,7 +133,8 @@ extension NSPersistentStoreCoordinator {
     /// Posts `NSPersistentStoreRemoteChange` for `store` with its UUID, URL and, when it
     /// tracks history, its current history token.
     func postRemoteChange(of store: NSPersistentStore) {
-        guard persistentStores.contains(where: { $0 === store }) else { return }
+        // The watcher reports from its own queue; the store list changes under the lock.
+        guard performAndWait({ persistentStores.contains(where: { $0 === store }) }) else { return }
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
         if let url = store.url { info[NSPersistentStoreURLKey] = url }
         if let token = currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }

@@ -25,7 +25,11 @@ extension NSManagedObjectContext {
         guard let manager = undoManager else { return }
         registry.undoRecorder = ContextUndoRecorder(manager: manager, context: self)
         undoCheckpointObserver = NotificationCenter.default.addObserver(forName: .NSUndoManagerCheckpoint, object: manager, queue: nil) { [weak self] _ in
-            self?.processPendingChanges()
+            // Checkpoints come from whichever thread uses the manager (a UI reading `canUndo`
+            // for a private-queue context); the pending changes belong to the context's queue.
+            // On that queue already, this runs inline.
+            guard let self else { return }
+            performAndWait { processPendingChanges() }
         }
     }
 
