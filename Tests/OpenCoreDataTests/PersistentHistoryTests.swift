@@ -493,3 +493,19 @@ import Testing
         #expect(rows == 12)
     }
 }
+
+extension PersistentHistoryTests {
+    /// A store opened read-only with tracking cannot create the tables; it reads no history
+    /// instead of failing on a missing table.
+    @Test func aReadOnlyStoreWithoutHistoryTablesReadsNone() throws {
+        let url = temporaryStoreURL("History")
+        let plain = try context(url, options: nil)
+        try plain.performAndWait {
+            _ = insertItem("a", into: plain)
+            try plain.save()
+        }
+        let reader = try context(url, options: [NSPersistentHistoryTrackingKey: true, NSReadOnlyPersistentStoreOption: true])
+        #expect(try transactions(after: nil, in: reader).isEmpty)
+        #expect(reader.persistentStoreCoordinator!.currentPersistentHistoryToken(fromStores: nil) == NSPersistentHistoryToken(transactionNumbers: [reader.persistentStoreCoordinator!.persistentStores[0].identifier: 0]))
+    }
+}

@@ -169,6 +169,8 @@ struct SQLiteHistory {
     /// The transactions in `range`, oldest first, with their changes when asked for.
     /// Changes to entities the model does not know are left out.
     func transactions(_ db: Database, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?) throws -> [NSPersistentHistoryTransaction] {
+        // A read-only store that never tracked history has no tables to read.
+        guard try Self.exists(db) else { return [] }
         let (condition, arguments) = Self.condition(range)
         let text = { (column: String) in "COALESCE(t.Z\(column), (SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(column)TS))" }
         let rows = try Row.fetchAll(db, sql: """
