@@ -314,3 +314,18 @@ import Testing
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZNAME = 'old' AND ZAGE = 50") == 1)
     }
 }
+
+extension ConstraintConflictTests {
+    /// Each constraint gets an index, so the check every save makes reads it instead of the table.
+    @Test func constraintChecksUseAnIndex() throws {
+        let (_, _, url) = try seeded()
+        let db = try DatabaseQueue(path: url.path)
+        try db.read { db in
+            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%CONSTRAINT%' ORDER BY name")
+            #expect(names == ["Z_Person_CONSTRAINT_email", "Z_Team_CONSTRAINT_name"])
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM ZPERSON WHERE Z_ENT IN (1) AND ZEMAIL = ?", arguments: ["a@x"])
+                .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
+            #expect(plan.contains("Z_Person_CONSTRAINT_email"))
+        }
+    }
+}

@@ -58,8 +58,7 @@ enum ModelValidator {
                 }
             }
             for constraint in entity.uniquenessConstraints {
-                for element in constraint {
-                    let key = (element as? NSPropertyDescription)?.name ?? (element as? String) ?? "\(element)"
+                for key in NSEntityDescription.propertyNames(inConstraint: constraint) {
                     if entity.propertiesByName[key] == nil {
                         problems.append("uniqueness constraint of '\(name)' names unknown property '\(key)'")
                     }

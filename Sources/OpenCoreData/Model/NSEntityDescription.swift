@@ -17,6 +17,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     open var userInfo: [AnyHashable: Any]? { willSet { assertMutable() } }
     /// Sets of property names (or descriptions) whose values must be unique together.
     open var uniquenessConstraints: [[Any]] = [] { willSet { assertMutable() } }
+
+    /// The property names one of ``uniquenessConstraints`` lists: its elements are names
+    /// or property descriptions.
+    static func propertyNames(inConstraint constraint: [Any]) -> [String] {
+        constraint.map { ($0 as? NSPropertyDescription)?.name ?? ($0 as? String) ?? "\($0)" }
+    }
     /// The name this entity had in an earlier model version (for migration).
     open var renamingIdentifier: String? { willSet { assertMutable() } }
     /// A string mixed into the version hash to force a new hash for the same shape.

@@ -34,7 +34,7 @@ enum VersionHasher {
         }
         if let modifier = entity.versionHashModifier { hasher.feed(modifier) }
         let constraints = entity.uniquenessConstraints
-            .map { $0.map { "\(($0 as? NSPropertyDescription)?.name ?? ($0 as? String) ?? "\($0)")" }.joined(separator: ".") }
+            .map { NSEntityDescription.propertyNames(inConstraint: $0).joined(separator: ".") }
             .filter { !$0.isEmpty }
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for constraint in constraints { hasher.feed(constraint) }

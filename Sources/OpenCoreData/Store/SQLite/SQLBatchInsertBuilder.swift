@@ -41,7 +41,7 @@ struct SQLBatchInsertBuilder {
         var owner: NSEntityDescription? = request.entity
         while let entity = owner {
             for constraint in entity.uniquenessConstraints {
-                let names = constraint.map { ($0 as? NSPropertyDescription)?.name ?? ($0 as? String) ?? "" }
+                let names = NSEntityDescription.propertyNames(inConstraint: constraint)
                 let indexes = names.compactMap { indexByName[$0] }
                 // Constraints on relationships cannot match rows that batch inserts never relate.
                 guard !indexes.isEmpty, indexes.count == names.count else { continue }

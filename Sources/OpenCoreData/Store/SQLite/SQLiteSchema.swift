@@ -212,6 +212,18 @@ final class SQLiteSchema {
         return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
     }
 
+    /// An index on a uniqueness constraint's columns, so the check every save of the entity
+    /// makes finds the matching rows without scanning the table. Not `UNIQUE`: rows of
+    /// other entities share the table, and conflicts go to the merge policy rather than
+    /// failing in SQLite. `nil` when a property has no column of this table.
+    private func constraintIndexStatement(_ constraint: [Any], entity: NSEntityDescription, table: Table) -> String? {
+        let names = NSEntityDescription.propertyNames(inConstraint: constraint)
+        let columns = names.compactMap { entity.facts.propertiesByName[$0].flatMap(column(for:)) }
+        guard !columns.isEmpty, columns.count == names.count else { return nil }
+        let name = "Z_\(entity.name ?? "")_CONSTRAINT_\(names.joined(separator: "_"))".replacingOccurrences(of: "\"", with: "\"\"")
+        return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
+    }
+
     /// Core Data's declared column type for an attribute type.
     static func sqlType(for type: NSAttributeType) -> String {
         switch type {
@@ -244,6 +256,7 @@ final class SQLiteSchema {
                     }
                 }
                 indexes += entity.indexes.compactMap { fetchIndexStatement($0, entity: entity, table: table) }
+                indexes += entity.uniquenessConstraints.compactMap { constraintIndexStatement($0, entity: entity, table: table) }
             }
         }
         for joinTable in joinTables {
