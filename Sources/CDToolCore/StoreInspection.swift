@@ -1,5 +1,5 @@
 import GRDB
-import OpenCoreData
+@_spi(Tools) import OpenCoreData
 
 /// What `cdtool inspect` finds in a store: its entities and row counts, its metadata,
 /// and how a model relates to it.
@@ -106,19 +106,14 @@ public struct StoreInspection {
     }
 
     private static func readEntities(_ db: Database) throws -> [Entity] {
-        guard try db.tableExists("Z_PRIMARYKEY") else {
+        guard let stored = try StoredEntity.all(in: db) else {
             throw CDToolError("the store has no Z_PRIMARYKEY table")
         }
-        // Numbers from 16000 up are Core Data's own tables (persistent history), not entities.
-        let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT")
         var names: [Int: String] = [:]
         var parents: [Int: Int] = [:]
-        for row in rows {
-            // Database values, not typed subscripts: those trap on a value of another type.
-            guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
-                  let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue) else { continue }
-            names[number] = name
-            parents[number] = Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0
+        for entity in stored {
+            names[entity.number] = entity.name
+            parents[entity.number] = entity.parent
         }
         func root(_ number: Int) -> Int {
             var current = number

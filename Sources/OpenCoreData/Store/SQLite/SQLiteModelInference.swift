@@ -52,18 +52,14 @@ struct SQLiteModelInference {
     }
 
     mutating func model() throws -> NSManagedObjectModel {
-        guard try db.tableExists("Z_PRIMARYKEY") else {
+        guard let stored = try StoredEntity.all(in: db) else {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)", [NSFilePathErrorKey: url.path])
         }
-        let entityRows = "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(SQLiteHistory.firstReservedEntityNumber) ORDER BY Z_ENT"
-        for row in try Row.fetchAll(db, sql: entityRows) {
-            // Database values, not typed subscripts: those trap on a value of another type.
-            guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
-                  let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty else { continue }
+        for row in stored {
             let entity = NSEntityDescription()
-            entity.name = name
-            entitiesByNumber[number] = entity
-            parentNumber[number] = Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0
+            entity.name = row.name
+            entitiesByNumber[row.number] = entity
+            parentNumber[row.number] = row.parent
         }
         // A damaged Z_SUPER may loop (an entity its own ancestor): such links are dropped,
         // or every later walk up the hierarchy, version hashes included, would never end.

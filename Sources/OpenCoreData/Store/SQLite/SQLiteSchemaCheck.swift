@@ -33,14 +33,9 @@ enum SQLiteSchemaCheck {
     /// Entities must carry the numbers the model gives them: object IDs, `Z_ENT` values
     /// and join-table names all depend on them.
     private static func entityNumberProblems(_ db: Database, schema: SQLiteSchema) throws -> [String] {
-        guard try db.tableExists("Z_PRIMARYKEY") else { return ["table Z_PRIMARYKEY is missing"] }
+        guard let stored = try StoredEntity.all(in: db) else { return ["table Z_PRIMARYKEY is missing"] }
         var namesByNumber: [Int: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
-            // Read as database values: GRDB's typed subscripts trap on a value of another type.
-            let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue)
-            let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue)
-            if let number, let name { namesByNumber[number] = name }
-        }
+        for entity in stored { namesByNumber[entity.number] = entity.name }
         var problems: [String] = []
         for entity in schema.entities {
             let number = entity.facts.entityNumber
