@@ -362,6 +362,38 @@ enum ConflictFixture {
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT a JOIN ZLEDGER l ON a.ZLEDGER = l.Z_PK WHERE l.ZTITLE = 'two'") == 1)
     }
 
+    /// A deleted account whose row changed elsewhere comes back under store trump and
+    /// rollback: its ledger, which the delete's nullify rule emptied, gets it back.
+    @Test(arguments: [1, 4])
+    func anUndeletedObjectReturnsToItsInverses(policyIndex: Int) throws {
+        let policy = policyIndex == 1 ? NSMergeByPropertyStoreTrumpMergePolicy : NSRollbackMergePolicy
+        let url = temporaryStoreURL()
+        let (first, second) = try ConflictFixture.contexts(model, url: url, separateCoordinators: true)
+        let (account, ledger) = try first.performAndWait {
+            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: first)
+            let ledger = NSEntityDescription.insertNewObject(forEntityName: "Ledger", into: first)
+            account.setValue(ledger, forKey: "ledger")
+            try first.save()
+            return (account, ledger)
+        }
+        let id = first.performAndWait { account.objectID }
+        try second.performAndWait {
+            try ConflictFixture.load(id, in: second).setValue("theirs", forKey: "name")
+            try second.save()
+        }
+        try first.performAndWait {
+            first.mergePolicy = policy
+            first.delete(account)
+            first.processPendingChanges()
+            #expect(ledger.mutableSetValue(forKey: "accounts").count == 0, "nullified by the delete")
+            try first.save()
+            #expect(!account.isDeleted && account.value(forKey: "name") as? String == "theirs")
+            #expect(ledger.mutableSetValue(forKey: "accounts").contains(account))
+            #expect(!first.hasChanges)
+        }
+        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZLEDGER IS NOT NULL") == 1)
+    }
+
     @Test func valuesAPolicyMergedAreValidatedBeforeTheyAreWritten() throws {
         let model = GuardedAccount.model()
         let url = temporaryStoreURL()

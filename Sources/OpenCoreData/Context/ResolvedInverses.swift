@@ -29,15 +29,17 @@ struct ToOneLinks {
 
     /// After the resolution, with the source holding `row`: every object the to-one named
     /// before or names now has the object among its inverse's members (in memory, and as
-    /// saved) exactly when the to-one names it (in memory, and in `row`).
-    func settleInverses(now row: StoreRow) {
+    /// saved) exactly when the to-one names it (in memory, and in `row`). `undeleted` says
+    /// the object was deleted before: its delete rules took it out of inverses whose
+    /// to-one did not change, so those are settled too.
+    func settleInverses(now row: StoreRow, undeleted: Bool = false) {
         guard let context = object.managedObjectContext else { return }
         for link in links {
             let slot = link.relationship.slot
             let committed = row.values[slot] as? NSManagedObjectID
             // A refreshed object is a fault that will load `row`.
             let current = object.isFaultStorage ? committed : NSManagedObject.objectID(of: object.storage[slot])
-            guard current != link.current || committed != link.committed else { continue }
+            guard undeleted || current != link.current || committed != link.committed else { continue }
             var seen = Set<NSManagedObjectID>()
             for id in [current, committed, link.current, link.committed].compactMap({ $0 }) where seen.insert(id).inserted {
                 let isCurrent = id == current, isCommitted = id == committed

@@ -310,7 +310,7 @@ enum MergeResolution {
                 object.changedSlots.removeAll()
                 object.load(row)
                 object.awakeFromFetch()
-                before.settleInverses(now: row)
+                before.settleInverses(now: row, undeleted: true)
             }
             return
         }
