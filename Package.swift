@@ -100,12 +100,18 @@ let package = Package(
         // A second process for the multi-process tests (concurrent writers, SIGKILL in mid-save).
         .executableTarget(
             name: "opencoredata-store-worker",
-            dependencies: ["OpenCoreData"],
+            dependencies: ["OpenCoreData", "StoreWorkerSupport"],
             path: "Tests/StoreWorker"
+        ),
+        // What the worker and the tests' in-process writers share: models and workloads.
+        .target(
+            name: "StoreWorkerSupport",
+            dependencies: ["OpenCoreData"],
+            path: "Tests/StoreWorkerSupport"
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["OpenCoreData", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
         ),

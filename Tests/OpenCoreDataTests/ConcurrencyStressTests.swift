@@ -1,19 +1,12 @@
 import GRDB
 @testable import OpenCoreData
+import StoreWorkerSupport
 import Testing
 
 /// Eight private-queue contexts, on two coordinators of one store file (as two processes
 /// would be), increment shared counters at the same time. Conflicts are reported by the
 /// default error policy and retried; at the end nothing is lost or counted twice.
 @Suite(.serialized) struct ConcurrencyStressTests {
-    private static func model() -> NSManagedObjectModel {
-        let counter = ModelBuilder.entity("Counter", className: "NSManagedObject")
-        counter.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("value", .integer64AttributeType)]
-        let event = ModelBuilder.entity("Event", className: "NSManagedObject")
-        event.properties = [ModelBuilder.attribute("writer", .integer64AttributeType), ModelBuilder.attribute("sequence", .integer64AttributeType)]
-        return ModelBuilder.model(counter, event)
-    }
-
     /// What one worker did: its committed increments and the conflicts it was told of.
     private final class Tally: @unchecked Sendable {
         private let lock = NSLock()
@@ -45,17 +38,10 @@ import Testing
 
     @Test func contextsOnTwoCoordinatorsNeverLoseOrDuplicateAnUpdate() throws {
         let url = temporaryStoreURL("Stress")
-        let names = ["a", "b", "c"]
-        let setup = try makeContext(Self.model(), url: url)
-        try setup.performAndWait {
-            for name in names {
-                let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: setup)
-                counter.setValue(name, forKey: "name")
-                counter.setValue(Int64(0), forKey: "value")
-            }
-            try setup.save()
-        }
-        let coordinators = [setup.persistentStoreCoordinator!, try makeContext(Self.model(), url: url).persistentStoreCoordinator!]
+        // The counters of the multi-process workload (StoreWorkerSupport), here driven by threads.
+        let names = CounterWorkload.counters
+        try CounterWorkload.prepareStore(at: url)
+        let coordinators = try (0..<2).map { _ in try #require(try makeContext(CounterWorkload.model(), url: url).persistentStoreCoordinator) }
         let contexts = (0..<8).map { index -> NSManagedObjectContext in
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinators[index % 2]
@@ -82,9 +68,10 @@ import Testing
                             request.predicate = NSPredicate(format: "name == %@", name)
                             guard let counter = try context.fetch(request).first else { return tally.fail("counter \(name) missing") }
                             counter.setValue(((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
-                            let event = NSEntityDescription.insertNewObject(forEntityName: "Event", into: context)
-                            event.setValue(Int64(writer), forKey: "writer")
-                            event.setValue(Int64(sequence), forKey: "sequence")
+                            let increment = NSEntityDescription.insertNewObject(forEntityName: "Increment", into: context)
+                            increment.setValue("\(writer)", forKey: "writer")
+                            increment.setValue(Int64(sequence), forKey: "sequence")
+                            increment.setValue(name, forKey: "counter")
                             if sequence == 0, attempt == 0, !firstSaves.arriveAndWait() { tally.fail("worker \(writer) waited in vain for the others") }
                             try context.save()
                             saved = true
@@ -116,7 +103,7 @@ import Testing
                 #expect(value == tally.committed.filter { $0.counter == name }.count, "counter \(name)")
             }
             // Every committed save's event is there once, and no failed save left one.
-            let events = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE FROM ZEVENT").map { "\($0[0] as Int)/\($0[1] as Int)" }
+            let events = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE FROM ZINCREMENT").map { "\($0[0] as String)/\($0[1] as Int)" }
             #expect(events.count == Set(events).count, "no event twice")
             #expect(Set(events) == Set(tally.committed.map { "\($0.writer)/\($0.sequence)" }))
         }

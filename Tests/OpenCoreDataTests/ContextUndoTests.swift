@@ -371,6 +371,41 @@ private struct ContextChanges: Equatable {
         }
     }
 
+    /// A notebook another context deleted (merged here) is not brought back by undoing
+    /// a step that changed it, and a restored relationship does not point at it.
+    @Test func undoLeavesObjectsDeletedElsewhereDeleted() throws {
+        let context = try makeUndoContext()
+        let (notebook, note) = try context.performAndWait {
+            let notebook = makeNotebook("A", in: context)
+            let note = makeNotes(["n"], in: notebook)[0]
+            try context.save()
+            note.notebook = nil
+            notebook.name = "B"
+            try context.save()
+            return (notebook, note)
+        }
+        let id = context.performAndWait { notebook.objectID }
+        let other = siblingContext(of: context)
+        try other.performAndWait {
+            other.delete(try other.existingObject(with: id))
+            try other.save()
+        }
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: [id]], into: [context])
+        try context.performAndWait {
+            #expect(notebook.isDeleted && notebook.managedObjectContext == nil)
+            context.undo()
+            #expect(notebook.managedObjectContext == nil && notebook.isDeleted, "not back as a saved object")
+            #expect(note.notebook == nil, "no link to a row that is gone")
+            #expect(!context.hasChanges)
+            try context.save()
+            #expect(try context.count(for: NSFetchRequest<Notebook>(entityName: "Notebook")) == 0)
+            // Pointing at it by hand cannot write a key to the missing row either.
+            note.notebook = notebook
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.code == NSManagedObjectExternalRelationshipError, "not in this context")
+        }
+    }
+
     @Test func deletingAnUnsavedObjectUndoesToInserted() throws {
         let context = try makeUndoContext()
         context.performAndWait {

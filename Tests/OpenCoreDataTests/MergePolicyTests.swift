@@ -33,6 +33,19 @@ enum ConflictFixture {
         try DatabaseQueue(path: url.path).read { try Row.fetchOne($0, sql: sql) }
     }
 
+    /// The account most conflict tests start from, `name = base, balance = 10, memo = m0`,
+    /// inserted and saved in `context`.
+    static func saveBaseAccount(in context: NSManagedObjectContext) throws -> NSManagedObject {
+        try context.performAndWait {
+            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: context)
+            account.setValue("base", forKey: "name")
+            account.setValue(Int64(10), forKey: "balance")
+            account.setValue("m0", forKey: "memo")
+            try context.save()
+            return account
+        }
+    }
+
     static func integer(_ url: URL, _ sql: String) throws -> Int {
         try DatabaseQueue(path: url.path).read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }
@@ -51,14 +64,7 @@ enum ConflictFixture {
     private func conflictingSave(policy: Any, separateCoordinators: Bool, file: URL = temporaryStoreURL())
         throws -> (error: NSError?, mine: NSManagedObject, first: NSManagedObjectContext, url: URL) {
         let (first, second) = try ConflictFixture.contexts(model, url: file, separateCoordinators: separateCoordinators)
-        let mine = try first.performAndWait {
-            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: first)
-            account.setValue("base", forKey: "name")
-            account.setValue(Int64(10), forKey: "balance")
-            account.setValue("m0", forKey: "memo")
-            try first.save()
-            return account
-        }
+        let mine = try ConflictFixture.saveBaseAccount(in: first)
         let id = first.performAndWait { mine.objectID }
         try second.performAndWait {
             let theirs = try ConflictFixture.load(id, in: second)
@@ -316,6 +322,102 @@ enum ConflictFixture {
         #expect(outcome.error?.code == NSCoreDataError)
         #expect(outcome.error?.localizedDescription.contains("not an NSMergePolicy") == true)
         #expect(try stored(outcome.url).name == "theirs")
+    }
+
+    /// Ledgers `one` and `two`, both with their accounts loaded in `first`. `first` moves
+    /// the account to `one`; another coordinator moved it to `two` and saved. Store trump
+    /// and rollback take the stored `two`: the ledgers' members follow in memory.
+    @Test(arguments: [1, 4])
+    func aToOneTakenFromTheStoreTakesItsInversesAlong(policyIndex: Int) throws {
+        let policy = policyIndex == 1 ? NSMergeByPropertyStoreTrumpMergePolicy : NSRollbackMergePolicy
+        let url = temporaryStoreURL()
+        let (first, second) = try ConflictFixture.contexts(model, url: url, separateCoordinators: true)
+        let (account, one, two) = try first.performAndWait {
+            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: first)
+            account.setValue("a", forKey: "name")
+            let ledgers = ["one", "two"].map { title in
+                let ledger = NSEntityDescription.insertNewObject(forEntityName: "Ledger", into: first)
+                ledger.setValue(title, forKey: "title")
+                return ledger
+            }
+            try first.save()
+            // Loaded now, so the other context's move happens behind their back.
+            for ledger in ledgers { #expect(ledger.mutableSetValue(forKey: "accounts").count == 0) }
+            return (account, ledgers[0], ledgers[1])
+        }
+        let ids = first.performAndWait { (account.objectID, two.objectID) }
+        try second.performAndWait {
+            try ConflictFixture.load(ids.0, in: second).setValue(try ConflictFixture.load(ids.1, in: second), forKey: "ledger")
+            try second.save()
+        }
+        try first.performAndWait {
+            first.mergePolicy = policy
+            account.setValue(one, forKey: "ledger")
+            try first.save()
+            #expect(account.value(forKey: "ledger") as? NSManagedObject === two)
+            #expect(!one.mutableSetValue(forKey: "accounts").contains(account))
+            #expect(two.mutableSetValue(forKey: "accounts").contains(account))
+            #expect(!first.hasChanges)
+        }
+        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT a JOIN ZLEDGER l ON a.ZLEDGER = l.Z_PK WHERE l.ZTITLE = 'two'") == 1)
+    }
+
+    /// A deleted account whose row changed elsewhere comes back under store trump and
+    /// rollback: its ledger, which the delete's nullify rule emptied, gets it back.
+    @Test(arguments: [1, 4])
+    func anUndeletedObjectReturnsToItsInverses(policyIndex: Int) throws {
+        let policy = policyIndex == 1 ? NSMergeByPropertyStoreTrumpMergePolicy : NSRollbackMergePolicy
+        let url = temporaryStoreURL()
+        let (first, second) = try ConflictFixture.contexts(model, url: url, separateCoordinators: true)
+        let (account, ledger) = try first.performAndWait {
+            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: first)
+            let ledger = NSEntityDescription.insertNewObject(forEntityName: "Ledger", into: first)
+            account.setValue(ledger, forKey: "ledger")
+            try first.save()
+            return (account, ledger)
+        }
+        let id = first.performAndWait { account.objectID }
+        try second.performAndWait {
+            try ConflictFixture.load(id, in: second).setValue("theirs", forKey: "name")
+            try second.save()
+        }
+        try first.performAndWait {
+            first.mergePolicy = policy
+            first.delete(account)
+            first.processPendingChanges()
+            #expect(ledger.mutableSetValue(forKey: "accounts").count == 0, "nullified by the delete")
+            try first.save()
+            #expect(!account.isDeleted && account.value(forKey: "name") as? String == "theirs")
+            #expect(ledger.mutableSetValue(forKey: "accounts").contains(account))
+            #expect(!first.hasChanges)
+        }
+        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZLEDGER IS NOT NULL") == 1)
+    }
+
+    @Test func valuesAPolicyMergedAreValidatedBeforeTheyAreWritten() throws {
+        let model = GuardedAccount.model()
+        let url = temporaryStoreURL()
+        let (first, second) = try ConflictFixture.contexts(model, url: url, separateCoordinators: true)
+        let mine = try first.performAndWait {
+            let account = GuardedAccount(context: first)
+            account.name = "base"
+            account.memo = "m0"
+            try first.save()
+            return account
+        }
+        let id = first.performAndWait { mine.objectID }
+        try second.performAndWait {
+            try ConflictFixture.load(id, in: second).setValue("same", forKey: "memo")
+            try second.save()
+        }
+        let error = first.performAndWait { () -> NSError? in
+            first.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            mine.name = "same"
+            do { try first.save(); return nil } catch { return error as NSError }
+        }
+        #expect(error?.code == NSManagedObjectValidationError, "each side alone is valid; merged, name equals memo")
+        let row = try #require(try ConflictFixture.row(url, "SELECT ZNAME, ZMEMO FROM ZGUARDEDACCOUNT"))
+        #expect(row[0] as String? == "base" && row[1] as String? == "same", "the merged object was not written")
     }
 
     @Test func savesWithoutConflictsNeedNoPolicy() throws {

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreData
+import StoreWorkerSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -12,15 +13,7 @@ import Glibc
 /// batches of `Entry` rows and prints each batch once it is committed.
 @Suite(.serialized) struct MultiProcessTests {
     /// The worker's model: `Entry` with `batch`, `row` and `writer`.
-    static func workerModel() -> NSManagedObjectModel {
-        let entry = ModelBuilder.entity("Entry", className: "NSManagedObject")
-        entry.properties = [
-            ModelBuilder.attribute("batch", .integer64AttributeType),
-            ModelBuilder.attribute("row", .integer64AttributeType),
-            ModelBuilder.attribute("writer", .stringAttributeType),
-        ]
-        return ModelBuilder.model(entry)
-    }
+    static func workerModel() -> NSManagedObjectModel { entryModel() }
 
     static var worker: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("opencoredata-store-worker")
@@ -94,6 +87,84 @@ import Glibc
                 #expect(entry.value(forKey: "row") as? Int64 == 0)
             }
         }
+    }
+
+    /// Two worker processes and two contexts of this process (each on a coordinator of its
+    /// own) increment shared counters under the error policy, retrying what it reports, and
+    /// label the same rows under object trump (CounterWorkload). Every writer's first
+    /// increment and first label are saved only once all four have read the row, so
+    /// conflicts of both kinds are certain. Afterwards: the store is sound, each counter
+    /// holds exactly the increments the writers committed, and every conflict was reported
+    /// to its writer or merged by the policy, never lost.
+    @Test func writersInTwoProcessesAndThisOneResolveOrReportEveryConflict() throws {
+        let store = temporaryStoreURL("Counters")
+        try CounterWorkload.prepareStore(at: store)
+        let meeting = FileManager.default.temporaryDirectory.appendingPathComponent("rendezvous-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: meeting) }
+        let writers = 4, iterations = 40
+        let rendezvous = Rendezvous(directory: meeting, parties: writers)
+
+        let processes = try (0..<2).map { index -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = Self.worker
+            process.arguments = ["counters", store.path, "P\(index)", String(iterations), meeting.path, String(writers), String(index + 1)]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return (process, output)
+        }
+        let local = LockedTallies()
+        let finished = DispatchGroup()
+        for index in 0..<2 {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                local.add(CounterWorkload(store: store, writer: "L\(index)", iterations: iterations, rendezvous: rendezvous, seed: UInt64(index + 11)).run())
+            }.start()
+        }
+        var tallies: [CounterTally] = []
+        for (process, output) in processes {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            tallies.append(try JSONDecoder().decode(CounterTally.self, from: data))
+        }
+        finished.wait()
+        tallies += local.all
+
+        #expect(Set(tallies.map(\.writer)) == ["P0", "P1", "L0", "L1"])
+        for tally in tallies {
+            #expect(tally.failures.isEmpty, "\(tally.writer): \(tally.failures.prefix(3))")
+            #expect(tally.increments.count == iterations && tally.labels.count == iterations, "\(tally.writer)")
+        }
+        // The four first saves of each kind met: all but one writer saw a conflict there.
+        #expect(tallies.map(\.reported).reduce(0, +) >= writers - 1, "the error policy reported them")
+        #expect(tallies.map(\.merged).reduce(0, +) >= writers - 1, "object trump merged them")
+
+        let db = try DatabaseQueue(path: store.path)
+        defer { try? db.close() }
+        try db.read { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            for name in CounterWorkload.counters {
+                let value = try Int.fetchOne(db, sql: "SELECT ZVALUE FROM ZCOUNTER WHERE ZNAME = ?", arguments: [name])
+                let committed = tallies.map { $0.increments.filter { $0.counter == name }.count }.reduce(0, +)
+                #expect(value == committed, "counter \(name): every committed increment once, none lost to a label's merge")
+                let label = try String.fetchOne(db, sql: "SELECT ZLABEL FROM ZCOUNTER WHERE ZNAME = ?", arguments: [name])
+                #expect(label.map { label in tallies.contains { $0.labels.contains(label) } } ?? false, "counter \(name)'s label is a committed one")
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE, ZCOUNTER FROM ZINCREMENT").map { "\($0[0] as String)/\($0[1] as Int)/\($0[2] as String)" }
+            #expect(rows.count == Set(rows).count, "no increment twice")
+            #expect(Set(rows) == Set(tallies.flatMap { tally in tally.increments.map { "\(tally.writer)/\($0.sequence)/\($0.counter)" } }))
+        }
+    }
+
+    /// Tallies of this process's writer threads.
+    private final class LockedTallies: @unchecked Sendable {
+        private let lock = NSLock()
+        private var tallies: [CounterTally] = []
+        func add(_ tally: CounterTally) { lock.withLock { tallies.append(tally) } }
+        var all: [CounterTally] { lock.withLock { tallies } }
     }
 
     @Test func writerKilledInMidSaveNeverLeavesHalfASave() throws {

@@ -9,31 +9,33 @@
 // Each batch is one save of `rows` Entry objects carrying the batch number, so a test can
 // check that every save is all or nothing after a SIGKILL in the middle of saving, and
 // prints the object-ID URI of each batch's first row, so a test can resolve it elsewhere.
+//
+//   opencoredata-store-worker counters <store path> <writer name> <iterations> <rendezvous folder> <writers> <seed>
+//
+// Runs a CounterWorkload (shared counters under merge policies, StoreWorkerSupport) and
+// prints its tally as one line of JSON.
 import OpenCoreData
-
-/// The model both the worker and the tests use: one entity, `Entry`.
-func workerModel() -> NSManagedObjectModel {
-    let entry = NSEntityDescription()
-    entry.name = "Entry"
-    entry.managedObjectClassName = "NSManagedObject"
-    entry.properties = [("batch", NSAttributeType.integer64AttributeType), ("row", .integer64AttributeType), ("writer", .stringAttributeType)].map { name, type in
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
-    }
-    let model = NSManagedObjectModel()
-    model.entities = [entry]
-    return model
-}
+import StoreWorkerSupport
 
 let arguments = CommandLine.arguments
+if arguments.count == 8, arguments[1] == "counters", let iterations = Int(arguments[4]), let writers = Int(arguments[6]), let seed = UInt64(arguments[7]) {
+    let workload = CounterWorkload(store: URL(fileURLWithPath: arguments[2]), writer: arguments[3], iterations: iterations,
+                                   rendezvous: Rendezvous(directory: URL(fileURLWithPath: arguments[5]), parties: writers), seed: seed)
+    let tally = workload.run()
+    do {
+        FileHandle.standardOutput.write(try JSONEncoder().encode(tally) + Data("\n".utf8))
+    } catch {
+        FileHandle.standardError.write(Data("cannot encode the tally: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: opencoredata-store-worker <store> <writer> <first batch> <batches> [<rows>]\n".utf8))
     exit(64)
 }
 let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
-let coordinator = NSPersistentStoreCoordinator(managedObjectModel: workerModel())
+let coordinator = NSPersistentStoreCoordinator(managedObjectModel: entryModel())
 do {
     // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
     let tracksHistory = ProcessInfo.processInfo.environment["OPENCOREDATA_WORKER_HISTORY"] == "1"

@@ -58,7 +58,8 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         if !constraints.isEmpty { try resolve(constraintConflicts: constraints) }
     }
 
-    /// Settles rows that changed or vanished since the objects were read, by ``mergeType``.
+    /// Settles objects whose rows (or, in a child context, whose state in the parent
+    /// context) changed or vanished since they were read, by ``mergeType``.
     ///
     /// The error policy throws `NSManagedObjectMergeError` with the conflicts under
     /// `"conflictList"`. The others change the objects in memory so the save can go on:
@@ -67,11 +68,14 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// store's (store trump); overwrite keeps every in-memory value; rollback reloads the
     /// stored values. A row deleted elsewhere stays deleted: the object becomes deleted in
     /// its context. A deleted object whose row changed is deleted anyway by the object
-    /// trump and overwrite policies, and restored from the store by the others.
+    /// trump and overwrite policies, and restored from the store by the others. In a
+    /// child context "the store" is the parent: its values win under store trump, and
+    /// rollback reloads from it. Inverse relationships follow every to-one a resolution
+    /// changes, so the object graph stays consistent.
     open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
         guard !list.isEmpty else { return }
         if type == .errorMergePolicyType { throw MergeResolution.lockingError(list) }
-        for conflict in list { MergeResolution.resolve(conflict, type) }
+        for conflict in list { try MergeResolution.resolve(conflict, type) }
     }
 
     /// Settles uniqueness-constraint conflicts, by ``mergeType``.

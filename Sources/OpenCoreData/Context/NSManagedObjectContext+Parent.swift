@@ -5,12 +5,13 @@ extension NSManagedObjectContext {
     // MARK: Reading through the parent
 
     /// The state of `objectID` as this context's source holds it: the parent's current
-    /// values for a child context, the row cache (within `stalenessInterval`) or the store
-    /// for a root context. `nil` when the source has no such object.
-    func sourceRow(for objectID: NSManagedObjectID) throws -> StoreRow? {
+    /// values for a child context, the row cache (within `stalenessInterval`, unless
+    /// `fresh` asks for the store's row now) or the store for a root context. `nil` when
+    /// the source has no such object.
+    func sourceRow(for objectID: NSManagedObjectID, fresh: Bool = false) throws -> StoreRow? {
         if let parent { return try parent.snapshotForChild(of: objectID) }
         guard let coordinator = persistentStoreCoordinator, !objectID.isTemporaryID else { return nil }
-        return try coordinator.row(for: objectID, maxAge: stalenessInterval)
+        return try coordinator.row(for: objectID, maxAge: fresh ? 0 : stalenessInterval)
     }
 
     /// This context's current state of `objectID`, for a child: the registered object's
@@ -67,44 +68,73 @@ extension NSManagedObjectContext {
 
     /// A child's save: its inserts, changes and deletes become unsaved changes of the
     /// parent, on the parent's queue; nothing reaches the store until the parent saves.
-    func pushChanges(to parent: NSManagedObjectContext) throws {
-        let inserted = Array(insertedSet)
-        let updated = Array(updatedSet)
-        let deleted = Array(deletedSet)
-        let writes = inserted.map { ChildWrite($0, slots: Array($0.storage.indices)) }
-            + updated.filter { $0.lifecycle == .persisted }.map { ChildWrite($0, slots: Array($0.changedSlots)) }
-        let deletedIDs = deleted.map(\.objectID)
-        try parent.performAndWait {
-            try parent.receive(insertedIDs: inserted.map { ($0.objectID, $0.entity) }, writes: writes, deletedIDs: deletedIDs)
-        }
-        // The child's values are now its source's: committed, with nothing pending.
-        for object in inserted + updated {
-            object.lifecycle = .persisted
-            object.markPushedToParent()
-        }
-        for object in deleted {
-            object.lifecycle = .detached
-            registryRemove(object)
+    ///
+    /// The parent plays the store's part in optimistic locking: every changed or deleted
+    /// object whose state in the parent is no longer what the child read (a value changed
+    /// there, or the object was deleted) is a conflict for the child's merge policy, and
+    /// the push starts over, as a root context's save does with stale rows. The check and
+    /// the push run in one call on the parent's queue, so nothing comes between them.
+    /// Returns what was pushed.
+    func pushChanges(to parent: NSManagedObjectContext) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        var round = 0
+        while true {
+            let inserted = Array(insertedSet)
+            let updated = Array(updatedSet)
+            let deleted = Array(deletedSet)
+            let changed = updated.filter { $0.lifecycle == .persisted }
+            let checked = changed + deleted
+            let push = ChildPush(
+                inserted: inserted.map { ($0.objectID, $0.entity) },
+                writes: inserted.map { ChildWrite($0, slots: Array($0.storage.indices)) } + changed.map { ChildWrite($0, slots: Array($0.changedSlots)) },
+                deletedIDs: deleted.map(\.objectID),
+                read: checked.map(ChildReadState.init)
+            )
+            let conflicts = try parent.performAndWait { try parent.receive(push) }
+            guard !conflicts.isEmpty else {
+                // The child's values are now its source's: committed, with nothing pending.
+                for object in inserted + updated {
+                    object.lifecycle = .persisted
+                    object.markPushedToParent()
+                }
+                for object in deleted {
+                    object.lifecycle = .detached
+                    registryRemove(object)
+                }
+                return (inserted, updated, deleted)
+            }
+            round += 1
+            let found = SaveConflictsFound(locking: conflicts.map { (checked[$0.index], $0.row) })
+            try resolveConflicts(found, giveUp: round >= Self.conflictResolutionRounds)
         }
     }
 
-    /// Applies a child's save to this context's objects (on this context's queue).
+    /// Applies a child's save to this context's objects (on this context's queue), unless
+    /// some of the child's objects changed here since the child read them: then nothing
+    /// changes, and those are returned (by their index in `push.read`, with this context's
+    /// state of them now, `nil` when deleted).
     ///
     /// Every ID the child names must be one this context can reach: a permanent ID, an
     /// object it holds, or one of the child's new objects. A temporary ID it no longer
     /// knows (an object the child kept under its temporary ID across a save of this
     /// context that it was not part of) fails the child's save before anything changes,
     /// rather than leaving an empty stand-in here that would break this context's saves.
-    private func receive(insertedIDs: [(NSManagedObjectID, NSEntityDescription)], writes: [ChildWrite], deletedIDs: [NSManagedObjectID]) throws {
+    private func receive(_ push: ChildPush) throws -> [(index: Int, row: StoreRow?)] {
         servesChildren = true
-        let incoming = Set(insertedIDs.map(\.0))
-        var referenced = deletedIDs + writes.map(\.objectID)
-        for write in writes { referenced += write.values.flatMap(\.value.objectIDs) }
+        let incoming = Set(push.inserted.map(\.0))
+        var referenced = push.deletedIDs + push.writes.map(\.objectID)
+        for write in push.writes { referenced += write.values.flatMap(\.value.objectIDs) }
         for id in referenced where resolvedForChild(id).isTemporaryID && !incoming.contains(id) && registry[id] == nil {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The child context's save refers to an object by a temporary ID its parent no longer knows (\(id.uriRepresentation().absoluteString)); call obtainPermanentIDs(for:) in the child before saving objects you keep using", [NSAffectedObjectsErrorKey: [id]])
         }
+        var conflicts: [(index: Int, row: StoreRow?)] = []
+        for (index, state) in push.read.enumerated() {
+            let row = try snapshotForChild(of: state.objectID)
+            if let row, state.matches(row, in: self) { continue }
+            conflicts.append((index, row))
+        }
+        guard conflicts.isEmpty else { return conflicts }
         // New objects first, so writes can point at them.
-        for (id, entity) in insertedIDs where registry[id] == nil {
+        for (id, entity) in push.inserted where registry[id] == nil {
             let object = entity.instantiate(insertInto: nil)
             object.objectID = id
             // Recorded while still new, so this context's undo takes the insert back.
@@ -113,7 +143,7 @@ extension NSManagedObjectContext {
             register(object)
             adoptInsertFromChild(object)
         }
-        for write in writes {
+        for write in push.writes {
             let id = resolvedForChild(write.objectID)
             let object = registry[id] ?? self.object(with: id)
             object.fireFaultIfNeeded()
@@ -132,11 +162,51 @@ extension NSManagedObjectContext {
                 }
             }
         }
-        for id in deletedIDs {
+        for id in push.deletedIDs {
             let id = resolvedForChild(id)
             delete(registry[id] ?? self.object(with: id))
         }
         processPendingChanges()
+        return []
+    }
+}
+
+/// Everything one push of a child's save hands its parent, as IDs and values rather
+/// than the child's objects, which belong to the child's queue.
+struct ChildPush: @unchecked Sendable {
+    /// The child's new objects.
+    let inserted: [(NSManagedObjectID, NSEntityDescription)]
+    /// Values of new objects (all) and of changed ones (their changes).
+    let writes: [ChildWrite]
+    let deletedIDs: [NSManagedObjectID]
+    /// What the child read of each changed or deleted object, to check against the parent.
+    let read: [ChildReadState]
+}
+
+/// The values a child read of one object it changes or deletes: the parent's state then.
+struct ChildReadState {
+    let objectID: NSManagedObjectID
+    /// The committed values (to-ones as IDs); `nil` when the child never loaded them.
+    let values: [Any?]?
+
+    init(_ object: NSManagedObject) {
+        objectID = object.objectID
+        values = object.committed
+    }
+
+    /// Whether `row`, the parent's state now, still holds what the child read, compared
+    /// as a snapshot is: attributes and to-ones, by value. A to-one the child knows by a
+    /// temporary ID matches the permanent ID the parent's save gave the same object.
+    func matches(_ row: StoreRow, in parent: NSManagedObjectContext) -> Bool {
+        guard let values else { return true }
+        let facts = objectID.entity.facts
+        for slot in facts.rowColumnSlots where slot < values.count {
+            let property = facts.slots[slot]
+            var read = values[slot]
+            if let id = read as? NSManagedObjectID { read = parent.resolvedForChild(id) }
+            if !MergeResolution.same(read, row.values[slot], property) { return false }
+        }
+        return true
     }
 }
 
@@ -150,7 +220,7 @@ extension NSManagedObjectContext {
 
 /// One child object's values for the parent, as IDs rather than the child's objects,
 /// which belong to the child's queue.
-struct ChildWrite: @unchecked Sendable {
+struct ChildWrite {
     /// A value the parent stores: attributes as they are, relationships by object ID.
     enum Value {
         case attribute(Any?)
@@ -216,9 +286,10 @@ extension NSManagedObject {
         return StoreRow(objectID: objectID, version: storedVersion, values: values, timestamp: StoreRow.now())
     }
 
-    /// After a child's save: its values are its parent's now, so they are committed.
+    /// After a child's save: its values are its parent's now, so they are committed
+    /// (to-ones as IDs, as a loaded snapshot holds them).
     func markPushedToParent() {
-        committed = storage
+        committed = rowValues()
         for slot in entityFacts.toManySlots {
             if let loaded = storage[slot] as? ToManyRelationship { loaded.committed = loaded.members }
         }

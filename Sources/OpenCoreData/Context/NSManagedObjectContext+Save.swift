@@ -8,22 +8,12 @@ extension NSManagedObjectContext {
         for object in insertedSet { object.applyDerivations() }
         for object in updatedSet { object.applyDerivations() }
         processPendingChanges()
-
-        // Validation goes through the overridable methods so subclasses' rules count.
-        var errors: [NSError] = []
-        func collect(_ validate: () throws -> Void) {
-            do { try validate() } catch let error as NSError {
-                errors += (error.code == NSValidationMultipleErrorsError ? error.userInfo[NSDetailedErrorsKey] as? [NSError] : nil) ?? [error]
-            }
-        }
-        for object in insertedSet { collect(object.validateForInsert) }
-        for object in updatedSet { collect(object.validateForUpdate) }
-        for object in deletedSet { collect(object.validateForDelete) }
-        if let error = CoreDataError.combine(errors) { throw error }
+        try validatePendingChanges()
 
         if let parent {
-            let inserted = Array(insertedSet), updated = Array(updatedSet), deleted = Array(deletedSet)
-            try pushChanges(to: parent)
+            // Conflicts with the parent's state go to the merge policy, which may change
+            // the sets (NSManagedObjectContext+Parent.swift); these are what was pushed.
+            let (inserted, updated, deleted) = try pushChanges(to: parent)
             undoGeneration &+= 1
             clearSavedChanges()
             for object in inserted + updated + deleted { object.didSave() }
@@ -75,6 +65,22 @@ extension NSManagedObjectContext {
         clearSavedChanges()
         for object in inserted + updated + deleted { object.didSave() }
         postDidSave(inserted: inserted, updated: updated, deleted: deleted)
+    }
+
+    /// Validates every inserted, updated and deleted object, throwing all errors at once
+    /// (`NSValidationMultipleErrorsError` when several). It goes through the overridable
+    /// methods so subclasses' rules count.
+    func validatePendingChanges() throws {
+        var errors: [NSError] = []
+        func collect(_ validate: () throws -> Void) {
+            do { try validate() } catch let error as NSError {
+                errors += (error.code == NSValidationMultipleErrorsError ? error.userInfo[NSDetailedErrorsKey] as? [NSError] : nil) ?? [error]
+            }
+        }
+        for object in insertedSet { collect(object.validateForInsert) }
+        for object in updatedSet { collect(object.validateForUpdate) }
+        for object in deletedSet { collect(object.validateForDelete) }
+        if let error = CoreDataError.combine(errors) { throw error }
     }
 
     /// `NSManagedObjectContextDidSave` and its object-ID twin, for a save that completed.

@@ -1,5 +1,10 @@
-/// One optimistic-locking conflict a save met: the row of ``sourceObject`` changed (or
-/// was deleted) in the store since the context read it.
+/// One optimistic-locking conflict a save met: the state of ``sourceObject`` changed (or
+/// was deleted) in the context's source since the context read it.
+///
+/// The source is the store for a context on a coordinator: then ``persistedSnapshot``
+/// holds the row as stored now. For a child context it is the parent context: then
+/// ``persistedSnapshot`` is `nil` and ``cachedSnapshot`` holds the parent's values now
+/// (``newVersionNumber`` 0 and no snapshot when the parent deleted the object).
 ///
 /// Merge policies read it to decide what to keep. Snapshots hold every attribute and
 /// to-one relationship (as `NSManagedObjectID`s; `NSNull` for nil), never to-manys.
@@ -8,16 +13,22 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
     public let sourceObject: NSManagedObject
     /// The object's values in memory, unsaved changes included, when the conflict was found.
     public let objectSnapshot: [String: Any]?
-    /// The values the object was read with (the coordinator's snapshot at its old version).
+    /// For a store conflict, the values the object was read with; for a conflict with a
+    /// parent context, the parent's values now (`nil` when the parent deleted the object).
     public let cachedSnapshot: [String: Any]?
-    /// The values in the store now; `nil` when the row was deleted.
+    /// The values in the store now; `nil` when the row was deleted, and for a conflict
+    /// with a parent context.
     public let persistedSnapshot: [String: Any]?
-    /// The row's version in the store now (`Z_OPT`); 0 when the row was deleted.
+    /// The version in the source now: the row's `Z_OPT`, or the version of the parent's
+    /// object; 0 when the row or the parent's object was deleted.
     public let newVersionNumber: Int
     /// The version the object was read with.
     public let oldVersionNumber: Int
-    /// The stored row behind `persistedSnapshot`, for the standard resolutions.
-    let persistedRow: StoreRow?
+    /// The source's state behind the snapshots (the stored row, or the parent's values),
+    /// for the standard resolutions; `nil` when it was deleted or is not known.
+    let currentRow: StoreRow?
+    /// Whether the conflict is with the parent context rather than the store.
+    let isWithParent: Bool
 
     /// A conflict for `srcObject` between version `oldvers` (values `cachesnap`) and
     /// version `newvers` in the store (values `persnap`; version 0 and `nil` for a deleted row).
@@ -28,18 +39,28 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
         persistedSnapshot = persnap
         newVersionNumber = newvers
         oldVersionNumber = oldvers
-        persistedRow = nil
+        currentRow = nil
+        isWithParent = false
     }
 
-    /// The conflict a save found for `object`, whose row in the store is now `row`.
-    init(object: NSManagedObject, row: StoreRow?) {
+    /// The conflict a save found for `object`, whose state in its context's source is now
+    /// `row`: a stored row, or the parent's values when `withParent`.
+    init(object: NSManagedObject, row: StoreRow?, withParent: Bool) {
         sourceObject = object
         objectSnapshot = ConflictSnapshot.dictionary(object.storage, of: object.entity)
-        cachedSnapshot = object.committed.map { ConflictSnapshot.dictionary($0, of: object.entity) }
-        persistedSnapshot = row.map { ConflictSnapshot.dictionary($0.values, of: object.entity) }
-        newVersionNumber = Int(row?.version ?? 0)
+        let current = row.map { ConflictSnapshot.dictionary($0.values, of: object.entity) }
+        if withParent {
+            cachedSnapshot = current
+            persistedSnapshot = nil
+        } else {
+            cachedSnapshot = object.committed.map { ConflictSnapshot.dictionary($0, of: object.entity) }
+            persistedSnapshot = current
+        }
+        // 0 says "deleted"; a parent's unsaved new object has no version yet, so it counts as 1.
+        newVersionNumber = row.map { max(Int($0.version), 1) } ?? 0
         oldVersionNumber = Int(object.storedVersion)
-        persistedRow = row
+        currentRow = row
+        isWithParent = withParent
     }
 
     open override var description: String {

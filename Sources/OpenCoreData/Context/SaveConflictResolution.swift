@@ -206,8 +206,7 @@ extension NSManagedObjectContext {
                 return (inserted, updated, deleted, assignedKeys)
             } catch let found as SaveConflictsFound {
                 round += 1
-                try resolve(found, giveUp: round >= Self.conflictResolutionRounds)
-                processPendingChanges()
+                try resolveConflicts(found, giveUp: round >= Self.conflictResolutionRounds)
             } catch let stale as NSError where stale.domain == NSCocoaErrorDomain && stale.code == NSManagedObjectMergeError && !checkLocking {
                 // The transaction rolled back; check every row's version this time.
                 checkLocking = true
@@ -215,9 +214,20 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Hands conflicts to the merge policy (or, past the last round, fails with them).
-    private func resolve(_ found: SaveConflictsFound, giveUp: Bool) throws {
-        let locking = found.locking.map { NSMergeConflict(object: $0.object, row: $0.row) }
+    /// Hands conflicts to the merge policy (or, past the last round, fails with them),
+    /// then checks what the policy left as a save checks it: the policy's writes bypass
+    /// the setters' callers, so nothing else would validate them before they are written.
+    func resolveConflicts(_ found: SaveConflictsFound, giveUp: Bool) throws {
+        try handToMergePolicy(found, giveUp: giveUp)
+        processPendingChanges()
+        for object in insertedSet { object.applyDerivations() }
+        for object in updatedSet { object.applyDerivations() }
+        try validatePendingChanges()
+    }
+
+    private func handToMergePolicy(_ found: SaveConflictsFound, giveUp: Bool) throws {
+        let withParent = parent != nil
+        let locking = found.locking.map { NSMergeConflict(object: $0.object, row: $0.row, withParent: withParent) }
         let constraints = found.constraints.map { entry in
             NSConstraintConflict(
                 constraint: entry.names,
@@ -246,7 +256,8 @@ enum MergeResolution {
     static func lockingError(_ list: [NSMergeConflict], unresolved: Bool = false) -> NSError {
         let names = list.map { "\($0.sourceObject.entity.name ?? "?") \($0.sourceObject.objectID.uriRepresentation().absoluteString)" }
         let reason = unresolved ? "conflicts remained after \(NSManagedObjectContext.conflictResolutionRounds) attempts to resolve them" : "the merge policy does not resolve conflicts"
-        return CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes: \(list.count) object(s) changed or deleted in the store since they were read (\(names.joined(separator: ", "))); \(reason)", [
+        let source = list.contains(where: \.isWithParent) ? "the parent context" : "the store"
+        return CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes: \(list.count) object(s) changed or deleted in \(source) since they were read (\(names.joined(separator: ", "))); \(reason)", [
             "conflictList": list,
             NSUpdatedObjectsKey: Set(list.filter { !$0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
             NSDeletedObjectsKey: Set(list.filter { $0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
@@ -266,12 +277,15 @@ enum MergeResolution {
 
     // MARK: Optimistic locking
 
-    static func resolve(_ conflict: NSMergeConflict, _ type: NSMergePolicyType) {
+    static func resolve(_ conflict: NSMergeConflict, _ type: NSMergePolicyType) throws {
         let object = conflict.sourceObject
         guard let context = object.managedObjectContext else { return }
-        var row = conflict.persistedRow
-        if row == nil, conflict.newVersionNumber != 0, let coordinator = context.persistentStoreCoordinator {
-            row = try? coordinator.row(for: object.objectID, maxAge: 0)
+        // Undo must not put back change-set flags computed against the old saved values.
+        context.undoGeneration &+= 1
+        var row = conflict.currentRow
+        if row == nil, conflict.newVersionNumber != 0 {
+            // A conflict a custom policy made: read the source's state now.
+            row = try context.sourceRow(for: object.objectID, fresh: true)
         }
         guard let row else {
             // The row is gone: nothing can be written to it, and the object is deleted here
@@ -289,24 +303,31 @@ enum MergeResolution {
             switch type {
             case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType, .errorMergePolicyType:
                 object.storedVersion = row.version
+                object.committed = row.values
             case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType:
                 // Undeleted: out of the change sets, back to the stored values.
+                let before = ToOneLinks(object)
                 context.forgetUnsavedChanges(of: object)
                 object.lifecycle = .persisted
                 object.changedSlots.removeAll()
                 object.load(row)
                 object.awakeFromFetch()
+                before.settleInverses(now: row, undeleted: true)
             }
             return
         }
         switch type {
         case .rollbackMergePolicyType, .errorMergePolicyType:
+            let before = ToOneLinks(object)
             object.changedSlots.removeAll()
             context.refresh(object, mergeChanges: false)
             object.snapshot = row
+            before.settleInverses(now: row)
         case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType, .overwriteMergePolicyType:
             object.fireFaultIfNeeded()
+            let before = ToOneLinks(object)
             merge(object, with: row, type)
+            before.settleInverses(now: row)
         }
     }
 
@@ -340,7 +361,7 @@ enum MergeResolution {
         object.changedSlots = pending
     }
 
-    private static func same(_ lhs: Any?, _ rhs: Any?, _ property: NSPropertyDescription) -> Bool {
+    static func same(_ lhs: Any?, _ rhs: Any?, _ property: NSPropertyDescription) -> Bool {
         if property is NSRelationshipDescription {
             return NSManagedObject.objectID(of: lhs) == NSManagedObject.objectID(of: rhs)
         }

@@ -22,6 +22,14 @@ struct SlotSet: Sequence {
         words[word] |= 1 << UInt64(slot % 64)
     }
 
+    /// Removes `slot`; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ slot: Int) -> Bool {
+        guard contains(slot) else { return false }
+        if slot < 64 { first &= ~(1 << UInt64(slot)) } else { words[slot / 64 - 1] &= ~(1 << UInt64(slot % 64)) }
+        return true
+    }
+
     mutating func removeAll() {
         first = 0
         words.removeAll()

@@ -17,17 +17,26 @@ extension NSManagedObject {
     }
 
     /// Puts back a value ``undoValue(ofSlot:)`` read, with the change hooks (no inverse
-    /// maintenance: the other side's objects are restored by the same undo step).
+    /// maintenance: the other side's objects are restored by the same undo step). Objects
+    /// deleted elsewhere since are left out, as their delete would have nullified them.
     func restoreUndoValue(_ value: Any?, slot: Int) {
         let property = entityFacts.slots[slot]
         willChangeValue(forKey: property.name)
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-            toMany(relationship).members = value as? ManagedObjectSet ?? []
+            let members = value as? ManagedObjectSet ?? []
+            toMany(relationship).members = members.contains(where: \.isDeletedElsewhere) ? ManagedObjectSet(members.filter { !$0.isDeletedElsewhere }) : members
+        } else if let target = value as? NSManagedObject, target.isDeletedElsewhere {
+            storage[slot] = nil
         } else {
             storage[slot] = value
         }
         didChangeValue(forKey: property.name)
     }
+
+    /// Whether the object's row was deleted by another context or process: a merged
+    /// delete, or a save's conflict that found the row gone, removed it from its context
+    /// (a delete this context saved leaves it detached instead, and undo inserts it again).
+    var isDeletedElsewhere: Bool { lifecycle == .deleted && managedObjectContext == nil }
 
     /// Makes an object whose row a save deleted new again, for undo to insert it once
     /// more: nothing of it counts as saved, so the next save writes all of it.

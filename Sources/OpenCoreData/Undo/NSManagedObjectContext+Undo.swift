@@ -79,7 +79,13 @@ extension NSManagedObjectContext {
     /// assignments. After one, the state is applied to the object as it is saved now: an
     /// object that should exist and has no row is inserted again, one that should not and
     /// has a row is deleted, and it counts as updated when its values differ from the saved ones.
+    ///
+    /// An object whose row was deleted elsewhere (a merged delete, or a conflict that found
+    /// its row gone) is left as it is: that delete is committed, the merge policies never
+    /// write such a row back either, and an object put back as saved would be written to
+    /// no row at the next save.
     private func restore(_ object: NSManagedObject, to state: ObjectUndoState) {
+        guard !object.isDeletedElsewhere else { return }
         let exact = state.generation == undoGeneration
         let current = object.lifecycle
         let target = exact ? state.lifecycle : Self.lifecycle(restoring: state.lifecycle, from: current)
