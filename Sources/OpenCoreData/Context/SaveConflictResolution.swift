@@ -126,10 +126,7 @@ struct SaveConflictScan {
         var owner: NSEntityDescription? = entity
         while let current = owner {
             for constraint in current.uniquenessConstraints {
-                let properties = constraint.compactMap { element -> NSPropertyDescription? in
-                    let name = (element as? NSPropertyDescription)?.name ?? (element as? String) ?? ""
-                    return current.facts.propertiesByName[name]
-                }
+                let properties = NSEntityDescription.propertyNames(inConstraint: constraint).compactMap { current.facts.propertiesByName[$0] }
                 guard !properties.isEmpty, properties.count == constraint.count,
                       properties.allSatisfy({ $0 is NSAttributeDescription || ($0 as? NSRelationshipDescription)?.isToMany == false })
                 else { continue }
