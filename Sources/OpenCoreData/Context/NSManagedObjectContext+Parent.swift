@@ -10,7 +10,7 @@ extension NSManagedObjectContext {
     func sourceRow(for objectID: NSManagedObjectID) throws -> StoreRow? {
         if let parent { return try parent.snapshotForChild(of: objectID) }
         guard let coordinator = persistentStoreCoordinator, !objectID.isTemporaryID else { return nil }
-        return try coordinator.row(for: objectID, maxAge: stalenessInterval)
+        return try coordinator.row(for: objectID, maxAge: stalenessInterval, at: readGeneration)
     }
 
     /// This context's current state of `objectID`, for a child: the registered object's

@@ -269,7 +269,7 @@ enum MergeResolution {
         guard let context = object.managedObjectContext else { return }
         var row = conflict.persistedRow
         if row == nil, conflict.newVersionNumber != 0, let coordinator = context.persistentStoreCoordinator {
-            row = try? coordinator.row(for: object.objectID, maxAge: 0)
+            row = try? coordinator.row(for: object.objectID, maxAge: 0, at: nil)
         }
         guard let row else {
             // The row is gone: nothing can be written to it, and the object is deleted here
