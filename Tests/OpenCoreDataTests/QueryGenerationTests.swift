@@ -241,6 +241,32 @@ import Testing
         }
     }
 
+    @Test func batchRequestsDoNotMoveAPinnedContext() throws {
+        let (reader, _, _, _) = try pinnedReader()
+        try reader.performAndWait { () throws -> Void in
+            let token = reader.queryGenerationToken
+            let update = NSBatchUpdateRequest(entityName: "Account")
+            update.propertiesToUpdate = ["memo": "batched"]
+            _ = try reader.execute(update)
+            #expect(reader.queryGenerationToken == token)
+            let memos = NSFetchRequest<NSDictionary>(entityName: "Account")
+            memos.resultType = .dictionaryResultType
+            memos.propertiesToFetch = ["name", "memo"]
+            let rows = try reader.fetch(memos)
+            #expect(Set(rows.compactMap { $0["name"] as? String }) == ["a1", "a2"])
+            #expect(rows.allSatisfy { $0["memo"] == nil }, "the batch wrote after the generation's moment")
+        }
+    }
+
+    @Test func aPinnedContextReadsItsSnapshotEvenWithAZeroStalenessInterval() throws {
+        let (reader, _, seed, _) = try pinnedReader()
+        reader.performAndWait {
+            reader.stalenessInterval = 0
+            #expect(reader.object(with: seed.a1).value(forKey: "name") as? String == "a1")
+            #expect(reader.object(with: seed.a2).value(forKey: "name") as? String == "a2")
+        }
+    }
+
     // MARK: Sharing a generation
 
     @Test func contextsSharingATokenSeeTheSameSnapshot() throws {
