@@ -30,7 +30,7 @@ extension NSManagedObjectContext {
         guard let store = coordinator.persistentStores.first else {
             throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
-        let list = try coordinator.fetchObjectIDs(fetch)
+        let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : max(list.count, 1)
         return BatchFaultingArray(list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults, returnsIDs: returnsIDs)
     }

@@ -12,6 +12,6 @@ extension NSManagedObjectContext {
             having: request.havingPredicate,
             returnsDistinctResults: request.returnsDistinctResults
         )
-        return try results(try coordinator.fetchDictionaries(fetch), of: request, kind: "dictionaries")
+        return try results(try coordinator.fetchDictionaries(fetch, at: readGeneration), of: request, kind: "dictionaries")
     }
 }

@@ -47,11 +47,12 @@ extension NSManagedObjectContext {
         fetch.limit = 0
         fetch.offset = 0
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
-        var total = try coordinator.count(fetch)
+        let generation = readGeneration
+        var total = try coordinator.count(fetch, at: generation)
         if !pending.changedPersisted.isEmpty {
             var check = fetch
             check.restrictedToKeys = pending.changedPersisted.compactMap(\.objectID.primaryKey)
-            total -= try coordinator.count(check)
+            total -= try coordinator.count(check, at: generation)
             total += InheritanceTreeKeys.readingAsNil {
                 pending.changedPersisted.filter { $0.lifecycle != .deleted && matches($0, fetch) }.count
             }
@@ -104,7 +105,7 @@ extension NSManagedObjectContext {
     /// context its parent's objects (their unsaved changes included).
     private func sourceRows<T>(_ fetch: StoreFetch, _ request: NSFetchRequest<T>, _ coordinator: NSPersistentStoreCoordinator) throws -> [StoreRow] {
         if let parent { return try parent.rowsForChild(request, limit: fetch.limit, offset: fetch.offset) }
-        return try coordinator.fetch(fetch)
+        return try coordinator.fetch(fetch, at: readGeneration)
     }
 
     /// The objects for rows a fetch read, registered (as faults when the request says so).
@@ -122,7 +123,7 @@ extension NSManagedObjectContext {
                 objects = registerFetched(try sourceRows(fetch, request, coordinator), for: request)
             } else {
                 // Identities only: each object fires its own query (or uses the row cache) when touched.
-                let list = try coordinator.fetchObjectIDs(fetch)
+                let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
                 guard let store = coordinator.persistentStores.first else { return [] }
                 objects = (0..<list.count).map { object(with: list.objectID(at: $0, store: store)) }
             }

@@ -35,6 +35,8 @@ extension NSManagedObjectContext {
         // Changes made before the merge are announced on their own.
         processPendingChanges()
         undoGeneration &+= 1
+        // A pinned context moves on with the merge, so refreshed objects show the saved data.
+        advanceQueryGeneration()
         var removed: [NSManagedObject] = []
         for id in deleted {
             guard let object = registeredObject(for: id) else { continue }

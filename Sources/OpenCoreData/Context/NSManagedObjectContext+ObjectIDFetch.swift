@@ -5,7 +5,7 @@ extension NSManagedObjectContext {
     func fetchObjectIDsFromStore<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [T]? {
         let fetch = storeFetch(request, entity: entity)
         if request.includesPendingChanges && !pendingObjects(matching: fetch).isEmpty { return nil }
-        let list = try coordinator.fetchObjectIDs(fetch)
+        let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
         guard let store = coordinator.persistentStores.first else { return [] }
         return try results((0..<list.count).map { list.objectID(at: $0, store: store) }, of: request, kind: "object IDs")
     }

@@ -6,12 +6,14 @@ extension NSManagedObjectContext {
 
     /// The state of `objectID` as this context's source holds it: the parent's current
     /// values for a child context, the row cache (within `stalenessInterval`, unless
-    /// `fresh` asks for the store's row now) or the store for a root context. `nil` when
+    /// `fresh` asks for the store's row now) or the store (at the context's query
+    /// generation, unless `fresh`) for a root context. `nil` when
     /// the source has no such object.
     func sourceRow(for objectID: NSManagedObjectID, fresh: Bool = false) throws -> StoreRow? {
         if let parent { return try parent.snapshotForChild(of: objectID) }
         guard let coordinator = persistentStoreCoordinator, !objectID.isTemporaryID else { return nil }
-        return try coordinator.row(for: objectID, maxAge: fresh ? 0 : stalenessInterval)
+        // A fresh read is for conflict checks, which compare with the live store, never a snapshot.
+        return try coordinator.row(for: objectID, maxAge: fresh ? 0 : stalenessInterval, at: fresh ? nil : readGeneration)
     }
 
     /// This context's current state of `objectID`, for a child: the registered object's

@@ -39,7 +39,7 @@ extension NSManagedObjectContext {
         // Objects that already hold the relationship (maybe with unsaved changes) keep it.
         let pending = sources.filter { $0.storage[relationship.slot] == nil }
         guard !pending.isEmpty else { return [] }
-        let related = try coordinator.relatedRows(of: pending.map(\.objectID), relationship: relationship)
+        let related = try coordinator.relatedRows(of: pending.map(\.objectID), relationship: relationship, at: readGeneration)
         var membersByKey: [Int64: [NSManagedObject]] = [:]
         var destinations: [NSManagedObject] = []
         destinations.reserveCapacity(related.count)
@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
             wanted.append(id)
         }
         var destinations: [NSManagedObjectID: NSManagedObject] = [:]
-        for row in try coordinator.rows(for: wanted) { destinations[row.objectID] = register(row, asFault: true) }
+        for row in try coordinator.rows(for: wanted, at: readGeneration) { destinations[row.objectID] = register(row, asFault: true) }
         var result: [NSManagedObject] = []
         for object in holders {
             guard let id = object.storage[relationship.slot] as? NSManagedObjectID else { continue }

@@ -58,6 +58,8 @@ extension NSManagedObjectContext {
             snapshots.append(object.commitSavedState(version: object.storedVersion + 1, timestamp: now))
         }
         coordinator.cacheSavedRows(snapshots, deleted: deleted.map(\.objectID))
+        // A pinned context sees the store after its own save (at its next read).
+        advanceQueryGeneration()
         for object in deleted {
             object.lifecycle = .detached
             registryRemove(object)

@@ -1,4 +1,5 @@
 import OrderedCollections
+import Synchronization
 
 /// A scratch pad of managed objects: it registers them, tracks their changes, and
 /// saves those changes through its coordinator.
@@ -90,6 +91,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var servesChildren = false
     /// Temporary IDs this context's saves replaced, with their permanent IDs, for children.
     var temporaryIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The query generation the context reads at (`nil`: the latest data); see
+    /// ``queryGenerationToken``. Changed on this context's queue, read by its children on
+    /// theirs (they read at their root's generation), hence the lock.
+    let pinnedGeneration = Mutex<QueryGeneration?>(nil)
 
     /// The undo manager that records the context's changes; `nil` (the default, as on
     /// iOS) records nothing.
@@ -493,6 +498,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// used. The context's operations leave its undo manager, as in Core Data.
     open func reset() {
         discardUndoHistory()
+        advanceQueryGeneration()
         // Objects with changes are held by the change sets, so the registry has them all.
         // They leave the registry first: turning them into faults breaks relationship
         // cycles, so they may deallocate as soon as this array lets them go.
@@ -551,12 +557,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 if shouldDeleteInaccessibleFaults { object.lifecycle = .deleted }
                 return
             }
-            if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched) {
+            let generation = readGeneration
+            if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) {
                 object.load(row)
                 object.awakeFromFetch()
                 return
             }
-            if let row = try coordinator.row(for: object.objectID, maxAge: stalenessInterval) {
+            if let row = try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation) {
                 object.load(row)
                 object.awakeFromFetch()
                 return
@@ -574,7 +581,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return parent.relatedObjectIDsForChild(of: object.objectID, relationship: relationship).map { self.object(with: $0) }
         }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
-        let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+        let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship, at: readGeneration)) ?? []
         return ids.map { self.object(with: $0) }
     }
 

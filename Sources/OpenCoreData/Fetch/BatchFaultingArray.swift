@@ -90,7 +90,7 @@ public struct BatchFaultingArray<Element: NSFetchRequestResult>: RandomAccessCol
             let ids = (start..<Swift.min(start + batchSize, list.count)).map { list.objectID(at: $0, store: store) }
             var objects = ids.map { id in context.registeredObject(for: id).flatMap { !$0.isFaultStorage || $0.snapshot != nil ? $0 : nil } }
             let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
-            if !missing.isEmpty, let rows = try? context.persistentStoreCoordinator?.rows(for: missing) {
+            if !missing.isEmpty, let rows = try? context.persistentStoreCoordinator?.rows(for: missing, at: context.readGeneration) {
                 var loaded: [ObjectKey: NSManagedObject] = [:]
                 for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }
                 for index in objects.indices where objects[index] == nil { objects[index] = loaded[ids[index].key] }

@@ -19,8 +19,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// without the lock by faults checking that the row their fetch read is still current.
     private let cacheGeneration = Atomic<Int>(0)
 
-    /// Stamps rows with the current generation and caches them (call under `lock`).
-    private func cache(_ rows: some Collection<StoreRow>) {
+    /// Caches rows read for a context: rows of a query generation in that generation's
+    /// cache (see ``QueryGeneration``), others in the shared cache stamped with the
+    /// current cache generation (call under `lock`).
+    private func cache(_ rows: some Collection<StoreRow>, at queryGeneration: QueryGeneration? = nil) {
+        if let queryGeneration {
+            // Never current for an unpinned reader: it looks for a newer row first.
+            for row in rows { row.generation = -1 }
+            queryGeneration.rows.insert(rows)
+            return
+        }
         let generation = cacheGeneration.load(ordering: .relaxed)
         for row in rows { row.generation = generation }
         rowCache.insert(rows)
@@ -158,86 +166,104 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Requests from contexts
 
-    private func backend(for entity: NSEntityDescription) throws -> any PersistentStoreBackend {
-        guard let backend = persistentStores.first?.backend else {
+    /// Runs a read on `store`'s engine (call under `lock`): at the query generation's
+    /// snapshot of the store when the context is pinned, else on the latest data.
+    /// `nil` when the store has no engine (it was never opened).
+    private func reading<T>(_ store: NSPersistentStore, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T) throws -> T? {
+        guard let backend = store.backend else { return nil }
+        guard let generation, let snapshot = try generation.snapshot(of: store, among: persistentStores) else {
+            return try body(backend)
+        }
+        return try backend.reading(at: snapshot) { try body(backend) }
+    }
+
+    /// ``reading(_:at:_:)`` on the store a fetch of `entity` reads.
+    private func reading<T>(_ entity: NSEntityDescription, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T) throws -> T {
+        guard let store = persistentStores.first, let result = try reading(store, at: generation, body) else {
             throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
-        return backend
+        return result
     }
 
-    private func backend(for objectID: NSManagedObjectID) throws -> (any PersistentStoreBackend)? {
-        guard let store = objectID.persistentStore else { return nil }
-        return store.backend
-    }
+    // Reads for contexts take the query generation the context is pinned to (`nil`:
+    // unpinned, the latest data). Writes never do: saves and their conflict checks see
+    // the store as it is.
 
-    func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
+    func fetch(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> [StoreRow] {
         try performAndWait {
-            let rows = try backend(for: fetch.entity).fetch(fetch)
-            cache(rows)
+            let rows = try reading(fetch.entity, at: generation) { try $0.fetch(fetch) }
+            cache(rows, at: generation)
             return rows
         }
     }
 
-    func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
-        try performAndWait { try backend(for: fetch.entity).fetchObjectIDs(fetch) }
+    func fetchObjectIDs(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> StoreObjectList {
+        try performAndWait { try reading(fetch.entity, at: generation) { try $0.fetchObjectIDs(fetch) } }
     }
 
     /// The rows of these objects, read together (one query per table) and cached.
-    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
-        guard let first = objectIDs.first(where: { !$0.isTemporaryID }) else { return [] }
+    func rows(for objectIDs: [NSManagedObjectID], at generation: QueryGeneration?) throws -> [StoreRow] {
+        guard let first = objectIDs.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else { return [] }
         return try performAndWait {
-            guard let backend = try backend(for: first) else { return [] }
-            let rows = try backend.rows(for: objectIDs)
-            cache(rows)
+            let rows = try reading(store, at: generation) { try $0.rows(for: objectIDs) } ?? []
+            cache(rows, at: generation)
             return rows
         }
     }
 
     /// The destination rows of a to-many for many sources at once (prefetching), cached.
-    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)] {
-        guard let first = sources.first(where: { !$0.isTemporaryID }) else { return [] }
+    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription, at generation: QueryGeneration?) throws -> [(source: Int64, row: StoreRow)] {
+        guard let first = sources.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else { return [] }
         return try performAndWait {
-            guard let backend = try backend(for: first) else { return [] }
-            let related = try backend.relatedRows(of: sources, relationship: relationship)
-            cache(related.map(\.row))
+            let related = try reading(store, at: generation) { try $0.relatedRows(of: sources, relationship: relationship) } ?? []
+            cache(related.map(\.row), at: generation)
             return related
         }
     }
 
-    func count(_ fetch: StoreFetch) throws -> Int {
-        try performAndWait { try backend(for: fetch.entity).count(fetch) }
+    func count(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> Int {
+        try performAndWait { try reading(fetch.entity, at: generation) { try $0.count(fetch) } }
     }
 
-    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary] {
-        try performAndWait { try backend(for: fetch.fetch.entity).fetchDictionaries(fetch) }
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch, at generation: QueryGeneration?) throws -> [NSDictionary] {
+        try performAndWait { try reading(fetch.fetch.entity, at: generation) { try $0.fetchDictionaries(fetch) } }
     }
 
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
-    /// seconds old (negative: any age), else read from the store.
-    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval) throws -> StoreRow? {
+    /// seconds old (negative: any age), else read from the store. At a query generation,
+    /// from that generation's cache, where rows never go stale, else from its snapshot.
+    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?) throws -> StoreRow? {
         try performAndWait {
-            if maxAge != 0, let cached = rowCache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
+            let cache = generation?.rows ?? rowCache
+            let maxAge = generation == nil ? maxAge : -1
+            if maxAge != 0, let cached = cache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
                 return cached
             }
-            guard let row = try backend(for: objectID)?.row(for: objectID) else {
-                rowCache.remove([objectID])
+            guard let store = objectID.persistentStore, let row = try reading(store, at: generation, { try $0.row(for: objectID) }) ?? nil else {
+                cache.remove([objectID])
                 return nil
             }
-            cache(CollectionOfOne(row))
+            self.cache(CollectionOfOne(row), at: generation)
             return row
         }
     }
 
     /// The freshest snapshot for an object a fetch read as `row`: `row` itself unless
     /// a save or batch request changed the cache since; then the newer cached row, or a
-    /// new read when the batch dropped it.
-    func currentRow(for row: StoreRow) throws -> StoreRow? {
+    /// new read when the batch dropped it. At a query generation: `row` when it was read
+    /// at that generation, else the object's row at the generation.
+    func currentRow(for row: StoreRow, at generation: QueryGeneration?) throws -> StoreRow? {
+        if let generation {
+            // The row's cache was set under `lock` before the row reached the context.
+            if row.cache === generation.rows { return row }
+            return try self.row(for: row.objectID, maxAge: -1, at: generation)
+        }
         if row.generation == cacheGeneration.load(ordering: .relaxed) { return row }
         return try performAndWait {
             if let cached = rowCache.row(for: row.objectID, maxAge: -1, now: 0) {
                 return cached.version >= row.version ? cached : row
             }
-            return try self.row(for: row.objectID, maxAge: 0)
+            return try self.row(for: row.objectID, maxAge: 0, at: nil)
         }
     }
 
@@ -253,8 +279,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// How many snapshots are alive in the row cache.
     var cachedRowCount: Int { performAndWait { rowCache.liveCount } }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
-        try performAndWait { try backend(for: objectID)?.relatedObjectIDs(of: objectID, relationship: relationship) ?? [] }
+    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, at generation: QueryGeneration?) throws -> [NSManagedObjectID] {
+        guard let store = objectID.persistentStore else { return [] }
+        return try performAndWait { try reading(store, at: generation) { try $0.relatedObjectIDs(of: objectID, relationship: relationship) } ?? [] }
+    }
+
+    /// Throws unless every store can serve query generations (see
+    /// `NSManagedObjectContext.setQueryGenerationFrom(_:)`).
+    func checkQueryGenerationSupport() throws {
+        try performAndWait {
+            for store in persistentStores { try store.backend?.checkSnapshotSupport() }
+        }
     }
 
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {

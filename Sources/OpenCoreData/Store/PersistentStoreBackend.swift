@@ -49,4 +49,26 @@ protocol PersistentStoreBackend: AnyObject {
     func observeChanges(_ changed: @escaping @Sendable () -> Void) throws
     /// Releases files and connections.
     func close()
+
+    // MARK: Query generations
+
+    /// Throws, saying why, unless ``openSnapshot()`` can work: the engine must be able
+    /// to keep reading the store as it was while others write (an SQLite file in WAL mode).
+    func checkSnapshotSupport() throws
+    /// Freezes the store as it is now, for a query generation: the snapshot keeps serving
+    /// this state to ``reading(at:_:)`` until it is closed, whoever writes meanwhile.
+    func openSnapshot() throws -> any StoreSnapshot
+    /// Runs `body` with every read of this engine served from `snapshot` (one it opened).
+    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T
+}
+
+/// A store frozen at one moment for a query generation: for SQLite a read transaction
+/// held open on a connection of its own (WAL keeps the pages it sees); for a server
+/// database a REPEATABLE READ transaction.
+///
+/// Used under the coordinator's lock; closed by the generation that owns it, on
+/// whatever thread lets the generation go.
+protocol StoreSnapshot: AnyObject, Sendable {
+    /// Ends the snapshot and releases its connection; reads at it fail afterwards.
+    func close()
 }

@@ -14,9 +14,10 @@ final class SQLStatementLog: Sendable {
     private let observers = Mutex<[Int: @Sendable (String) -> Void]>([:])
     private let nextToken = Atomic<Int>(0)
 
-    /// Installs the trace on a connection (from `prepareDatabase`) when printing is on.
+    /// Installs the trace on a connection (from `prepareDatabase`) when printing is on, or
+    /// when observers already watch the store (a query generation's connection opens late).
     func prepare(_ db: Database) {
-        if Self.printsStatements { install(on: db) }
+        if Self.printsStatements || observers.withLock({ !$0.isEmpty }) { install(on: db) }
     }
 
     /// Starts reporting every statement (without arguments) to `observer`; returns a token for `removeObserver`.

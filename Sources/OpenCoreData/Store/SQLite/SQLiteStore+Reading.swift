@@ -7,18 +7,11 @@ import GRDBSQLite
 /// Statements are prepared once and cached by GRDB; lists of keys are bound as one
 /// JSON array (`json_each`), so a batch of any size reuses one statement.
 extension SQLiteStore {
-    /// A prepared read statement from GRDB's cache. GRDB never evicts, and fetch SQL
-    /// varies without end (IN lists of any length, offsets), so after 256 distinct
-    /// texts the cache is emptied and fills again with what is in use.
+    /// A prepared read statement from GRDB's cache of the connection reading now (the
+    /// main one, or a query generation's), kept within that connection's budget.
     func preparedStatement(_ db: Database, _ sql: String) throws -> Statement {
-        if !cachedTexts.contains(sql) {
-            if cachedTexts.count >= 256 {
-                db.releaseMemory()
-                cachedTexts.removeAll()
-            }
-            cachedTexts.insert(sql)
-        }
-        return try db.cachedStatement(sql: sql)
+        if let readingSnapshot { return try readingSnapshot.statements.statement(db, sql) }
+        return try statements.statement(db, sql)
     }
 
     /// The layout for rows of these entities, built on first use.

@@ -19,8 +19,15 @@ final class SQLiteStore: PersistentStoreBackend {
     var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
     /// Per entity number, the layout and SQL that read one row by key (every fault that misses the cache).
     var singleRowReads: [Int: (layout: SQLiteRowLayout, sql: String)] = [:]
-    /// The texts of the read statements in GRDB's statement cache (see `preparedStatement`).
-    var cachedTexts = Set<String>()
+    /// Bounds the main connection's statement cache (see `preparedStatement`).
+    var statements = StatementCacheBudget()
+    /// How a query generation's connection is opened: read-only, with the store's
+    /// functions and connection pragmas; `nil` for an in-memory store, which has no file
+    /// another connection could open.
+    let snapshotConfiguration: Configuration?
+    /// The snapshot that reads are served from while the coordinator runs a pinned
+    /// context's request (see `reading(at:_:)`); `nil` reads the latest data.
+    var readingSnapshot: SQLiteSnapshot?
     /// The metadata, and which setting of it the file holds. Set on the app's thread while
     /// a save may run on another, hence the lock.
     private var metadataValues: [String: Any]
@@ -42,8 +49,9 @@ final class SQLiteStore: PersistentStoreBackend {
     /// Values at or above this size go to a file beside the store when the attribute allows it.
     static let externalStorageThreshold = 128 * 1024
 
-    private init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?, model: NSManagedObjectModel, url: URL?, metadata: [String: Any]) {
+    private init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?, model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?) {
         self.database = database
+        self.snapshotConfiguration = snapshotConfiguration
         self.statementLog = statementLog
         self.schema = schema
         self.history = history
@@ -78,13 +86,25 @@ final class SQLiteStore: PersistentStoreBackend {
             for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
             try SQLiteFunctions.install(in: db)
         }
+        var snapshotSettings = Configuration()
+        snapshotSettings.readonly = true
+        // The connection keeps its read transaction open from one coordinator call to the next.
+        snapshotSettings.allowsUnsafeTransactions = true
+        snapshotSettings.busyMode = .timeout(SQLiteStore.busyTimeout)
+        snapshotSettings.prepareDatabase { db in
+            log.prepare(db)
+            // Connection settings (case_sensitive_like, …) shape what reads return; pragmas
+            // that write the file were applied by the store's connection and fail here.
+            for (name, value) in pragmas { try? db.execute(sql: "PRAGMA \(name) = \(value)") }
+            try SQLiteFunctions.install(in: db)
+        }
         let database: DatabaseQueue
         do {
             database = try DatabaseQueue(path: url.path, configuration: settings)
         } catch {
             throw wrap(error, url: url, opening: true)
         }
-        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType)
+        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType, snapshotConfiguration: snapshotSettings)
     }
 
     static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
@@ -95,10 +115,10 @@ final class SQLiteStore: PersistentStoreBackend {
             try SQLiteFunctions.install(in: db)
         }
         let database = try DatabaseQueue(configuration: config)
-        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType)
+        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType, snapshotConfiguration: nil)
     }
 
-    private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String) throws -> NSPersistentStore {
+    private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String, snapshotConfiguration: Configuration?) throws -> NSPersistentStore {
         let schema = SQLiteSchema(entities: entities)
         let history = tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
@@ -125,7 +145,7 @@ final class SQLiteStore: PersistentStoreBackend {
             throw wrap(error, url: url, opening: true)
         }
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
-        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, history: history, model: model, url: url, metadata: metadata)
+        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, history: history, model: model, url: url, metadata: metadata, snapshotConfiguration: snapshotConfiguration)
         let store = NSPersistentStore(type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName, options: options, identifier: identifier)
         if keepsUntrackedHistory {
             // Saves without history would leave holes that its readers could not notice.
@@ -371,12 +391,51 @@ final class SQLiteStore: PersistentStoreBackend {
         return SQLiteValueCoding.value(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName, coordinator: store?.persistentStoreCoordinator)
     }
 
+    /// Runs a read: on the main connection, or inside the snapshot of the query
+    /// generation the coordinator is reading at.
     func read<T>(_ block: (Database) throws -> T) throws -> T {
         do {
+            if let readingSnapshot { return try readingSnapshot.read(block) }
             return try database.read(block)
         } catch let error as DatabaseError {
             throw Self.wrap(error, url: url, opening: false)
         }
+    }
+
+    // MARK: Query generations
+
+    func checkSnapshotSupport() throws {
+        let place = url?.path ?? "in memory"
+        func unsupported(_ reason: String) -> NSError {
+            CoreDataError.make(NSPersistentStoreOperationError, "The store (\(place)) does not support query generations: \(reason)", store.map { [NSAffectedStoresErrorKey: [$0]] } ?? [:])
+        }
+        guard snapshotConfiguration != nil else {
+            throw unsupported("only SQLite store files in WAL journal mode do, and an in-memory store has no file to read an older state from")
+        }
+        let mode = try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } ?? "?"
+        guard mode.lowercased() == "wal" else {
+            throw unsupported("its journal mode is \(mode), and only WAL keeps an older state readable while others write")
+        }
+    }
+
+    func openSnapshot() throws -> any StoreSnapshot {
+        try checkSnapshotSupport()
+        guard let url, let snapshotConfiguration else { throw CoreDataError.make(NSPersistentStoreOperationError, "The store has no file") }
+        do {
+            return try SQLiteSnapshot(store: self, path: url.path, configuration: snapshotConfiguration)
+        } catch {
+            throw Self.wrap(error, url: url, opening: false)
+        }
+    }
+
+    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T {
+        guard let snapshot = snapshot as? SQLiteSnapshot, snapshot.store === self else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "A query generation's snapshot was used with a store that did not take it")
+        }
+        let outer = readingSnapshot
+        readingSnapshot = snapshot
+        defer { readingSnapshot = outer }
+        return try body()
     }
 
     // MARK: Writing
