@@ -30,10 +30,11 @@ extension NSManagedObjectContext {
     /// ``mergeChanges(fromRemoteContextSave:into:)``) or is reset. Batch requests do not
     /// move it. Objects already loaded keep their values until refreshed.
     ///
-    /// Throws `NSPersistentStoreOperationError` when a store of the coordinator cannot
-    /// keep an older state readable (an in-memory store, an SQLite store not in WAL journal
-    /// mode), and `NSCoreDataError` for a child context (pin its root instead), a context
-    /// without a coordinator, or a token from another coordinator's context. The context's
+    /// When a store of the coordinator cannot keep an older state readable (an in-memory
+    /// store, an SQLite store not in WAL journal mode), `.current` leaves the context
+    /// unpinned, as Core Data does: check ``queryGenerationToken`` to know. Throws
+    /// `NSCoreDataError` for a child context (pin its root instead), a context without a
+    /// coordinator, or a token from another coordinator's context. The context's
     /// generation is unchanged when it throws.
     public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
         guard let token = generation else {
@@ -53,7 +54,12 @@ extension NSManagedObjectContext {
             }
             pinned = shared
         } else {
-            try coordinator.checkQueryGenerationSupport()
+            // As Core Data documents: where no older state can be kept readable, the
+            // context quietly stays unpinned (its token stays `nil`, which tells).
+            guard (try? coordinator.checkQueryGenerationSupport()) != nil else {
+                replacePin { _ in nil }
+                return
+            }
             pinned = QueryGeneration(coordinator: coordinator)
         }
         replacePin { _ in pinned }
