@@ -610,6 +610,34 @@ private struct ContextChanges: Equatable {
         order.append("checkpoint done")
         #expect(order.entries == ["queued work done", "checkpoint done"])
     }
+
+    /// What `willSave()` changes belongs to the save's event: one undo takes back both the
+    /// app's change and the stamp `willSave()` added.
+    @Test func willSaveChangesShareTheSavesUndoGroup() throws {
+        let stamped = ModelBuilder.entity("UndoStampedNote", className: NSStringFromClass(UndoStampedNote.self))
+        stamped.properties = [ModelBuilder.attribute("text", .stringAttributeType), ModelBuilder.attribute("stamp", .stringAttributeType)]
+        let context = try makeContext(ModelBuilder.model(stamped))
+        try context.performAndWait {
+            context.undoManager = UndoManager()
+            let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["UndoStampedNote"])
+            let note = UndoStampedNote(entity: entity, insertInto: context)
+            note.setValue("a", forKey: "text")
+            try context.save()
+            #expect(note.value(forKey: "stamp") as? String == "stamped")
+            context.undo()
+            // The insert is undone (the saved row is to be deleted), not just the stamp.
+            #expect(note.isDeleted)
+            #expect(context.undoManager?.canUndo == false)
+        }
+    }
+}
+
+/// Stamps itself in `willSave()`, as apps set modification dates.
+final class UndoStampedNote: NSManagedObject {
+    override func willSave() {
+        super.willSave()
+        if !isDeleted, value(forKey: "stamp") == nil { setValue("stamped", forKey: "stamp") }
+    }
 }
 
 private final class OrderLog: @unchecked Sendable {

@@ -1,13 +1,23 @@
 extension NSManagedObjectContext {
     /// The work of `save()`, kept out of the class body so the overridable method stays short.
     func saveChanges() throws {
+        // The app's changes and what `willSave()` adds are one event, so one undo group:
+        // the first call registers the app's changes without closing the group.
+        holdsUndoEvent = true
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            holdsUndoEvent = false
+            closeUndoEvent()
+            return
+        }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.willSave() }
         for object in insertedSet { object.applyDerivations() }
         for object in updatedSet { object.applyDerivations() }
+        holdsUndoEvent = false
         processPendingChanges()
+        // Closed even when `willSave()` changed nothing (then nothing was registered just now).
+        closeUndoEvent()
         try validatePendingChanges()
 
         if let parent {

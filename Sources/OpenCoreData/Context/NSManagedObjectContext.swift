@@ -112,6 +112,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Counts saves, refreshes and merges: an undo state taken in another generation is
     /// applied to the saved values as they are now rather than restored exactly.
     var undoGeneration = 0
+    /// Set while `save()` runs `willSave()`: the changes registered before it and the ones
+    /// `willSave()` makes belong to one undo group, as they belong to one event.
+    var holdsUndoEvent = false
 
     /// The model of the coordinator.
     var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }

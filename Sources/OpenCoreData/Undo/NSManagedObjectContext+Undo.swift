@@ -47,7 +47,14 @@ extension NSManagedObjectContext {
         manager.registerUndo(withTarget: self) { context in
             context.applyUndoStep(step, undoing: true)
         }
-        if ownGroup { manager.endUndoGrouping() } else { manager.closeEventGroup() }
+        if ownGroup { manager.endUndoGrouping() } else if !holdsUndoEvent { manager.closeEventGroup() }
+    }
+
+    /// Ends the current event's undo group, as `processPendingChanges()` does after
+    /// registering changes (for a save that held the group open).
+    func closeUndoEvent() {
+        guard let manager = undoManager, registry.undoRecorder?.manager === manager else { return }
+        manager.closeEventGroup()
     }
 
     /// Forgets unregistered changes and removes the context's operations from its undo
