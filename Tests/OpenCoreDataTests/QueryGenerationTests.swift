@@ -474,3 +474,49 @@ final class LockedBox<Value>: @unchecked Sendable {
         set { lock.withLock { stored = newValue } }
     }
 }
+
+/// A store that cannot keep an older state, added after a context was pinned.
+@Suite struct QueryGenerationLateStoreTests {
+    /// A context on a WAL SQLite store holding one saved account, pinned to `.current`
+    /// before its first read (so its generation's moment is not taken yet); then an
+    /// in-memory store joins the coordinator. Returns the context and the account's ID.
+    private func pinnedThenInMemoryStoreAdded() throws -> (NSManagedObjectContext, NSManagedObjectID) {
+        let context = try makeContext(ConflictFixture.accountsModel())
+        let id = try context.performAndWait {
+            let account = NSEntityDescription.insertNewObject(forEntityName: "Account", into: context)
+            account.setValue("a", forKey: "name")
+            try context.save()
+            context.reset()
+            try context.setQueryGenerationFrom(.current)
+            return account.objectID
+        }
+        #expect(context.performAndWait { context.queryGenerationToken } != nil)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        return (context, id)
+    }
+
+    /// The in-memory store joined after pinning cannot give a snapshot; the first read still
+    /// freezes the SQLite store and reads the new one as it is.
+    @Test func aPinnedContextStillFetchesAfterAnInMemoryStoreIsAdded() throws {
+        let (context, _) = try pinnedThenInMemoryStoreAdded()
+        let result: Result<Int, Error> = context.performAndWait {
+            Result { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).count }
+        }
+        switch result {
+        case let .success(count): #expect(count == 1)
+        case let .failure(error): Issue.record("the pinned context's fetch failed: \(error)")
+        }
+    }
+
+    /// A fault fires too (a failed read would make it an inaccessible fault, deleted and empty).
+    @Test func aPinnedContextsFaultStillFiresAfterAnInMemoryStoreIsAdded() throws {
+        let (context, id) = try pinnedThenInMemoryStoreAdded()
+        let (name, deleted) = context.performAndWait {
+            let object = context.object(with: id)
+            return (object.value(forKey: "name") as? String, object.isDeleted)
+        }
+        #expect(name == "a")
+        #expect(!deleted)
+    }
+}

@@ -69,7 +69,9 @@ extension NSPersistentStoreCoordinator {
         }
         switch boundary {
         case .everything, .afterToken(nil), .afterTransaction(nil), .throughToken(nil), .beforeTransaction(nil): return .all
-        case let .afterToken(token?): return .afterNumber(token.transactionNumber(inStore: store.identifier))
+        // A token that does not cover this store (a transaction's token names its own store
+        // only) asks for all of its history, which no deletion can have made incomplete.
+        case let .afterToken(token?): return token.transactionNumbers[store.identifier].map(StoreHistoryRange.afterNumber) ?? .all
         case let .afterTransaction(transaction?): return number(transaction).map(StoreHistoryRange.afterNumber) ?? .all
         case let .afterDate(date): return .afterDate(date)
         case let .throughToken(token?): return .throughNumber(token.transactionNumber(inStore: store.identifier))

@@ -33,15 +33,19 @@ final class QueryGeneration: @unchecked Sendable {
     var isTaken: Bool { coordinator.performAndWait { snapshots != nil } }
 
     /// The snapshot of `store`, freezing every store of the coordinator at the first call.
-    /// `nil` for a store added after that: Core Data leaves such stores out of a
-    /// generation; here they are read as they are now (docs/DEVIATIONS.md).
+    /// `nil` for a store added after that, or one that cannot keep an older state: Core
+    /// Data leaves such stores out of a generation; here they are read as they are now
+    /// (docs/DEVIATIONS.md).
     /// Call under the coordinator's lock.
     func snapshot(of store: NSPersistentStore, among stores: [NSPersistentStore]) throws -> (any StoreSnapshot)? {
         if snapshots == nil {
             var taken: [(store: NSPersistentStore, snapshot: any StoreSnapshot)] = []
             do {
                 for candidate in stores {
-                    guard let backend = candidate.backend else { continue }
+                    // A store that cannot keep an older state (added after pinning, when
+                    // only the stores present then were checked) is read at its latest
+                    // data, as an unsupported store leaves a context unpinned.
+                    guard let backend = candidate.backend, (try? backend.checkSnapshotSupport()) != nil else { continue }
                     taken.append((candidate, try backend.openSnapshot()))
                 }
             } catch {

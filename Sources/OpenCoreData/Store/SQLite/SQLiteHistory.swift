@@ -218,8 +218,10 @@ struct SQLiteHistory {
         else { return nil }
         var updated: Set<NSPropertyDescription>?
         if type == .update {
-            let slots = Data.fromDatabaseValue(row["ZCOLUMNS"] as DatabaseValue).map(Self.slots(inColumnBits:)) ?? []
             let properties = entity.facts.slots
+            // Only the bytes that can name a property: a damaged blob could be huge.
+            let bits = Data.fromDatabaseValue(row["ZCOLUMNS"] as DatabaseValue)?.prefix((properties.count + 7) / 8)
+            let slots = bits.map(Self.slots(inColumnBits:)) ?? []
             updated = Set(slots.filter { $0 < properties.count }.map { properties[$0] })
         }
         var tombstone: [AnyHashable: Any]?
