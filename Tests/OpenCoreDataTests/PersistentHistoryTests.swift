@@ -6,16 +6,20 @@ import Testing
 /// delete it, tokens, merging another writer's changes from it, and remote change
 /// notifications.
 @Suite struct PersistentHistoryTests {
-    /// `Item` (name kept after deletion, count) ↔ `Tag`, many-to-many.
+    /// `Item` (name kept after deletion, count) ↔ `Tag`, many-to-many; `Box` ↔ `Item`,
+    /// one-to-many (nullify).
     static func model() -> NSManagedObjectModel {
         let item = ModelBuilder.entity("Item", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
+        let box = ModelBuilder.entity("Box", className: "NSManagedObject")
         let (tags, items) = ModelBuilder.pair("tags", from: item, toMany: true, "items", to: tag, toMany: true)
+        let (contents, itemBox) = ModelBuilder.pair("contents", from: box, toMany: true, "box", to: item, toMany: false)
         let name = ModelBuilder.attribute("name", .stringAttributeType)
         name.preservesValueInHistoryOnDeletion = true
-        item.properties = [name, ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0), tags]
+        item.properties = [name, ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0), tags, itemBox]
         tag.properties = [ModelBuilder.attribute("label", .stringAttributeType), items]
-        return ModelBuilder.model(item, tag)
+        box.properties = [ModelBuilder.attribute("label", .stringAttributeType), contents]
+        return ModelBuilder.model(item, tag, box)
     }
 
     static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true as NSNumber] }
@@ -274,6 +278,27 @@ import Testing
         #expect(deletion.changedObjectID == all[0].changes?.first?.changedObjectID)
     }
 
+    /// A batch delete reports the rows whose to-one it cleared as updates of that to-one.
+    @Test func batchDeletesReportTheRowsTheyNullified() throws {
+        let context = try context(temporaryStoreURL("History"))
+        let (kept, boxID) = try context.performAndWait {
+            let box = NSEntityDescription.insertNewObject(forEntityName: "Box", into: context)
+            let kept = insertItem("kept", into: context)
+            kept.setValue(box, forKey: "box")
+            try context.save()
+            return (kept.objectID, box.objectID)
+        }
+        try context.performAndWait {
+            _ = try context.execute(NSBatchDeleteRequest(objectIDs: [boxID]))
+        }
+        let last = try #require(try transactions(after: nil, in: context).last?.changes)
+        #expect(last.count == 2)
+        #expect(last.first { $0.changeType == .delete }?.changedObjectID == boxID)
+        let cleared = try #require(last.first { $0.changeType == .update })
+        #expect(cleared.changedObjectID == kept)
+        #expect(cleared.updatedProperties?.map(\.name) == ["box"])
+    }
+
     @Test func anotherWritersChangesMergeFromHistory() throws {
         let url = temporaryStoreURL("History")
         let reader = try context(url)
@@ -375,7 +400,7 @@ import Testing
         }
         // Tools reading the store see the model's entities only.
         let inferred = try NSManagedObjectModel.inferred(fromStoreAt: url)
-        #expect(Set(inferred.entitiesByName.keys) == ["Item", "Tag"])
+        #expect(Set(inferred.entitiesByName.keys) == ["Item", "Tag", "Box"])
     }
 
     @Test func columnBitsRoundTrip() {

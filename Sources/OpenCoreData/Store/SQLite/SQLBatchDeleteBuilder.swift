@@ -87,21 +87,34 @@ struct SQLBatchDeleteBuilder {
 
     /// Clears to-one inverses pointing at deleted rows (Nullify), and the hidden
     /// columns of to-manys without inverse owned by deleted rows; with the entities changed.
-    func nullify(present: Set<Int>) throws -> [(sql: String, changed: NSEntityDescription)] {
-        var result: [(String, NSEntityDescription)] = []
+    /// One nullifying statement: the entity whose rows it changes and, when it clears a
+    /// to-one property, a query for those rows' keys and entity numbers (run before it, for
+    /// the persistent history) and the to-one's slot.
+    struct Nullification {
+        let sql: String
+        let changed: NSEntityDescription
+        let clearedRows: (sql: String, slot: Int)?
+    }
+
+    func nullify(present: Set<Int>) throws -> [Nullification] {
+        var result: [Nullification] = []
         for relationship in relationships(present: present) {
             guard let destination = relationship.destinationEntity else { continue }
             let table = try schema.table(for: destination).name
             let sources = keys(of: relationship.entity, wave: nil)
             if let hidden = schema.hiddenColumn(for: relationship) {
-                result.append(("UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))", destination))
+                // A hidden column is no property of the destination: nothing to report.
+                result.append(Nullification(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))", changed: destination, clearedRows: nil))
                 continue
             }
             guard relationship.deleteRule == .nullifyDeleteRule, let inverse = relationship.inverseRelationship, !inverse.isToMany,
                   let column = schema.column(for: inverse) else { continue }
             let cleared = [column, schema.entityColumn(for: inverse), schema.orderColumn(for: inverse)].compactMap { $0 }
             let assignments = (cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-            result.append(("UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))", destination))
+            result.append(Nullification(
+                sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))", changed: destination,
+                clearedRows: ("SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))", inverse.slot)
+            ))
         }
         return result
     }

@@ -121,9 +121,16 @@ extension SQLiteStore {
             for check in checks.requiredInverse where try Int64.fetchOne(db, sql: check.sql) != nil {
                 throw Self.requiredInverseCleared(check.relationship)
             }
-            for (sql, entity) in try builder.nullify(present: present) {
-                try db.execute(sql: sql)
-                if db.changesCount > 0 { outcome.changedEntities.append(entity) }
+            var nullified: [StoreHistoryChange] = []
+            for step in try builder.nullify(present: present) {
+                if history != nil, let cleared = step.clearedRows {
+                    for row in try Row.fetchAll(db, sql: cleared.sql) {
+                        guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { continue }
+                        nullified.append(StoreHistoryChange(entity: entity, primaryKey: key, type: .update, updatedSlots: [cleared.slot]))
+                    }
+                }
+                try db.execute(sql: step.sql)
+                if db.changesCount > 0 { outcome.changedEntities.append(step.changed) }
             }
             for sql in builder.joinRowDeletes(present: present) { try db.execute(sql: sql) }
             for sql in try builder.externalDataSelects(present: present) {
@@ -139,8 +146,14 @@ extension SQLiteStore {
             let deleted = outcome.changedObjectIDs.map { (entity: $0.entity, primaryKey: $0.primaryKey!) }
             let tombstones = try history?.tombstones(db, of: deleted) ?? [:]
             for sql in try builder.rowDeletes(present: present) { try db.execute(sql: sql) }
-            let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) }
-            try history?.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
+            if let history {
+                // Rows that lost a to-one and are not deleted themselves were updated.
+                let row = { (entity: NSEntityDescription, key: Int64) in StoreSaveRequest.RowReference(entity: entity.facts.root, primaryKey: key) }
+                let gone = Set(deleted.map { row($0.entity, $0.primaryKey) })
+                let updated = nullified.filter { !gone.contains(row($0.entity, $0.primaryKey)) }
+                let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) } + updated
+                try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
+            }
             try db.execute(sql: builder.tearDown)
             outcome.count = matched.count
             outcome.objectIDs = request.wantsObjectIDs ? matched : nil
