@@ -160,7 +160,7 @@ import Testing
     @Test func invalidChildChangesFailTheChildSaveAndLeaveTheParentAlone() throws {
         let parent = try root()
         let child = child(of: parent)
-        try child.performAndWait {
+        child.performAndWait {
             let notebook = Notebook(context: child)
             notebook.name = ""
             let error = #expect(throws: NSError.self) { try child.save() }
@@ -193,7 +193,7 @@ import Testing
 
     @Test func childPendingChangesApplyOnTopOfTheParents() throws {
         let parent = try root()
-        try parent.performAndWait {
+        parent.performAndWait {
             let note = Note(context: parent)
             note.text = "parent's"
             note.pages = 5
