@@ -394,6 +394,11 @@ import Testing
             #expect(change[4] as Int64 == 1)
             let transaction = try #require(try Row.fetchOne(db, sql: "SELECT Z_ENT, ZTIMESTAMP, ZPROCESSIDTS FROM ATRANSACTION"))
             #expect(transaction[0] as Int == 16002)
+            // As in stores Core Data writes: no versions, strings only through ATRANSACTIONSTRING.
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE Z_OPT IS NOT NULL") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_OPT IS NOT NULL OR ZAUTHOR IS NOT NULL OR ZBUNDLEID IS NOT NULL OR ZPROCESSID IS NOT NULL") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTIONSTRING WHERE Z_OPT IS NOT NULL") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE ZCOLUMNS IS NOT NULL") == 0, "inserts name no columns")
             // Seconds since 2001, as Core Data stores dates.
             #expect(abs((transaction[1] as Double) - Date().timeIntervalSinceReferenceDate) < 60)
             #expect(try String.fetchOne(db, sql: "SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = ?", arguments: [transaction[2] as Int64]) == String(ProcessInfo.processInfo.processIdentifier))

@@ -5,7 +5,8 @@ import GRDB
 /// object, with a bit set per changed property and `ZTOMBSTONE<n>` values for deleted
 /// rows) and `ATRANSACTIONSTRING` (authors, context names, bundle and process
 /// identifiers, each stored once). Their keys come from `Z_PRIMARYKEY` rows numbered
-/// 16001 to 16003, outside the range of model entities.
+/// 16001 to 16003, outside the range of model entities. As in stores Core Data writes,
+/// history rows carry no version (`Z_OPT` is NULL): they are never updated.
 ///
 /// Every method runs inside the caller's database transaction, so a transaction's
 /// history commits or rolls back with its data.
@@ -81,7 +82,7 @@ struct SQLiteHistory {
         guard !changes.isEmpty else { return try Self.lastTransactionNumber(db) }
         let number = try reserveKeys(db, entity: Self.transactionEntityNumber, count: 1)
         try db.execute(
-            sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)",
+            sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?, ?, ?)",
             arguments: [
                 number, Self.transactionEntityNumber,
                 try stringKey(db, origin.author), try stringKey(db, StoreHistoryOrigin.bundleID),
@@ -92,7 +93,7 @@ struct SQLiteHistory {
         let tombstoneCount = tombstoneAttributes.values.map(\.count).max() ?? 0
         let tombstoneColumns = (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined()
         let placeholders = String(repeating: ", ?", count: tombstoneCount)
-        let insert = try db.cachedStatement(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) VALUES (?, \(Self.changeEntityNumber), 1, ?, ?, ?, ?, ?\(placeholders))")
+        let insert = try db.cachedStatement(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) VALUES (?, \(Self.changeEntityNumber), ?, ?, ?, ?, ?\(placeholders))")
         var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: changes.count)
         for change in changes {
             var arguments: [DatabaseValue] = [
@@ -123,7 +124,7 @@ struct SQLiteHistory {
         guard let string else { return nil }
         if let key = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", arguments: [string]) { return key }
         let key = try reserveKeys(db, entity: Self.stringEntityNumber, count: 1)
-        try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, 1, ?)", arguments: [key, Self.stringEntityNumber, string])
+        try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (?, ?, ?)", arguments: [key, Self.stringEntityNumber, string])
         return key
     }
 
