@@ -56,7 +56,7 @@ extension NSManagedObjectContext {
         } else {
             // As Core Data documents: where no older state can be kept readable, the
             // context quietly stays unpinned (its token stays `nil`, which tells).
-            guard (try? coordinator.checkQueryGenerationSupport()) != nil else {
+            guard (try? coordinator.supportsQueryGenerations()) == true else {
                 replacePin { _ in nil }
                 return
             }

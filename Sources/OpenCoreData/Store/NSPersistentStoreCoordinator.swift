@@ -284,11 +284,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try performAndWait { try reading(store, at: generation) { try $0.relatedObjectIDs(of: objectID, relationship: relationship) } ?? [] }
     }
 
-    /// Throws unless every store can serve query generations (see
+    /// Whether every store can serve query generations (see
     /// `NSManagedObjectContext.setQueryGenerationFrom(_:)`).
-    func checkQueryGenerationSupport() throws {
+    func supportsQueryGenerations() throws -> Bool {
         try performAndWait {
-            for store in persistentStores { try store.backend?.checkSnapshotSupport() }
+            try persistentStores.allSatisfy { try $0.backend?.supportsSnapshots() ?? true }
         }
     }
 

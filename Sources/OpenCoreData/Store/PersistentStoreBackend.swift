@@ -52,12 +52,13 @@ protocol PersistentStoreBackend: AnyObject {
 
     // MARK: Query generations
 
-    /// Throws, saying why, unless ``openSnapshot()`` can work: the engine must be able
-    /// to keep reading the store as it was while others write (an SQLite file in WAL mode).
-    func checkSnapshotSupport() throws
+    /// Whether ``openSnapshot()`` can work: the engine must be able to keep reading the
+    /// store as it was while others write (an SQLite file in WAL mode).
+    func supportsSnapshots() throws -> Bool
     /// Freezes the store as it is now, for a query generation: the snapshot keeps serving
     /// this state to ``reading(at:_:)`` until it is closed, whoever writes meanwhile.
-    func openSnapshot() throws -> any StoreSnapshot
+    /// `nil` when the store cannot keep an older state (see ``supportsSnapshots()``).
+    func openSnapshot() throws -> (any StoreSnapshot)?
     /// Runs `body` with every read of this engine served from `snapshot` (one it opened).
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T
 }

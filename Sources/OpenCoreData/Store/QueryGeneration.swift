@@ -45,8 +45,8 @@ final class QueryGeneration: @unchecked Sendable {
                     // A store that cannot keep an older state (added after pinning, when
                     // only the stores present then were checked) is read at its latest
                     // data, as an unsupported store leaves a context unpinned.
-                    guard let backend = candidate.backend, (try? backend.checkSnapshotSupport()) != nil else { continue }
-                    taken.append((candidate, try backend.openSnapshot()))
+                    guard let snapshot = try candidate.backend?.openSnapshot() else { continue }
+                    taken.append((candidate, snapshot))
                 }
             } catch {
                 for entry in taken { entry.snapshot.close() }

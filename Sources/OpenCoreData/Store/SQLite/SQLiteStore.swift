@@ -404,23 +404,17 @@ final class SQLiteStore: PersistentStoreBackend {
 
     // MARK: Query generations
 
-    func checkSnapshotSupport() throws {
-        let place = url?.path ?? "in memory"
-        func unsupported(_ reason: String) -> NSError {
-            CoreDataError.make(NSPersistentStoreOperationError, "The store (\(place)) does not support query generations: \(reason)", store.map { [NSAffectedStoresErrorKey: [$0]] } ?? [:])
-        }
-        guard snapshotConfiguration != nil else {
-            throw unsupported("only SQLite store files in WAL journal mode do, and an in-memory store has no file to read an older state from")
-        }
-        let mode = try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } ?? "?"
-        guard mode.lowercased() == "wal" else {
-            throw unsupported("its journal mode is \(mode), and only WAL keeps an older state readable while others write")
-        }
+    func supportsSnapshots() throws -> Bool {
+        // An in-memory store has no file to read an older state from.
+        guard snapshotConfiguration != nil else { return false }
+        // Only WAL keeps an older state readable while others write.
+        let mode = try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } ?? ""
+        return mode.lowercased() == "wal"
     }
 
-    func openSnapshot() throws -> any StoreSnapshot {
-        try checkSnapshotSupport()
-        guard let url, let snapshotConfiguration else { throw CoreDataError.make(NSPersistentStoreOperationError, "The store has no file") }
+    func openSnapshot() throws -> (any StoreSnapshot)? {
+        // A read held open outside WAL mode would block every writer: no snapshot then.
+        guard (try? supportsSnapshots()) == true, let url, let snapshotConfiguration else { return nil }
         do {
             return try SQLiteSnapshot(store: self, path: url.path, configuration: snapshotConfiguration)
         } catch {
