@@ -21,6 +21,8 @@ struct SQLiteHistory {
     /// Per entity number, the attributes whose values a deletion keeps, in slot order;
     /// the n-th goes to column `ZTOMBSTONE<n>`.
     private let tombstoneAttributes: [Int: [NSAttributeDescription]]
+    /// How many `ZTOMBSTONE<n>` columns the model needs: the most any entity keeps.
+    private let tombstoneColumnCount: Int
 
     init(schema: SQLiteSchema) {
         self.schema = schema
@@ -33,6 +35,7 @@ struct SQLiteHistory {
             if !kept.isEmpty { attributes[entity.facts.entityNumber] = kept }
         }
         tombstoneAttributes = attributes
+        tombstoneColumnCount = attributes.values.map(\.count).max() ?? 0
     }
 
     /// Whether the database has history tables (it tracked history once).
@@ -53,8 +56,7 @@ struct SQLiteHistory {
             INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
             """)
         let present = Set(try db.columns(in: "ACHANGE").map { $0.name.uppercased() })
-        let needed = tombstoneAttributes.values.map(\.count).max() ?? 0
-        for index in 0..<needed where !present.contains("ZTOMBSTONE\(index)") {
+        for index in 0..<tombstoneColumnCount where !present.contains("ZTOMBSTONE\(index)") {
             try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(index)")
         }
     }
@@ -90,9 +92,8 @@ struct SQLiteHistory {
                 Date().timeIntervalSinceReferenceDate,
             ]
         )
-        let tombstoneCount = tombstoneAttributes.values.map(\.count).max() ?? 0
-        let tombstoneColumns = (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined()
-        let placeholders = String(repeating: ", ?", count: tombstoneCount)
+        let tombstoneColumns = (0..<tombstoneColumnCount).map { ", ZTOMBSTONE\($0)" }.joined()
+        let placeholders = String(repeating: ", ?", count: tombstoneColumnCount)
         let insert = try db.cachedStatement(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) VALUES (?, \(Self.changeEntityNumber), ?, ?, ?, ?, ?\(placeholders))")
         var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: changes.count)
         for change in changes {
@@ -102,7 +103,7 @@ struct SQLiteHistory {
                 change.type == .update ? Self.columnBits(change.updatedSlots).databaseValue : .null,
             ]
             let kept = change.type == .delete ? tombstones[change.primaryKey] ?? [] : []
-            arguments += (0..<tombstoneCount).map { $0 < kept.count ? kept[$0] : .null }
+            arguments += (0..<tombstoneColumnCount).map { $0 < kept.count ? kept[$0] : .null }
             try insert.execute(arguments: StatementArguments(arguments))
             key += 1
         }
