@@ -47,8 +47,9 @@ let package = Package(
         // Raw DEFLATE through the system's zlib (Linux: zlib1g-dev): Core Data compresses
         // the model it caches in Z_MODELCACHE, and Foundation on Linux cannot expand it.
         .target(name: "OpenCoreDataDeflate", linkerSettings: [.linkedLibrary("z")]),
+        // The engine: model, objects, contexts, predicates, stores.
         .target(
-            name: "OpenCoreData",
+            name: "OpenCoreDataCore",
             dependencies: [
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
@@ -59,6 +60,10 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // What users import: re-exports the engine so that its Foundation-named classes
+        // (NSPredicate, NSSortDescriptor, ...) win over Foundation's Linux stubs in files
+        // that also import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore"]),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
             dependencies: [
@@ -78,7 +83,8 @@ let package = Package(
         // spawning processes; `cdtool` itself only parses arguments.
         .target(
             name: "CDToolCore",
-            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
+            // The core for the store-inspection SPI that only tools use.
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "cdtool",
@@ -111,9 +117,16 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
+        ),
+        // Apple's documented behaviour, one file per Apple class, written as user code is:
+        // files import Foundation and XCTest beside OpenCoreData (no @testable).
+        .testTarget(
+            name: "OpenCoreDataConformanceTests",
+            dependencies: ["OpenCoreData"]
         ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",

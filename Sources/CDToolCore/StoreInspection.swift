@@ -1,5 +1,5 @@
 import GRDB
-@_spi(Tools) import OpenCoreData
+@_spi(Tools) import OpenCoreDataCore
 
 /// What `cdtool inspect` finds in a store: its entities and row counts, its metadata,
 /// and how a model relates to it.

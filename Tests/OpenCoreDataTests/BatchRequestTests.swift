@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Batch insert, update and delete change the store with set-based SQL, return the

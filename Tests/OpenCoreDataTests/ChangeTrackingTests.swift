@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// A class whose declared Swift types differ from its attributes' types on purpose:

@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Compiled models (`.mom`, `.momd`, the model a store caches) read from keyed archives.

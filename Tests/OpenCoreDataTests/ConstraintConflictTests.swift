@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Uniqueness constraints at save: duplicates among new objects and against the store

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// `NSPersistentContainer`'s contexts and background work.

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// `mergeChanges(fromContextDidSave:)` and the object-ID notifications: one context's

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Collects the `NSManagedObjectContextObjectsDidChange` notifications of one context.

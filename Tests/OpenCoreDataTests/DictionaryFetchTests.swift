@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Households and their residents; `Staff` is a subentity of `Resident`, and a

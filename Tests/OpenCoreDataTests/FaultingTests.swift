@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 
 /// Faults, the row cache, batched results and prefetching: which queries run when.
 @Suite struct FaultingTests {

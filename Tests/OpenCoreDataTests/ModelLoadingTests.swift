@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// The model files the loader's tests read (Tests/OpenCoreDataTests/Fixtures).

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Models found among a bundle's resources: `mergedModel(from:)`, its metadata-matching

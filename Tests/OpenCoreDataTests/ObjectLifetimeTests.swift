@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 
 /// Uniquing and object lifetime: the registry and the row cache reference objects
 /// and snapshots without owning them, and objects may die on any thread.

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Nested contexts: a child reads its parent's state, unsaved changes included, and its

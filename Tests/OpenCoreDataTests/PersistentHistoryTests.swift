@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Persistent history: what saves and batch requests record, how requests read and

@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 
 @Suite struct PredicateExpressionTests {
     private func value(_ format: String, _ object: Any? = nil, _ args: Any?...) throws -> Any? {

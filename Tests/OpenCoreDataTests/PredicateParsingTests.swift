@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 
 @Suite struct PredicateParsingTests {
     private func comparison(_ format: String, _ args: Any?...) throws -> NSComparisonPredicate {

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 // A store fetch must return exactly the objects in-memory evaluation selects, and

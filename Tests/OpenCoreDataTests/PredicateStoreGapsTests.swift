@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 // Store fetches the photo library fixture does not reach: attribute types it lacks,

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Raw DEFLATE as Core Data writes Z_MODELCACHE; the vector was made with Python's zlib

@@ -1,4 +1,4 @@
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 // What cannot run in SQL fails the fetch with a clear Core Data error naming the

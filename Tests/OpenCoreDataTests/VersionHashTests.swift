@@ -1,5 +1,5 @@
 import GRDB
-@testable import OpenCoreData
+@testable import OpenCoreDataCore
 import Testing
 
 /// Version hashes in Core Data's byte layout, and how a store's hashes decide whether it opens.

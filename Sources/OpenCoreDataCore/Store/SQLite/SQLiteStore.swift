@@ -63,6 +63,11 @@ final class SQLiteStore: PersistentStoreBackend {
     // MARK: Opening
 
     static func open(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        // Core Data's idiom for a throwaway SQLite store (test suites use it): a store at
+        // /dev/null is an SQLite database in memory, still of the SQLite type.
+        if isDevNull(url) {
+            return try openInMemory(model: model, entities: entities, configuration: configuration, options: options, type: NSSQLiteStoreType)
+        }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         if !readOnly {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -107,7 +112,9 @@ final class SQLiteStore: PersistentStoreBackend {
         return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType, snapshotConfiguration: snapshotSettings)
     }
 
-    static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+    /// An SQLite database in memory, as the in-memory store type and as an SQLite store at /dev/null.
+    static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?,
+                             type: String = NSInMemoryStoreType) throws -> NSPersistentStore {
         var config = Configuration()
         let log = SQLStatementLog()
         config.prepareDatabase { db in
@@ -115,7 +122,7 @@ final class SQLiteStore: PersistentStoreBackend {
             try SQLiteFunctions.install(in: db)
         }
         let database = try DatabaseQueue(configuration: config)
-        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: NSInMemoryStoreType, snapshotConfiguration: nil)
+        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: type, snapshotConfiguration: nil)
     }
 
     private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String, snapshotConfiguration: Configuration?) throws -> NSPersistentStore {
@@ -285,6 +292,8 @@ final class SQLiteStore: PersistentStoreBackend {
 
     /// Removes a store's database, journal files and external data folder.
     static func destroyFiles(at url: URL) throws {
+        // A /dev/null store lives in memory; the device itself is never removed.
+        guard !isDevNull(url) else { return }
         let manager = FileManager.default
         for suffix in ["", "-wal", "-shm"] {
             let path = url.path + suffix
@@ -292,6 +301,11 @@ final class SQLiteStore: PersistentStoreBackend {
         }
         let support = supportDirectory(for: url)
         if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
+    }
+
+    /// Whether `url` is /dev/null, Core Data's name for an SQLite store kept in memory.
+    static func isDevNull(_ url: URL) -> Bool {
+        url.isFileURL && url.standardizedFileURL.path == "/dev/null"
     }
 
     /// Whether a pragma name or value is a bare word or number (no SQL can hide in it).

@@ -1,0 +1,16 @@
+// The module users import. The engine lives in OpenCoreDataCore; this module re-exports
+// it, and re-exports Foundation through it, so `import OpenCoreData` alone sees `Date`,
+// `UUID`, `NSSet` and friends, as `import CoreData` does.
+@_exported import OpenCoreDataCore
+
+// Foundation on Linux declares these classes too, as unusable stubs. A file that imports
+// Foundation (or XCTest, which re-exports it) beside OpenCoreData would find two of each
+// and call the name ambiguous. Swift prefers a declaration reached through an import that
+// names it (`import class M.Name`) over one reached through a whole-module import, so these
+// scoped re-exports make OpenCoreData's classes win in every file that imports
+// OpenCoreData, whatever else it imports and in whichever order.
+@_exported import class OpenCoreDataCore.NSPredicate
+@_exported import class OpenCoreDataCore.NSComparisonPredicate
+@_exported import class OpenCoreDataCore.NSCompoundPredicate
+@_exported import class OpenCoreDataCore.NSExpression
+@_exported import class OpenCoreDataCore.NSSortDescriptor

@@ -1,0 +1,73 @@
+import Foundation
+import OpenCoreData
+
+// The model the conformance suites share, built in code as an app without a model file
+// would build it, and its classes written as Xcode writes them (minus `@objc(Name)`).
+
+public class Author: NSManagedObject {
+    @nonobjc public class func fetchRequest() -> NSFetchRequest<Author> {
+        NSFetchRequest<Author>(entityName: "Author")
+    }
+    @Managed public var name: String?
+    @Managed public var born: Date?
+    @Managed public var books: NSSet?
+}
+
+public class Book: NSManagedObject {
+    @Managed public var title: String?
+    @Managed public var pages: Int32
+    @Managed public var author: Author?
+}
+
+enum ConformanceModel {
+    /// Author ⟷ Book (one author, many books).
+    static func make() -> NSManagedObjectModel {
+        let author = NSEntityDescription()
+        author.name = "Author"
+        author.managedObjectClassName = NSStringFromClass(Author.self)
+        let book = NSEntityDescription()
+        book.name = "Book"
+        book.managedObjectClassName = NSStringFromClass(Book.self)
+
+        let books = NSRelationshipDescription()
+        books.name = "books"
+        books.destinationEntity = book
+        books.maxCount = 0
+        books.deleteRule = .cascadeDeleteRule
+        let bookAuthor = NSRelationshipDescription()
+        bookAuthor.name = "author"
+        bookAuthor.destinationEntity = author
+        bookAuthor.maxCount = 1
+        books.inverseRelationship = bookAuthor
+        bookAuthor.inverseRelationship = books
+
+        author.properties = [attribute("name", .stringAttributeType), attribute("born", .dateAttributeType), books]
+        book.properties = [attribute("title", .stringAttributeType), attribute("pages", .integer32AttributeType, defaultValue: 0), bookAuthor]
+        let model = NSManagedObjectModel()
+        model.entities = [author, book]
+        return model
+    }
+
+    private static func attribute(_ name: String, _ type: NSAttributeType, defaultValue: Any? = nil) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.defaultValue = defaultValue
+        return attribute
+    }
+
+    /// A coordinator with one SQLite store at /dev/null, the in-memory idiom of test suites.
+    static func coordinator(model: NSManagedObjectModel = make()) throws -> NSPersistentStoreCoordinator {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                           at: URL(fileURLWithPath: "/dev/null"), options: nil)
+        return coordinator
+    }
+
+    /// A main-queue context on a fresh /dev/null store.
+    static func context() throws -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = try coordinator()
+        return context
+    }
+}
