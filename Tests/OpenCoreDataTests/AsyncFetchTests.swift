@@ -7,7 +7,7 @@ private final class Completion<T>: @unchecked Sendable {
     private var recorded: (results: [T]?, error: Error?, onContextQueue: Bool)?
     private(set) var calls = 0
 
-    func record(_ result: NSAsynchronousFetchResult<some NSFetchRequestResult>, map: ([Any]) -> [T]) {
+    func record(_ result: NSAsynchronousFetchResult<some Any>, map: ([Any]) -> [T]) {
         lock.lock(); defer { lock.unlock() }
         calls += 1
         recorded = (result.finalResult.map(map), result.operationError, result.managedObjectContext.isOnQueue)

@@ -92,7 +92,7 @@ import Testing
             let request = try #require(model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Ann"]))
             #expect(request.fetchLimit == 25)
             #expect(request.sortDescriptors?.map(\.key) == ["title"] && request.sortDescriptors?.first?.ascending == false)
-            #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["Zebras", "Notes"])
+            #expect((try context.fetch(request) as! [NSManagedObject]).map { $0.value(forKey: "title") as? String } == ["Zebras", "Notes"])
             let namesakes = author.value(forKey: "namesakeBooks") as? [NSManagedObject]
             #expect(Set(namesakes?.compactMap { $0.value(forKey: "title") as? String } ?? []) == ["Notes", "Zebras"], "$FETCH_SOURCE.name is the author's name")
 

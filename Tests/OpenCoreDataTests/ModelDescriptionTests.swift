@@ -34,7 +34,7 @@ import Testing
         onShelf.inverseRelationship = volumes
         let thick = NSFetchedPropertyDescription()
         thick.name = "thickVolumes"
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Volume")
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Volume")
         request.predicate = NSPredicate(format: "shelf == $FETCH_SOURCE AND pages > 300")
         thick.fetchRequest = request
         shelf.properties = [attribute("label", .stringAttributeType), attribute("volumeCount", .integer64AttributeType, derived: "volumes.@count"),

@@ -212,7 +212,7 @@ extension SplitMix64: RandomNumberGenerator {}
                 item.setValue(name, forKey: "name")
             }
             try context.save()
-            let found = try context.fetch(request)
+            let found = try context.fetch(request) as! [NSManagedObject]
             #expect(found.compactMap { $0.value(forKey: "name") as? String } == ["Lamp"])
             let unbound = try #require(model.fetchRequestTemplate(forName: "ItemsNamed"))
             #expect(throws: NSError.self) { try context.fetch(unbound) }

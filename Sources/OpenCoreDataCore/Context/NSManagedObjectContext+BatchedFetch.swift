@@ -7,7 +7,7 @@ extension NSManagedObjectContext {
     /// context has unsaved changes that affect the result (and `includesPendingChanges`
     /// is true), the result is computed in memory at once, as `fetch(_:)` does.
     /// Managed object and object ID result types only.
-    public func fetchBatched<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> BatchFaultingArray<T> {
+    public func fetchBatched<T>(_ request: NSFetchRequest<T>) throws -> BatchFaultingArray<T> {
         let (coordinator, entity) = try fetchTarget(request)
         let returnsIDs = request.resultType == .managedObjectIDResultType
         guard request.resultType == .managedObjectResultType || returnsIDs else {

@@ -6,7 +6,7 @@ extension NSManagedObjectContext {
     /// of this context count too, as in Core Data, except for dictionary results,
     /// which reflect the store alone. No match is `[]`; a bad request (unknown
     /// entity or key) throws.
-    public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         let (coordinator, entity) = try fetchTarget(request)
         try checkResultOptions(request)
         switch request.resultType {
@@ -39,7 +39,7 @@ extension NSManagedObjectContext {
     }
 
     /// The number of objects `request` would return, without loading them.
-    public func count<T: NSFetchRequestResult>(for request: NSFetchRequest<T>) throws -> Int {
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         let (coordinator, entity) = try fetchTarget(request)
         // A child counts what its parent holds, unsaved changes included.
         if parent != nil { return try fetchObjects(request, entity: entity, coordinator: coordinator).count }

@@ -9,7 +9,7 @@
 /// On Apple platforms `fetch(_:)` returns such an array bridged to Swift; Swift on
 /// Linux has no lazily bridged arrays, so ``NSManagedObjectContext/fetchBatched(_:)``
 /// returns this collection instead (see docs/DEVIATIONS.md).
-public struct BatchFaultingArray<Element: NSFetchRequestResult>: RandomAccessCollection {
+public struct BatchFaultingArray<Element>: RandomAccessCollection {
     private let storage: Storage
 
     init(objects: [NSManagedObject], batchSize: Int, returnsIDs: Bool) {

@@ -4,7 +4,7 @@
 /// ``NSAsynchronousFetchResult`` whose `progress` follows the fetch, and later the
 /// completion block runs on the context's queue with the final result. Cancel it
 /// through the result (`cancel()`) or its progress.
-open class NSAsynchronousFetchRequest<ResultType: NSFetchRequestResult>: NSPersistentStoreRequest, @unchecked Sendable {
+open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
     /// The fetch to run; any result type works (objects, IDs, dictionaries, counts).
     public let fetchRequest: NSFetchRequest<ResultType>
     /// Called on the context's queue when the fetch has finished or failed (not

@@ -1,6 +1,6 @@
 /// What an asynchronous fetch produces: handed out when the fetch starts, holding
 /// the fetched results (`finalResult`) once it has finished.
-open class NSAsynchronousFetchResult<ResultType: NSFetchRequestResult>: NSPersistentStoreAsynchronousResult, @unchecked Sendable {
+open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousResult, @unchecked Sendable {
     /// The asynchronous request this is the result of.
     public let fetchRequest: NSAsynchronousFetchRequest<ResultType>
     private var results: [ResultType]?

@@ -20,7 +20,7 @@ public enum NSBatchDeleteRequestResultType: UInt, Sendable {
 open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
     /// A copy of the fetch request naming the objects to delete (entity, predicate,
     /// subentities, limit and offset count; for ``init(objectIDs:)``, `SELF IN` the IDs).
-    public let fetchRequest: NSFetchRequest<NSManagedObject>
+    public let fetchRequest: NSFetchRequest<NSFetchRequestResult>
     /// What the result holds. Default `.resultTypeStatusOnly`.
     open var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
     /// The IDs given to ``init(objectIDs:)``.
@@ -31,18 +31,17 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
 
     /// Deletes the objects `fetch` matches.
     ///
-    /// Core Data spells the parameter `NSFetchRequest<NSFetchRequestResult>`; Swift
-    /// cannot use a non-`@objc` protocol as that generic argument, so any
-    /// `NSFetchRequest<T>` is accepted (see docs/DEVIATIONS.md).
-    public init<T: NSFetchRequestResult>(fetchRequest fetch: NSFetchRequest<T>) {
-        fetchRequest = fetch.copied(as: NSManagedObject.self)
+    /// Any `NSFetchRequest<T>` is accepted, as Objective-C's lightweight generics let
+    /// Core Data's take any request.
+    public init<T>(fetchRequest fetch: NSFetchRequest<T>) {
+        fetchRequest = fetch.copied(as: NSFetchRequestResult.self)
         objectIDs = nil
         super.init()
     }
 
     /// Deletes the objects with these IDs, which must all be of one entity.
     public init(objectIDs objects: [NSManagedObjectID]) {
-        let request = NSFetchRequest<NSManagedObject>()
+        let request = NSFetchRequest<NSFetchRequestResult>()
         if let entity = objects.first?.entity { request.entity = entity }
         request.predicate = try? NSPredicate.parse(format: "SELF IN %@", argumentArray: [objects])
         request.includesSubentities = false

@@ -3,9 +3,9 @@ extension NSFetchRequest {
     ///
     /// Requests kept by the model (fetch request templates, fetched properties) and
     /// by batch deletes are copies, as Core Data's are, so later edits of the original
-    /// do not reach them; Swift cannot spell Core Data's `NSFetchRequestResult` type
-    /// argument, so they are typed `NSFetchRequest<NSManagedObject>`.
-    func copied<T: NSFetchRequestResult>(as type: T.Type = T.self) -> NSFetchRequest<T> {
+    /// do not reach them. They are kept as `NSFetchRequest<NSManagedObject>` and handed
+    /// out as Core Data types them.
+    func copied<T>(as type: T.Type = T.self) -> NSFetchRequest<T> {
         let copy = NSFetchRequest<T>()
         copy.entityName = entityName
         if let entity { copy.entity = entity }

@@ -42,7 +42,13 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 ///
 /// `NSFetchRequest<Person>(entityName: "Person")` or `Person.fetchRequest()`; run it
 /// with `context.fetch(_:)`. The predicate and sort run in the store as SQL.
-open class NSFetchRequest<ResultType: NSFetchRequestResult>: NSPersistentStoreRequest, @unchecked Sendable {
+///
+/// `ResultType` is unconstrained, where Apple's must conform to ``NSFetchRequestResult``:
+/// without the Objective-C runtime a protocol type does not conform to itself, and
+/// `NSFetchRequest<NSFetchRequestResult>` (a request whose results are managed objects,
+/// dictionaries, IDs or counts, cast by the caller) must be spellable. A fetch whose
+/// results are not of `ResultType` throws.
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
     /// The name of the entity to fetch.
     open var entityName: String?
     /// The entity to fetch; takes precedence over `entityName`.
@@ -123,6 +129,28 @@ open class NSFetchRequest<ResultType: NSFetchRequestResult>: NSPersistentStoreRe
     }
 }
 
+extension NSManagedObject {
+    /// A fetch request for this class's entity, typed as Apple's:
+    /// `let request: NSFetchRequest<NSFetchRequestResult> = Person.fetchRequest()`.
+    ///
+    /// Disfavoured, so that where the type is not spelled out (`Person.fetchRequest()` alone
+    /// or followed by `as! NSFetchRequest<Person>`) Swift picks the typed `fetchRequest()`
+    /// and the cast succeeds: Swift's generic classes do not cast between arguments as
+    /// Objective-C's lightweight generics do.
+    @_disfavoredOverload
+    public class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.resultClass = self
+        request.entityName = registeredEntityName
+        return request
+    }
+
+    /// The name of this class's entity in the first registered model that has one.
+    static var registeredEntityName: String? {
+        ModelRegistry.shared.models.lazy.compactMap { self.entity(in: $0) }.first?.name
+    }
+}
+
 /// Gives every managed object class a typed `fetchRequest()`.
 public protocol ManagedObjectFetchRequestProviding {}
 extension NSManagedObject: ManagedObjectFetchRequestProviding {}
@@ -132,9 +160,7 @@ extension ManagedObjectFetchRequestProviding where Self: NSManagedObject {
     public static func fetchRequest() -> NSFetchRequest<Self> {
         let request = NSFetchRequest<Self>()
         request.resultClass = Self.self
-        if let entity = ModelRegistry.shared.models.lazy.compactMap({ Self.entity(in: $0) }).first {
-            request.entityName = entity.name
-        }
+        request.entityName = registeredEntityName
         return request
     }
 }

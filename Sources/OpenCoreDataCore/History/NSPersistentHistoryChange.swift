@@ -43,7 +43,7 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
 
     /// A fetch request on ``entityDescription``: give it a predicate and set it as an
     /// ``NSPersistentHistoryChangeRequest``'s `fetchRequest` to keep only matching changes.
-    open class var fetchRequest: NSFetchRequest<NSManagedObject>? {
+    open class var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         PersistentHistoryEntities.fetchRequest(for: PersistentHistoryEntities.change)
     }
 

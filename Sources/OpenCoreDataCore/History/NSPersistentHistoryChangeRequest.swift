@@ -47,7 +47,7 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     /// A fetch request on ``NSPersistentHistoryTransaction/entityDescription`` or
     /// ``NSPersistentHistoryChange/entityDescription`` whose predicate (and, for
     /// changes, limit) narrows what a fetch returns.
-    open var fetchRequest: NSFetchRequest<NSManagedObject>?
+    open var fetchRequest: NSFetchRequest<NSFetchRequestResult>?
 
     /// The token the request starts after (or deletes through), if it was made with one.
     open var token: NSPersistentHistoryToken? {
@@ -75,9 +75,9 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     /// Fetches the history after `transaction` (all of it for `nil`).
     open class func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> Self { make(.afterTransaction(transaction)) }
     /// Fetches the history that `fetchRequest` selects, from the beginning.
-    open class func fetchHistory<T: NSFetchRequestResult>(withFetch fetchRequest: NSFetchRequest<T>) -> Self {
+    open class func fetchHistory<T>(withFetch fetchRequest: NSFetchRequest<T>) -> Self {
         let request = Self()
-        request.fetchRequest = fetchRequest.copied(as: NSManagedObject.self)
+        request.fetchRequest = fetchRequest.copied(as: NSFetchRequestResult.self)
         return request
     }
     /// Deletes the history committed before `date`.

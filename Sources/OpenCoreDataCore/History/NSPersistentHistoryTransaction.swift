@@ -62,7 +62,7 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
 
     /// A fetch request on ``entityDescription``: give it a predicate and set it as an
     /// ``NSPersistentHistoryChangeRequest``'s `fetchRequest` to keep only matching transactions.
-    open class var fetchRequest: NSFetchRequest<NSManagedObject>? {
+    open class var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         PersistentHistoryEntities.fetchRequest(for: PersistentHistoryEntities.transaction)
     }
 
@@ -101,8 +101,8 @@ enum PersistentHistoryEntities {
         return entity
     }
 
-    static func fetchRequest(for entity: NSEntityDescription) -> NSFetchRequest<NSManagedObject> {
-        let request = NSFetchRequest<NSManagedObject>(entityName: entity.name!)
+    static func fetchRequest(for entity: NSEntityDescription) -> NSFetchRequest<NSFetchRequestResult> {
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: entity.name!)
         request.entity = entity
         return request
     }

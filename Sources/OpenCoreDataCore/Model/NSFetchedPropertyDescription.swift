@@ -11,19 +11,20 @@
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     /// The request whose results are the property's value.
     ///
-    /// Typed `NSFetchRequest<NSManagedObject>` where Core Data's is
-    /// `NSFetchRequest<NSFetchRequestResult>` (see docs/DEVIATIONS.md). Its predicate may
-    /// use `$FETCH_SOURCE` (the object whose property is read) and `$FETCHED_PROPERTY`.
+    /// Its predicate may use `$FETCH_SOURCE` (the object whose property is read) and
+    /// `$FETCHED_PROPERTY`.
     ///
     /// Stored and handed out as copies, as model templates are: a frozen model is
     /// shared by every context, so no caller may change the request it holds.
-    open var fetchRequest: NSFetchRequest<NSManagedObject>? {
-        get { storedRequest?.copied() }
+    open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
+        get { storedRequest?.copied(as: NSFetchRequestResult.self) }
         set {
             assertMutable()
-            storedRequest = newValue?.copied()
+            storedRequest = newValue?.copied(as: NSManagedObject.self)
         }
     }
+    /// The request as the object reading the property runs it.
+    var objectRequest: NSFetchRequest<NSManagedObject>? { storedRequest?.copied() }
     private var storedRequest: NSFetchRequest<NSManagedObject>?
 
     /// Creates a fetched property with no request yet.

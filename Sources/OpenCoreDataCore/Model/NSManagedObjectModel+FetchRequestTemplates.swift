@@ -2,23 +2,22 @@
 // apps share one definition of a query and fill in its `$VARIABLES` at run time.
 extension NSManagedObjectModel {
     /// Every template, by name. The requests are copies: editing one changes nothing in the model.
-    public var fetchRequestTemplatesByName: [String: NSFetchRequest<NSManagedObject>] {
-        fetchRequestTemplateStorage.mapValues { $0.copied() }
+    public var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] {
+        fetchRequestTemplateStorage.mapValues { $0.copied(as: NSFetchRequestResult.self) }
     }
 
     /// Stores a copy of `fetchRequestTemplate` under `name`; `nil` removes the template.
     ///
-    /// Core Data takes `NSFetchRequest<NSFetchRequestResult>`, which Swift cannot spell
-    /// with a non-`@objc` protocol; any `NSFetchRequest<T>` is accepted and kept as
-    /// `NSFetchRequest<NSManagedObject>` (see docs/DEVIATIONS.md).
-    public func setFetchRequestTemplate<T: NSFetchRequestResult>(_ fetchRequestTemplate: NSFetchRequest<T>?, forName name: String) {
+    /// Any `NSFetchRequest<T>` is accepted, as Objective-C's lightweight generics let
+    /// Core Data's take any request.
+    public func setFetchRequestTemplate<T>(_ fetchRequestTemplate: NSFetchRequest<T>?, forName name: String) {
         assertMutable()
         fetchRequestTemplateStorage[name] = fetchRequestTemplate?.copied(as: NSManagedObject.self)
     }
 
     /// A copy of the template named `name`, or `nil` when there is none.
-    public func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSManagedObject>? {
-        fetchRequestTemplateStorage[name]?.copied()
+    public func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? {
+        fetchRequestTemplateStorage[name]?.copied(as: NSFetchRequestResult.self)
     }
 
     /// A copy of the template named `name` whose predicate has each `$VARIABLE` found in
@@ -26,7 +25,7 @@ extension NSManagedObjectModel {
     ///
     /// Variables missing from `variables` stay in the predicate, and fetching such a
     /// request throws, naming the unbound variable.
-    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSManagedObject>? {
+    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSFetchRequestResult>? {
         guard let request = fetchRequestTemplate(forName: name) else { return nil }
         request.predicate = request.predicate?.withSubstitutionVariables(variables)
         return request

@@ -80,7 +80,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             for name in model.configurations {
                 configurations[name, default: []] += model.entities(forConfigurationName: name) ?? []
             }
-            for (name, template) in model.fetchRequestTemplatesByName {
+            for (name, template) in model.fetchRequestTemplateStorage {
                 guard templates.updateValue(template, forKey: name) == nil else { return nil }
             }
             versionIdentifiers.formUnion(model.versionIdentifiers)

@@ -93,10 +93,10 @@ extension NSPersistentStoreCoordinator {
 /// The part of a history fetch that a fetch request on the transaction or change
 /// entity selects: its predicate, and its limit and offset on that entity.
 private struct HistoryFilter {
-    let request: NSFetchRequest<NSManagedObject>?
+    let request: NSFetchRequest<NSFetchRequestResult>?
     let onChanges: Bool
 
-    init(_ request: NSFetchRequest<NSManagedObject>?) throws {
+    init(_ request: NSFetchRequest<NSFetchRequestResult>?) throws {
         self.request = request
         switch request?.entityName ?? request?.entity?.name {
         case nil:

@@ -271,7 +271,7 @@ struct CompiledModelDecoder {
         for (fetched, archived, entity) in state.pendingFetchedProperties {
             state.context = "entity '\(entity.name ?? "")' fetched property '\(fetched.name)'"
             if let request = try archived.field("NSFetchRequest") {
-                fetched.fetchRequest = try fetchRequest(request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state)
+                fetched.fetchRequest = try fetchRequest(request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state).copied(as: NSFetchRequestResult.self)
             }
         }
         for (entity, archived) in state.pendingIndexes {

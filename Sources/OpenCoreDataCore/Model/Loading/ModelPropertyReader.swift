@@ -55,7 +55,7 @@ enum ModelPropertyReader {
         let requests = values.element.children(named: "fetchRequest")
         if requests.count > 1 { throw values.child(requests[1]).error("is a second fetch request of the fetched property") }
         if let request = requests.first {
-            property.fetchRequest = try ModelFetchRequestReader.request(values.child(request), entitiesByName: entitiesByName)
+            property.fetchRequest = try ModelFetchRequestReader.request(values.child(request), entitiesByName: entitiesByName).copied(as: NSFetchRequestResult.self)
         }
         return property
     }

@@ -1,0 +1,84 @@
+import Foundation
+import OpenCoreData
+import XCTest
+
+/// `NSFetchRequest`, including the untyped `NSFetchRequest<NSFetchRequestResult>` that
+/// Xcode-era code writes and casts.
+final class NSFetchRequestTests: XCTestCase {
+    private var context: NSManagedObjectContext!
+
+    override func setUpWithError() throws {
+        context = try ConformanceModel.context()
+        for (name, titles) in [("Le Guin", ["Earthsea", "The Dispossessed"]), ("Herbert", ["Dune"])] {
+            let author = Author(context: context)
+            author.name = name
+            for title in titles {
+                let book = Book(context: context)
+                book.title = title
+                book.author = author
+            }
+        }
+        try context.save()
+    }
+
+    func testUntypedRequestResultsCastToTheEntityClass() throws {
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Author")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let authors = try context.fetch(request) as! [Author]
+        XCTAssertEqual(authors.map(\.name), ["Herbert", "Le Guin"])
+        XCTAssertNil(try context.fetch(request) as? [Book], "a cast to another class fails as in Swift on Apple platforms")
+        XCTAssertEqual(try context.count(for: request), 2)
+    }
+
+    func testManagedObjectFetchRequestIsUntyped() throws {
+        let request: NSFetchRequest<NSFetchRequestResult> = Book.fetchRequest()
+        XCTAssertEqual(request.entityName, "Book")
+        request.predicate = NSPredicate(format: "author.name == %@", "Le Guin")
+        let titles = (try context.fetch(request) as? [Book])?.compactMap(\.title).sorted()
+        XCTAssertEqual(titles, ["Earthsea", "The Dispossessed"])
+    }
+
+    func testCastsBetweenRequestTypesSucceed() throws {
+        // Without Xcode's typed method (Book) and with it (Author).
+        let books = Book.fetchRequest() as! NSFetchRequest<Book>
+        XCTAssertEqual(try context.fetch(books).count, 3)
+        let authors = Author.fetchRequest() as! NSFetchRequest<Author>
+        XCTAssertEqual(try context.fetch(authors).count, 2)
+        let typed: NSFetchRequest<Author> = Author.fetchRequest()
+        XCTAssertEqual(typed.entityName, "Author")
+    }
+
+    func testDictionaryObjectIDAndCountResults() throws {
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["title"]
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let rows = try context.fetch(request) as? [NSDictionary]
+        XCTAssertEqual(rows?.compactMap { $0["title"] as? String }, ["Dune", "Earthsea", "The Dispossessed"])
+
+        request.resultType = .managedObjectIDResultType
+        let ids = try context.fetch(request) as! [NSManagedObjectID]
+        XCTAssertEqual(ids.count, 3)
+        XCTAssertEqual(Set(ids.map { $0.entity.name }), ["Book"])
+
+        request.resultType = .countResultType
+        XCTAssertEqual((try context.fetch(request) as? [NSNumber])?.first?.intValue, 3)
+    }
+
+    func testTypedDictionaryRequest() throws {
+        let request = NSFetchRequest<NSDictionary>(entityName: "Author")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["name"]
+        XCTAssertEqual(Set(try context.fetch(request).compactMap { $0["name"] as? String }), ["Herbert", "Le Guin"])
+    }
+
+    func testBatchDeleteTakesAnUntypedRequest() throws {
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.predicate = NSPredicate(format: "title BEGINSWITH 'The'")
+        let delete = NSBatchDeleteRequest(fetchRequest: request)
+        delete.resultType = .resultTypeCount
+        let result = try context.execute(delete) as? NSBatchDeleteResult
+        XCTAssertEqual(result?.result as? Int, 1)
+        XCTAssertEqual(try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Book")), 2)
+    }
+}
