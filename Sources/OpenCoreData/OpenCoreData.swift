@@ -14,3 +14,7 @@
 @_exported import class OpenCoreDataCore.NSCompoundPredicate
 @_exported import class OpenCoreDataCore.NSExpression
 @_exported import class OpenCoreDataCore.NSSortDescriptor
+// Foundation's versions of these answer with module-qualified names only; OpenCoreData's
+// know managed object classes by the bare names Core Data apps use.
+@_exported import func OpenCoreDataCore.NSStringFromClass
+@_exported import func OpenCoreDataCore.NSClassFromString

@@ -40,6 +40,13 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         return NSManagedObject.self
     }
 
+    /// The registered class named `name` (bare or module-qualified), if any.
+    func registeredClass(named name: String) -> NSManagedObject.Type? {
+        lock.lock()
+        defer { lock.unlock() }
+        return classesByName[name]
+    }
+
     /// Whether `objectClass` is the one `entity` names (bare or module-qualified).
     static func names(_ objectClass: AnyClass, entity: NSEntityDescription) -> Bool {
         guard let name = entity.managedObjectClassName else { return false }

@@ -14,7 +14,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     public let persistentStoreCoordinator: NSPersistentStoreCoordinator
     /// The stores to open in `loadPersistentStores`; one SQLite store by default.
     open var persistentStoreDescriptions: [NSPersistentStoreDescription]
-    private let missingModelMessage: String?
+    /// Why the model named at `init(name:)` did not load; `loadPersistentStores` reports it.
+    private var missingModelMessage: String?
 
     /// The main-queue context for the user interface.
     open private(set) lazy var viewContext: NSManagedObjectContext = {
@@ -30,30 +31,35 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// When no such model loads, `loadPersistentStores` reports why (Core Data logs and
     /// fails the same way).
     public convenience init(name: String) {
-        guard let url = ModelResourceSearch.modelURL(named: name) else {
-            self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "No model named '\(name)' was found in the app's bundles; create the container with init(name:managedObjectModel:)")
-            return
-        }
-        do {
-            self.init(name: name, managedObjectModel: try NSManagedObjectModel.load(contentsOf: url), missingModelMessage: nil)
-        } catch {
-            self.init(name: name, managedObjectModel: NSManagedObjectModel(), missingModelMessage: "The model named '\(name)' did not load: \(error)")
-        }
+        let (model, message) = Self.model(named: name)
+        self.init(name: name, managedObjectModel: model)
+        missingModelMessage = message
     }
 
-    /// Creates a container with a model built in code.
-    public convenience init(name: String, managedObjectModel model: NSManagedObjectModel) {
-        self.init(name: name, managedObjectModel: model, missingModelMessage: nil)
-    }
-
-    private init(name: String, managedObjectModel model: NSManagedObjectModel, missingModelMessage: String?) {
+    /// Creates a container with a model built in code or loaded by the caller.
+    ///
+    /// The designated initializer, as in Core Data, so subclasses that override it (or
+    /// none) inherit ``init(name:)``. The default store is `<name>.sqlite` in the
+    /// subclass's ``defaultDirectoryURL()``.
+    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
-        self.missingModelMessage = missingModelMessage
         self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
         self.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
         super.init()
+    }
+
+    /// The model file named `name` in the app's bundles, or an empty model and why.
+    private static func model(named name: String) -> (NSManagedObjectModel, String?) {
+        guard let url = ModelResourceSearch.modelURL(named: name) else {
+            return (NSManagedObjectModel(), "No model named '\(name)' was found in the app's bundles; create the container with init(name:managedObjectModel:)")
+        }
+        do {
+            return (try NSManagedObjectModel.load(contentsOf: url), nil)
+        } catch {
+            return (NSManagedObjectModel(), "The model named '\(name)' did not load: \(error)")
+        }
     }
 
     /// Where stores live by default: the XDG data directory on Linux
