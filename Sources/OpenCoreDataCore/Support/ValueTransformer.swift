@@ -59,12 +59,20 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
         [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
     }
 
-    /// The archive of `value`, or `nil` when it holds anything this transformer could not
-    /// read back (a Swift struct, a class that is not `NSSecureCoding`, a class outside
-    /// ``allowedTopLevelClasses``). Checked first because Foundation's archiver traps on
-    /// such values instead of throwing, and an archive that cannot be read back would
-    /// lose the value silently.
+    /// The object unarchived from `value` (keyed-archive `Data`), allowing only
+    /// ``allowedTopLevelClasses``; `nil` for anything else. As the name says, the forward
+    /// direction unarchives: Core Data reads stored values with it.
     open override func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+    }
+
+    /// The keyed archive of `value` (Core Data stores values with this direction), or `nil`
+    /// when it holds anything this transformer could not read back (a Swift struct, a class
+    /// that is not `NSSecureCoding`, a class outside ``allowedTopLevelClasses``). Checked
+    /// first because Foundation's archiver traps on such values instead of throwing, and an
+    /// archive that cannot be read back would lose the value silently.
+    open override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value, isArchivable(value) else { return nil }
         return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
     }
@@ -106,10 +114,6 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
         }
     }
 
-    open override func reverseTransformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data else { return nil }
-        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
-    }
 }
 
 /// Stores a `Codable` value as JSON. Register one per type under the model's transformer name:
@@ -138,7 +142,8 @@ enum ValueTransformerRegistry {
         guard let transformer = transformer(named: transformerName) else {
             throw CoreDataError.make(NSManagedObjectValidationError, "No value transformer is registered under the name '\(transformerName ?? "")'")
         }
-        guard let data = transformer.transformedValue(value) as? Data else {
+        let stored = storesInReverse(transformer) ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        guard let data = stored as? Data else {
             let advice = transformerName == nil
                 ? ": the default transformer stores property-list values and NSSecureCoding objects of its allowed classes; register a CodableValueTransformer (or another transformer) for other types and name it in the model"
                 : ""
@@ -148,6 +153,15 @@ enum ValueTransformerRegistry {
     }
 
     static func decode(_ data: Data, transformerName: String?) -> Any? {
-        transformer(named: transformerName)?.reverseTransformedValue(data)
+        guard let transformer = transformer(named: transformerName) else { return nil }
+        return storesInReverse(transformer) ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+    }
+
+    /// Whether `transformer` archives in its reverse direction. Unarchiving transformers
+    /// (Core Data's default and its subclasses) turn data into objects going forward, so
+    /// Core Data stores through their reverse direction; any other transformer turns the
+    /// attribute's value into data going forward.
+    private static func storesInReverse(_ transformer: ValueTransformer) -> Bool {
+        transformer is NSSecureUnarchiveFromDataTransformer
     }
 }
