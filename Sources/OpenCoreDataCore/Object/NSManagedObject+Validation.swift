@@ -122,9 +122,8 @@ extension NSManagedObject {
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             let count: Int
             if let set = value as? NSSet { count = set.count } else if value == nil { count = 0 } else { count = Self.managedObjects(in: value)?.count ?? 0 }
-            if count == 0 && !relationship.isOptional && relationship.minCount == 0 {
-                return CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil, "is a required value")
-            }
+            // A to-many always has a value (an empty set at least), so only its counts
+            // constrain it: a non-optional one with no members saves, as in Core Data.
             if count < relationship.minCount && (count > 0 || !relationship.isOptional) {
                 return CoreDataError.validation(NSValidationRelationshipLacksMinimumCountError, object: self, key: property.name, value: value,
                                                 "has \(count) object(s), fewer than the minimum \(relationship.minCount)")
