@@ -29,10 +29,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
             return NSManagedObject.self
         }
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-        lock.lock()
-        let known = classesByName[trimmed]
-        lock.unlock()
-        if let known { return known }
+        if let known = registeredClass(named: trimmed) { return known }
         if trimmed.contains("."), let found = _typeByName(trimmed) as? NSManagedObject.Type {
             register(found)
             return found
