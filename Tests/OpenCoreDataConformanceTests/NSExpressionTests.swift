@@ -39,4 +39,13 @@ final class NSExpressionTests: XCTestCase {
         XCTAssertEqual(NSExpression(format: "a.b"), NSExpression(forKeyPath: "a.b"))
         XCTAssertNotEqual(NSExpression(forKeyPath: "a"), NSExpression(forKeyPath: "b"))
     }
+
+    func testKeyPathInitializerNamesTheManagedProperty() throws {
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.title).keyPath, "title")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.author?.name).keyPath, "author.name")
+        let context = try ConformanceModel.context()
+        let book = Book(context: context)
+        book.title = "Dune"
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.title).expressionValue(with: book, context: nil) as? String, "Dune")
+    }
 }

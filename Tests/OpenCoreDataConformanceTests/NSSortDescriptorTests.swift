@@ -33,4 +33,38 @@ final class NSSortDescriptorTests: XCTestCase {
         }
         XCTAssertEqual(["ccc", "a", "bb"].sorted(using: [byLength]), ["a", "bb", "ccc"])
     }
+
+    func testKeyPathInitializerNamesTheManagedProperty() {
+        let byTitle = NSSortDescriptor(keyPath: \Book.title, ascending: true)
+        XCTAssertEqual(byTitle.key, "title")
+        XCTAssertEqual(byTitle.keyPath, \Book.title)
+        XCTAssertEqual(NSSortDescriptor(keyPath: \Book.pages, ascending: false).key, "pages")
+        // Through a to-one: one key per object along the chain.
+        XCTAssertEqual(NSSortDescriptor(keyPath: \Book.author?.name, ascending: true).key, "author.name")
+        XCTAssertEqual(NSSortDescriptor(keyPath: \Book.author, ascending: true).key, "author")
+        let reversed = byTitle.reversedSortDescriptor as? NSSortDescriptor
+        XCTAssertEqual(reversed?.keyPath, \Book.title)
+        XCTAssertEqual(reversed?.ascending, false)
+    }
+
+    func testKeyPathDescriptorsSortAFetch() throws {
+        let context = try ConformanceModel.context()
+        for (title, author) in [("B", "Zed"), ("A", "Amy"), ("C", "Amy")] {
+            let book = Book(context: context)
+            book.title = title
+            let writer = Author(context: context)
+            writer.name = author
+            book.author = writer
+        }
+        try context.save()
+        let request = NSFetchRequest<Book>(entityName: "Book")
+        request.sortDescriptors = [
+            NSSortDescriptor(keyPath: \Book.author?.name, ascending: true),
+            NSSortDescriptor(keyPath: \Book.title, ascending: false),
+        ]
+        XCTAssertEqual(try context.fetch(request).map(\.title), ["C", "A", "B"])
+        let books = try context.fetch(NSFetchRequest<Book>(entityName: "Book")) as NSArray
+        let inMemory = books.sortedArray(using: [NSSortDescriptor(keyPath: \Book.title, ascending: true)])
+        XCTAssertEqual(inMemory.compactMap { ($0 as? Book)?.title }, ["A", "B", "C"])
+    }
 }

@@ -4,7 +4,7 @@ import SwiftSyntaxMacrosTestSupport
 import XCTest
 
 final class ManagedMacroTests: XCTestCase {
-    let macros: [String: Macro.Type] = ["Managed": ManagedMacro.self]
+    let macros: [String: Macro.Type] = ["Managed": ManagedMacro.self, "keyPathString": KeyPathStringMacro.self]
 
     func testAttributeBecomesAccessors() {
         assertMacroExpansion(
@@ -155,6 +155,31 @@ final class ManagedMacroTests: XCTestCase {
             diagnostics: [
                 DiagnosticSpec(message: "@Managed properties take their default from the model; remove the initial value", line: 2, column: 5),
             ],
+            macros: macros
+        )
+    }
+
+    // MARK: #keyPathString
+
+    func testKeyPathStringDropsTheRootAndUnwrapMarks() {
+        assertMacroExpansion(
+            #"let key = #keyPathString(\Person.family?.owner!.name)"#,
+            expandedSource: #"let key = "family.owner.name""#,
+            macros: macros
+        )
+    }
+
+    func testKeyPathStringRejectsWhatIsNotAKeyPath() {
+        assertMacroExpansion(
+            #"let key = #keyPathString("name")"#,
+            expandedSource: #"let key = #keyPathString("name")"#,
+            diagnostics: [DiagnosticSpec(message: #"#keyPathString takes one key path literal, as in #keyPathString(\Person.name)"#, line: 1, column: 11)],
+            macros: macros
+        )
+        assertMacroExpansion(
+            #"let key = #keyPathString(\Person.tags[0])"#,
+            expandedSource: #"let key = #keyPathString(\Person.tags[0])"#,
+            diagnostics: [DiagnosticSpec(message: #"#keyPathString takes properties only (no subscripts or method calls): \Person.tags[0]"#, line: 1, column: 11)],
             macros: macros
         )
     }

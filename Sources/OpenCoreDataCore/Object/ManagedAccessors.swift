@@ -50,7 +50,11 @@ extension NSManagedObject {
 
     /// The generic read: conversions, relationships, and the traps for mismatched declarations.
     private func managedGenericValue<T>(forKey key: String) -> T {
-        let property = managedProperty(key)
+        guard let property = entityFacts.propertiesByName[key] else {
+            // A key path being named (see KeyPathNaming) reads its keys on a probe object.
+            if let probed = KeyPathNaming.probeValue(self, key: key, as: T.self) { return probed }
+            missingProperty(key)
+        }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         if let relationship = property as? NSRelationshipDescription {
@@ -230,10 +234,12 @@ extension NSManagedObject {
     /// The property a `@Managed` declaration names; a name the entity lacks traps (a
     /// class that does not match its entity, which Core Data also cannot run).
     private func managedProperty(_ key: String) -> NSPropertyDescription {
-        guard let property = entityFacts.propertiesByName[key] else {
-            preconditionFailure("@Managed property '\(key)' of \(type(of: self)) has no matching property in entity '\(entity.name ?? "?")'")
-        }
+        guard let property = entityFacts.propertiesByName[key] else { missingProperty(key) }
         return property
+    }
+
+    private func missingProperty(_ key: String) -> Never {
+        preconditionFailure("@Managed property '\(key)' of \(type(of: self)) has no matching property in entity '\(entity.name ?? "?")'")
     }
 
     /// The to-many relationship named in a generated accessor (`People` → `people`).

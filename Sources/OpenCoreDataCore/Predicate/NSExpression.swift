@@ -83,6 +83,14 @@ open class NSExpression: NSObject, @unchecked Sendable {
         self.init(node: .keyPath(operand: nil, path: keyPath))
     }
 
+    /// An expression that reads the `@Managed` property (or chain of them) `keyPath`
+    /// reads: `NSExpression(forKeyPath: \Book.author?.name)` is the key path `author.name`.
+    /// A key path that reads anything else traps, as Core Data's does for a key path
+    /// without an Objective-C name.
+    public convenience init<Root: NSManagedObject, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
+        self.init(forKeyPath: KeyPathNaming.requiredName(of: keyPath, in: "NSExpression(forKeyPath:)"))
+    }
+
     /// An expression that calls the built-in function `name` (for example `"sum:"`,
     /// `"lowercase:"` or `"now"`) with `parameters`, which are expressions (other
     /// values are wrapped as constants).

@@ -40,6 +40,25 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// The Swift key path the descriptor was created with, or `nil` when it was made from a string key.
+    public private(set) var keyPath: AnyKeyPath?
+
+    /// Sorts by the `@Managed` property (or chain of them) that `keyPath` reads, as
+    /// `NSSortDescriptor(key:ascending:)` with that property's key: `\Book.author?.name`
+    /// sorts by `"author.name"`. A key path that reads anything else (a stored Swift
+    /// property, a computed one over several keys) is a programmer error that traps,
+    /// as Core Data's does for a key path without an Objective-C name.
+    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
+        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:)"), ascending: ascending)
+        self.keyPath = keyPath
+    }
+
+    /// Sorts by the property `keyPath` reads, using `comparator` on its values.
+    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool, comparator: @escaping Comparator) {
+        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:comparator:)"), ascending: ascending, comparator: comparator)
+        self.keyPath = keyPath
+    }
+
     /// The comparison applied to two values, in ascending terms.
     open var comparator: Comparator {
         if let block { return block }
@@ -49,8 +68,10 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// A descriptor with the opposite direction (an `NSSortDescriptor`, typed `Any` as in Foundation).
     open var reversedSortDescriptor: Any {
-        if let block { return NSSortDescriptor(key: key, ascending: !ascending, comparator: block) }
-        return NSSortDescriptor(key: key, ascending: !ascending, selector: selector)
+        let reversed = block.map { NSSortDescriptor(key: key, ascending: !ascending, comparator: $0) }
+            ?? NSSortDescriptor(key: key, ascending: !ascending, selector: selector)
+        reversed.keyPath = keyPath
+        return reversed
     }
 
     /// Orders two objects by this descriptor.
