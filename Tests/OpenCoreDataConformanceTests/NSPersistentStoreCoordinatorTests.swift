@@ -54,4 +54,119 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try container.viewContext.save()
         XCTAssertEqual(try container.viewContext.count(for: NSFetchRequest<Book>(entityName: "Book")), 1)
     }
+
+    // MARK: The Swift API of iOS 15 (typed store types) and store files
+
+    private func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory
+    }
+
+    /// A store file at `url` holding the authors named.
+    private func makeStore(at url: URL, authors: [String]) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for name in authors { Author(context: context).name = name }
+        try context.save()
+        try coordinator.remove(store)
+    }
+
+    private func authors(at url: URL) throws -> [String] {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = Author.fetchRequest()
+        request.sortDescriptors = [NSSortDescriptor(keyPath: \Author.name, ascending: true)]
+        return try context.fetch(request).compactMap(\.name)
+    }
+
+    func testTypedMetadataAndDestroy() throws {
+        let url = try temporaryDirectory().appendingPathComponent("Library.sqlite")
+        try makeStore(at: url, authors: ["Austen"])
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+        XCTAssertEqual(metadata[NSStoreTypeKey] as? String, NSSQLiteStoreType)
+        XCTAssertNotNil(metadata[NSStoreUUIDKey] as? String)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        try coordinator.destroyPersistentStore(at: url, type: .sqlite)
+        XCTAssertTrue(coordinator.persistentStores.isEmpty, "destroying removes the store first")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
+        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)) { error in
+            XCTAssertEqual((error as NSError).code, NSFileReadNoSuchFileError)
+        }
+    }
+
+    func testReplaceCopiesIntoNothingAndOverAnExistingStore() throws {
+        let directory = try temporaryDirectory()
+        let (live, backup) = (directory.appendingPathComponent("Live.sqlite"), directory.appendingPathComponent("Backup/Copy.sqlite"))
+        try makeStore(at: live, authors: ["Austen", "Brontë"])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        // The source may be open; "replacing emptiness" makes a copy.
+        try coordinator.addPersistentStore(type: .sqlite, at: live)
+        try coordinator.replacePersistentStore(at: backup, withPersistentStoreFrom: live, type: .sqlite)
+        XCTAssertEqual(try authors(at: backup), ["Austen", "Brontë"])
+        XCTAssertEqual(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: backup)[NSStoreUUIDKey] as? String,
+                       try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: live)[NSStoreUUIDKey] as? String,
+                       "a copy is the same store")
+
+        // Restoring over a store: the destination must not be in use here.
+        let restored = directory.appendingPathComponent("Restored.sqlite")
+        try makeStore(at: restored, authors: ["Carroll"])
+        try coordinator.replacePersistentStore(at: restored, destinationOptions: nil, withPersistentStoreFrom: backup, sourceOptions: nil, ofType: NSSQLiteStoreType)
+        XCTAssertEqual(try authors(at: restored), ["Austen", "Brontë"])
+        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)) { error in
+            XCTAssertEqual((error as NSError).code, NSPersistentStoreOperationError)
+        }
+    }
+
+    func testReplaceFromAMissingOrForeignFileLeavesTheDestination() throws {
+        let directory = try temporaryDirectory()
+        let destination = directory.appendingPathComponent("Keep.sqlite")
+        try makeStore(at: destination, authors: ["Dickens"])
+        let before = try Data(contentsOf: destination)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: directory.appendingPathComponent("Missing.sqlite"), type: .sqlite)) { error in
+            XCTAssertEqual((error as NSError).code, NSFileReadNoSuchFileError)
+        }
+        let text = directory.appendingPathComponent("notes.txt")
+        try Data("not a store".utf8).write(to: text)
+        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: text, type: .sqlite)) { error in
+            XCTAssertEqual((error as NSError).code, NSFileReadCorruptFileErrorCode)
+        }
+        XCTAssertEqual(try Data(contentsOf: destination), before)
+    }
+
+    func testStoreChangesAreAnnouncedBeforeAndAfter() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        /// Notifications arrive on the posting thread, here this one; the box only satisfies Swift 6's checks.
+        final class Log: @unchecked Sendable { var events: [String] = [] }
+        let log = Log()
+        let center = NotificationCenter.default
+        let observers = [
+            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresWillChange, object: coordinator, queue: nil) { note in
+                let added = (note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
+                let removed = (note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
+                log.events.append("will +\(added) -\(removed) (\(coordinator.persistentStores.count) stores)")
+            },
+            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) { note in
+                let added = (note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
+                let removed = (note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
+                log.events.append("did +\(added) -\(removed) (\(coordinator.persistentStores.count) stores)")
+            },
+            center.addObserver(forName: .NSPersistentStoreCoordinatorWillRemoveStore, object: nil, queue: nil) { note in
+                if let store = note.object as? NSPersistentStore, coordinator.persistentStores.contains(store) { log.events.append("will remove") }
+            },
+        ]
+        defer { observers.forEach(center.removeObserver) }
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: devNull)
+        try coordinator.remove(store)
+        XCTAssertEqual(log.events, ["will +1 -0 (0 stores)", "did +1 -0 (1 stores)", "will +0 -1 (1 stores)", "will remove", "did +0 -1 (0 stores)"])
+        XCTAssertEqual(NSUUIDChangedPersistentStoresKey, "changedUUID")
+    }
 }

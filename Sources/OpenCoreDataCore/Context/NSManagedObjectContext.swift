@@ -1,6 +1,10 @@
 import OrderedCollections
 import Synchronization
 
+/// The C name of ``NSManagedObjectContext/ConcurrencyType``, as Core Data code spells it
+/// (`NSManagedObjectContext(concurrencyType: NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType)`).
+public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
+
 /// A scratch pad of managed objects: it registers them, tracks their changes, and
 /// saves those changes through its coordinator.
 ///
@@ -586,6 +590,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship, at: readGeneration)) ?? []
         return ids.map { self.object(with: $0) }
+    }
+
+    /// Names the store a newly inserted object is saved to.
+    ///
+    /// A coordinator here saves every object to its first store, so that is the one store
+    /// an object can be assigned to (see docs/DEVIATIONS.md). Assigning an object that is
+    /// not newly inserted in this context, or to a store of another coordinator, is a
+    /// programmer error that traps, as Core Data raises.
+    open func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject, object.managedObjectContext === self, object.lifecycle == .inserted else {
+            preconditionFailure("assign(_:to:) takes an object newly inserted into this context")
+        }
+        guard let stores = persistentStoreCoordinator?.persistentStores, stores.contains(where: { $0 === store }) else {
+            preconditionFailure("assign(_:to:): the store does not belong to this context's coordinator")
+        }
+        precondition(stores.first === store, "assign(_:to:): OpenCoreData saves every object of a coordinator to its first store; \(object.entity.name ?? "the object") cannot go to '\(store.url?.path ?? "?")'")
     }
 
     /// Permanent IDs for objects that still have temporary ones (the store reserves the keys now).

@@ -14,8 +14,14 @@ extension Notification.Name {
     public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after a context merged changes, with the IDs of the merged objects.
     public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
-    /// Posted by a coordinator when stores are added or removed.
+    /// Posted by a coordinator after stores were added or removed; the userInfo names them
+    /// under ``NSAddedPersistentStoresKey`` and ``NSRemovedPersistentStoresKey``.
     public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name("NSPersistentStoreCoordinatorStoresDidChangeNotification")
+    /// Posted by a coordinator before stores are added or removed, with the same userInfo
+    /// as the did-change notification that follows.
+    public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name("NSPersistentStoreCoordinatorStoresWillChangeNotification")
+    /// Posted before a store is removed from its coordinator; the notification's object is the store.
+    public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name("NSPersistentStoreCoordinatorWillRemoveStoreNotification")
 }
 
 extension NSManagedObjectContext {
@@ -69,3 +75,5 @@ public let NSDeletedObjectIDsKey = "deleted_objectIDs"
 public let NSAddedPersistentStoresKey = "added"
 /// userInfo key: the stores removed from a coordinator.
 public let NSRemovedPersistentStoresKey = "removed"
+/// userInfo key: a store whose UUID changed, as the old store followed by the new one.
+public let NSUUIDChangedPersistentStoresKey = "changedUUID"

@@ -92,8 +92,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     throw CoreDataError.make(NSPersistentStoreOpenError, "Can't watch the store at \(storeURL?.path ?? "?") for remote changes: \(error)", [NSUnderlyingErrorKey: error as NSError])
                 }
             }
+            let change = [NSAddedPersistentStoresKey: [store]]
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
             persistentStores.append(store)
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSAddedPersistentStoresKey: [store]])
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
             return store
         }
     }
@@ -117,9 +119,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Closes a store and removes it.
     open func remove(_ store: NSPersistentStore) throws {
         performAndWait {
+            let change = [NSRemovedPersistentStoresKey: [store]]
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
             store.backend?.close()
             persistentStores.removeAll { $0 === store }
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSRemovedPersistentStoresKey: [store]])
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
         }
     }
 
@@ -141,16 +146,60 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Reads a store file's metadata without opening it for use.
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
-        guard storeType == NSSQLiteStoreType else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)'")
-        }
+        try requireFileStoreType(storeType)
         return try SQLiteStore.readMetadata(at: url)
     }
 
-    /// Deletes a store's files (the database, its journal files and external data).
+    /// Swift spelling of ``metadataForPersistentStore(ofType:at:options:)``.
+    public class func metadataForPersistentStore(type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        try metadataForPersistentStore(ofType: type.rawValue, at: url, options: options)
+    }
+
+    /// Deletes a store's files (the database, its journal files and external data),
+    /// removing the store from this coordinator first when it was added.
     open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        let inMemory = storeType == NSInMemoryStoreType
+        if !inMemory { try Self.requireFileStoreType(storeType) }
         if let store = persistentStore(for: url) { try remove(store) }
-        try SQLiteStore.destroyFiles(at: url)
+        if !inMemory { try SQLiteStore.destroyFiles(at: url) }
+    }
+
+    /// Swift spelling of ``destroyPersistentStore(at:ofType:options:)``.
+    public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
+        try destroyPersistentStore(at: url, ofType: type.rawValue, options: options)
+    }
+
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`
+    /// (a missing destination is created, so this also copies a store), as Core Data
+    /// recommends over migrating a store to back it up or restore it.
+    ///
+    /// The source may be in use; the destination must not be added to this coordinator
+    /// (remove it first, then add it again). Throws when the source is missing or not a
+    /// store, leaving the destination as it was.
+    open func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                     withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                     ofType storeType: String) throws {
+        try Self.requireFileStoreType(storeType)
+        if persistentStore(for: destinationURL) != nil, !SQLiteStore.isDevNull(destinationURL) {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(destinationURL.path) is in use by this coordinator; remove it before replacing it",
+                                     [NSFilePathErrorKey: destinationURL.path])
+        }
+        try SQLiteStore.replaceFiles(at: destinationURL, from: sourceURL)
+    }
+
+    /// Swift spelling of ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)``.
+    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                       type: NSPersistentStore.StoreType) throws {
+        try replacePersistentStore(at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
+                                   sourceOptions: sourceOptions, ofType: type.rawValue)
+    }
+
+    /// Stores that live in files here are SQLite stores; other types cannot be read from a URL.
+    private static func requireFileStoreType(_ storeType: String) throws {
+        guard storeType == NSSQLiteStoreType else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)' for a store file: use NSSQLiteStoreType")
+        }
     }
 
     /// The ID named by a URI from `uriRepresentation()`, when one of the stores holds that entity.

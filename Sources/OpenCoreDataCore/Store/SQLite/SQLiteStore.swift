@@ -303,6 +303,33 @@ final class SQLiteStore: PersistentStoreBackend {
         if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
     }
 
+    /// Makes the store at `destination` a copy of the store at `source` (created when
+    /// missing), with SQLite's online backup so a source in use by another connection is
+    /// copied consistently; the destination's external data is replaced by the source's.
+    static func replaceFiles(at destination: URL, from source: URL) throws {
+        guard !isDevNull(source) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "A /dev/null store lives in memory; there is no file to copy from")
+        }
+        guard !isDevNull(destination) else { return }
+        _ = try readMetadata(at: source)  // a missing file or one that is not a store throws here, naming it
+        let manager = FileManager.default
+        try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        do {
+            let from = try DatabaseQueue(path: source.path, configuration: readOnly)
+            defer { try? from.close() }
+            let to = try DatabaseQueue(path: destination.path)
+            defer { try? to.close() }
+            try from.backup(to: to)
+        } catch {
+            throw wrap(error, url: destination, opening: false)
+        }
+        let (sourceSupport, destinationSupport) = (supportDirectory(for: source), supportDirectory(for: destination))
+        if manager.fileExists(atPath: destinationSupport.path) { try manager.removeItem(at: destinationSupport) }
+        if manager.fileExists(atPath: sourceSupport.path) { try manager.copyItem(at: sourceSupport, to: destinationSupport) }
+    }
+
     /// Whether `url` is /dev/null, Core Data's name for an SQLite store kept in memory.
     static func isDevNull(_ url: URL) -> Bool {
         url.isFileURL && url.standardizedFileURL.path == "/dev/null"
