@@ -5,7 +5,8 @@ import SwiftSyntaxMacros
 /// Implements `@Managed`, OpenCoreData's stand-in for `@NSManaged`.
 ///
 /// It applies to stored properties only. A property becomes accessors that read and
-/// write the managed object's storage by key; a to-many property also gets Xcode's
+/// write the managed object's storage by key; a property named `primitive<Key>` becomes
+/// the primitive accessors of `<key>` (no access or change hooks, as Core Data's); a to-many property also gets Xcode's
 /// generated accessors (`addToPeople(_:)`, `removeFromPeople(at:)`, …) as peers, so
 /// those are never written by hand. Core Data supplies them at run time through the
 /// Objective-C runtime; a macro does the same work at compile time on every platform.
@@ -34,11 +35,25 @@ public struct ManagedMacro: AccessorMacro, PeerMacro {
         if binding.initializer != nil {
             throw MacroError("@Managed properties take their default from the model; remove the initial value")
         }
-        let key = identifier.identifier.trimmedDescription.filter { $0 != "`" }
+        let name = identifier.identifier.trimmedDescription.filter { $0 != "`" }
+        if let key = primitiveKey(name) {
+            return [
+                "get { self._managedPrimitiveValue(forKey: \(literal: key)) }",
+                "set { self._setManagedPrimitiveValue(newValue, forKey: \(literal: key)) }",
+            ]
+        }
         return [
-            "get { self._managedValue(forKey: \(literal: key)) }",
-            "set { self._setManagedValue(newValue, forKey: \(literal: key)) }",
+            "get { self._managedValue(forKey: \(literal: name)) }",
+            "set { self._setManagedValue(newValue, forKey: \(literal: name)) }",
         ]
+    }
+
+    /// The key a primitive accessor reads by Core Data's naming convention
+    /// (`primitiveUpdatedAt` → `updatedAt`), or `nil` for an ordinary property name.
+    static func primitiveKey(_ name: String) -> String? {
+        let prefix = "primitive"
+        guard name.hasPrefix(prefix), let first = name.dropFirst(prefix.count).first, first.isUppercase else { return nil }
+        return first.lowercased() + name.dropFirst(prefix.count + 1)
     }
 
     // MARK: Generated to-many accessors
@@ -61,7 +76,8 @@ public struct ManagedMacro: AccessorMacro, PeerMacro {
               let type = binding.typeAnnotation?.type
         else { return [] }
         let key = identifier.identifier.trimmedDescription.filter { $0 != "`" }
-        guard let kind = ToManyType(type) else { return [] }
+        // A primitive accessor gets no generated to-many accessors: the property it shadows has them.
+        guard primitiveKey(key) == nil, let kind = ToManyType(type) else { return [] }
         let suffix = key.prefix(1).uppercased() + key.dropFirst()
         let access = variable.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
         let element = kind.element ?? "NSManagedObject"

@@ -48,12 +48,21 @@ enum ConformanceModel {
         return model
     }
 
-    private static func attribute(_ name: String, _ type: NSAttributeType, defaultValue: Any? = nil) -> NSAttributeDescription {
+    static func attribute(_ name: String, _ type: NSAttributeType, defaultValue: Any? = nil) -> NSAttributeDescription {
         let attribute = NSAttributeDescription()
         attribute.name = name
         attribute.attributeType = type
         attribute.defaultValue = defaultValue
         return attribute
+    }
+
+    /// A context on a fresh /dev/null store of a model made of `entities`.
+    static func context(entities: [NSEntityDescription]) throws -> NSManagedObjectContext {
+        let model = NSManagedObjectModel()
+        model.entities = entities
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = try coordinator(model: model)
+        return context
     }
 
     /// A coordinator with one SQLite store at /dev/null, the in-memory idiom of test suites.

@@ -32,14 +32,9 @@ final class NSAttributeDescriptionTests: XCTestCase {
         let value = NSAttributeDescription()
         value.name = "value"
         value.type = .double
-        let taken = NSAttributeDescription()
-        taken.name = "taken"
-        taken.type = .date
-        entity.properties = [value, taken]
-        let model = NSManagedObjectModel()
-        model.entities = [entity]
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = try ConformanceModel.coordinator(model: model)
+        entity.properties = [value, ConformanceModel.attribute("taken", .dateAttributeType)]
+        XCTAssertEqual(entity.attributesByName["taken"]?.type, .date)
+        let context = try ConformanceModel.context(entities: [entity])
         let reading = NSManagedObject(entity: entity, insertInto: context)
         reading.setValue(21.5, forKey: "value")
         try context.save()

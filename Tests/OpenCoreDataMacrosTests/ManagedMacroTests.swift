@@ -159,6 +159,47 @@ final class ManagedMacroTests: XCTestCase {
         )
     }
 
+    func testPrimitivePropertyBecomesThePrimitiveAccessorsOfItsKey() {
+        assertMacroExpansion(
+            """
+            final class Memo: NSManagedObject {
+                @Managed var primitiveUpdatedAt: Date?
+                @Managed var primitiveTags: NSSet?
+                @Managed var primitives: Int16
+            }
+            """,
+            expandedSource: """
+            final class Memo: NSManagedObject {
+                var primitiveUpdatedAt: Date? {
+                    get {
+                        self._managedPrimitiveValue(forKey: "updatedAt")
+                    }
+                    set {
+                        self._setManagedPrimitiveValue(newValue, forKey: "updatedAt")
+                    }
+                }
+                var primitiveTags: NSSet? {
+                    get {
+                        self._managedPrimitiveValue(forKey: "tags")
+                    }
+                    set {
+                        self._setManagedPrimitiveValue(newValue, forKey: "tags")
+                    }
+                }
+                var primitives: Int16 {
+                    get {
+                        self._managedValue(forKey: "primitives")
+                    }
+                    set {
+                        self._setManagedValue(newValue, forKey: "primitives")
+                    }
+                }
+            }
+            """,
+            macros: macros
+        )
+    }
+
     // MARK: #keyPathString
 
     func testKeyPathStringDropsTheRootAndUnwrapMarks() {

@@ -49,14 +49,15 @@ extension NSManagedObject {
     }
 
     /// The generic read: conversions, relationships, and the traps for mismatched declarations.
-    private func managedGenericValue<T>(forKey key: String) -> T {
+    /// A primitive read skips the access hooks (firing a fault is all it does first).
+    private func managedGenericValue<T>(forKey key: String, primitive: Bool = false) -> T {
         guard let property = entityFacts.propertiesByName[key] else {
             // A key path being named (see KeyPathNaming) reads its keys on a probe object.
             if let probed = KeyPathNaming.probeValue(self, key: key, as: T.self) { return probed }
             missingProperty(key)
         }
-        willAccessValue(forKey: key)
-        defer { didAccessValue(forKey: key) }
+        if primitive { fireFaultIfNeeded() } else { willAccessValue(forKey: key) }
+        defer { if !primitive { didAccessValue(forKey: key) } }
         if let relationship = property as? NSRelationshipDescription {
             registerDeclaredClass(T.self, for: relationship)
             if relationship.isToMany {
@@ -90,6 +91,24 @@ extension NSManagedObject {
             registerDeclaredClass(T.self, for: relationship)
         }
         assign(value, to: property, maintainingInverse: true)
+    }
+
+    // MARK: Primitive accessors (`@Managed var primitiveUpdatedAt`)
+
+    /// Reads `key` without `willAccessValue`/`didAccessValue`, for a `primitive<Key>` property.
+    public func _managedPrimitiveValue<T>(forKey key: String) -> T {
+        managedGenericValue(forKey: key, primitive: true)
+    }
+
+    /// Writes an optional `key` without the change hooks or inverse maintenance, as
+    /// `setPrimitiveValue(_:forKey:)`; the change is still recorded for the next save.
+    public func _setManagedPrimitiveValue<T>(_ value: T?, forKey key: String) {
+        setPrimitiveValue(value.map { $0 as Any }, forKey: key)
+    }
+
+    /// Writes `key` without the change hooks or inverse maintenance, as `setPrimitiveValue(_:forKey:)`.
+    public func _setManagedPrimitiveValue<T>(_ value: T, forKey key: String) {
+        setPrimitiveValue(value, forKey: key)
     }
 
     // Concrete setter overloads, as for reads: a value of the attribute's own stored
