@@ -81,4 +81,61 @@ final class NSFetchRequestTests: XCTestCase {
         XCTAssertEqual(result?.result as? Int, 1)
         XCTAssertEqual(try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Book")), 2)
     }
+
+    // MARK: NSManagedObject's own keys: self, objectID, entity
+
+    private func library() throws -> (NSManagedObjectContext, Author, Author, Book) {
+        let context = try ConformanceModel.context()
+        let (austen, bronte) = (Author(context: context), Author(context: context))
+        austen.name = "Austen"
+        bronte.name = "Brontë"
+        let book = Book(context: context)
+        book.title = "Emma"
+        book.author = austen
+        try context.save()
+        return (context, austen, bronte, book)
+    }
+
+    /// Runs `format` as a fetch and in memory; both must agree.
+    private func names(_ context: NSManagedObjectContext, _ format: String, _ arguments: [Any], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let request = Author.fetchRequest()
+        request.predicate = NSPredicate(format: format, argumentArray: arguments)
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let fetched = try context.fetch(request).compactMap(\.name)
+        let all = try context.fetch(Author.fetchRequest())
+        let inMemory = all.filter { request.predicate!.evaluate(with: $0) }.compactMap(\.name).sorted()
+        XCTAssertEqual(fetched, inMemory, "store and memory agree on \(format)", file: file, line: line)
+        return fetched
+    }
+
+    func testPredicatesReadSelfObjectIDAndEntity() throws {
+        let (context, austen, bronte, book) = try library()
+        XCTAssertEqual(try names(context, "self == %@", [austen]), ["Austen"])
+        XCTAssertEqual(try names(context, "objectID == %@", [bronte.objectID]), ["Brontë"])
+        XCTAssertEqual(try names(context, "NOT (self IN %@)", [[austen]]), ["Brontë"])
+        XCTAssertEqual(try names(context, "entity == %@", [austen.entity]), ["Austen", "Brontë"])
+        XCTAssertEqual(try names(context, "entity != %@", [book.entity]), ["Austen", "Brontë"])
+        XCTAssertEqual(try names(context, "entity.name == %@", ["Author"]), ["Austen", "Brontë"])
+        XCTAssertEqual(try names(context, "ANY books.entity.name == 'Book'", []), ["Austen"])
+
+        let books = Book.fetchRequest() as NSFetchRequest<Book>
+        books.predicate = NSPredicate(format: "author.objectID == %@ AND author.entity == %@", austen.objectID, austen.entity)
+        XCTAssertEqual(try context.fetch(books), [book])
+    }
+
+    func testPropertiesToFetchReadSelfObjectIDAndEntity() throws {
+        let (context, austen, _, _) = try library()
+        let request = NSFetchRequest<NSDictionary>(entityName: "Author")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["name", "objectID", "self", "entity"]
+        request.predicate = NSPredicate(format: "name == 'Austen'")
+        let row = try XCTUnwrap(try context.fetch(request).first)
+        XCTAssertEqual(row["name"] as? String, "Austen")
+        XCTAssertEqual(row["objectID"] as? NSManagedObjectID, austen.objectID)
+        XCTAssertEqual(row["self"] as? NSManagedObjectID, austen.objectID)
+        XCTAssertTrue(row["entity"] as? NSEntityDescription === austen.entity)
+        // The same keys by key-value coding on the object.
+        XCTAssertEqual(austen.value(forKey: "objectID") as? NSManagedObjectID, austen.objectID)
+        XCTAssertEqual(austen.value(forKeyPath: "entity.name") as? String, "Author")
+    }
 }

@@ -97,6 +97,30 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         return result
     }
 
+    /// Whether `object` is a model describing the same entities (compared by version
+    /// hash) in the same configurations, as Core Data compares models: two models loaded
+    /// separately from one file are equal.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectModel else { return false }
+        if other === self { return true }
+        return entityVersionHashesByName == other.entityVersionHashesByName
+            && configurationContents == other.configurationContents
+    }
+
+    /// A hash consistent with ``isEqual(_:)``: equal models have the same entity names.
+    open override var hash: Int {
+        var hasher = Hasher()
+        for name in entities.compactMap(\.name).sorted() { hasher.combine(name) }
+        return hasher.finalize()
+    }
+
+    /// Each configuration's entity names, for comparing models.
+    private var configurationContents: [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for name in configurations { result[name] = Set((entities(forConfigurationName: name) ?? []).compactMap(\.name)) }
+        return result
+    }
+
     /// Whether a store whose metadata is `metadata` can be opened with this model's configuration.
     ///
     /// Compares each entity's version hash with `NSStoreModelVersionHashes` in the metadata.

@@ -32,10 +32,28 @@ extension NSManagedObject {
     ///
     /// An unknown key goes to ``value(forUndefinedKey:)``.
     func kvcValue(forKey key: String) -> Any? {
-        guard let property = entityFacts.propertiesByName[key] else { return value(forUndefinedKey: key) }
+        guard let property = entityFacts.propertiesByName[key] else { return ownValue(forKey: key) ?? value(forUndefinedKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return publicValue(of: property)
+    }
+
+    /// The value of one of `NSManagedObject`'s own properties that key-value coding
+    /// reaches in Core Data (`objectID`, `entity`, `managedObjectContext`, the state
+    /// flags), for keys the entity does not use itself.
+    private func ownValue(forKey key: String) -> Any?? {
+        switch key {
+        case "objectID": objectID
+        case "entity": entity
+        case "managedObjectContext": .some(managedObjectContext)
+        case "isInserted", "inserted": isInserted
+        case "isUpdated", "updated": isUpdated
+        case "isDeleted", "deleted": isDeleted
+        case "hasChanges": hasChanges
+        case "isFault", "fault": isFault
+        case "faultingState": faultingState
+        default: nil
+        }
     }
 
     /// Called for a key the entity does not have. Traps, as Core Data raises

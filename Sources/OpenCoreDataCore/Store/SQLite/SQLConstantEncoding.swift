@@ -15,6 +15,7 @@ enum SQLConstantEncoding {
         case is URL: return .url
         case let object as NSManagedObject: return .object(object.entity)
         case let id as NSManagedObjectID: return .object(id.entity)
+        case is NSEntityDescription: return .entity
         default: return .opaque("a \(type(of: value)) constant")
         }
     }
@@ -47,6 +48,9 @@ enum SQLConstantEncoding {
         case .object:
             let id = (constant as? NSManagedObject)?.objectID ?? (constant as! NSManagedObjectID)
             encoded = (id.primaryKey ?? -1).databaseValue
+        case .entity:
+            // An entity of a model no store uses has no number, and matches no row.
+            encoded = ((constant as! NSEntityDescription).compiled?.entityNumber ?? -1).databaseValue
         case .null, .opaque:
             throw SQLTranslationError.unsupported("cannot compare stored values with \(kindDescription(kind))")
         }

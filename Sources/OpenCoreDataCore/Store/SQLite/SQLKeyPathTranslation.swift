@@ -13,6 +13,10 @@ extension SQLTranslator {
                 return try collectionOperator(key, rest: Array(keys[(index + 1)...]), on: current, path: path, in: scope)
             }
             if key == "self" || key == "SELF" { continue }
+            if let special = try objectKey(key, of: current, in: scope) {
+                current = special
+                continue
+            }
             current = try step(key, from: current, path: path, in: scope)
         }
         return current
@@ -37,6 +41,41 @@ extension SQLTranslator {
         if let alias = object.rowAlias { return alias }
         guard let entity = object.kind.entity else { preconditionFailure("rowAlias of a non-object value") }
         return scope.joinedRow(table: try schema.table(for: entity).name, key: object.fragment)
+    }
+
+    // MARK: NSManagedObject's own keys
+
+    /// `objectID` (the object itself, as an object is its ID in SQL), `entity` (its
+    /// entity number) and `entity.name`: keys of every managed object, read as Core Data's
+    /// store reads them, unless the entity has a property of that name. `nil` for other keys.
+    private func objectKey(_ key: String, of base: SQLOperand, in scope: SQLScope) throws -> SQLOperand? {
+        guard key == "objectID" || key == "entity" || key == "name" else { return nil }
+        switch base {
+        case .value(let value):
+            return try objectKey(key, of: value, in: scope).map(SQLOperand.value)
+        case .collection(var collection):
+            guard let element = try objectKey(key, of: collection.element, in: collection.scope) else { return nil }
+            collection.element = element
+            return .collection(collection)
+        case .constant, .list:
+            return nil
+        }
+    }
+
+    private func objectKey(_ key: String, of value: SQLValue, in scope: SQLScope) throws -> SQLValue? {
+        switch value.kind {
+        case .object(let entity) where InheritanceTreeKeys.tree(of: entity, has: key) == false:
+            if key == "objectID" { return value }
+            if key == "entity" { return SQLValue("\(raw: try rowAlias(of: value, in: scope)).Z_ENT", kind: .entity, isNullable: value.isNullable) }
+            return nil
+        case .entity where key == "name":
+            let cases = schema.entitiesByNumber.sorted { $0.key < $1.key }.map { number, entity -> SQLFragment in
+                "WHEN \(raw: String(number)) THEN \(SQLFragment.bind((entity.name ?? "").databaseValue))"
+            }
+            return SQLValue("(CASE \(value.fragment) \(SQLFragment.joined(cases, separator: " ")) END)", kind: .string, isNullable: value.isNullable)
+        default:
+            return nil
+        }
     }
 
     // MARK: One step

@@ -16,6 +16,8 @@ enum SQLValueKind {
     case url
     /// A managed object, stored as its primary key; the entity is the declared one.
     case object(NSEntityDescription)
+    /// An object's entity (the `entity` key path), stored as its entity number (`Z_ENT`).
+    case entity
     /// Always `nil`.
     case null
     /// A value SQL cannot compare (transformable, external binary data, object IDs);
@@ -29,6 +31,8 @@ enum SQLValueKind {
             return true
         case let (.object(a), .object(b)):
             return a.facts.root === b.facts.root
+        case (.entity, .entity):
+            return true
         default:
             return false
         }
@@ -38,7 +42,7 @@ enum SQLValueKind {
     var isOrdered: Bool {
         switch self {
         case .string, .number, .date, .uuid, .data, .url: true
-        case .object, .null, .opaque: false
+        case .object, .entity, .null, .opaque: false
         }
     }
 
@@ -59,7 +63,7 @@ enum SQLValueKind {
         case .uuid: "u"
         case .data: "b"
         case .url: "l"
-        case .object, .null, .opaque: "z"
+        case .object, .entity, .null, .opaque: "z"
         }
     }
 

@@ -23,8 +23,8 @@ extension SQLTranslator {
                 return []
             case .opaque(let description):
                 throw SQLTranslationError.unsupported("sorting by \(description)")
-            case .object:
-                // Objects do not order among themselves; only nil comes first.
+            case .object, .entity:
+                // Objects (and entities) do not order among themselves; only nil comes first.
                 return ["(\(value.fragment) IS NOT NULL) \(raw: direction)"]
             case .string:
                 return ["\(value.fragment) COLLATE \(raw: Self.collation(for: selector)) \(raw: direction)"]

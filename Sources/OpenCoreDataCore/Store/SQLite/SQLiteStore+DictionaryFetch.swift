@@ -34,6 +34,8 @@ extension SQLiteStore {
             guard let key = Int64.fromDatabaseValue(value), let number = Int.fromDatabaseValue(row[index + 1]),
                   let entity = schema.entitiesByNumber[number] else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        case .value(.entity, _):
+            return Int.fromDatabaseValue(value).flatMap { schema.entitiesByNumber[$0] }
         case .value(let kind, let resultType):
             if resultType != .undefinedAttributeType {
                 return SQLiteValueCoding.value(value, type: resultType, coordinator: store.persistentStoreCoordinator)
@@ -52,7 +54,7 @@ extension SQLiteStore {
         case .url: type = .URIAttributeType
         case .string: type = .stringAttributeType
         case .data: type = .binaryDataAttributeType
-        case .number, .object, .null, .opaque: type = nil
+        case .number, .object, .entity, .null, .opaque: type = nil
         }
         if let type { return SQLiteValueCoding.value(value, type: type) }
         switch value.storage {
