@@ -73,6 +73,13 @@ enum ConformanceModel {
         return coordinator
     }
 
+    /// Another main-queue context on the coordinator `context` saves through.
+    static func context(sharing context: NSManagedObjectContext) throws -> NSManagedObjectContext {
+        let other = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        return other
+    }
+
     /// A main-queue context on a fresh /dev/null store.
     static func context() throws -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)

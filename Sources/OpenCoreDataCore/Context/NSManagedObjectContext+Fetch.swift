@@ -104,7 +104,10 @@ extension NSManagedObjectContext {
     /// The rows a fetch reads from the context's source: the store, or for a child
     /// context its parent's objects (their unsaved changes included).
     private func sourceRows<T>(_ fetch: StoreFetch, _ request: NSFetchRequest<T>, _ coordinator: NSPersistentStoreCoordinator) throws -> [StoreRow] {
-        if let parent { return try parent.rowsForChild(request, limit: fetch.limit, offset: fetch.offset) }
+        if let parent {
+            learnSourcePermanentIDs()
+            return try parent.rowsForChild(request, limit: fetch.limit, offset: fetch.offset)
+        }
         return try coordinator.fetch(fetch, at: readGeneration)
     }
 

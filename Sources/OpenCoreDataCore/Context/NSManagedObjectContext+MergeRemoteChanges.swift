@@ -49,6 +49,7 @@ extension NSManagedObjectContext {
         for id in updated {
             guard let object = registeredObject(for: id) else { continue }
             refresh(object, mergeChanges: true)
+            pendingRefreshed.remove(object)  // announced below, with the merge
             refreshed.append(object)
         }
         var added: [NSManagedObject] = []

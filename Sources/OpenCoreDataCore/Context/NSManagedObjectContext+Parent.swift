@@ -43,7 +43,62 @@ extension NSManagedObjectContext {
         copy.fetchOffset = offset
         return try performAndWait {
             servesChildren = true
+            // The child names objects by the temporary IDs it keeps; here they may have permanent ones.
+            if !temporaryIDAliases.isEmpty, let predicate = copy.predicate {
+                copy.predicate = Substitution.mappingConstants(in: predicate, resolvedForChild(value:))
+            }
             return try fetch(copy).map { $0.snapshotForChild() }
+        }
+    }
+
+    /// A predicate constant of a child's, with its objects and IDs as this context knows them.
+    private func resolvedForChild(value: Any?) -> Any? {
+        switch value {
+        case let object as NSManagedObject: resolvedForChild(object.objectID)
+        case let id as NSManagedObjectID: resolvedForChild(id)
+        case let array as [Any]: array.map(resolvedForChild(value:))
+        case let set as NSSet: set.allObjects.map(resolvedForChild(value:))
+        case let ordered as NSOrderedSet: ordered.array.map(resolvedForChild(value:))
+        case let set as Set<AnyHashable>: set.map { resolvedForChild(value: $0.base) }
+        default: value
+        }
+    }
+
+    /// For a child: the permanent IDs this context (or its own source) has given objects
+    /// the child holds under `temporaryIDs`; IDs still temporary here are left out.
+    func permanentIDsForChild(_ temporaryIDs: [NSManagedObjectID]) -> [NSManagedObjectID: NSManagedObjectID] {
+        performAndWait {
+            servesChildren = true
+            var found: [NSManagedObjectID: NSManagedObjectID] = [:]
+            var unknown: [NSManagedObjectID] = []
+            for id in temporaryIDs {
+                if let permanent = temporaryIDAliases[id] ?? sourcePermanentIDs[id] { found[id] = permanent } else { unknown.append(id) }
+            }
+            // Saved further up (this context may no longer hold the object): ask the source.
+            if !unknown.isEmpty, let parent {
+                for (temporary, permanent) in parent.permanentIDsForChild(unknown) {
+                    found[temporary] = permanent
+                    rememberSourcePermanentID(permanent, for: temporary)
+                }
+            }
+            return found
+        }
+    }
+
+    private func rememberSourcePermanentID(_ permanent: NSManagedObjectID, for temporary: NSManagedObjectID) {
+        sourcePermanentIDs[temporary] = permanent
+        temporaryIDsBySourceID[permanent] = temporary
+    }
+
+    /// A child learns the permanent IDs its parent's saves gave the objects it pushed
+    /// there and still holds under temporary IDs (on this context's queue). Called before
+    /// reading rows from the parent, so a row read under a permanent ID is the child's own object.
+    func learnSourcePermanentIDs() {
+        guard let parent else { return }
+        let pushed = registry.temporaryObjects.filter { $0.lifecycle != .inserted && sourcePermanentIDs[$0.objectID] == nil }
+        guard !pushed.isEmpty else { return }
+        for (temporary, permanent) in parent.permanentIDsForChild(pushed.map(\.objectID)) {
+            rememberSourcePermanentID(permanent, for: temporary)
         }
     }
 

@@ -8,6 +8,8 @@ extension NSManagedObjectContext {
         guard hasChanges else {
             holdsUndoEvent = false
             closeUndoEvent()
+            // Metadata set on a store is saved even when no object changed, as in Core Data.
+            if parent == nil, let coordinator = persistentStoreCoordinator { try coordinator.saveMetadata() }
             return
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)

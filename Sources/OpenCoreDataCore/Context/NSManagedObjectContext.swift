@@ -95,6 +95,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var servesChildren = false
     /// Temporary IDs this context's saves replaced, with their permanent IDs, for children.
     var temporaryIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// In a child: the permanent IDs the parent's saves gave objects this context still
+    /// holds under their temporary IDs (which they keep, as in Core Data), learned before
+    /// each fetch so that a row read under the permanent ID is the child's own object.
+    var sourcePermanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// ``sourcePermanentIDs`` the other way round: permanent ID → temporary ID.
+    var temporaryIDsBySourceID: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// The query generation the context reads at (`nil`: the latest data); see
     /// ``queryGenerationToken``. Changed on this context's queue, read by its children on
     /// theirs (they read at their root's generation), hence the lock.
@@ -174,6 +180,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var pendingInserted = ManagedObjectSet()
     var pendingUpdated = ManagedObjectSet()
     var pendingDeleted = ManagedObjectSet()
+    /// Objects refreshed since the last announcement (`NSRefreshedObjectsKey`).
+    var pendingRefreshed = ManagedObjectSet()
     /// Re-entrancy guard: delete propagation and change announcements run once at a time.
     private var isProcessingPendingChanges = false
 
@@ -286,14 +294,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func isUpdated(_ object: NSManagedObject) -> Bool { updatedSet.contains(object) }
 
     /// The registered object with `objectID`, or `nil` when the context has none.
-    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registry[objectID] }
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered(objectID) }
+
+    /// The registered object for `objectID`, also when this child context holds it under
+    /// the temporary ID its parent's save has since replaced with `objectID`.
+    func registered(_ objectID: NSManagedObjectID) -> NSManagedObject? {
+        if let object = registry[objectID] { return object }
+        guard !temporaryIDsBySourceID.isEmpty, let temporary = temporaryIDsBySourceID[objectID] else { return nil }
+        return registry[temporary]
+    }
 
     /// The object for `objectID`: the registered one, or a fault that loads on first use.
     ///
     /// Like Core Data, this does not check that the row exists; use
     /// ``existingObject(with:)`` for that.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registry[objectID] { return object }
+        if let object = registered(objectID) { return object }
         let object = objectID.entity.instantiate(insertInto: nil)
         object.objectID = objectID
         // A parent may hold an unsaved object under a temporary ID.
@@ -309,7 +325,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// changes win, as in Core Data — unless `refresh` asks for the row's values.
     func register(_ row: StoreRow, asFault: Bool, refresh: Bool = false) -> NSManagedObject {
         let object: NSManagedObject
-        if let registered = registry[row.objectID] {
+        if let registered = registered(row.objectID) {
             object = registered
             if object.isFaultStorage {
                 object.snapshot = row
@@ -335,12 +351,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object for `objectID`, loaded from the store; throws when it does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
-        if let object = registry[objectID], !object.isFaultStorage { return object }
+        if let object = registered(objectID), !object.isFaultStorage { return object }
         func missing() -> NSError {
             CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
         }
         guard !objectID.isTemporaryID || parent != nil, persistentStoreCoordinator != nil else { throw missing() }
-        if let object = registry[objectID], object.snapshot != nil {
+        if let object = registered(objectID), object.snapshot != nil {
             fulfillFault(for: object)
             return object
         }
@@ -433,14 +449,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         discardedInserts.removeAll()
         registerUndoableChanges()
-        guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty else { return }
+        guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty || !pendingRefreshed.isEmpty else { return }
         var info: [AnyHashable: Any] = [:]
         if !pendingInserted.isEmpty { info[NSInsertedObjectsKey] = Set(pendingInserted) }
         if !pendingUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(pendingUpdated.filter { !pendingInserted.contains($0) }) }
         if !pendingDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(pendingDeleted) }
+        if !pendingRefreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(pendingRefreshed) }
         pendingInserted.removeAll()
         pendingUpdated.removeAll()
         pendingDeleted.removeAll()
+        pendingRefreshed.removeAll()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
     }
 
@@ -456,6 +474,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingInserted.remove(object)
         pendingUpdated.remove(object)
         pendingDeleted.remove(object)
+        pendingRefreshed.remove(object)
         deletionQueue.removeAll { $0 === object }
         discardedInserts.removeAll { $0 === object }
     }
@@ -468,6 +487,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingInserted.removeAll()
         pendingUpdated.removeAll()
         pendingDeleted.removeAll()
+        pendingRefreshed.removeAll()
     }
 
     private func unregister(_ object: NSManagedObject) {
@@ -499,6 +519,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingInserted.removeAll()
         pendingUpdated.removeAll()
         pendingDeleted.removeAll()
+        pendingRefreshed.removeAll()
     }
 
     /// Forgets every object: the context is as new. Objects obtained before must not be
@@ -509,10 +530,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // Objects with changes are held by the change sets, so the registry has them all.
         // They leave the registry first: turning them into faults breaks relationship
         // cycles, so they may deallocate as soon as this array lets them go.
-        for object in registry.removeAll() {
+        let invalidated = registry.removeAll()
+        for object in invalidated {
             object.turnIntoFault()
             object.managedObjectContext = nil
         }
+        sourcePermanentIDs.removeAll()
+        temporaryIDsBySourceID.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
@@ -520,7 +544,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingInserted.removeAll()
         pendingUpdated.removeAll()
         pendingDeleted.removeAll()
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [NSInvalidatedAllObjectsKey: true])
+        pendingRefreshed.removeAll()
+        // Core Data names every object the reset invalidated, by ID.
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
+                                        userInfo: [NSInvalidatedAllObjectsKey: invalidated.map(\.objectID)])
     }
 
     /// Updates `object` from the row cache or the store (within `stalenessInterval`).
@@ -531,19 +558,24 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
         undoGeneration &+= 1
+        // Announced with the next NSManagedObjectContextObjectsDidChange, as Core Data does.
+        pendingRefreshed.append(object)
         if flag, updatedSet.contains(object), !object.isFaultStorage {
             object.reloadKeepingChanges()
             return
         }
         updatedSet.remove(object)
+        pendingUpdated.remove(object)
         object.turnIntoFault()
     }
 
-    /// Refreshes every registered object; objects with unsaved changes keep them.
+    /// Refreshes every registered object (objects with unsaved changes keep them) and
+    /// announces them at once under `NSRefreshedObjectsKey`.
     open func refreshAllObjects() {
         for object in registry.objects where object.lifecycle == .persisted {
             refresh(object, mergeChanges: true)
         }
+        processPendingChanges()
     }
 
     // MARK: Store access for objects

@@ -134,6 +134,9 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The live objects.
     var objects: [NSManagedObject] { tables.withLock { $0.objects } }
 
+    /// The live objects registered under temporary IDs.
+    var temporaryObjects: [NSManagedObject] { tables.withLock { $0.temporary.values.compactMap { $0.load() } } }
+
     /// How many objects are registered (an object whose deallocation has begun may still count).
     var count: Int { tables.withLock { $0.permanent.count + $0.temporary.count } }
 

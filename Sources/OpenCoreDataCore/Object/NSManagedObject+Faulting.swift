@@ -11,8 +11,10 @@ extension NSManagedObject {
         for slot in entityFacts.toManySlots where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
             values[slot] = storage[slot]
         }
-        for slot in entityFacts.transientSlots where storage[slot] != nil {
-            values[slot] = storage[slot]
+        // Transient values live only here: kept across a reload, else the attribute's default
+        // (a fetched or refreshed object starts with it, as a new one does).
+        for slot in entityFacts.transientSlots {
+            values[slot] = storage[slot] ?? entityFacts.defaultStorage[slot]
         }
         snapshot = row
         committed = row.values

@@ -139,6 +139,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The metadata of a store.
     open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
 
+    /// Writes the metadata set on any store since its last save (a save with no object changes).
+    func saveMetadata() throws {
+        try performAndWait {
+            for store in persistentStores where !store.isReadOnly { try store.backend?.saveMetadata() }
+        }
+    }
+
     /// Replaces a store's metadata (its `NSStoreUUID` stays); written with the next save.
     open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         store.metadata = metadata ?? [:]

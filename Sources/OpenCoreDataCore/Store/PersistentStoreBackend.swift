@@ -8,6 +8,8 @@ protocol PersistentStoreBackend: AnyObject {
     var metadata: [String: Any] { get }
     /// Replaces the metadata (the store's UUID stays); written with the next save.
     func setMetadata(_ metadata: [String: Any])
+    /// Writes metadata set since the last save, for a save that changes no object.
+    func saveMetadata() throws
     /// Rows matching `fetch`, in order.
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow]
     /// The keys of the rows matching `fetch`, in order, without their values.

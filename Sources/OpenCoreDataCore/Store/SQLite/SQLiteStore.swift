@@ -369,6 +369,16 @@ final class SQLiteStore: PersistentStoreBackend {
     /// Writes the metadata set since the last save into `Z_METADATA`, inside the save's
     /// transaction, so a value that is not a property list fails that save. Returns the
     /// version written, for the caller to record once the transaction commits.
+    func saveMetadata() throws {
+        guard metadataLock.withLock({ metadataVersion != writtenMetadataVersion }) else { return }
+        do {
+            let written = try database.write(writeMetadataIfNeeded)
+            if let written { metadataLock.withLock { writtenMetadataVersion = max(writtenMetadataVersion, written) } }
+        } catch let error as DatabaseError {
+            throw Self.wrap(error, url: url, opening: false)
+        }
+    }
+
     private func writeMetadataIfNeeded(_ db: Database) throws -> Int? {
         let (values, version, written) = metadataLock.withLock { (metadataValues, metadataVersion, writtenMetadataVersion) }
         guard version != written else { return nil }
