@@ -128,6 +128,15 @@ let package = Package(
             name: "OpenCoreDataConformanceTests",
             dependencies: ["OpenCoreData"]
         ),
+        // An app's Core Data code as Xcode generates and tests it, ported with only the
+        // porting checklist's rewrites: generated classes, a .xcdatamodeld resource, XCTest on
+        // /dev/null stores, compiled in Swift 5 mode as most apps still are.
+        .testTarget(
+            name: "OpenCoreDataXcodeProjectTests",
+            dependencies: ["OpenCoreData"],
+            resources: [.copy("Notes.xcdatamodeld")],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [

@@ -2,6 +2,26 @@ import Foundation
 import OpenCoreData
 import XCTest
 
+/// A coordinator subclass that overrides the designated initializer, as Apple's allows.
+final class CountingCoordinator: NSPersistentStoreCoordinator, @unchecked Sendable {
+    let label: String
+
+    override init(managedObjectModel model: NSManagedObjectModel) {
+        label = "counting"
+        super.init(managedObjectModel: model)
+    }
+}
+
+/// A managed object class that overrides the designated initializer (Swift needs `required`).
+final class StampedAuthor: NSManagedObject {
+    var createdBy = "unknown"
+
+    required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        createdBy = "init(entity:insertInto:)"
+    }
+}
+
 /// `NSPersistentStoreCoordinator`, as Apple documents it.
 final class NSPersistentStoreCoordinatorTests: XCTestCase {
     private let devNull = URL(fileURLWithPath: "/dev/null")
@@ -168,5 +188,22 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try coordinator.remove(store)
         XCTAssertEqual(log.events, ["will +1 -0 (0 stores)", "did +1 -0 (1 stores)", "will +0 -1 (1 stores)", "will remove", "did +0 -1 (0 stores)"])
         XCTAssertEqual(NSUUIDChangedPersistentStoresKey, "changedUUID")
+    }
+
+    func testSubclassesOverrideTheDesignatedInitializers() throws {
+        let model = ConformanceModel.make()
+        model.entities.first { $0.name == "Author" }?.managedObjectClassName = "StampedAuthor"
+        let coordinator = CountingCoordinator(managedObjectModel: model)
+        XCTAssertEqual(coordinator.label, "counting")
+        try coordinator.addPersistentStore(type: .sqlite, at: devNull)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let author = StampedAuthor(context: context)
+        XCTAssertEqual(author.createdBy, "init(entity:insertInto:)")
+        author.setValue("Rhys", forKey: "name")
+        try context.save()
+        context.reset()
+        let fetched = try XCTUnwrap(try context.fetch(NSFetchRequest<StampedAuthor>(entityName: "Author")).first)
+        XCTAssertEqual(fetched.createdBy, "init(entity:insertInto:)", "fetched objects are made through the same initializer")
     }
 }
