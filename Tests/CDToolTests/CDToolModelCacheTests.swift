@@ -58,4 +58,28 @@ import Testing
         #expect(reason.contains("Z_MODELCACHE"))
         #expect(inspection.inferredModel?.entitiesByName["Ebook"]?.attributesByName["filesize"] != nil)
     }
+
+    /// A store Core Data wrote on a device (objc.io's Moody, from ../shared/fixtures).
+    @Test func aStoreCoreDataWroteIsReadWithTheModelItCached() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../shared/fixtures/apple-stores/objcio__core-data__Moody").standardized
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolModelCacheTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"] {
+            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        let url = folder.appendingPathComponent("store.sqlite")
+        let inspection = try StoreInspection.inspect(storeAt: url, model: nil)
+        #expect(inspection.inferredModelSource == .modelCache)
+        #expect(inspection.inferredModel?.entitiesByName["GeographicRegion"]?.isAbstract == true)
+
+        var output = ""
+        var dump = ObjectDump(storeURL: url)
+        dump.entityName = "Mood"
+        try dump.run(output: { output += $0 }, progress: { _ in })
+        let moods = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        #expect(moods.count == 4)
+        #expect(moods.allSatisfy { $0["remoteIdentifier"] != nil }, "the cached model's names, not the tables' lower-cased ones")
+    }
 }

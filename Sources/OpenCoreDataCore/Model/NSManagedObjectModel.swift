@@ -30,6 +30,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     /// Identifiers of this model version (free-form; recorded in store metadata).
     open var versionIdentifiers: Set<AnyHashable> = [] { willSet { assertMutable() } }
+    /// The versioned model bundle this model was loaded from, if any (where migration
+    /// finds the versions older stores were made with).
+    var bundleURL: URL?
     /// Strings to show users in place of entity and property names.
     open var localizationDictionary: [String: String]?
 

@@ -72,6 +72,12 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134_091
 public let NSPersistentStoreIncompatibleVersionHashError = 134_100
 /// A migration failed.
 public let NSMigrationError = 134_110
+/// No model the store could have been made with was found for a migration.
+public let NSMigrationMissingSourceModelError = 134_130
+/// No mapping model was found (or could be inferred) for a migration.
+public let NSMigrationMissingMappingModelError = 134_140
+/// A mapping model could not be inferred between two models.
+public let NSInferredMappingModelError = 134_190
 /// A persistent-history request named history that was already deleted.
 public let NSPersistentHistoryTokenExpiredError = 134_301
 /// SQLite reported an error; the SQLite result code is under `NSSQLiteErrorDomain`.

@@ -106,6 +106,7 @@ struct ArchivedValue {
     /// The entries of an archived dictionary (`NS.keys` and `NS.objects`), keys as strings.
     /// Anything else, or keys and values of different counts, is an error.
     func entries() throws -> [(key: String, value: ArchivedValue)] {
+        if fields?["searchMapping"] != nil { return try knownKeysEntries() }
         guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"], keys.count == values.count else {
             throw BinaryPropertyListError(description: "expected an archived dictionary (NS.keys and NS.objects of one length), found \(className ?? "a plain value")")
         }
@@ -115,5 +116,26 @@ struct ArchivedValue {
             }
             return (name, try archive.resolve(value))
         }
+    }
+
+    /// The entries of the dictionary class Core Data archives for a model's entities and
+    /// properties (`NSKnownKeysDictionary1`): the keys are an array in the mapping object
+    /// `searchMapping`, the values an array of the same length in `values`, and a slot
+    /// holding the string `emptyToken` has no value.
+    private func knownKeysEntries() throws -> [(key: String, value: ArchivedValue)] {
+        guard let mapping = try field("searchMapping"), let keys = try mapping.field("keys")?.members(),
+              let values = try field("values")?.members(), keys.count == values.count else {
+            throw BinaryPropertyListError(description: "an archived \(className ?? "dictionary") has no keys and values of one length")
+        }
+        let emptyToken = try string("emptyToken")
+        var entries: [(key: String, value: ArchivedValue)] = []
+        for (key, value) in zip(keys, values) {
+            guard let name = key.stringValue else {
+                throw BinaryPropertyListError(description: "an archived dictionary key is not a string")
+            }
+            if let emptyToken, value.stringValue == emptyToken { continue }
+            entries.append((name, value))
+        }
+        return entries
     }
 }

@@ -99,11 +99,17 @@ struct CompiledModelDecoder {
     }
 
     private func readProperties(_ state: inout State) throws {
+        var listed: [ObjectIdentifier: Set<String>] = [:]
+        for (archived, entity) in state.entities {
+            listed[ObjectIdentifier(entity)] = Set(try archived.field("NSProperties")?.entries().map(\.key) ?? [])
+        }
         for (archived, entity) in state.entities {
             var own: [NSPropertyDescription] = []
-            for (key, value) in try archived.field("NSProperties")?.entries() ?? [] {
+            // Inherited properties appear again in each subentity: wrapped in a proxy in
+            // compiled models, as full copies in the models Core Data caches in stores.
+            let inherited = entity.superentity.flatMap { listed[ObjectIdentifier($0)] } ?? []
+            for (key, value) in try archived.field("NSProperties")?.entries() ?? [] where !inherited.contains(key) {
                 state.context = "entity '\(entity.name ?? "")' property '\(key)'"
-                // Inherited properties appear again in each subentity, wrapped in a proxy.
                 if value.className == "_NSPropertyDescriptionProxy" { continue }
                 let property = try makeProperty(value, entity: entity, &state)
                 if property.name.isEmpty { property.name = key }

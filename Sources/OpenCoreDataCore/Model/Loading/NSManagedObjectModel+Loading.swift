@@ -14,6 +14,7 @@ extension NSManagedObjectModel {
         } catch {
             return nil
         }
+        bundleURL = Self.versionBundle(of: url)
     }
 
     /// Loads the model at `url` (as ``init(contentsOf:)`` does), throwing a
@@ -21,7 +22,18 @@ extension NSManagedObjectModel {
     public static func load(contentsOf url: URL) throws -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
         try ModelBundleLayout.modelFile(for: url).load(into: model)
+        model.bundleURL = versionBundle(of: url)
         return model
+    }
+
+    /// The versioned bundle (`.xcdatamodeld`, `.momd`) `url` is or lies in, where
+    /// migration looks for the model an older store was made with.
+    static func versionBundle(of url: URL) -> URL? {
+        let bundles = ["xcdatamodeld", "momd"]
+        if bundles.contains(url.pathExtension) { return url }
+        var parent = url.deletingLastPathComponent()
+        if url.lastPathComponent == "contents" { parent = parent.deletingLastPathComponent() }
+        return bundles.contains(parent.pathExtension) ? parent : nil
     }
 
     /// Loads every version of the `.xcdatamodeld` (or compiled `.momd`) bundle at `url`.

@@ -42,4 +42,30 @@ final class SQLStatementLog: Sendable {
             }
         }
     }
+
+    /// Observers of annotations, for tests (annotations are rare: one per store opened
+    /// under another model version, so one global list is enough).
+    private static let annotationObservers = Mutex<[Int: @Sendable (String) -> Void]>([:])
+    private static let nextAnnotationToken = Atomic<Int>(0)
+
+    /// Reports a decision the store made that no statement shows (which rule opened a
+    /// store, where a migration's source model came from), as Core Data's SQL debug
+    /// output prints its annotations.
+    static func annotate(_ message: String) {
+        for observer in annotationObservers.withLock({ Array($0.values) }) { observer(message) }
+        if printsStatements {
+            FileHandle.standardError.write(Data("OpenCoreData: annotation: \(message)\n".utf8))
+        }
+    }
+
+    /// Starts reporting annotations to `observer`; returns a token for `removeAnnotationObserver`.
+    static func addAnnotationObserver(_ observer: @escaping @Sendable (String) -> Void) -> Int {
+        let token = nextAnnotationToken.add(1, ordering: .relaxed).newValue
+        annotationObservers.withLock { $0[token] = observer }
+        return token
+    }
+
+    static func removeAnnotationObserver(_ token: Int) {
+        annotationObservers.withLock { $0[token] = nil }
+    }
 }

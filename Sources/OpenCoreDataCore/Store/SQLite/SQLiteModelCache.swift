@@ -21,8 +21,21 @@ enum SQLiteModelCache {
         } catch {
             throw SQLiteStore.wrap(error, url: url, opening: true)
         }
-        guard let blob, !blob.isEmpty else { return nil }
-        let source = ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))
+        return try blob.flatMap { try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))) }
+    }
+
+    /// The model cached in the open store `db`, `nil` when there is none or it cannot be
+    /// read (a migration then looks no further, and opening fails as without a cache).
+    static func model(in db: Database) -> NSManagedObjectModel? {
+        guard (try? db.tableExists("Z_MODELCACHE")) == true,
+              let blob = try? Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+        else { return nil }
+        return try? decode(blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
+    }
+
+    /// The model in a `Z_CONTENT` value: a binary keyed archive, compressed or plain.
+    private static func decode(_ blob: Data, source: ModelFileSource) throws -> NSManagedObjectModel? {
+        guard !blob.isEmpty else { return nil }
         let archive: Data
         if blob.starts(with: Data("bplist".utf8)) {
             archive = blob

@@ -133,11 +133,10 @@ final class SQLiteStore: PersistentStoreBackend {
         var keepsUntrackedHistory = false
         do {
             metadata = try database.write { db -> [String: Any] in
-                let metadata: [String: Any]
+                var metadata: [String: Any]
                 if try db.tableExists("Z_METADATA") {
                     metadata = try readMetadata(db, url: url)
-                    let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false
-                    try checkCompatibility(db, metadata: metadata, schema: schema, entities: entities, url: url, ignoringVersionHashes: ignoresVersions)
+                    metadata = try adopt(db, metadata: metadata, model: model, entities: entities, schema: schema, configuration: configurationName, options: options, url: url)
                 } else {
                     // Empty: `open` already refused a database holding other tables.
                     metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type)
@@ -171,40 +170,6 @@ final class SQLiteStore: PersistentStoreBackend {
         return value is [AnyHashable: Any] || value is NSDictionary || NSPersistentStore.isSet(value)
     }
 
-    /// Metadata key marking a store this library created: its version hashes were
-    /// computed here, so a difference means the model changed.
-    static let createdByOpenCoreDataKey = "OpenCoreDataStoreFormat"
-
-    /// Throws unless `entities` can use the store: version hashes equal, and the layout
-    /// (entity numbers, tables, columns) what the model maps to.
-    ///
-    /// A store Core Data wrote may carry hashes that differ from ours for the same model
-    /// (our reproduction of Core Data's hash layout is not verified on a device yet), so
-    /// for such a store the layout decides; see docs/DEVIATIONS.md.
-    /// With `NSIgnorePersistentStoreVersioningOption` (`ignoringVersionHashes`), only the layout decides.
-    private static func checkCompatibility(_ db: Database, metadata: [String: Any], schema: SQLiteSchema, entities: [NSEntityDescription], url: URL?, ignoringVersionHashes: Bool) throws {
-        let hashesMatch = ignoringVersionHashes || versionHashesMatch(metadata, entities: entities)
-        let incompatible = { (detail: String) in
-            CoreDataError.make(
-                NSPersistentStoreIncompatibleVersionHashError,
-                "The model used to open the store is incompatible with the one used to create the store\(detail)",
-                [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
-            )
-        }
-        if !hashesMatch, metadata[createdByOpenCoreDataKey] != nil { throw incompatible("") }
-        do {
-            try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
-        } catch let error as NSError where !hashesMatch {
-            throw incompatible(": \(error.localizedDescription)")
-        }
-    }
-
-    private static func versionHashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {
-        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return true }
-        let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
-        return stored.compactMapValues({ $0 as? Data }) == hashes
-    }
-
     /// Throws when the database has tables but no `Z_METADATA`: another program's
     /// database, which a store must neither adopt nor change.
     private static func rejectForeignDatabase(_ db: Database, url: URL?) throws {
@@ -223,24 +188,17 @@ final class SQLiteStore: PersistentStoreBackend {
             )
         }
         let uuid = UUID().uuidString
-        var hashes: [String: Data] = [:]
-        for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
-        let identifiers = model.versionIdentifiers.compactMap { $0.base as? String }
         // Core Data keeps the UUID both in its own column and in the plist.
-        let plist: [String: Any] = [
+        var plist: [String: Any] = [
             NSStoreUUIDKey: uuid,
             NSStoreTypeKey: NSSQLiteStoreType,
-            NSStoreModelVersionHashesKey: hashes,
-            "NSStoreModelVersionHashesVersion": 3,
-            NSStoreModelVersionIdentifiersKey: identifiers.isEmpty ? [""] : identifiers.sorted(),
             // Core Data records its framework build; a recent one, so devices treat the store as current.
             "NSPersistenceFrameworkVersion": 1518,
             "NSPersistenceMaximumFrameworkVersion": 1518,
             "_NSAutoVacuumLevel": "2",
-            "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
-            "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
             createdByOpenCoreDataKey: 1,
         ]
+        for (key, value) in versionMetadata(model: model, entities: entities) { plist[key] = value }
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, data])
         var result = plist

@@ -1,0 +1,27 @@
+/// How the objects of a store made with one model become objects of another: a list of
+/// entity mappings, each with its property mappings.
+open class NSMappingModel: NSObject, @unchecked Sendable {
+    /// The entity mappings, one per destination entity (and one per removed source entity).
+    open var entityMappings: [NSEntityMapping]! = []
+
+    /// The entity mappings by name.
+    open var entityMappingsByName: [String: NSEntityMapping] {
+        var result: [String: NSEntityMapping] = [:]
+        for mapping in entityMappings ?? [] { if let name = mapping.name { result[name] = mapping } }
+        return result
+    }
+
+    /// Creates an empty mapping model.
+    public override init() { super.init() }
+
+    /// The mapping lightweight migration uses between two models, inferred from their
+    /// differences: entities and properties matched by name or `renamingIdentifier`,
+    /// added and removed ones, optionality changes (a default fills what was nil) and
+    /// numeric type changes.
+    ///
+    /// Throws `NSInferredMappingModelError` naming the change when a difference cannot
+    /// be inferred (such as a string attribute becoming a date).
+    open class func inferredMappingModel(forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel) throws -> NSMappingModel {
+        try MappingInference(source: source.entities, destination: destination.entities).mappingModel()
+    }
+}

@@ -1,0 +1,14 @@
+/// How one destination property gets its value during a migration.
+open class NSPropertyMapping: NSObject, @unchecked Sendable {
+    /// The destination property's name.
+    open var name: String?
+    /// The expression that computes the value from `$source` (and `$manager`);
+    /// `nil` leaves the property at its default.
+    open var valueExpression: NSExpression?
+    /// Anything the app keeps with the mapping.
+    open var userInfo: [AnyHashable: Any]?
+
+    /// The source property an inferred mapping copies (what `valueExpression` reads),
+    /// kept so a store can copy the value without evaluating the expression per object.
+    var sourcePropertyName: String?
+}
