@@ -11,9 +11,13 @@ struct MappingInference {
     func mappingModel() throws -> NSMappingModel {
         let model = NSMappingModel()
         var matchedSources = Set<ObjectIdentifier>()
+        var sourceRoots: [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)] = [:]
         for entity in destination.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let match = Self.match(entity, in: source)
-            if let match { matchedSources.insert(ObjectIdentifier(match)) }
+            if let match {
+                matchedSources.insert(ObjectIdentifier(match))
+                try checkOneSourceHierarchy(entity, from: match, &sourceRoots)
+            }
             model.entityMappings.append(try mapping(from: match, to: entity))
         }
         for entity in source where !matchedSources.contains(ObjectIdentifier(entity)) {
@@ -25,6 +29,29 @@ struct MappingInference {
             model.entityMappings.append(removal)
         }
         return model
+    }
+
+    /// Rows keep their primary keys, which are unique only within one hierarchy's table,
+    /// so, as Core Data, lightweight migration refuses to merge two source hierarchies
+    /// into one (entities that shared no root entity cannot come to share one).
+    private func checkOneSourceHierarchy(_ entity: NSEntityDescription, from match: NSEntityDescription,
+                                         _ sourceRoots: inout [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)]) throws {
+        let root = ObjectIdentifier(Self.root(of: entity))
+        guard let earlier = sourceRoots[root] else {
+            sourceRoots[root] = (entity, match)
+            return
+        }
+        guard Self.root(of: earlier.source) !== Self.root(of: match) else { return }
+        throw CoreDataError.make(
+            NSInferredMappingModelError,
+            "Can't infer a mapping: entities '\(earlier.destination.name ?? "?")' and '\(entity.name ?? "?")' come from separate inheritance hierarchies and would share the hierarchy of '\(Self.root(of: entity).name ?? "?")', which lightweight migration cannot merge"
+        )
+    }
+
+    private static func root(of entity: NSEntityDescription) -> NSEntityDescription {
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        return root
     }
 
     /// The element of `candidates` whose renaming identifier equals `element`'s.

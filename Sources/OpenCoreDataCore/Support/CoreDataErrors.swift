@@ -72,10 +72,20 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134_091
 public let NSPersistentStoreIncompatibleVersionHashError = 134_100
 /// A migration failed.
 public let NSMigrationError = 134_110
+/// A migration's data broke a uniqueness constraint of the destination model.
+public let NSMigrationConstraintViolationError = 134_111
+/// A migration was cancelled (`NSMigrationManager.cancelMigrationWithError(_:)`).
+public let NSMigrationCancelledError = 134_120
 /// No model the store could have been made with was found for a migration.
 public let NSMigrationMissingSourceModelError = 134_130
 /// No mapping model was found (or could be inferred) for a migration.
 public let NSMigrationMissingMappingModelError = 134_140
+/// The migration manager could not read the source store.
+public let NSMigrationManagerSourceStoreError = 134_150
+/// The migration manager could not write the destination store.
+public let NSMigrationManagerDestinationStoreError = 134_160
+/// An entity migration policy failed.
+public let NSEntityMigrationPolicyError = 134_170
 /// A mapping model could not be inferred between two models.
 public let NSInferredMappingModelError = 134_190
 /// A persistent-history request named history that was already deleted.

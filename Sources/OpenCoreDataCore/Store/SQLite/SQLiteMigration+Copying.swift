@@ -1,0 +1,251 @@
+import GRDB
+
+extension SQLiteMigration {
+    /// What a destination column holds.
+    enum ColumnRole {
+        case attribute(NSAttributeDescription)
+        case foreignKey(NSRelationshipDescription)
+        case entityNumber(NSRelationshipDescription)
+        case order(NSRelationshipDescription)
+        case owner(NSRelationshipDescription)
+    }
+
+    /// A source relationship's links as a query: one row per related pair, with columns
+    /// `o` (the owner's key), `d` (the destination's key), `pos` (the destination's
+    /// position in the owner's ordered relationship) and `ipos` (the owner's position in
+    /// the destination's ordered inverse), `NULL` where the store keeps no order.
+    ///
+    /// However the source stored the relationship (a foreign key, a join table, a hidden
+    /// column, or the inverse's foreign key), the destination reads the same four
+    /// columns, so a to-one may become a to-many, a to-many a many-to-many, an unordered
+    /// relationship an ordered one, and back.
+    struct Links {
+        let sql: String
+        /// The source entities whose keys `o` and `d` are.
+        let owner: NSEntityDescription
+        let target: NSEntityDescription
+
+        var flipped: Links {
+            Links(sql: "SELECT d AS o, o AS d, ipos AS pos, pos AS ipos FROM (\(sql))", owner: target, target: owner)
+        }
+    }
+
+    /// Copies rows and links into the destination tables (rows keep their primary keys).
+    struct Run {
+        let migration: SQLiteMigration
+
+        private var db: Database { migration.db }
+        private var source: SQLiteSchema { migration.source }
+        private var destination: SQLiteSchema { migration.destination }
+
+        /// Runs one statement; a failure (a NULL in a required column, a duplicate under a
+        /// new uniqueness constraint) names the entity mapping it belongs to.
+        func execute(_ sql: String, arguments: [DatabaseValue] = [], mapping: String?) throws {
+            do {
+                try db.execute(sql: sql, arguments: StatementArguments(arguments))
+            } catch let error as DatabaseError {
+                let place = mapping.map { " in entity mapping '\($0)'" } ?? ""
+                throw CoreDataError.make(NSMigrationError, "The migration failed\(place): \(error.message ?? error.description)", [NSUnderlyingErrorKey: error as NSError])
+            }
+        }
+
+        // MARK: Rows
+
+        func copyRows(of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLiteSchema.Table) throws {
+            let sourceTable = try source.table(for: sourceEntity)
+            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var values = ["S.Z_PK", String(entity.facts.entityNumber), "S.Z_OPT"]
+            var arguments: [DatabaseValue] = []
+            let roles = roles(in: table)
+            for column in table.columns.map(\.name) {
+                guard let role = roles[column] else { continue }
+                guard let (value, bound) = try value(for: role, of: entity) else { continue }
+                columns.append(column)
+                values.append(value)
+                arguments += bound
+            }
+            let name = migration.entityMapping(for: entity)?.name
+            try execute(
+                "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLiteMigration.asidePrefix)\(sourceTable.name) AS S WHERE S.Z_ENT = \(sourceEntity.facts.entityNumber)",
+                arguments: arguments, mapping: name
+            )
+        }
+
+        /// The destination table's columns with what each holds.
+        private func roles(in table: SQLiteSchema.Table) -> [String: ColumnRole] {
+            var roles: [String: ColumnRole] = [:]
+            for entity in table.root.facts.selfAndDescendants {
+                for property in entity.facts.slots where property.entity === entity && property.isStored {
+                    if let attribute = property as? NSAttributeDescription, let column = destination.column(for: attribute) {
+                        roles[column] = .attribute(attribute)
+                    } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
+                        if let column = destination.column(for: relationship) { roles[column] = .foreignKey(relationship) }
+                        if let column = destination.entityColumn(for: relationship) { roles[column] = .entityNumber(relationship) }
+                        if let column = destination.orderColumn(for: relationship) { roles[column] = .order(relationship) }
+                    }
+                }
+            }
+            for entity in destination.entities {
+                for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
+                    if let column = destination.hiddenColumn(for: relationship), relationship.destinationEntity?.facts.root === table.root {
+                        roles[column] = .owner(relationship)
+                    }
+                }
+            }
+            return roles
+        }
+
+        /// The SQL (and bound values) for one destination column of `entity`'s rows, read
+        /// from the source row `S`; `nil` when the column stays NULL for them.
+        private func value(for role: ColumnRole, of entity: NSEntityDescription) throws -> (String, [DatabaseValue])? {
+            func owns(_ property: NSPropertyDescription) -> Bool { entity.facts.slots.contains { $0 === property } }
+            switch role {
+            case .attribute(let attribute):
+                guard owns(attribute) else { return nil }
+                return try attributeValue(attribute, of: entity)
+            case .foreignKey(let relationship):
+                guard owns(relationship) else { return nil }
+                if let match = sameToOne(relationship, of: entity), let column = source.column(for: match) {
+                    return ("S.\(column)", [])
+                }
+                guard let links = links(into: relationship, of: entity) else { return nil }
+                return ("(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)", [])
+            case .entityNumber(let relationship):
+                guard owns(relationship) else { return nil }
+                if let match = sameToOne(relationship, of: entity), let key = source.column(for: match) {
+                    if let column = source.entityColumn(for: match) { return (migration.renumbered("S.\(column)"), []) }
+                    let number = match.destinationEntity.flatMap { migration.destinationNumber(ofSource: $0.facts.entityNumber) }
+                    return ("(CASE WHEN S.\(key) IS NULL THEN NULL ELSE \(number.map(String.init) ?? "NULL") END)", [])
+                }
+                guard let links = links(into: relationship, of: entity) else { return nil }
+                let targetTable = try source.table(for: links.target)
+                let key = "(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)"
+                return (migration.renumbered("(SELECT T.Z_ENT FROM \(SQLiteMigration.asidePrefix)\(targetTable.name) AS T WHERE T.Z_PK = \(key))"), [])
+            case .order(let relationship):
+                guard owns(relationship) else { return nil }
+                if let match = sameToOne(relationship, of: entity) {
+                    return (source.orderColumn(for: match).map { "COALESCE(S.\($0), S.Z_PK)" } ?? "S.Z_PK", [])
+                }
+                guard let links = links(into: relationship, of: entity) else { return nil }
+                return ("COALESCE((SELECT ipos FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)", [])
+            case .owner(let relationship):
+                guard let owner = relationship.entity as NSEntityDescription?, let target = relationship.destinationEntity,
+                      entity.isKindOf(entity: target), let links = links(into: relationship, of: owner) else { return nil }
+                return ("(SELECT o FROM (\(links.sql)) WHERE d = S.Z_PK LIMIT 1)", [])
+            }
+        }
+
+        private func attributeValue(_ attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> (String, [DatabaseValue])? {
+            let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription
+            let fallback = try attribute.defaultValue.map { try SQLiteValueCoding.databaseValue($0, type: attribute.attributeType, transformerName: attribute.valueTransformerName) }
+            guard let match, let column = source.column(for: match) else {
+                return fallback.map { ("?", [$0]) }
+            }
+            let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+            var expression = "S.\(column)"
+            if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = "CAST(\(expression) AS INTEGER)" }
+            if !attribute.isOptional, let fallback { return ("COALESCE(\(expression), ?)", [fallback]) }
+            return (expression, [])
+        }
+
+        /// The source to-one stored in a column of the same row that a destination to-one
+        /// copies as it is (the common case, with no subquery).
+        private func sameToOne(_ relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> NSRelationshipDescription? {
+            guard let match = migration.sourceProperty(for: relationship, of: entity) as? NSRelationshipDescription,
+                  !match.isToMany, source.column(for: match) != nil else { return nil }
+            return match
+        }
+
+        /// The source links a destination relationship takes: those of the source
+        /// relationship it matches, else those of the source relationship its inverse
+        /// matches, turned around; `nil` when neither existed.
+        private func links(into relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> Links? {
+            if let match = migration.sourceProperty(for: relationship, of: entity) as? NSRelationshipDescription, let links = migration.links(of: match) {
+                return links
+            }
+            guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity,
+                  let match = migration.sourceProperty(for: inverse, of: inverseOwner) as? NSRelationshipDescription else { return nil }
+            return migration.links(of: match)?.flipped
+        }
+
+        // MARK: Constraints
+
+        /// Throws `NSMigrationConstraintViolationError` when two migrated objects hold the
+        /// same values under one of the destination's uniqueness constraints (a constraint
+        /// new in this version, or one whose rows were merged), as Core Data refuses such a
+        /// migration rather than dropping objects. Rows with a NULL among the values are not
+        /// compared, as in SQL.
+        func checkUniquenessConstraints() throws {
+            for entity in destination.entities {
+                let table = try destination.table(for: entity)
+                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
+                for constraint in entity.uniquenessConstraints {
+                    let names = NSEntityDescription.propertyNames(inConstraint: constraint)
+                    let columns = names.compactMap { entity.propertiesByName[$0].flatMap(destination.column(for:)) }
+                    guard !columns.isEmpty, columns.count == names.count else { continue }
+                    let filled = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+                    let list = columns.joined(separator: ", ")
+                    let sql = "SELECT \(list) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(filled) GROUP BY \(list) HAVING COUNT(*) > 1 LIMIT 1"
+                    guard let row = try Row.fetchOne(db, sql: sql) else { continue }
+                    let values = row.databaseValues.map(\.description).joined(separator: ", ")
+                    throw CoreDataError.make(
+                        NSMigrationConstraintViolationError,
+                        "Constraint violation during the migration (entity mapping '\(migration.entityMapping(for: entity)?.name ?? entity.name ?? "?")'): more than one '\(entity.name ?? "?")' has \(names.joined(separator: ", ")) = \(values)"
+                    )
+                }
+            }
+        }
+
+        // MARK: Join tables
+
+        func copyJoinTables() throws {
+            for entity in destination.entities {
+                for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
+                    guard let join = destination.joinTable(for: relationship), join.isWritingSide,
+                          let links = links(into: relationship, of: entity),
+                          let columns = destination.joinTables.first(where: { $0.name == join.name })?.columns.map(\.name) else { continue }
+                    // Positions the source did not keep become the keys' order.
+                    let values = columns.map { column -> String in
+                        switch column {
+                        case join.sourceColumn: "o"
+                        case join.destinationColumn: "d"
+                        case join.orderColumn: "COALESCE(pos, d)"
+                        default: "COALESCE(ipos, o)"
+                        }
+                    }
+                    let mapping = migration.entityMapping(for: entity)?.name
+                    try execute("INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(links.sql)) WHERE o IS NOT NULL AND d IS NOT NULL",
+                                mapping: mapping)
+                }
+            }
+        }
+    }
+
+    /// The links of a source relationship, from however the source stored it.
+    func links(of relationship: NSRelationshipDescription) -> Links? {
+        guard let owner = relationship.entity, let target = relationship.destinationEntity,
+              let ownerTable = try? source.table(for: owner), let targetTable = try? source.table(for: target) else { return nil }
+        let aside = Self.asidePrefix
+        func numbers(_ entity: NSEntityDescription) -> String {
+            entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
+        }
+        if !relationship.isToMany, let key = source.column(for: relationship) {
+            let ipos = source.orderColumn(for: relationship) ?? "NULL"
+            return Links(sql: "SELECT Z_PK AS o, \(key) AS d, NULL AS pos, \(ipos) AS ipos FROM \(aside)\(ownerTable.name) WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers(owner)))",
+                         owner: owner, target: target)
+        }
+        if let join = source.joinTable(for: relationship) {
+            let ipos = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.joinTable(for: $0)?.orderColumn } ?? "NULL"
+            return Links(sql: "SELECT \(join.sourceColumn) AS o, \(join.destinationColumn) AS d, \(join.orderColumn ?? "NULL") AS pos, \(ipos) AS ipos FROM \(aside)\(join.name)",
+                         owner: owner, target: target)
+        }
+        if let hidden = source.hiddenColumn(for: relationship) {
+            return Links(sql: "SELECT \(hidden) AS o, Z_PK AS d, NULL AS pos, NULL AS ipos FROM \(aside)\(targetTable.name) WHERE \(hidden) IS NOT NULL AND Z_ENT IN (\(numbers(target)))",
+                         owner: owner, target: target)
+        }
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany {
+            return links(of: inverse)?.flipped
+        }
+        return nil
+    }
+}
