@@ -62,6 +62,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// or a store made with an incompatible model.
     @discardableResult
     open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options, copying: nil)
+    }
+
+    /// Adds a store; an in-memory one starts as a copy of `source` when given.
+    private func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]?,
+                                    copying source: SQLiteStore?) throws -> NSPersistentStore {
         try managedObjectModel.validateForUse()
         let entities = managedObjectModel.entities(forConfigurationName: configuration)
         guard let entities else {
@@ -74,9 +80,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 guard let storeURL else {
                     throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "An SQLite store needs a file URL")
                 }
+                if let source, SQLiteStore.isDevNull(storeURL) {
+                    store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
+                                                         type: NSSQLiteStoreType, copying: source)
+                    break
+                }
+                if let source { try source.copyDatabase(toFileAt: storeURL) }
                 store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:
-                store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options, copying: source)
             default:
                 throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType or NSInMemoryStoreType")
             }
@@ -114,6 +126,36 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         } catch {
             block(description, error)
         }
+    }
+
+    /// Moves a store to a new location and, if asked, another type: the store's data
+    /// (objects, metadata, persistent history, values kept in files) is copied into a
+    /// new store at `url`, which is added with `options` in place of `store`, and `store`
+    /// is removed. Returns the new store.
+    ///
+    /// The copy is SQLite's online backup, so it is consistent even while other
+    /// processes write. A file already at `url` is not overwritten: the call throws and
+    /// nothing changes (use ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)``
+    /// to overwrite a store). Objects fetched from `store` belong to a store that is
+    /// gone afterwards; fetch them again (as in Core Data, the old store is no longer a
+    /// useful reference).
+    @discardableResult
+    open func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
+        try performAndWait {
+            guard persistentStores.contains(where: { $0 === store }), let backend = store.backend as? SQLiteStore else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate a store that is not added to this coordinator")
+            }
+            let destination = storeType == NSInMemoryStoreType ? nil : url
+            let copy = try addPersistentStore(ofType: storeType, configurationName: store.configurationName, at: destination, options: options, copying: backend)
+            try remove(store)
+            return copy
+        }
+    }
+
+    /// Swift spelling of ``migratePersistentStore(_:to:options:withType:)``.
+    @discardableResult
+    public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type storeType: NSPersistentStore.StoreType) throws -> NSPersistentStore {
+        try migratePersistentStore(store, to: url, options: options, withType: storeType.rawValue)
     }
 
     /// Closes a store and removes it.
@@ -155,6 +197,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         try requireFileStoreType(storeType)
         return try SQLiteStore.readMetadata(at: url)
+    }
+
+    /// The model Core Data cached in the SQLite store at `url` (its `Z_MODELCACHE`): the
+    /// model that last opened the store, so a store can be read without its app's model
+    /// file. Throws when the file is not a store, or the store caches no model (stores
+    /// OpenCoreData writes cache none).
+    open class func cachedModelForPersistentStore(at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectModel {
+        guard let model = try NSManagedObjectModel.cached(inStoreAt: url) else {
+            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model", [NSFilePathErrorKey: url.path])
+        }
+        return model
     }
 
     /// Swift spelling of ``metadataForPersistentStore(ofType:at:options:)``.

@@ -22,9 +22,11 @@ import Testing
         guard let cached = try NSManagedObjectModel.cached(inStoreAt: url) else {
             // Only stores from before Core Data kept a cache (framework 320 here) have none.
             #expect((metadata["NSPersistenceFrameworkVersion"] as? Int ?? 0) < 600)
+            #expect(throws: (any Error).self) { try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: url) }
             return
         }
         #expect(cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        #expect(try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: url) == cached)
         // Same entities, properties and types as the bundled version that matches.
         let bundled = try #require(try AppleStoreFixtures.modelVersions(name).values.first { $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) })
         #expect(Set(cached.entitiesByName.keys) == Set(bundled.entitiesByName.keys))

@@ -113,8 +113,9 @@ final class SQLiteStore: PersistentStoreBackend {
     }
 
     /// An SQLite database in memory, as the in-memory store type and as an SQLite store at /dev/null.
+    /// `copying` fills it with another store's data first (`migratePersistentStore`).
     static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?,
-                             type: String = NSInMemoryStoreType) throws -> NSPersistentStore {
+                             type: String = NSInMemoryStoreType, copying source: SQLiteStore? = nil) throws -> NSPersistentStore {
         var config = Configuration()
         let log = SQLStatementLog()
         config.prepareDatabase { db in
@@ -122,6 +123,7 @@ final class SQLiteStore: PersistentStoreBackend {
             try SQLiteFunctions.install(in: db)
         }
         let database = try DatabaseQueue(configuration: config)
+        if let source { try source.copyDatabase(intoMemory: database) }
         return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: type, snapshotConfiguration: nil)
     }
 
