@@ -14,10 +14,28 @@
 //
 // Runs a CounterWorkload (shared counters under merge policies, StoreWorkerSupport) and
 // prints its tally as one line of JSON.
+//
+//   opencoredata-store-worker migrate <store path> <model version path>
+//
+// Opens the store with the model version (a `.xcdatamodel` inside its `.xcdatamodeld`),
+// migrating it automatically, and prints "migrated" once it is open.
 import OpenCoreData
 import StoreWorkerSupport
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "migrate" {
+    do {
+        let model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: arguments[3]))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
+                                           options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        print("migrated")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cannot migrate: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if arguments.count == 8, arguments[1] == "counters", let iterations = Int(arguments[4]), let writers = Int(arguments[6]), let seed = UInt64(arguments[7]) {
     let workload = CounterWorkload(store: URL(fileURLWithPath: arguments[2]), writer: arguments[3], iterations: iterations,
                                    rendezvous: Rendezvous(directory: URL(fileURLWithPath: arguments[5]), parties: writers), seed: seed)
