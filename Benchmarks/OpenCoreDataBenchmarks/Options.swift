@@ -1,16 +1,17 @@
 // Command-line options: which sizes and which workloads.
 
-/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse`; default: everything at 10k, 100k, 1M.
+/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse,migrate`; default: everything at 10k, 100k, 1M.
 struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var workloads = Workload.allCases
     var runsParse = true
+    var runsMigration = true
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse,migrate]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
-                       parse (predicate parsing); default all
+                       parse (predicate parsing), migrate (lightweight migration); default all
         """
 
     struct UsageError: Error { let message: String }
@@ -26,13 +27,14 @@ struct Options {
             if option == "--sizes" {
                 sizes = try items.map { try Self.size($0) }
             } else {
-                workloads = try items.filter { $0 != "parse" }.map { item in
+                workloads = try items.filter { $0 != "parse" && $0 != "migrate" }.map { item in
                     guard let number = Int(item), let workload = Workload(rawValue: number) else {
                         throw UsageError(message: "unknown workload '\(item)'")
                     }
                     return workload
                 }
                 runsParse = items.contains("parse")
+                runsMigration = items.contains("migrate")
             }
         }
         sizes = Array(Set(sizes)).sorted()

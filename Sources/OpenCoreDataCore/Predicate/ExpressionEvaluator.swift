@@ -3,7 +3,8 @@ enum ExpressionEvaluator {
     /// The value of `expression` for `object`, with `$variables` read from `bindings`.
     ///
     /// Collections produced by aggregates, set operations and subqueries are `[Any?]`.
-    /// Unknown variables and unsupported functions evaluate to `nil`.
+    /// Unknown variables and unsupported functions evaluate to `nil`; `FUNCTION(object, …)`
+    /// asks `object` when it is an ``ExpressionFunctionTarget``.
     static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]) -> Any? {
         let evaluate = { (child: NSExpression) in value(of: child, object: object, bindings: bindings) }
         switch expression.node {
@@ -21,7 +22,10 @@ enum ExpressionEvaluator {
             let base = operand.map(evaluate) ?? object
             return KeyPathEvaluation.value(forKeyPath: path, of: base)
         case .function(let operand, let name, let arguments):
-            guard operand == nil else { return nil }
+            if let operand {
+                let target = evaluate(operand) as? ExpressionFunctionTarget
+                return target?.evaluateFunction(named: name, arguments: arguments.map(evaluate))
+            }
             if name == PredicateFunctions.index, arguments.count == 2 {
                 return PredicateFunctions.element(of: evaluate(arguments[0]), at: arguments[1].node, evaluate: evaluate)
             }
