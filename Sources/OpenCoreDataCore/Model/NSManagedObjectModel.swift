@@ -103,6 +103,13 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Whether `object` is a model describing the same entities (compared by version
     /// hash) in the same configurations, as Core Data compares models: two models loaded
     /// separately from one file are equal.
+    /// A digest of every entity's version hash (base64 of a SHA-256), as Core Data
+    /// records it in a store's metadata under `NSStoreModelVersionChecksumKey`; staged
+    /// migration names model versions by it.
+    open var versionChecksum: String {
+        VersionHasher.checksum(of: entityVersionHashesByName)
+    }
+
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectModel else { return false }
         if other === self { return true }

@@ -86,6 +86,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     break
                 }
                 if let source { try source.copyDatabase(toFileAt: storeURL) }
+                if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+                    try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration)
+                }
                 store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:
                 store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options, copying: source)

@@ -13,6 +13,10 @@ import Testing
         let versions = try AppleStoreFixtures.modelVersions(name)
         let matching = versions.filter { $0.value.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) }
         #expect(matching.count >= 1, "no version of \(name)'s model hashes as its store records")
+        // Newer stores also record the checksum that staged migration names versions by.
+        if let checksum = metadata["NSStoreModelVersionChecksumKey"] as? String {
+            #expect(matching.values.contains { $0.versionChecksum == checksum })
+        }
     }
 
     @Test(arguments: AppleStoreFixtures.names)

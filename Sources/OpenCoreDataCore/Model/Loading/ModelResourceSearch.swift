@@ -31,6 +31,29 @@ enum ModelResourceSearch {
         return nil
     }
 
+    /// Every model version in `bundles`, by version name: each version of a versioned
+    /// model (`Model 2` in `Model.xcdatamodeld`), and each unversioned model by its name.
+    /// Files that do not load are skipped.
+    static func allVersions(in bundles: [Bundle]) -> [(name: String, model: NSManagedObjectModel)] {
+        var found: [(name: String, model: NSManagedObjectModel)] = []
+        for bundle in bundles {
+            for url in modelURLs(in: bundle) {
+                if ["momd", "xcdatamodeld"].contains(url.pathExtension) {
+                    guard let versions = try? NSManagedObjectModel.versions(in: url) else { continue }
+                    found += versions.versionNames.compactMap { name in versions.modelsByVersionName[name].map { (name, $0) } }
+                } else if let model = NSManagedObjectModel(contentsOf: url) {
+                    found.append((url.deletingPathExtension().lastPathComponent, model))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The model version named `name` in `bundles` (see ``allVersions(in:)``).
+    static func version(named name: String, in bundles: [Bundle]) -> NSManagedObjectModel? {
+        allVersions(in: bundles).first { $0.name == name }?.model
+    }
+
     static func searchedBundles() -> [Bundle] {
         var bundles = [Bundle.main] + Bundle.allBundles
         let executableFolder = Bundle.main.executableURL?.deletingLastPathComponent() ?? Bundle.main.bundleURL

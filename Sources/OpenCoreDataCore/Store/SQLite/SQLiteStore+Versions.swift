@@ -53,6 +53,27 @@ extension SQLiteStore {
         return metadata
     }
 
+    /// Migrates the closed store file at `url` from `source` to `destination` with an
+    /// inferred mapping, in one transaction (a step of a staged migration).
+    static func migrateFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws {
+        try destination.validateForUse()
+        let entities = destination.entities(forConfigurationName: configuration) ?? destination.entities
+        var settings = Configuration()
+        settings.busyMode = .timeout(busyTimeout)
+        do {
+            let database = try DatabaseQueue(path: url.path, configuration: settings)
+            defer { try? database.close() }
+            try database.write { db in
+                let metadata = try readMetadata(db, url: url)
+                _ = try migrate(db, metadata: metadata, from: source, to: destination, entities: entities, schema: SQLiteSchema(entities: entities), configuration: configuration, url: url)
+            }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw wrap(error, url: url, opening: true)
+        }
+    }
+
     /// Migrates the store in `db` from `sourceModel` to `entities` of `model` with an
     /// inferred mapping, in the open transaction, and returns the new metadata.
     private static func migrate(_ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,

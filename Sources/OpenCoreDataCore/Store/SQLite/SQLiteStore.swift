@@ -208,7 +208,7 @@ final class SQLiteStore: PersistentStoreBackend {
         return result
     }
 
-    private static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
+    static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
         guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") else {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
