@@ -8,7 +8,7 @@ import ArgumentParser
 struct CDTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdtool",
-        abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses.",
-        subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self]
+        abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, migrate stores.",
+        subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, MigrateCommand.self]
     )
 }

@@ -27,17 +27,22 @@ struct SQLiteMigration {
         for table in oldTables { try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(Self.asidePrefix)\(table)") }
         let bookkeeping = ["CREATE TABLE Z_PRIMARYKEY", "CREATE TABLE Z_METADATA", "CREATE TABLE Z_MODELCACHE"]
         let run = Run(migration: self)
+        // A child of the caller's current progress, if any (`cdtool migrate` draws it):
+        // one unit per destination entity, one for the join tables, one for the checks.
+        let progress = Progress(totalUnitCount: Int64(destination.entities.count + 2))
         for statement in destination.createStatements() where !bookkeeping.contains(where: statement.hasPrefix) {
             try run.execute(statement, mapping: nil)
         }
         for table in destination.tables {
             for entity in table.root.facts.selfAndDescendants {
-                guard let sourceEntity = sourceEntity(for: entity) else { continue }
-                try run.copyRows(of: sourceEntity, into: entity, table: table)
+                if let sourceEntity = sourceEntity(for: entity) { try run.copyRows(of: sourceEntity, into: entity, table: table) }
+                progress.completedUnitCount += 1
             }
         }
         try run.copyJoinTables()
+        progress.completedUnitCount += 1
         try run.checkUniquenessConstraints()
+        progress.completedUnitCount = progress.totalUnitCount
         for table in oldTables { try db.execute(sql: "DROP TABLE \(Self.asidePrefix)\(table)") }
         try rebuildPrimaryKeys(oldMaxima: oldMaxima)
         try renumberHistory()

@@ -1,0 +1,48 @@
+import ArgumentParser
+import CDToolCore
+import OpenCoreData
+
+/// `cdtool migrate <store> --model <model>`: migrates a store to a model's current version.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate an SQLite store to a model's current version (automatic lightweight migration, as an app's container does).",
+        discussion: """
+            The version that wrote the store is found by its version hashes among the model bundle's versions, \
+            else in the model Core Data cached in the store. The store is migrated in place, in one transaction: \
+            if the migration fails or is interrupted, the store is left as it was.
+            """
+    )
+
+    @Argument(help: "The SQLite store file.")
+    var store: String
+
+    @Option(help: "The model: a .xcdatamodeld bundle (its current version is the destination) or one version.")
+    var model: String
+
+    func run() throws {
+        try CommandSupport.run {
+            let bar = ProgressBar()
+            let outcome = try StoreMigration.migrate(storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model)) { bar.draw($0) }
+            bar.finish()
+            CommandSupport.output(outcome.summary(store: CommandSupport.url(store)) + "\n")
+        }
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn in place.
+final class ProgressBar {
+    private var drawn = -1
+
+    func draw(_ fraction: Double) {
+        let percent = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
+        guard percent != drawn else { return }
+        drawn = percent
+        let filled = percent * 30 / 100
+        FileHandle.standardError.write(Data("\rmigrating [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(percent)%".utf8))
+    }
+
+    func finish() {
+        if drawn >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
