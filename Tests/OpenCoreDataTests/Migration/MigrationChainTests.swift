@@ -228,4 +228,17 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).sorted() == files)
         #expect(try files.map { try Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent($0)) } == bytes)
     }
+
+    @Test func automaticMigrationWithoutInferenceNeedsAMappingModel() throws {
+        let url = try makeVersion1Store()
+        let bytes = try Data(contentsOf: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try version("Journal 2"))
+        #expect {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false])
+        } throws: { error in
+            (error as NSError).code == NSMigrationMissingMappingModelError && (error as NSError).localizedDescription.contains("version Journal of Journal.xcdatamodeld")
+        }
+        #expect(try Data(contentsOf: url) == bytes)
+    }
 }

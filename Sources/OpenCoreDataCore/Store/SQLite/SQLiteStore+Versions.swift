@@ -14,7 +14,8 @@ extension SQLiteStore {
     /// 2. Version hashes equal to the model's: opens, after checking the layout.
     /// 3. With automatic migration and inference, a source model found by the store's
     ///    hashes (the bundle's versions, the app's models, then the model Core Data cached
-    ///    in the store): migrates in this transaction.
+    ///    in the store): migrates in this transaction. Without inference, the mapping model
+    ///    is missing (`NSMigrationMissingMappingModelError`).
     /// 4. A store Core Data wrote whose tables are exactly what the model maps to: opens
     ///    (a model edited by hand after the store was written; see docs/DEVIATIONS.md).
     /// 5. Otherwise `NSPersistentStoreIncompatibleVersionHashError`, the file untouched.
@@ -38,8 +39,15 @@ extension SQLiteStore {
             return metadata
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
-        if !readOnly, SourceModelSearch.infersMigration(options),
+        if !readOnly, NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption]),
            let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration, cachedModel: { SQLiteModelCache.model(in: db) }) {
+            guard SourceModelSearch.infersMigration(options) else {
+                throw CoreDataError.make(
+                    NSMigrationMissingMappingModelError,
+                    "Can't find a mapping model for the migration of the store at \(path) from its model version \(found.origin): without NSInferMappingModelAutomaticallyOption a mapping model is needed, and OpenCoreData does not read mapping model files yet (allow inference, or migrate with NSMigrationManager and a mapping model built in code)",
+                    [NSFilePathErrorKey: url?.path ?? ""]
+                )
+            }
             SQLStatementLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
             return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url)
         }
