@@ -148,6 +148,7 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
             try step(entityMapping) { policy in
                 try policy.begin(entityMapping, with: self)
                 let sources = try sourceInstances(for: entityMapping, policy: policy)
+                try checkCancellation()
                 for (index, source) in sources.enumerated() {
                     try checkCancellation()
                     try policy.createDestinationInstances(forSource: source, in: entityMapping, manager: self)
@@ -351,11 +352,22 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         case "sourceInstancesForEntityMappingNamed:destinationInstances:":
             return sourceInstances(forEntityMappingName: name, destinationInstances: objects)
         case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
-            // Each related source object's counterpart, whichever mapping made it.
-            return objects.flatMap { allDestinationsBySource[ObjectIdentifier($0)] ?? [] }
+            // Each related source object's counterparts, whichever mapping made them, that
+            // the destination relationship of that name can hold.
+            let target = currentEntityMapping.flatMap(destinationEntity(for:))?.relationshipsByName[name]?.destinationEntity
+            return objects.flatMap { allDestinationsBySource[ObjectIdentifier($0)] ?? [] }.filter { target.map($0.entity.isKindOf(entity:)) ?? true }
         case "fetchRequestForSourceEntityNamed:predicateString:":
-            let format = arguments.count > 1 ? arguments[1] as? String : nil
-            let predicate = format.flatMap { try? NSPredicate.parse(format: $0, argumentArray: []) }
+            var predicate: NSPredicate?
+            if arguments.count > 1, let format = arguments[1] as? String {
+                do {
+                    predicate = try NSPredicate.parse(format: format, argumentArray: [])
+                } catch {
+                    // A source expression that cannot select its objects must not select them all.
+                    cancelMigrationWithError(CoreDataError.make(NSMigrationError, "The source expression's predicate '\(format)' does not parse: \((error as NSError).localizedDescription)",
+                                                                [NSUnderlyingErrorKey: error as NSError]))
+                    return nil
+                }
+            }
             return fetchRequest(forSourceEntityNamed: name, predicate: predicate)
         default:
             return nil

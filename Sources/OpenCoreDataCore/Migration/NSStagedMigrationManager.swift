@@ -52,7 +52,7 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     /// Brings the store at `url` from its version to the last version of the stages,
     /// before it is added with `destination`. A missing store, or one already of the
     /// destination's version, is left alone.
-    func migrateStore(at url: URL, to destination: NSManagedObjectModel, configuration: String?) throws {
+    func migrateStore(at url: URL, to destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let metadata = try SQLiteStore.readMetadata(at: url)
         guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
@@ -74,12 +74,12 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
         for step in steps[first...] {
             let (from, to) = (try model(step.from), try model(step.to))
             if let stage = step.stage, let handler = stage.willMigrateHandler {
-                try withContainer(model: from, at: url) { try handler(self, stage) }
+                try withContainer(model: from, at: url, options: options) { try handler(self, stage) }
             }
             SQLStatementLog.annotate("\(url.path): staged migration from version \(step.from) to \(step.to)")
             try SQLiteStore.migrateFile(at: url, from: from, to: to, configuration: configuration)
             if let stage = step.stage, let handler = stage.didMigrateHandler {
-                try withContainer(model: to, at: url) { try handler(self, stage) }
+                try withContainer(model: to, at: url, options: options) { try handler(self, stage) }
             }
         }
     }
@@ -101,10 +101,17 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
         return models
     }
 
-    /// Runs `body` with ``container`` open on the store under `model`, closed afterwards.
-    private func withContainer(model: NSManagedObjectModel, at url: URL, _ body: () throws -> Void) throws {
+    /// Runs `body` with ``container`` open on the store under `model` (with the store's
+    /// own options, such as history tracking, but no migration), closed afterwards.
+    private func withContainer(model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]?, _ body: () throws -> Void) throws {
         let container = NSPersistentContainer(name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
+        for (key, value) in options ?? [:] {
+            guard let name = key.base as? String, name != NSPersistentStoreStagedMigrationManagerOptionKey else { continue }
+            let object: NSObject? = (value as? Bool).map { NSNumber(value: $0) } ?? (value as? Int).map { NSNumber(value: $0) }
+                ?? (value as? String).map { NSString(string: $0) } ?? (value as? NSObject)
+            description.setOption(object, forKey: name)
+        }
         description.shouldMigrateStoreAutomatically = false
         container.persistentStoreDescriptions = [description]
         var failure: Error?

@@ -85,9 +85,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                                          type: NSSQLiteStoreType, copying: source)
                     break
                 }
-                if let source { try source.copyDatabase(toFileAt: storeURL) }
-                if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
-                    try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration)
+                if let source {
+                    try source.copyDatabase(toFileAt: storeURL)
+                    do {
+                        store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                    } catch {
+                        // A copy that cannot be opened is removed, so a retry starts clean.
+                        try? SQLiteStore.destroyFiles(at: storeURL)
+                        throw error
+                    }
+                    break
+                }
+                if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
+                   !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false) {
+                    try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 }
                 store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:

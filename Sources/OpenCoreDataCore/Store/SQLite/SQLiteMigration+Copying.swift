@@ -104,23 +104,11 @@ extension SQLiteMigration {
                 guard owns(attribute) else { return nil }
                 return try attributeValue(attribute, of: entity)
             case .foreignKey(let relationship):
-                guard owns(relationship) else { return nil }
-                if let match = sameToOne(relationship, of: entity), let column = source.column(for: match) {
-                    return ("S.\(column)", [])
-                }
-                guard let links = links(into: relationship, of: entity) else { return nil }
-                return ("(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)", [])
+                guard owns(relationship), let (key, target) = sourceKey(for: relationship, of: entity) else { return nil }
+                return (try validTarget(key, in: target, for: relationship, column: "Z_PK"), [])
             case .entityNumber(let relationship):
-                guard owns(relationship) else { return nil }
-                if let match = sameToOne(relationship, of: entity), let key = source.column(for: match) {
-                    if let column = source.entityColumn(for: match) { return (migration.renumbered("S.\(column)"), []) }
-                    let number = match.destinationEntity.flatMap { migration.destinationNumber(ofSource: $0.facts.entityNumber) }
-                    return ("(CASE WHEN S.\(key) IS NULL THEN NULL ELSE \(number.map(String.init) ?? "NULL") END)", [])
-                }
-                guard let links = links(into: relationship, of: entity) else { return nil }
-                let targetTable = try source.table(for: links.target)
-                let key = "(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)"
-                return (migration.renumbered("(SELECT T.Z_ENT FROM \(SQLiteMigration.asidePrefix)\(targetTable.name) AS T WHERE T.Z_PK = \(key))"), [])
+                guard owns(relationship), let (key, target) = sourceKey(for: relationship, of: entity) else { return nil }
+                return (migration.renumbered(try validTarget(key, in: target, for: relationship, column: "Z_ENT")), [])
             case .order(let relationship):
                 guard owns(relationship) else { return nil }
                 if let match = sameToOne(relationship, of: entity) {
@@ -130,8 +118,9 @@ extension SQLiteMigration {
                 return ("COALESCE((SELECT ipos FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)", [])
             case .owner(let relationship):
                 guard let owner = relationship.entity as NSEntityDescription?, let target = relationship.destinationEntity,
-                      entity.isKindOf(entity: target), let links = links(into: relationship, of: owner) else { return nil }
-                return ("(SELECT o FROM (\(links.sql)) WHERE d = S.Z_PK LIMIT 1)", [])
+                      entity.isKindOf(entity: target), let links = links(into: relationship, of: owner),
+                      let owners = try rows(of: links.owner, becoming: owner) else { return nil }
+                return ("(SELECT o FROM (\(links.sql)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)", [])
             }
         }
 
@@ -146,6 +135,36 @@ extension SQLiteMigration {
             if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = "CAST(\(expression) AS INTEGER)" }
             if !attribute.isOptional, let fallback { return ("COALESCE(\(expression), ?)", [fallback]) }
             return (expression, [])
+        }
+
+        /// The source row a destination to-one of the row `S` points at (SQL giving its key),
+        /// and the source entity that key belongs to: the same row's column when the source
+        /// was a to-one too, else the first of the source links.
+        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> (String, NSEntityDescription)? {
+            if let match = sameToOne(relationship, of: entity), let column = source.column(for: match), let target = match.destinationEntity {
+                return ("S.\(column)", target)
+            }
+            guard let links = links(into: relationship, of: entity) else { return nil }
+            return ("(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)", links.target)
+        }
+
+        /// `column` (`Z_PK` or `Z_ENT`) of the source row `key` names, when that row becomes
+        /// an object the destination relationship may hold; NULL otherwise (the target was
+        /// removed, or became an entity outside the relationship's destination), so no
+        /// link points at a row that is gone or of the wrong entity.
+        private func validTarget(_ key: String, in target: NSEntityDescription, for relationship: NSRelationshipDescription, column: String) throws -> String {
+            guard let destinationTarget = relationship.destinationEntity, let rows = try rows(of: target, becoming: destinationTarget) else { return "NULL" }
+            let table = try source.table(for: target)
+            return "(SELECT T.\(column) FROM \(SQLiteMigration.asidePrefix)\(table.name) AS T WHERE T.Z_PK = \(key) AND T.Z_PK IN (\(rows)))"
+        }
+
+        /// A query of the keys of the rows in `sourceEntity`'s table that become objects of
+        /// `destinationEntity` (or its subentities); `nil` when none do.
+        private func rows(of sourceEntity: NSEntityDescription, becoming destinationEntity: NSEntityDescription) throws -> String? {
+            let numbers = migration.sourceNumbers(becoming: destinationEntity)
+            guard !numbers.isEmpty else { return nil }
+            let table = try source.table(for: sourceEntity)
+            return "SELECT Z_PK FROM \(SQLiteMigration.asidePrefix)\(table.name) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
         }
 
         /// The source to-one stored in a column of the same row that a destination to-one
@@ -166,6 +185,50 @@ extension SQLiteMigration {
             guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity,
                   let match = migration.sourceProperty(for: inverse, of: inverseOwner) as? NSRelationshipDescription else { return nil }
             return migration.links(of: match)?.flipped
+        }
+
+        // MARK: External storage, required values, constraints
+
+        /// Values of attributes that start or stop allowing external storage change form:
+        /// stored outside, a value is `0x01`+bytes inline or `0x02`+a file name, so bytes
+        /// gain the inline marker, and lose it (or are read back from their file).
+        func convertExternalStorage() throws {
+            let files = ExternalBinaryStorage(url: migration.url)
+            for entity in destination.entities {
+                let table = try destination.table(for: entity)
+                for attribute in entity.attributesByName.values where attribute.entity === entity {
+                    guard let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription,
+                          match.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage,
+                          let column = destination.column(for: attribute) else { continue }
+                    let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
+                    let keys = try Int64.fetchAll(db, sql: "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IS NOT NULL")
+                    for key in keys {
+                        guard let stored = try Data.fetchOne(db, sql: "SELECT \(column) FROM \(table.name) WHERE Z_PK = ?", arguments: [key]) else { continue }
+                        let converted = attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
+                        try db.execute(sql: "UPDATE \(table.name) SET \(column) = ? WHERE Z_PK = ?", arguments: [converted, key])
+                    }
+                }
+            }
+        }
+
+        /// Throws when a migrated object has no value for a required attribute (one made
+        /// required without a default, or new without one), as Core Data's migration fails
+        /// validation rather than leave objects no save would accept.
+        func checkRequiredValues() throws {
+            for entity in destination.entities {
+                let table = try destination.table(for: entity)
+                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
+                for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name })
+                    where attribute.entity === entity && !attribute.isOptional && attribute.isStored {
+                    guard let column = destination.column(for: attribute),
+                          let missing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IS NULL"), missing > 0
+                    else { continue }
+                    throw CoreDataError.make(
+                        NSMigrationError,
+                        "The migration failed in entity mapping '\(migration.entityMapping(for: entity)?.name ?? entity.name ?? "?")': \(missing) '\(entity.name ?? "?")' object\(missing == 1 ? " has" : "s have") no value for the required attribute '\(attribute.name)' (give it a default value, or keep it optional)"
+                    )
+                }
+            }
         }
 
         // MARK: Constraints
@@ -213,8 +276,10 @@ extension SQLiteMigration {
                         default: "COALESCE(ipos, o)"
                         }
                     }
+                    guard let target = relationship.destinationEntity, let owners = try rows(of: links.owner, becoming: entity),
+                          let targets = try rows(of: links.target, becoming: target) else { continue }
                     let mapping = migration.entityMapping(for: entity)?.name
-                    try execute("INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(links.sql)) WHERE o IS NOT NULL AND d IS NOT NULL",
+                    try execute("INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(links.sql)) WHERE o IN (\(owners)) AND d IN (\(targets))",
                                 mapping: mapping)
                 }
             }

@@ -14,15 +14,18 @@ struct SQLiteMigration {
     let source: SQLiteSchema
     let destination: SQLiteSchema
     let mapping: NSMappingModel
+    /// The store's file, for values kept in files beside it (`nil` in memory).
+    var url: URL? = nil
 
     static let asidePrefix = "OCDMIG_"
 
     func run() throws {
+        try checkIdentifiers()
         let oldMaxima = try Dictionary(Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
         let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
         let quotedOld = oldTables.map { "'\($0)'" }.joined(separator: ", ")
         for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(quotedOld))") {
-            try db.execute(sql: "DROP INDEX \"\(index)\"")
+            try db.execute(sql: "DROP INDEX \"\(index.replacingOccurrences(of: "\"", with: "\"\""))\"")
         }
         for table in oldTables { try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(Self.asidePrefix)\(table)") }
         let bookkeeping = ["CREATE TABLE Z_PRIMARYKEY", "CREATE TABLE Z_METADATA", "CREATE TABLE Z_MODELCACHE"]
@@ -40,7 +43,9 @@ struct SQLiteMigration {
             }
         }
         try run.copyJoinTables()
+        try run.convertExternalStorage()
         progress.completedUnitCount += 1
+        try run.checkRequiredValues()
         try run.checkUniquenessConstraints()
         progress.completedUnitCount = progress.totalUnitCount
         for table in oldTables { try db.execute(sql: "DROP TABLE \(Self.asidePrefix)\(table)") }
@@ -48,6 +53,19 @@ struct SQLiteMigration {
         try renumberHistory()
         // A cached model of the old version would describe tables that are gone.
         if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+    }
+
+    /// Table and column names come from entity and property names, and a source model
+    /// may come from the store file itself (its cached model): every name the statements
+    /// use must be a plain SQL identifier.
+    private func checkIdentifiers() throws {
+        let plain = { (name: String) in !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") } }
+        for schema in [source, destination] {
+            let names = schema.tables.flatMap { [$0.name] + $0.columns.map(\.name) } + schema.joinTables.flatMap { [$0.name] + $0.columns.map(\.name) }
+            if let bad = names.first(where: { !plain($0) }) {
+                throw CoreDataError.make(NSMigrationError, "Can't migrate: the name '\(bad)' is not a plain SQL identifier (letters, digits and underscores)")
+            }
+        }
     }
 
     // MARK: Matching
@@ -69,6 +87,14 @@ struct SQLiteMigration {
         return sourceEntity.facts.propertiesByName[name]
     }
 
+    /// The numbers of the source entities whose rows become objects of `entity` or of
+    /// its subentities: the rows a migrated link to `entity` may point at.
+    func sourceNumbers(becoming entity: NSEntityDescription) -> [Int] {
+        source.entities.filter { sourceEntity in
+            destination.entities.first { self.sourceEntity(for: $0) === sourceEntity }?.isKindOf(entity: entity) ?? false
+        }.map(\.facts.entityNumber)
+    }
+
     /// The destination entity number a source entity number becomes (`nil`: removed).
     func destinationNumber(ofSource number: Int) -> Int? {
         guard let entity = source.entitiesByNumber[number] else { return nil }
@@ -84,12 +110,15 @@ struct SQLiteMigration {
     // MARK: Keys, history
 
     private func rebuildPrimaryKeys(oldMaxima: [Int: Int64]) throws {
-        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY")
+        // Persistent history keeps its key counters in the same table (16001…), untouched.
+        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistory.firstReservedEntityNumber])
         for entity in destination.entities {
             let table = try destination.table(for: entity)
             let number = entity.facts.entityNumber
             let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.name) WHERE Z_ENT = ?", arguments: [number]) ?? 0
-            let counter = sourceEntity(for: entity).flatMap { oldMaxima[$0.facts.entityNumber] } ?? 0
+            // Keys of deleted objects are never handed out again: the old counters of the
+            // source entity and of its root (which may be the one that counted) both hold.
+            let counter = sourceEntity(for: entity).map { max(oldMaxima[$0.facts.entityNumber] ?? 0, oldMaxima[$0.facts.root.facts.entityNumber] ?? 0) } ?? 0
             try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
                            arguments: [number, entity.name, entity.superentity?.facts.entityNumber ?? 0, max(used, counter)])
         }

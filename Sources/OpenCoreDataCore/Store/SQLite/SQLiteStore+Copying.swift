@@ -21,8 +21,13 @@ extension SQLiteStore {
         }
         guard let source = self.url.map({ ExternalBinaryStorage(url: $0).directory }) ?? nil, manager.fileExists(atPath: source.path),
               let destination = ExternalBinaryStorage(url: url).directory else { return }
-        try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try manager.copyItem(at: source, to: destination)
+        do {
+            try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try manager.copyItem(at: source, to: destination)
+        } catch {
+            try? Self.destroyFiles(at: url)
+            throw error
+        }
     }
 
     /// Copies this store's database into `copy` (an empty in-memory database), where

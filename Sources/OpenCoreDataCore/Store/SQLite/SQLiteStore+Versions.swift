@@ -86,7 +86,11 @@ extension SQLiteStore {
     /// inferred mapping, in the open transaction, and returns the new metadata.
     private static func migrate(_ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,
                                 entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?) throws -> [String: Any] {
-        sourceModel.freeze()
+        do {
+            try sourceModel.validateForUse()
+        } catch let error as NSError {
+            throw CoreDataError.make(NSMigrationError, "Can't migrate: the source model is not valid (\(error.localizedDescription))", [NSUnderlyingErrorKey: error])
+        }
         let sourceEntities = sourceModel.entities(forConfigurationName: configuration) ?? sourceModel.entities
         let sourceSchema = SQLiteSchema(entities: sourceEntities)
         do {
@@ -95,7 +99,7 @@ extension SQLiteStore {
             throw CoreDataError.make(NSMigrationError, "Can't migrate the store at \(url?.path ?? "?"): its tables are not those of the model version its metadata names (\(error.localizedDescription))", [NSUnderlyingErrorKey: error])
         }
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
-        try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping).run()
+        try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url).run()
         var migrated = metadata
         for (key, value) in versionMetadata(model: model, entities: entities) { migrated[key] = value }
         var plist = migrated
