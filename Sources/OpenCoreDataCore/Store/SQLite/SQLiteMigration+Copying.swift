@@ -308,7 +308,8 @@ extension SQLiteMigration {
             return Links(sql: "SELECT \(hidden) AS o, Z_PK AS d, NULL AS pos, NULL AS ipos FROM \(aside)\(targetTable.name) WHERE \(hidden) IS NOT NULL AND Z_ENT IN (\(numbers(target)))",
                          owner: owner, target: target)
         }
-        if let inverse = relationship.inverseRelationship, !inverse.isToMany {
+        // Stored by its inverse's key (only a stored to-one has one: a transient pair has none).
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany, inverse !== relationship, source.column(for: inverse) != nil {
             return links(of: inverse)?.flipped
         }
         return nil
