@@ -79,8 +79,10 @@ struct MappingInference {
         mapping.sourceEntityName = source.name
         mapping.sourceEntityVersionHash = source.versionHash
         mapping.mappingType = source.versionHash == destination.versionHash ? .copyEntityMappingType : .transformEntityMappingType
-        let sourceAttributes = Array(source.attributesByName.values).filter { !$0.isTransient }
-        let sourceRelationships = Array(source.relationshipsByName.values)
+        // In name order, so that which of two properties sharing an identifier matches is
+        // always the same one.
+        let sourceAttributes = source.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        let sourceRelationships = source.relationshipsByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         mapping.attributeMappings = try destination.attributesByName.values.filter { !$0.isTransient }
             .sorted { $0.name < $1.name }
             .map { attribute in

@@ -124,9 +124,14 @@ struct SQLiteMigration {
         }
     }
 
-    /// History rows name entities by number; they follow the renumbering (removed entities keep theirs).
+    /// History rows name entities by number; they follow the renumbering.
     private func renumberHistory() throws {
         guard try db.tableExists("ACHANGE") else { return }
+        // Changes of removed entities go: their numbers may now name other entities.
+        let removed = source.entitiesByNumber.keys.filter { destinationNumber(ofSource: $0) == nil }.sorted()
+        if !removed.isEmpty {
+            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZENTITY IN (\(removed.map(String.init).joined(separator: ", ")))")
+        }
         let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
         guard !cases.isEmpty else { return }
         try db.execute(sql: "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE ZENTITY END")
