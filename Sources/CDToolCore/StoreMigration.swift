@@ -3,7 +3,7 @@ import OpenCoreData
 
 /// `cdtool migrate`: opens a store with a model, migrating it the way an app's
 /// `NSPersistentContainer` would (automatic lightweight migration from the version that
-/// wrote it), and says what it did.
+/// wrote it), or by a mapping model file, and says what it did.
 public enum StoreMigration {
     /// What a migration found and did.
     public struct Outcome: Equatable, Sendable {
@@ -20,9 +20,11 @@ public enum StoreMigration {
         }
     }
 
-    /// Migrates the store at `store` to `modelURL`'s current version. `progress` is
-    /// called from time to time with the fraction done (from this thread).
-    public static func migrate(storeAt store: URL, modelAt modelURL: URL, progress: (Double) -> Void) throws -> Outcome {
+    /// Migrates the store at `store` to `modelURL`'s current version: with the mapping
+    /// model at `mappingURL` (a `.xcmappingmodel` or compiled `.cdm`) by objects, else by
+    /// automatic lightweight migration. `progress` is called from time to time with the
+    /// fraction done (from this thread).
+    public static func migrate(storeAt store: URL, modelAt modelURL: URL, mappingAt mappingURL: URL? = nil, progress: (Double) -> Void) throws -> Outcome {
         guard FileManager.default.fileExists(atPath: store.path) else { throw CDToolError("no store at \(store.path)") }
         let model = try ModelFile.load(at: modelURL)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
@@ -30,6 +32,7 @@ public enum StoreMigration {
             return Outcome(sourceVersion: nil, seconds: 0)
         }
         let source = try sourceVersion(of: metadata, modelURL: modelURL, store: store)
+        let mapping = try mappingURL.map { try mappingModel(at: $0, from: source, to: model) }
         let start = Date()
         let work = Progress(totalUnitCount: 1)
         let outcome = MigrationResult()
@@ -39,9 +42,13 @@ public enum StoreMigration {
             work.becomeCurrent(withPendingUnitCount: 1)
             defer { work.resignCurrent(); finished.signal() }
             do {
-                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-                let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
-                try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: options))
+                if let mapping {
+                    try migrate(storeAt: store, from: source.model, to: model, mapping: mapping)
+                } else {
+                    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+                    let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+                    try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: options))
+                }
             } catch {
                 outcome.error = error
             }
@@ -50,20 +57,55 @@ public enum StoreMigration {
         while finished.wait(timeout: .now() + .milliseconds(100)) == .timedOut { progress(work.fractionCompleted) }
         progress(1)
         if let error = outcome.error { throw CDToolError(wrapping: error) }
-        return Outcome(sourceVersion: source, seconds: Date().timeIntervalSince(start))
+        return Outcome(sourceVersion: source.name + (mappingURL.map { " with \($0.lastPathComponent)" } ?? ""), seconds: Date().timeIntervalSince(start))
+    }
+
+    /// The mapping model at `url`, checked to map the store's version to the model's.
+    private static func mappingModel(at url: URL, from source: (name: String, model: NSManagedObjectModel), to model: NSManagedObjectModel) throws -> NSMappingModel {
+        let mapping: NSMappingModel
+        do {
+            mapping = try NSMappingModel.load(contentsOf: url, sourceModel: source.model, destinationModel: model)
+        } catch {
+            throw CDToolError("\(error)")
+        }
+        for entityMapping in mapping.entityMappings ?? [] {
+            if let name = entityMapping.sourceEntityName, source.model.entitiesByName[name]?.versionHash != entityMapping.sourceEntityVersionHash {
+                throw CDToolError("\(url.lastPathComponent) does not map from \(source.name): its entity mapping '\(entityMapping.name ?? "")' was made for another version of \(name)")
+            }
+            if let name = entityMapping.destinationEntityName, model.entitiesByName[name]?.versionHash != entityMapping.destinationEntityVersionHash {
+                throw CDToolError("\(url.lastPathComponent) does not map to the model's current version: its entity mapping '\(entityMapping.name ?? "")' was made for another version of \(name)")
+            }
+        }
+        return mapping
+    }
+
+    /// Heavyweight migration in place: into a new store beside the old one, which then
+    /// replaces the old store's contents in one transaction (the old store is untouched
+    /// until then). Progress goes to the current `Progress`.
+    private static func migrate(storeAt store: URL, from source: NSManagedObjectModel, to model: NSManagedObjectModel, mapping: NSMappingModel) throws {
+        let work = store.deletingLastPathComponent().appendingPathComponent(store.lastPathComponent + ".migrating")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try? coordinator.destroyPersistentStore(at: work, type: .sqlite)
+        defer { try? coordinator.destroyPersistentStore(at: work, type: .sqlite) }
+        // Made while the caller's progress is current, its progress becomes that one's child.
+        let manager = NSMigrationManager(sourceModel: source, destinationModel: model)
+        try manager.migrateStore(from: store, type: .sqlite, mapping: mapping, to: work, type: .sqlite)
+        try coordinator.replacePersistentStore(at: store, withPersistentStoreFrom: work, type: .sqlite)
     }
 
     /// Which version wrote the store, as the migration will find it: by version hashes
     /// among the bundle's versions, else the model Core Data cached in the store.
-    private static func sourceVersion(of metadata: [String: Any], modelURL: URL, store: URL) throws -> String {
+    private static func sourceVersion(of metadata: [String: Any], modelURL: URL, store: URL) throws -> (name: String, model: NSManagedObjectModel) {
         if ["xcdatamodeld", "momd"].contains(modelURL.pathExtension), let versions = try? NSManagedObjectModel.versions(in: modelURL) {
-            for name in versions.versionNames.reversed() where versions.modelsByVersionName[name]?.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) == true {
-                return "version '\(name)'"
+            for name in versions.versionNames.reversed() {
+                if let model = versions.modelsByVersionName[name], model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+                    return ("version '\(name)'", model)
+                }
             }
         }
         if let cached = try? NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: store),
            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
-            return "the model cached in the store"
+            return ("the model cached in the store", cached)
         }
         throw CDToolError("no version of \(modelURL.lastPathComponent) has the store's version hashes, and the store caches no model of its own: the store cannot be migrated with this model")
     }

@@ -2,15 +2,17 @@ import ArgumentParser
 import CDToolCore
 import OpenCoreData
 
-/// `cdtool migrate <store> --model <model>`: migrates a store to a model's current version.
+/// `cdtool migrate <store> --model <model> [--mapping <mapping>]`: migrates a store to a model's current version.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate an SQLite store to a model's current version (automatic lightweight migration, as an app's container does).",
+        abstract: "Migrate an SQLite store to a model's current version (automatic lightweight migration, as an app's container does, or by a mapping model).",
         discussion: """
             The version that wrote the store is found by its version hashes among the model bundle's versions, \
             else in the model Core Data cached in the store. The store is migrated in place, in one transaction: \
-            if the migration fails or is interrupted, the store is left as it was.
+            if the migration fails or is interrupted, the store is left as it was. With --mapping, the mapping \
+            model (Xcode's .xcmappingmodel or a compiled .cdm) must map that version to the current one; its \
+            objects are migrated one by one into a new store that then replaces the old one.
             """
     )
 
@@ -20,10 +22,14 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "The model: a .xcdatamodeld bundle (its current version is the destination) or one version.")
     var model: String
 
+    @Option(help: "A mapping model (.xcmappingmodel or .cdm) from the store's version to the current one, for changes lightweight migration cannot infer.")
+    var mapping: String?
+
     func run() throws {
         try CommandSupport.run {
             let bar = ProgressBar()
-            let outcome = try StoreMigration.migrate(storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model)) { bar.draw($0) }
+            let outcome = try StoreMigration.migrate(storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model),
+                                                         mappingAt: mapping.map(CommandSupport.url)) { bar.draw($0) }
             bar.finish()
             CommandSupport.output(outcome.summary(store: CommandSupport.url(store)) + "\n")
         }

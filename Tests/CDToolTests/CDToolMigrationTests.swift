@@ -70,3 +70,95 @@ import Testing
         }
     }
 }
+
+/// `cdtool migrate --mapping`, with the Contacts mapping model of the core's tests
+/// (`Tests/OpenCoreDataTests/Fixtures/Mapping`).
+@Suite struct CDToolMappingMigrationTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../OpenCoreDataTests/Fixtures/Mapping").standardized
+    static let contacts = fixtures.appendingPathComponent("Contacts.xcdatamodeld")
+
+    /// A version 1 store: Ada (with a note), and two customers, one without an email.
+    private func makeStore() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolMappingMigrationTests-\(UUID().uuidString)/Contacts.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ModelFile.load(at: Self.contacts.appendingPathComponent("Contacts.xcdatamodel")))
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            ada.setValue("Ada Lovelace", forKey: "fullName")
+            let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+            note.setValue("kept", forKey: "text")
+            note.setValue(ada, forKey: "author")
+            let grace = NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context)
+            grace.setValue("grace@example.com", forKey: "email")
+            NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context).setValue("No Mail", forKey: "fullName")
+            try context.save()
+        }
+        try coordinator.remove(store)
+        return url
+    }
+
+    /// The fixture's source form with its policy class replaced (`nil`: removed; the
+    /// class lives in the core's tests), beside `store`.
+    private func mapping(policy: String?, beside store: URL) throws -> URL {
+        let folder = store.deletingLastPathComponent().appendingPathComponent("Plain.xcmappingmodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let xml = try String(contentsOf: Self.fixtures.appendingPathComponent("ContactsToContacts2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+        let lines = xml.split(separator: "\n").map(String.init).compactMap { line in
+            guard line.contains("migrationpolicyclassname") else { return line }
+            return policy.map { line.replacingOccurrences(of: "OpenCoreDataTests.ContactNamePolicy", with: $0) }
+        }
+        let text = lines.joined(separator: "\n").replacingOccurrences(of: "Contacts.xcdatamodeld/", with: Self.contacts.path + "/")
+        try Data(text.utf8).write(to: folder.appendingPathComponent("xcmapping.xml"))
+        return folder
+    }
+
+    @Test func migrateWithAMappingModelMigratesByObjects() throws {
+        let url = try makeStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let mapping = try mapping(policy: nil, beside: url)
+        var fractions: [Double] = []
+        let outcome = try StoreMigration.migrate(storeAt: url, modelAt: Self.contacts, mappingAt: mapping) { fractions.append($0) }
+        #expect(outcome.sourceVersion == "version 'Contacts' with Plain.xcmappingmodel")
+        #expect(fractions.last == 1)
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".migrating"))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ModelFile.load(at: Self.contacts))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let contacts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Contact"))
+            #expect(contacts.count == 2, "the customer without an email is left out by the mapping's filter")
+            #expect(contacts.compactMap { $0.value(forKey: "email") as? String } == ["grace@example.com"])
+            let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
+            #expect((notes.first?.value(forKey: "author") as? NSManagedObject)?.value(forKey: "isCustomer") as? Bool == false)
+        }
+    }
+
+    @Test func migrateRefusesAMappingThatCannotRunAndLeavesTheStore() throws {
+        let url = try makeStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let before = try Data(contentsOf: url)
+        #expect {
+            _ = try StoreMigration.migrate(storeAt: url, modelAt: Self.contacts, mappingAt: try mapping(policy: "Missing.SplitPolicy", beside: url)) { _ in }
+        } throws: { error in
+            "\(error)".contains("No NSEntityMigrationPolicy subclass named 'Missing.SplitPolicy'")
+        }
+        #expect(try Data(contentsOf: url) == before)
+        // A mapping made for other versions is refused before anything runs.
+        let edited = url.deletingLastPathComponent().appendingPathComponent("Edited.xcdatamodeld")
+        try FileManager.default.copyItem(at: Self.contacts, to: edited)
+        let current = edited.appendingPathComponent("Contacts 2.xcdatamodel/contents")
+        let contents = try String(contentsOf: current, encoding: .utf8)
+            .replacingOccurrences(of: #"<attribute name="lastName""#, with: #"<attribute name="nickname" optional="YES" attributeType="String"/><attribute name="lastName""#)
+        try Data(contents.utf8).write(to: current)
+        #expect {
+            _ = try StoreMigration.migrate(storeAt: url, modelAt: edited, mappingAt: Self.fixtures.appendingPathComponent("Compiled/ContactsToContacts2.cdm")) { _ in }
+        } throws: { error in
+            "\(error)".contains("ContactsToContacts2.cdm does not map to the model's current version: its entity mapping 'PersonToContact' was made for another version of Contact")
+        }
+        #expect(try Data(contentsOf: url) == before)
+    }
+}

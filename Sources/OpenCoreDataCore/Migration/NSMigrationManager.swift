@@ -243,8 +243,18 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     /// source entity (not of subentities, which have mappings of their own).
     private func sourceInstances(for mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws -> [NSManagedObject] {
         if let expression = mapping.sourceExpression {
-            let value = evaluate(expression, source: nil, destination: nil, mapping: mapping, property: nil, policy: policy)
-            if let request = value as? NSFetchRequest<NSManagedObject> { return try sourceContext.fetch(request) }
+            // Xcode's FETCH(request, $manager.sourceContext, NO) runs here, so a failing
+            // fetch stops the migration instead of selecting nothing.
+            let fetch: NSExpression? = if case .fetch(let request, _, false) = expression.node { request } else { nil }
+            let value = evaluate(fetch ?? expression, source: nil, destination: nil, mapping: mapping, property: nil, policy: policy)
+            try checkCancellation()
+            if let request = value as? any ErasedFetchRequest {
+                return try request.results(in: sourceContext).compactMap { $0 as? NSManagedObject }
+            }
+            guard fetch == nil else {
+                throw CoreDataError.make(NSMigrationError, "The source expression of the entity mapping '\(mapping.name ?? "")' does not evaluate to a fetch request",
+                                         [NSMigrationEntityMappingKey: mapping])
+            }
             return (CollectionValue.members(of: value) ?? []).compactMap { $0 as? NSManagedObject }
         }
         guard let name = mapping.sourceEntityName else { return [] }
@@ -378,5 +388,24 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     private static func objects(_ value: Any?) -> [NSManagedObject] {
         if let object = value as? NSManagedObject { return [object] }
         return (CollectionValue.members(of: value) ?? []).compactMap { $0 as? NSManagedObject }
+    }
+}
+
+/// Key paths on `$manager` in mapping expressions (`$manager.sourceContext` in Xcode's
+/// source expressions) read the manager's properties by name.
+extension NSMigrationManager: KeyValueCoding {
+    /// The value of the manager's property named `key`; `nil` for other names.
+    public func value(forKey key: String) -> Any? {
+        switch key {
+        case "sourceContext": sourceContext
+        case "destinationContext": destinationContext
+        case "sourceModel": sourceModel
+        case "destinationModel": destinationModel
+        case "mappingModel": mappingModel
+        case "currentEntityMapping": currentEntityMapping
+        case "migrationProgress": migrationProgress
+        case "userInfo": userInfo
+        default: nil
+        }
     }
 }

@@ -52,7 +52,7 @@ enum DerivationKeys {
             return rootKeys(of: collection)
         case .conditional(_, let a, let b):
             return rootKeys(of: a) + rootKeys(of: b)
-        case .constant, .evaluatedObject, .variable, .anyKey, .symbol, .block:
+        case .constant, .evaluatedObject, .variable, .anyKey, .symbol, .block, .fetch:
             return []
         }
     }

@@ -53,6 +53,9 @@ enum ExpressionEvaluator {
             return CollectionValue.unwrapNull(block.body(object, values, context))
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return evaluate(predicate.evaluate(with: object, substitutionVariables: bindings) ? whenTrue : whenFalse)
+        case .fetch(let request, let context, let countOnly):
+            let runner = evaluate(context) as? FetchExpressionContext
+            return runner?.resultOfFetchExpression(request: evaluate(request), countOnly: countOnly)
         }
     }
 

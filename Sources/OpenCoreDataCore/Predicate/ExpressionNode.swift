@@ -20,6 +20,9 @@ enum ExpressionNode {
     case conditional(NSPredicate, NSExpression, NSExpression)
     /// `FIRST`, `LAST` or `SIZE` inside an index subscript.
     case symbol(String)
+    /// `FETCH(request, context, countOnly)`: the results (or their count) of the fetch
+    /// request `request` evaluates to, run in the context `context` evaluates to.
+    case fetch(request: NSExpression, context: NSExpression, countOnly: Bool)
 }
 
 /// Boxes a block expression's closure so it can be compared by identity.
@@ -42,6 +45,7 @@ extension ExpressionNode: Hashable {
         case let (.subquery(a, v, p), .subquery(b, w, q)): return a == b && v == w && p == q
         case let (.block(a, x), .block(b, y)): return a === b && x == y
         case let (.conditional(p, a, b), .conditional(q, c, d)): return p == q && a == c && b == d
+        case let (.fetch(a, b, x), .fetch(c, d, y)): return a == c && b == d && x == y
         default: return false
         }
     }
@@ -61,6 +65,7 @@ extension ExpressionNode: Hashable {
         case .block(let block, _): hasher.combine(19); hasher.combine(ObjectIdentifier(block))
         case .conditional(let predicate, _, _): hasher.combine(20); hasher.combine(predicate)
         case .symbol(let name): hasher.combine(21); hasher.combine(name)
+        case .fetch(let request, _, let countOnly): hasher.combine(50); hasher.combine(request); hasher.combine(countOnly)
         }
     }
 

@@ -32,6 +32,9 @@ open class NSExpression: NSObject, @unchecked Sendable {
         case block = 19
         /// `TERNARY(predicate, a, b)`.
         case conditional = 20
+        /// `FETCH(request, context, countOnly)` (``NSFetchRequestExpression``); Core Data
+        /// names it `NSFetchRequestExpressionType`.
+        case fetchRequest = 50
     }
 
     let node: ExpressionNode
@@ -169,6 +172,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
         case .anyKey: return .anyKey
         case .block: return .block
         case .conditional: return .conditional
+        case .fetch: return .fetchRequest
         }
     }
 

@@ -101,6 +101,8 @@ enum PredicateFormatter {
             return "BLOCK(\(ObjectIdentifier(block)), \((arguments ?? []).map(format).joined(separator: ", ")))"
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return "TERNARY(\(format(predicate)), \(format(whenTrue)), \(format(whenFalse)))"
+        case .fetch(let request, let context, let countOnly):
+            return "FETCH(\(format(request)), \(format(context)), \(countOnly ? "YES" : "NO"))"
         }
     }
 

@@ -408,6 +408,7 @@ struct PredicateParser {
         case "FUNCTION": advance(); return try parseFunctionOperator()
         case "CAST": advance(); return try parseCast(at: token)
         case "TERNARY": advance(); return try parseTernary()
+        case "FETCH": advance(); return try parseFetch(at: token)
         default: break
         }
         if Self.reservedWords.contains(upper) {
@@ -493,6 +494,15 @@ struct PredicateParser {
         let whenFalse = try parseExpression()
         try expect(")")
         return NSExpression(forConditional: predicate, trueExpression: whenTrue, falseExpression: whenFalse)
+    }
+
+    /// `FETCH(request, context, countOnly)`, where `countOnly` is `YES` or `NO`.
+    private mutating func parseFetch(at token: PredicateToken) throws -> NSExpression {
+        let items = try parseArguments()
+        guard items.count == 3, case .constant(let flag) = items[2].node, let countOnly = flag as? Bool else {
+            throw error("FETCH needs a fetch request, a context and YES or NO (count only)", at: token)
+        }
+        return NSFetchRequestExpression.expressionForFetch(items[0], context: items[1], countOnly: countOnly)
     }
 
     // MARK: Format arguments

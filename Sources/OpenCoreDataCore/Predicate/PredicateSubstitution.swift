@@ -65,6 +65,8 @@ struct Substitution {
             return NSExpression(node: .block(block, arguments: arguments?.map(sub)))
         case .conditional(let predicate, let a, let b):
             return NSExpression(node: .conditional(self.predicate(predicate), sub(a), sub(b)))
+        case .fetch(let request, let context, let countOnly):
+            return NSFetchRequestExpression(node: .fetch(request: sub(request), context: sub(context), countOnly: countOnly))
         }
     }
 }

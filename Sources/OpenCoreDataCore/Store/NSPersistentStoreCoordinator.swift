@@ -100,6 +100,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                    !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false) {
                     try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 }
+                try BundledMappingMigration.migrateIfMapped(storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:
                 store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options, copying: source)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import OpenCoreDataCore
 import Testing
 
@@ -6,7 +7,8 @@ import Testing
 /// version 1, which version 2 merges into one Contact entity.
 final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
     /// Names that make the migration fail, to test that a failing step changes nothing.
-    nonisolated(unsafe) static var refusedNames: Set<String> = []
+    /// Suites running at once add and remove their own names.
+    static let refusedNames = Mutex<Set<String>>([])
 
     override func evaluateFunction(named selector: String, arguments: [Any?]) -> Any? {
         let parts = (arguments.first as? String ?? "").split(separator: " ", maxSplits: 1).map(String.init)
@@ -19,7 +21,7 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
 
     override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
         let name = sInstance.value(forKey: "fullName") as? String ?? ""
-        if Self.refusedNames.contains(name) {
+        if Self.refusedNames.withLock({ $0.contains(name) }) {
             throw NSError(domain: "ContactNamePolicy", code: 7, userInfo: [NSLocalizedDescriptionKey: "\(name) cannot be split"])
         }
         try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
@@ -93,23 +95,32 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
     private func makeSource() throws -> URL {
         let url = temporaryStoreURL("People")
         let context = try makeContext(Self.version1(), url: url)
-        try context.performAndWait {
-            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
-            ada.setValue("Ada Lovelace", forKey: "fullName")
-            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Plato", forKey: "fullName")
-            for text in ["first", "second"] {
-                let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
-                note.setValue(text, forKey: "text")
-                note.setValue(ada, forKey: "author")
-            }
-            let grace = NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context)
-            grace.setValue("Grace Hopper", forKey: "fullName")
-            grace.setValue("grace@example.com", forKey: "email")
-            NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context).setValue("No Mail", forKey: "fullName")
-            try context.save()
-        }
+        try Self.insertVersion1Objects(into: context, people: ["Ada Lovelace", "Plato"], customers: ["Grace Hopper", "No Mail"])
         try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
         return url
+    }
+
+    /// Saves version 1 objects: the people (the first with the notes "first" and "second")
+    /// and the customers (the first with an email made of its first name).
+    static func insertVersion1Objects(into context: NSManagedObjectContext, people: [String], customers: [String]) throws {
+        try context.performAndWait {
+            for (index, name) in people.enumerated() {
+                let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+                person.setValue(name, forKey: "fullName")
+                guard index == 0 else { continue }
+                for text in ["first", "second"] {
+                    let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+                    note.setValue(text, forKey: "text")
+                    note.setValue(person, forKey: "author")
+                }
+            }
+            for (index, name) in customers.enumerated() {
+                let customer = NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context)
+                customer.setValue(name, forKey: "fullName")
+                if index == 0 { customer.setValue("\(name.split(separator: " ")[0].lowercased())@example.com", forKey: "email") }
+            }
+            try context.save()
+        }
     }
 
     @Test func aCustomPolicySplitsAnAttributeAndMergesTwoEntities() throws {
@@ -140,8 +151,8 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         let source = try makeSource()
         let before = try Data(contentsOf: source)
         let destination = temporaryStoreURL("Contacts")
-        ContactNamePolicy.refusedNames = ["Grace Hopper"]
-        defer { ContactNamePolicy.refusedNames = [] }
+        ContactNamePolicy.refusedNames.withLock { _ = $0.insert("Grace Hopper") }
+        defer { ContactNamePolicy.refusedNames.withLock { _ = $0.remove("Grace Hopper") } }
         let manager = NSMigrationManager(sourceModel: Self.version1(), destinationModel: Self.version2())
         #expect {
             try manager.migrateStore(from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)

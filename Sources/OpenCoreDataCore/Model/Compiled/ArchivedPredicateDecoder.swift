@@ -85,7 +85,20 @@ final class ArchivedPredicateDecoder {
                 guard let operand, operand.expressionType != .evaluatedObject else { return arguments[0] }
                 return NSExpression(node: .keyPath(operand: operand, path: arguments[0].keyPath))
             }
+            // `FUNCTION(target, "selector:", …)` keeps the object it is sent to; built-in
+            // functions (`sum:`, `now`) are archived with an operand of Foundation's own.
+            if let operand = try value.field("NSOperand").map({ try expression($0, depth: depth + 1) }),
+               [.variable, .keyPath, .function].contains(operand.expressionType)
+                || (operand.expressionType == .evaluatedObject && !PredicateFunctions.names.contains(selector)) {
+                return NSExpression(forFunction: operand, selectorName: selector, arguments: arguments)
+            }
             return NSExpression(forFunction: selector, arguments: arguments)
+        case "NSFetchRequestExpression":
+            guard let request = try value.field("NSFRExpression"), let context = try value.field("NSMOCExpression") else {
+                throw failure("a fetch request expression without its request and context")
+            }
+            return NSFetchRequestExpression.expressionForFetch(try expression(request, depth: depth + 1), context: try expression(context, depth: depth + 1),
+                                                               countOnly: try value.bool("NSCountOnlyFlag") ?? false)
         case "NSAggregateExpression":
             let members = try (value.field("NSCollection")?.members() ?? []).map { try expression($0, depth: depth + 1) }
             return NSExpression(forAggregate: members)

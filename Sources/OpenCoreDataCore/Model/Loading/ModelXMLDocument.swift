@@ -11,6 +11,9 @@ final class ModelXMLElement {
     let attributes: [String: String]
     let line: Int
     fileprivate(set) var children: [ModelXMLElement] = []
+    /// The text directly inside the element (Xcode's model files keep everything in
+    /// attributes; mapping model files keep values as text).
+    fileprivate(set) var text = ""
 
     init(name: String, attributes: [String: String], line: Int) {
         self.name = name
@@ -36,8 +39,10 @@ final class ModelXMLElement {
 /// `XMLParser` (libxml2 on Linux).
 enum ModelXMLDocument {
     /// The root element of `data`; malformed XML throws with the parser's line and reason.
-    static func parse(_ data: Data, source: ModelFileSource) throws -> ModelXMLElement {
-        try checkPlainUTF8(data, source: source)
+    /// `allowsExternalDoctype` accepts a `<!DOCTYPE … SYSTEM "…">` line (Xcode's mapping
+    /// model files name Core Data's DTD); the DTD is never read.
+    static func parse(_ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool = false) throws -> ModelXMLElement {
+        try checkPlainUTF8(data, source: source, allowsExternalDoctype: allowsExternalDoctype)
         let parser = XMLParser(data: data)
         let builder = TreeBuilder()
         parser.delegate = builder
@@ -60,13 +65,20 @@ enum ModelXMLDocument {
     /// Xcode writes model files as UTF-8 without a DOCTYPE. Anything else is refused
     /// before parsing: FoundationXML on Linux traps on names or values that are not
     /// valid UTF-8, and a DOCTYPE could declare entities that expand without bound.
-    private static func checkPlainUTF8(_ data: Data, source: ModelFileSource) throws {
+    private static func checkPlainUTF8(_ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool) throws {
         func refuse(_ reason: String) -> ModelLoadingError {
             ModelLoadingError(source: source, line: nil, element: nil, reason: reason)
         }
         guard let text = String(data: data, encoding: .utf8) else { throw refuse("is not UTF-8 text") }
-        if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
-            throw refuse("has a DOCTYPE or entity declaration, which model files do not have")
+        if text.contains("<!ENTITY") {
+            throw refuse("has an entity declaration, which model files do not have")
+        }
+        if let doctype = text.range(of: "<!DOCTYPE") {
+            // Only a reference to an external DTD: an internal subset could declare entities.
+            let declaration = text[doctype.upperBound...].prefix { $0 != ">" }
+            guard allowsExternalDoctype, !declaration.contains("[") else {
+                throw refuse("has a DOCTYPE declaration, which model files do not have")
+            }
         }
         guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return }
         let declaration = text[..<end.lowerBound]
@@ -78,7 +90,7 @@ enum ModelXMLDocument {
         }
     }
 
-    /// Collects elements as the parser reports them; text and comments are ignored.
+    /// Collects elements and their text as the parser reports them; comments are ignored.
     private final class TreeBuilder: NSObject, XMLParserDelegate {
         var root: ModelXMLElement?
         var failure: (line: Int, reason: String)?
@@ -93,6 +105,10 @@ enum ModelXMLDocument {
                 root = element
             }
             stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {

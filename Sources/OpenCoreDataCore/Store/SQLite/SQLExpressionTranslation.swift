@@ -46,6 +46,8 @@ extension SQLTranslator {
             return try conditional(predicate, whenTrue, whenFalse, in: scope)
         case .symbol(let name):
             throw SQLTranslationError.unsupported("\(name) outside a subscript")
+        case .fetch:
+            throw SQLTranslationError.unsupported("FETCH expressions (they run a fetch in memory)")
         }
     }
 

@@ -15,7 +15,8 @@ extension SQLiteStore {
     /// 3. With automatic migration and inference, a source model found by the store's
     ///    hashes (the bundle's versions, the app's models, then the model Core Data cached
     ///    in the store): migrates in this transaction. Without inference, the mapping model
-    ///    is missing (`NSMigrationMissingMappingModelError`).
+    ///    is missing (`NSMigrationMissingMappingModelError`): a mapping model file that
+    ///    maps the version migrated the store before it was opened (``BundledMappingMigration``).
     /// 4. A store Core Data wrote whose tables are exactly what the model maps to: opens
     ///    (a model edited by hand after the store was written; see docs/DEVIATIONS.md).
     /// 5. Otherwise `NSPersistentStoreIncompatibleVersionHashError`, the file untouched.
@@ -44,7 +45,7 @@ extension SQLiteStore {
             guard SourceModelSearch.infersMigration(options) else {
                 throw CoreDataError.make(
                     NSMigrationMissingMappingModelError,
-                    "Can't find a mapping model for the migration of the store at \(path) from its model version \(found.origin): without NSInferMappingModelAutomaticallyOption a mapping model is needed, and OpenCoreData does not read mapping model files yet (allow inference, or migrate with NSMigrationManager and a mapping model built in code)",
+                    "Can't find a mapping model for the migration of the store at \(path) from its model version \(found.origin): without NSInferMappingModelAutomaticallyOption a mapping model file (.cdm or .xcmappingmodel, beside the model or among the app's bundles) must map that version to this one",
                     [NSFilePathErrorKey: url?.path ?? ""]
                 )
             }

@@ -1,0 +1,35 @@
+/// Automatic migration with a mapping model file: before it infers a mapping, Core Data
+/// looks for a mapping model from the store's version to the model opening it, and
+/// migrates by objects when it finds one (heavyweight migration at open).
+enum BundledMappingMigration {
+    /// Migrates the store at `url` to `model` with the mapping model that maps its
+    /// version, when automatic migration is on and one is found beside the model's
+    /// bundle or among the app's bundles. Does nothing otherwise: opening the store then
+    /// infers a mapping or reports why it cannot.
+    ///
+    /// The migration writes a new store beside the old one (`<name>.migrating`), then
+    /// replaces the old store's contents in one SQLite transaction; until then the old
+    /// store is untouched, and a leftover from an interrupted run is removed first.
+    static func migrateIfMapped(storeAt url: URL, to model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
+        guard NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption]),
+              !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false),
+              !((options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false),
+              FileManager.default.fileExists(atPath: url.path),
+              // A file that is not a store is reported by the open that follows.
+              let metadata = try? SQLiteStore.readMetadata(at: url),
+              !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
+              let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration,
+                                                        cachedModel: { try? NSManagedObjectModel.cached(inStoreAt: url) })
+        else { return }
+        let neighbours = model.bundleURL.map { MappingModelSearch.files(inFolder: $0.deletingLastPathComponent()) } ?? []
+        let files = neighbours + MappingModelSearch.files(in: ModelResourceSearch.searchedBundles())
+        guard let mapping = NSMappingModel.find(in: files, from: found.model, to: model) else { return }
+        SQLStatementLog.annotate("\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)")
+        let work = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".migrating")
+        try? SQLiteStore.destroyFiles(at: work)
+        defer { try? SQLiteStore.destroyFiles(at: work) }
+        let manager = NSMigrationManager(sourceModel: found.model, destinationModel: model)
+        try manager.migrateStore(from: url, type: .sqlite, mapping: mapping, to: work, type: .sqlite)
+        try SQLiteStore.replaceFiles(at: url, from: work)
+    }
+}
