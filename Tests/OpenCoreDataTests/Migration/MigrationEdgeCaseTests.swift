@@ -62,6 +62,46 @@ import Testing
         }
     }
 
+    @Test func historyNamesTheSamePropertiesAfterAMigration() throws {
+        // Version 2 removes `title`, adds `alpha` and renames `text` to `body`: every slot
+        // moves, so an update's changed-property bits and a deletion's kept values must too.
+        func model(_ version: Int) -> NSManagedObjectModel {
+            let note = ModelBuilder.entity("Note")
+            let kept = ModelBuilder.attribute(version == 1 ? "text" : "body", .stringAttributeType)
+            kept.preservesValueInHistoryOnDeletion = true
+            if version == 2 { kept.renamingIdentifier = "text" }
+            let extra = version == 1 ? ModelBuilder.attribute("title", .stringAttributeType) : ModelBuilder.attribute("alpha", .stringAttributeType)
+            let rank = ModelBuilder.attribute("rank", .integer64AttributeType)
+            rank.preservesValueInHistoryOnDeletion = true
+            note.properties = [extra, kept, rank]
+            return ModelBuilder.model(note)
+        }
+        let (v1, v2) = (model(1), model(2))
+        let url = temporaryStoreURL()
+        let before = try open(url, v1, history: true)
+        try before.performAndWait {
+            let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: before)
+            note.setValue("kept", forKey: "text")
+            note.setValue("gone", forKey: "title")
+            try before.save()
+            note.setValue(7, forKey: "rank")
+            try before.save()
+            before.delete(note)
+            try before.save()
+        }
+        try close(before)
+        let after = try open(url, v2, from: v1, history: true)
+        try after.performAndWait {
+            let result = try after.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult
+            let changes = try #require(result?.result as? [NSPersistentHistoryTransaction]).flatMap { $0.changes ?? [] }
+            #expect(changes.map(\.changeType) == [.insert, .update, .delete])
+            #expect(changes[1].updatedProperties?.map(\.name) == ["rank"])
+            #expect(changes[2].tombstone?["body"] as? String == "kept")
+            #expect((changes[2].tombstone?["rank"] as? NSNumber)?.intValue == 7)
+            #expect(changes[2].tombstone?.count == 2)
+        }
+    }
+
     @Test func linksToRowsThatDisappearOrChangeEntityBecomeNil() throws {
         // Version 1: Owner.item → Base, with subentities Keep and Drop; version 2 removes Drop.
         func model(_ version: Int) -> NSManagedObjectModel {
@@ -114,6 +154,49 @@ import Testing
             let held = owners.map { (($0.value(forKey: "items") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String } }
             #expect(held == [["kept"], []])
             #expect(try after.count(for: NSFetchRequest<NSManagedObject>(entityName: "Base")) == 1)
+        }
+    }
+
+    @Test func aToManyMovedUpIntoItsSuperentityKeepsItsLinks() throws {
+        // Version 1: Book (a Base) has `tags`, to-many without inverse; version 2 moves
+        // `tags` up into Base. The links were kept under Book's relationship; they must
+        // be found from Base's, for Base's subentities.
+        func model(_ version: Int) -> NSManagedObjectModel {
+            let base = ModelBuilder.entity("Base")
+            let book = ModelBuilder.entity("Book")
+            let tag = ModelBuilder.entity("Tag")
+            tag.properties = [ModelBuilder.attribute("name", .stringAttributeType)]
+            let tags = NSRelationshipDescription()
+            tags.name = "tags"
+            tags.destinationEntity = tag
+            tags.maxCount = 0
+            base.properties = [ModelBuilder.attribute("label", .stringAttributeType)] + (version == 2 ? [tags] : [])
+            book.properties = version == 1 ? [tags] : []
+            base.subentities = [book]
+            let model = NSManagedObjectModel()
+            model.entities = [base, book, tag]
+            return model
+        }
+        let (v1, v2) = (model(1), model(2))
+        let url = temporaryStoreURL()
+        let before = try open(url, v1)
+        try before.performAndWait {
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: before)
+            book.setValue("book", forKey: "label")
+            let tags = ["a", "b"].map { name in
+                let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: before)
+                tag.setValue(name, forKey: "name")
+                return tag
+            }
+            book.setValue(Set(tags), forKey: "tags")
+            try before.save()
+        }
+        try close(before)
+        let after = try open(url, v2, from: v1)
+        try after.performAndWait {
+            let book = try #require(try after.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).first)
+            let names = ((book.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }
+            #expect(Set(names) == ["a", "b"])
         }
     }
 

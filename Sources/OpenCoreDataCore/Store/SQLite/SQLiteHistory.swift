@@ -20,7 +20,7 @@ struct SQLiteHistory {
     let schema: SQLiteSchema
     /// Per entity number, the attributes whose values a deletion keeps, in slot order;
     /// the n-th goes to column `ZTOMBSTONE<n>`.
-    private let tombstoneAttributes: [Int: [NSAttributeDescription]]
+    let tombstoneAttributes: [Int: [NSAttributeDescription]]
     /// How many `ZTOMBSTONE<n>` columns the model needs: the most any entity keeps.
     private let tombstoneColumnCount: Int
 

@@ -179,12 +179,29 @@ extension SQLiteMigration {
         /// relationship it matches, else those of the source relationship its inverse
         /// matches, turned around; `nil` when neither existed.
         private func links(into relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> Links? {
-            if let match = migration.sourceProperty(for: relationship, of: entity) as? NSRelationshipDescription, let links = migration.links(of: match) {
-                return links
+            if let links = combinedLinks(of: relationship, from: entity) { return links }
+            guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity else { return nil }
+            return combinedLinks(of: inverse, from: inverseOwner)?.flipped
+        }
+
+        /// The links of the source relationships `relationship` of `entity` comes from: the
+        /// entity's own match, and its subentities' when the relationship moved up into
+        /// `entity` from them. Links kept in other tables than the first's are left out (the
+        /// rows they join would not be found there).
+        private func combinedLinks(of relationship: NSRelationshipDescription, from entity: NSEntityDescription) -> Links? {
+            var parts: [Links] = []
+            for owner in entity.facts.selfAndDescendants {
+                guard let match = migration.sourceProperty(for: relationship, of: owner) as? NSRelationshipDescription,
+                      let links = migration.links(of: match), !parts.contains(where: { $0.sql == links.sql }) else { continue }
+                if let first = parts.first {
+                    guard (try? source.table(for: first.owner).name) == (try? source.table(for: links.owner).name),
+                          (try? source.table(for: first.target).name) == (try? source.table(for: links.target).name) else { continue }
+                }
+                parts.append(links)
             }
-            guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity,
-                  let match = migration.sourceProperty(for: inverse, of: inverseOwner) as? NSRelationshipDescription else { return nil }
-            return migration.links(of: match)?.flipped
+            guard let first = parts.first else { return nil }
+            guard parts.count > 1 else { return first }
+            return Links(sql: parts.map(\.sql).joined(separator: " UNION ALL "), owner: first.owner, target: first.target)
         }
 
         // MARK: External storage, required values, constraints

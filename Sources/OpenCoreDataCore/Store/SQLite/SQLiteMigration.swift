@@ -50,7 +50,7 @@ struct SQLiteMigration {
         progress.completedUnitCount = progress.totalUnitCount
         for table in oldTables { try db.execute(sql: "DROP TABLE \(Self.asidePrefix)\(table)") }
         try rebuildPrimaryKeys(oldMaxima: oldMaxima)
-        try renumberHistory()
+        try migrateHistory()
         // A cached model of the old version would describe tables that are gone.
         if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
     }
@@ -122,19 +122,6 @@ struct SQLiteMigration {
             try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
                            arguments: [number, entity.name, entity.superentity?.facts.entityNumber ?? 0, max(used, counter)])
         }
-    }
-
-    /// History rows name entities by number; they follow the renumbering.
-    private func renumberHistory() throws {
-        guard try db.tableExists("ACHANGE") else { return }
-        // Changes of removed entities go: their numbers may now name other entities.
-        let removed = source.entitiesByNumber.keys.filter { destinationNumber(ofSource: $0) == nil }.sorted()
-        if !removed.isEmpty {
-            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZENTITY IN (\(removed.map(String.init).joined(separator: ", ")))")
-        }
-        let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
-        guard !cases.isEmpty else { return }
-        try db.execute(sql: "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE ZENTITY END")
     }
 
 }
