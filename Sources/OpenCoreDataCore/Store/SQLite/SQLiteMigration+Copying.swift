@@ -33,6 +33,8 @@ extension SQLiteMigration {
     /// Copies rows and links into the destination tables (rows keep their primary keys).
     struct Run {
         let migration: SQLiteMigration
+        /// Temporary tables of links read once per row (see ``indexed(_:)``), by query.
+        private let linkTables = LinkTables()
 
         private var db: Database { migration.db }
         private var source: SQLiteSchema { migration.source }
@@ -104,21 +106,21 @@ extension SQLiteMigration {
                 guard owns(attribute) else { return nil }
                 return try attributeValue(attribute, of: entity)
             case .foreignKey(let relationship):
-                guard owns(relationship), let (key, target) = sourceKey(for: relationship, of: entity) else { return nil }
+                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
                 return (try validTarget(key, in: target, for: relationship, column: "Z_PK"), [])
             case .entityNumber(let relationship):
-                guard owns(relationship), let (key, target) = sourceKey(for: relationship, of: entity) else { return nil }
+                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
                 return (migration.renumbered(try validTarget(key, in: target, for: relationship, column: "Z_ENT")), [])
             case .order(let relationship):
                 guard owns(relationship) else { return nil }
                 if let match = sameToOne(relationship, of: entity) {
                     return (source.orderColumn(for: match).map { "COALESCE(S.\($0), S.Z_PK)" } ?? "S.Z_PK", [])
                 }
-                guard let links = links(into: relationship, of: entity) else { return nil }
+                guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
                 return ("COALESCE((SELECT ipos FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)", [])
             case .owner(let relationship):
                 guard let owner = relationship.entity as NSEntityDescription?, let target = relationship.destinationEntity,
-                      entity.isKindOf(entity: target), let links = links(into: relationship, of: owner),
+                      entity.isKindOf(entity: target), let links = try links(into: relationship, of: owner).map(indexed),
                       let owners = try rows(of: links.owner, becoming: owner) else { return nil }
                 return ("(SELECT o FROM (\(links.sql)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)", [])
             }
@@ -140,11 +142,11 @@ extension SQLiteMigration {
         /// The source row a destination to-one of the row `S` points at (SQL giving its key),
         /// and the source entity that key belongs to: the same row's column when the source
         /// was a to-one too, else the first of the source links.
-        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> (String, NSEntityDescription)? {
+        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) throws -> (String, NSEntityDescription)? {
             if let match = sameToOne(relationship, of: entity), let column = source.column(for: match), let target = match.destinationEntity {
                 return ("S.\(column)", target)
             }
-            guard let links = links(into: relationship, of: entity) else { return nil }
+            guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
             return ("(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)", links.target)
         }
 
@@ -178,6 +180,29 @@ extension SQLiteMigration {
         /// The source links a destination relationship takes: those of the source
         /// relationship it matches, else those of the source relationship its inverse
         /// matches, turned around; `nil` when neither existed.
+        /// Links a statement reads once per destination row, copied into a temporary table
+        /// indexed by both ends: read in place, each row would scan every link, which is
+        /// quadratic on a large store.
+        private func indexed(_ links: Links) throws -> Links {
+            let name: String
+            if let known = linkTables.names[links.sql] {
+                name = known
+            } else {
+                name = "\(SQLiteMigration.asidePrefix)LINKS_\(linkTables.names.count)"
+                try db.execute(sql: "CREATE TEMP TABLE \(name) AS SELECT o, d, pos, ipos FROM (\(links.sql))")
+                try db.execute(sql: "CREATE INDEX temp.\(name)_O ON \(name) (o, pos); CREATE INDEX temp.\(name)_D ON \(name) (d)")
+                linkTables.names[links.sql] = name
+            }
+            return Links(sql: "SELECT o, d, pos, ipos FROM temp.\(name)", owner: links.owner, target: links.target)
+        }
+
+        /// Drops the temporary link tables (they would outlive the migration on the
+        /// store's connection).
+        func dropLinkTables() throws {
+            for name in linkTables.names.values { try db.execute(sql: "DROP TABLE temp.\(name)") }
+            linkTables.names = [:]
+        }
+
         private func links(into relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> Links? {
             if let links = combinedLinks(of: relationship, from: entity) { return links }
             guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity else { return nil }
@@ -331,4 +356,9 @@ extension SQLiteMigration {
         }
         return nil
     }
+}
+
+/// The temporary link tables of one migration run, by the query they hold.
+final class LinkTables {
+    var names: [String: String] = [:]
 }

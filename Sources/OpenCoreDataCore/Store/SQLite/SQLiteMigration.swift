@@ -43,6 +43,7 @@ struct SQLiteMigration {
             }
         }
         try run.copyJoinTables()
+        try run.dropLinkTables()
         try run.convertExternalStorage()
         progress.completedUnitCount += 1
         try run.checkRequiredValues()
