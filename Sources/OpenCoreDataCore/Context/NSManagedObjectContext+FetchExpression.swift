@@ -7,11 +7,18 @@ extension NSManagedObjectContext: FetchExpressionContext {
     }
 }
 
-/// A fetch request of any result type, run without naming the type: what a `FETCH`
-/// expression evaluates its request expression to.
-protocol ErasedFetchRequest {
+/// A fetch request of any result type, run and read without naming the type: what a
+/// `FETCH` expression evaluates its request expression to, and what a fetched results
+/// controller (shared by its typed and untyped faces) runs.
+protocol ErasedFetchRequest: AnyObject {
     func results(in context: NSManagedObjectContext) throws -> [Any]
     func resultCount(in context: NSManagedObjectContext) throws -> Int
+    var entity: NSEntityDescription? { get }
+    var entityName: String? { get }
+    var predicate: NSPredicate? { get }
+    var sortDescriptors: [NSSortDescriptor]? { get }
+    var includesSubentities: Bool { get }
+    var resultType: NSFetchRequestResultType { get }
 }
 
 extension NSFetchRequest: ErasedFetchRequest {

@@ -413,7 +413,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.noteUndoableChange(slot: nil)
         if object.lifecycle == .inserted {
             insertedSet.remove(object)
-            pendingInserted.remove(object)
+            // Inserted in an earlier event, it was announced: its deletion is too.
+            if pendingInserted.remove(object) == nil { pendingDeleted.append(object) }
             discardedInserts.append(object)
         } else {
             deletedSet.append(object)
@@ -425,9 +426,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Records that `object`, one of this context's, changed; called by every property write.
+    ///
+    /// Each event's notification names every object changed in it, as Core Data's does:
+    /// also one already changed in an earlier event, and an unsaved inserted one (which
+    /// stays out of ``updatedObjects``).
     func objectDidChange(_ object: NSManagedObject) {
-        guard object.lifecycle == .persisted else { return }
-        if updatedSet.append(object).inserted { pendingUpdated.append(object) }
+        switch object.lifecycle {
+        case .persisted:
+            updatedSet.append(object)
+            pendingUpdated.append(object)
+        case .inserted:
+            pendingUpdated.append(object)
+        default:
+            return
+        }
     }
 
     // MARK: Pending changes
@@ -451,8 +463,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registerUndoableChanges()
         guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty || !pendingRefreshed.isEmpty else { return }
         var info: [AnyHashable: Any] = [:]
-        if !pendingInserted.isEmpty { info[NSInsertedObjectsKey] = Set(pendingInserted) }
-        if !pendingUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(pendingUpdated.filter { !pendingInserted.contains($0) }) }
+        if !pendingInserted.isEmpty {
+            for object in pendingInserted { object.insertAnnounced = true }
+            info[NSInsertedObjectsKey] = Set(pendingInserted)
+        }
+        if !pendingUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(pendingUpdated.filter { !pendingInserted.contains($0) && !pendingDeleted.contains($0) }) }
         if !pendingDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(pendingDeleted) }
         if !pendingRefreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(pendingRefreshed) }
         pendingInserted.removeAll()

@@ -56,6 +56,9 @@ open class NSManagedObject: NSObject {
     var snapshot: StoreRow?
     /// Slots set since the last save.
     var changedSlots = SlotSet()
+    /// An unsaved insert its context has announced (in `NSManagedObjectContextObjectsDidChange`):
+    /// its later changes are announced as updates.
+    var insertAnnounced = false
     /// Assignments refused because the key is unknown or the value has the wrong type.
     /// Reported by validation, so the next save throws instead of losing data silently.
     var rejectedAssignments: [String: String] = [:]

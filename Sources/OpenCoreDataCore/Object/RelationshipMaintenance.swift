@@ -156,11 +156,12 @@ extension NSManagedObject {
         recordChange(slot: property.slot)
     }
 
-    /// Notes that a slot changed. New objects are saved whole, so only a persisted
-    /// object needs its context told (which also spares new objects a weak load).
+    /// Notes that a slot changed. New objects are saved whole, so a new object's context
+    /// is told only once it has announced the insert (sparing the inserting event a weak
+    /// load per write); then observers hear of the change.
     func recordChange(slot: Int) {
         changedSlots.insert(slot)
-        if lifecycle == .persisted { managedObjectContext?.objectDidChange(self) }
+        if lifecycle == .persisted || (lifecycle == .inserted && insertAnnounced) { managedObjectContext?.objectDidChange(self) }
     }
 }
 

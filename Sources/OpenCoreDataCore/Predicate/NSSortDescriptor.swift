@@ -76,8 +76,17 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// Orders two objects by this descriptor.
     open func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
-        let lhs = key.map { KeyPathEvaluation.value(forKeyPath: $0, of: object1) } ?? CollectionValue.unwrapNull(object1)
-        let rhs = key.map { KeyPathEvaluation.value(forKeyPath: $0, of: object2) } ?? CollectionValue.unwrapNull(object2)
+        compareKeyValues(value(of: object1), value(of: object2))
+    }
+
+    /// The value this descriptor orders `object` by: its key path's value, or the object.
+    func value(of object: Any) -> Any? {
+        key.map { KeyPathEvaluation.value(forKeyPath: $0, of: object) } ?? CollectionValue.unwrapNull(object)
+    }
+
+    /// Orders two values already read with ``value(of:)`` (nil first), in this
+    /// descriptor's direction.
+    func compareKeyValues(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult {
         let result: ComparisonResult
         switch (lhs, rhs) {
         case (nil, nil): result = .orderedSame
