@@ -1,5 +1,6 @@
 import Dispatch
 import OpenCoreData
+@_spi(Tools) import OpenCoreDataCore
 
 /// `cdtool migrate`: opens a store with a model, migrating it the way an app's
 /// `NSPersistentContainer` would (automatic lightweight migration from the version that
@@ -43,7 +44,7 @@ public enum StoreMigration {
             defer { work.resignCurrent(); finished.signal() }
             do {
                 if let mapping {
-                    try migrate(storeAt: store, from: source.model, to: model, mapping: mapping)
+                    try NSMigrationManager.migrateStoreInPlace(at: store, from: source.model, to: model, mapping: mapping)
                 } else {
                     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
                     let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
@@ -68,29 +69,11 @@ public enum StoreMigration {
         } catch {
             throw CDToolError("\(error)")
         }
-        for entityMapping in mapping.entityMappings ?? [] {
-            if let name = entityMapping.sourceEntityName, source.model.entitiesByName[name]?.versionHash != entityMapping.sourceEntityVersionHash {
-                throw CDToolError("\(url.lastPathComponent) does not map from \(source.name): its entity mapping '\(entityMapping.name ?? "")' was made for another version of \(name)")
-            }
-            if let name = entityMapping.destinationEntityName, model.entitiesByName[name]?.versionHash != entityMapping.destinationEntityVersionHash {
-                throw CDToolError("\(url.lastPathComponent) does not map to the model's current version: its entity mapping '\(entityMapping.name ?? "")' was made for another version of \(name)")
-            }
+        if let mismatch = mapping.firstMismatch(from: source.model, to: model) {
+            let side = mismatch.isSource ? "from \(source.name)" : "to the model's current version"
+            throw CDToolError("\(url.lastPathComponent) does not map \(side): its entity mapping '\(mismatch.mappingName)' was made for another version of \(mismatch.entityName)")
         }
         return mapping
-    }
-
-    /// Heavyweight migration in place: into a new store beside the old one, which then
-    /// replaces the old store's contents in one transaction (the old store is untouched
-    /// until then). Progress goes to the current `Progress`.
-    private static func migrate(storeAt store: URL, from source: NSManagedObjectModel, to model: NSManagedObjectModel, mapping: NSMappingModel) throws {
-        let work = store.deletingLastPathComponent().appendingPathComponent(store.lastPathComponent + ".migrating")
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try? coordinator.destroyPersistentStore(at: work, type: .sqlite)
-        defer { try? coordinator.destroyPersistentStore(at: work, type: .sqlite) }
-        // Made while the caller's progress is current, its progress becomes that one's child.
-        let manager = NSMigrationManager(sourceModel: source, destinationModel: model)
-        try manager.migrateStore(from: store, type: .sqlite, mapping: mapping, to: work, type: .sqlite)
-        try coordinator.replacePersistentStore(at: store, withPersistentStoreFrom: work, type: .sqlite)
     }
 
     /// Which version wrote the store, as the migration will find it: by version hashes

@@ -6,10 +6,7 @@ enum BundledMappingMigration {
     /// version, when automatic migration is on and one is found beside the model's
     /// bundle or among the app's bundles. Does nothing otherwise: opening the store then
     /// infers a mapping or reports why it cannot.
-    ///
-    /// The migration writes a new store beside the old one (`<name>.migrating`), then
-    /// replaces the old store's contents in one SQLite transaction; until then the old
-    /// store is untouched, and a leftover from an interrupted run is removed first.
+    /// The migration runs in place (``NSMigrationManager/migrateStoreInPlace(at:from:to:mapping:)``).
     static func migrateIfMapped(storeAt url: URL, to model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
         guard NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption]),
               !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false),
@@ -25,10 +22,21 @@ enum BundledMappingMigration {
         let files = neighbours + MappingModelSearch.files(in: ModelResourceSearch.searchedBundles())
         guard let mapping = NSMappingModel.find(in: files, from: found.model, to: model) else { return }
         SQLStatementLog.annotate("\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)")
+        try NSMigrationManager.migrateStoreInPlace(at: url, from: found.model, to: model, mapping: mapping)
+    }
+}
+
+extension NSMigrationManager {
+    /// Migrates the SQLite store at `url` from `source` to `destination` by `mapping`, in
+    /// place: into a new store beside it (`<name>.migrating`, a leftover of an interrupted
+    /// run removed first), whose contents then replace the store's in one SQLite
+    /// transaction; until then the store is untouched. The manager's progress becomes a
+    /// child of the current `Progress`. For opening a store and for `cdtool migrate`.
+    @_spi(Tools) public static func migrateStoreInPlace(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel) throws {
         let work = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".migrating")
         try? SQLiteStore.destroyFiles(at: work)
         defer { try? SQLiteStore.destroyFiles(at: work) }
-        let manager = NSMigrationManager(sourceModel: found.model, destinationModel: model)
+        let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
         try manager.migrateStore(from: url, type: .sqlite, mapping: mapping, to: work, type: .sqlite)
         try SQLiteStore.replaceFiles(at: url, from: work)
     }

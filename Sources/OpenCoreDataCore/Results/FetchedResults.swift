@@ -30,8 +30,10 @@ final class FetchedResults: @unchecked Sendable {
     /// The section index title of a section name (the controller's overridable method).
     var indexTitle: (String) -> String? = { _ in nil }
     /// Set by the default of the delegate's difference callback: the delegate did not
-    /// implement it. `nil` until the first change asks.
+    /// implement it.
     var differenceCallbackIsDefault = false
+    /// Whether the delegate implements the difference callback; `nil` until the first
+    /// change asks it.
     private var usesDifference: Bool?
     /// The object IDs the difference callback last described (a save turns temporary IDs
     /// into permanent ones, which that callback is told).

@@ -55,7 +55,7 @@ struct FetchedResultsChanges {
             // objects with unchanged keys are sure to do.
             if keyChanged(object, before, index) {
                 moves.append(ObjectChange(object: object, type: .move, oldPath: oldPath, newPath: newPath))
-            } else if updated.contains(ObjectIdentifier(object)) || changed == nil && updated.contains(ObjectIdentifier(old[before])) {
+            } else if updated.contains(ObjectIdentifier(object)) {
                 updates.append(ObjectChange(object: object, type: .update, oldPath: oldPath, newPath: newPath))
             }
         }

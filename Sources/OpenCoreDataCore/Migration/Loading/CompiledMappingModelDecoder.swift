@@ -79,10 +79,7 @@ struct CompiledMappingModelDecoder {
     }
 
     private func userInfo(_ archived: ArchivedValue) throws -> [AnyHashable: Any]? {
-        guard let info = try archived.field("NSUserInfo") else { return nil }
-        var result: [AnyHashable: Any] = [:]
-        for (key, value) in try info.entries() { result[key] = try expressions.constant(value) }
-        return result.isEmpty ? nil : result
+        try expressions.userInfo(archived.field("NSUserInfo"))
     }
 
     private func failure(_ context: String?, _ reason: String) -> ModelLoadingError {

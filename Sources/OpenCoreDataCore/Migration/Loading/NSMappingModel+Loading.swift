@@ -58,13 +58,32 @@ extension NSMappingModel {
     /// Whether every entity mapping names entities of `source` and `destination` by the
     /// version hashes they have there (what Core Data checks before using a mapping).
     func maps(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Bool {
-        let mappings = entityMappings ?? []
-        guard !mappings.isEmpty else { return false }
-        return mappings.allSatisfy { mapping in
-            let sourceFits = mapping.sourceEntityName.map { source.entitiesByName[$0]?.versionHash == mapping.sourceEntityVersionHash } ?? true
-            let destinationFits = mapping.destinationEntityName.map { destination.entitiesByName[$0]?.versionHash == mapping.destinationEntityVersionHash } ?? true
-            return sourceFits && destinationFits
+        !(entityMappings ?? []).isEmpty && firstMismatch(from: source, to: destination) == nil
+    }
+
+    /// An entity mapping made for another version of one of its entities than `source`
+    /// or `destination` has.
+    @_spi(Tools) public struct Mismatch: Sendable {
+        /// The entity mapping's name.
+        public let mappingName: String
+        /// The entity whose version differs.
+        public let entityName: String
+        /// Whether the entity is the mapping's source (else its destination).
+        public let isSource: Bool
+    }
+
+    /// The first entity mapping whose source or destination entity has another version
+    /// hash in `source` or `destination` than the mapping records; `nil` when all fit.
+    @_spi(Tools) public func firstMismatch(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Mismatch? {
+        for mapping in entityMappings ?? [] {
+            if let name = mapping.sourceEntityName, source.entitiesByName[name]?.versionHash != mapping.sourceEntityVersionHash {
+                return Mismatch(mappingName: mapping.name ?? "", entityName: name, isSource: true)
+            }
+            if let name = mapping.destinationEntityName, destination.entitiesByName[name]?.versionHash != mapping.destinationEntityVersionHash {
+                return Mismatch(mappingName: mapping.name ?? "", entityName: name, isSource: false)
+            }
         }
+        return nil
     }
 }
 

@@ -177,27 +177,30 @@ struct XcodeMappingModelReader {
     /// The expression the author wrote, archived (base64 in the file, as Xcode stores
     /// binary attributes); `nil` when the expression is Xcode's default.
     private func writtenExpression(_ object: StoredObject, archived: String, element: String) throws -> NSExpression? {
-        guard !object.flag("autogenerateexpression"), let encoded = object.attributes[archived], !encoded.isEmpty else { return nil }
-        guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
-            throw failure(object.line, element, "has an archived expression that is not base64")
-        }
-        do {
-            return try ArchivedPredicateDecoder().expression(KeyedArchive(data: data).topObject(forKey: "root"), depth: 0)
-        } catch {
-            throw failure(object.line, element, "has an archived expression that cannot be read (\(error))")
+        guard !object.flag("autogenerateexpression") else { return nil }
+        return try archivedRoot(object, archived, element: element, what: "an archived expression") { decoder, root in
+            try decoder.expression(root, depth: 0)
         }
     }
 
     private func userInfo(_ object: StoredObject, element: String) throws -> [AnyHashable: Any]? {
-        guard let encoded = object.attributes["userinfodata"], !encoded.isEmpty else { return nil }
+        try archivedRoot(object, "userinfodata", element: element, what: "user info") { decoder, root in
+            try decoder.userInfo(root)
+        } ?? nil
+    }
+
+    /// The root object of the keyed archive that the binary attribute `name` holds as
+    /// base64, read by `read`; `nil` when the attribute is absent or empty.
+    private func archivedRoot<T>(_ object: StoredObject, _ name: String, element: String, what: String,
+                                 _ read: (ArchivedPredicateDecoder, ArchivedValue) throws -> T) throws -> T? {
+        guard let encoded = object.attributes[name], !encoded.isEmpty else { return nil }
+        guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
+            throw failure(object.line, element, "has \(what) that is not base64")
+        }
         do {
-            guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else { throw BinaryPropertyListError(description: "not base64") }
-            let decoder = ArchivedPredicateDecoder()
-            var result: [AnyHashable: Any] = [:]
-            for (key, value) in try KeyedArchive(data: data).topObject(forKey: "root").entries() { result[key] = try decoder.constant(value) }
-            return result.isEmpty ? nil : result
+            return try read(ArchivedPredicateDecoder(), KeyedArchive(data: data).topObject(forKey: "root"))
         } catch {
-            throw failure(object.line, element, "has user info that cannot be read (\(error))")
+            throw failure(object.line, element, "has \(what) that cannot be read (\(error))")
         }
     }
 

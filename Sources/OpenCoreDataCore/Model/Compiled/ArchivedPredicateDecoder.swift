@@ -117,6 +117,15 @@ final class ArchivedPredicateDecoder {
         }
     }
 
+    /// An archived user info dictionary, its values read as constants; `nil` when it is
+    /// absent or empty (as models and mapping models leave it).
+    func userInfo(_ info: ArchivedValue?) throws -> [AnyHashable: Any]? {
+        guard let info else { return nil }
+        var result: [AnyHashable: Any] = [:]
+        for (key, value) in try info.entries() { result[key] = try constant(value) }
+        return result.isEmpty ? nil : result
+    }
+
     /// A constant archived as a plain value or a Foundation object, as a Swift value.
     func constant(_ value: ArchivedValue, depth: Int = 0) throws -> Any? {
         guard depth < Self.maximumDepth else { throw failure("a value nested more than \(Self.maximumDepth) levels") }

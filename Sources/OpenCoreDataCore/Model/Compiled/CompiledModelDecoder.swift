@@ -375,10 +375,7 @@ struct CompiledModelDecoder {
     }
 
     private func userInfo(_ archived: ArchivedValue) throws -> [AnyHashable: Any]? {
-        guard let info = try archived.field("NSUserInfo") else { return nil }
-        var result: [AnyHashable: Any] = [:]
-        for (key, value) in try info.entries() { result[key] = try predicates.constant(value) }
-        return result.isEmpty ? nil : result
+        try predicates.userInfo(archived.field("NSUserInfo"))
     }
 
     /// Core Data archives the warnings of the rules its model editor writes as error
