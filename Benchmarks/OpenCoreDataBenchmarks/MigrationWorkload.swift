@@ -89,20 +89,13 @@ enum MigrationWorkload {
 
     /// A version 1 store made by OpenCoreData, filled with `rows` items in SQL.
     private static func makeVersion1Store(at url: URL, bundle: URL, rows: Int) throws {
-        StoreFiles.remove(url)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")))
-        try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url))
-        let connection = try RawConnection(path: url.path)
-        defer { connection.close() }
-        let entity = try connection.entityNumber("Item")
-        try connection.execute("""
-            BEGIN;
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+        let model = try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel"))
+        try StoreFiles.fillInSQL(url, model: model, entity: "Item", rows: rows) { entity in
+            """
             INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZAMOUNT, ZCREATED, ZFLAG, ZNAME, ZNOTE, ZNUMBER)
-            SELECT i, \(entity), 1, i * 0.5, 700000000 + i, i % 2, 'item ' || i, 'note for item ' || i, i FROM n;
-            UPDATE Z_PRIMARYKEY SET Z_MAX = \(rows) WHERE Z_ENT = \(entity);
-            COMMIT;
-            """)
+            SELECT i, \(entity), 1, i * 0.5, 700000000 + i, i % 2, 'item ' || i, 'note for item ' || i, i FROM n
+            """
+        }
     }
 
     /// Opens the store with version 2, which migrates it; returns the coordinator holding it open.

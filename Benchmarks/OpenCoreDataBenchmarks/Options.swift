@@ -1,17 +1,19 @@
 // Command-line options: which sizes and which workloads.
 
-/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse,migrate`; default: everything at 10k, 100k, 1M.
+/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse,migrate,results`; default: everything at 10k, 100k, 1M.
 struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var workloads = Workload.allCases
     var runsParse = true
     var runsMigration = true
+    var runsResults = true
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse,migrate]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse,migrate,results]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
-                       parse (predicate parsing), migrate (lightweight migration); default all
+                       parse (predicate parsing), migrate (lightweight migration),
+                       results (NSFetchedResultsController); default all
         """
 
     struct UsageError: Error { let message: String }
@@ -27,7 +29,7 @@ struct Options {
             if option == "--sizes" {
                 sizes = try items.map { try Self.size($0) }
             } else {
-                workloads = try items.filter { $0 != "parse" && $0 != "migrate" }.map { item in
+                workloads = try items.filter { !["parse", "migrate", "results"].contains($0) }.map { item in
                     guard let number = Int(item), let workload = Workload(rawValue: number) else {
                         throw UsageError(message: "unknown workload '\(item)'")
                     }
@@ -35,6 +37,7 @@ struct Options {
                 }
                 runsParse = items.contains("parse")
                 runsMigration = items.contains("migrate")
+                runsResults = items.contains("results")
             }
         }
         sizes = Array(Set(sizes)).sorted()

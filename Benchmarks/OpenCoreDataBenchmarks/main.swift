@@ -1,6 +1,6 @@
 // OpenCoreData's benchmarks, run on demand (never as tests):
 //
-//   swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000] [--workloads 1,2,parse,migrate]
+//   swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000] [--workloads 1,2,parse,migrate,results]
 //
 // Each workload of issue 4 runs at each size N on the same generated data, in one
 // process, on OpenCoreData, the raw SQLite C API and GRDB records, each on its own
@@ -32,11 +32,10 @@ if !options.workloads.isEmpty {
     }
 }
 if options.runsParse { ParseWorkload.run() }
-if options.runsMigration {
-    do {
-        try MigrationWorkload.run(sizes: options.sizes)
-    } catch {
-        FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))
-        exit(1)
-    }
+do {
+    if options.runsMigration { try MigrationWorkload.run(sizes: options.sizes) }
+    if options.runsResults { try ResultsControllerWorkload.run(sizes: options.sizes) }
+} catch {
+    FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))
+    exit(1)
 }

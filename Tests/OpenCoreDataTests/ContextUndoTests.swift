@@ -111,6 +111,30 @@ private struct ContextChanges: Equatable {
         }
     }
 
+    /// Found by the results controller's random test: undoing the deletion of an object
+    /// with unsaved changes, after a refresh of other objects, left it out of
+    /// `updatedObjects`, so fetches no longer saw its changes.
+    @Test func undoingADeletionAfterARefreshKeepsTheObjectsChanges() throws {
+        let context = try makeUndoContext()
+        try context.performAndWait {
+            let notebook = makeNotebook("Inbox", in: context)
+            let other = makeNotebook("Other", in: context)
+            try context.save()
+            notebook.name = "Renamed"
+            context.processPendingChanges()
+            context.delete(notebook)
+            context.processPendingChanges()
+            context.refreshAllObjects()
+            #expect(other.isFault, "the refresh ran")
+            context.undo()
+            #expect(!notebook.isDeleted && notebook.name == "Renamed")
+            #expect(context.updatedObjects.contains(notebook))
+            let request = NSFetchRequest<Notebook>(entityName: "Notebook")
+            request.predicate = NSPredicate(format: "name == 'Renamed'")
+            #expect(try context.fetch(request) == [notebook])
+        }
+    }
+
     @Test func insertUndoesAndRedoes() throws {
         let context = try makeUndoContext()
         try context.performAndWait {

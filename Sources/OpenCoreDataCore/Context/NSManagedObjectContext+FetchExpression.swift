@@ -19,9 +19,17 @@ protocol ErasedFetchRequest: AnyObject {
     var sortDescriptors: [NSSortDescriptor]? { get }
     var includesSubentities: Bool { get }
     var resultType: NSFetchRequestResultType { get }
+    var fetchBatchSize: Int { get }
+    /// The results as a batch-faulting list (managed object and object ID results).
+    func batchedResults(in context: NSManagedObjectContext) throws -> FetchedList
 }
 
 extension NSFetchRequest: ErasedFetchRequest {
     func results(in context: NSManagedObjectContext) throws -> [Any] { try context.fetch(self) }
     func resultCount(in context: NSManagedObjectContext) throws -> Int { try context.count(for: self) }
+
+    func batchedResults(in context: NSManagedObjectContext) throws -> FetchedList {
+        let list = try context.fetchBatched(self)
+        return FetchedList(count: list.count) { list[$0] as AnyObject }
+    }
 }

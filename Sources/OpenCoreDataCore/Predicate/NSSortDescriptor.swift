@@ -104,9 +104,18 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// Compares two non-nil values the way the method named `selector` would.
     static func compareValues(_ lhs: Any, _ rhs: Any, selector: Selector) -> ComparisonResult {
+        // Strings first and without further casts: they are what sorts most often.
+        if let left = lhs as? String, let right = rhs as? String { return compareStrings(left, right, selector: selector) }
+        if let left = lhs as? Int64, let right = rhs as? Int64 { return left < right ? .orderedAscending : left == right ? .orderedSame : .orderedDescending }
         guard let left = StringMatching.string(from: lhs), let right = StringMatching.string(from: rhs) else {
             return ValueComparison.compare(lhs, rhs) ?? .orderedSame
         }
+        return compareStrings(left, right, selector: selector)
+    }
+
+    /// Compares two strings the way the string method named `selector` would (`compare:`
+    /// for selectors that are not string comparisons). SQLite's sort collations call it too.
+    static func compareStrings(_ left: String, _ right: String, selector: Selector) -> ComparisonResult {
         switch selector {
         case .caseInsensitiveCompare:
             return left.compare(right, options: .caseInsensitive)
@@ -118,7 +127,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
             return left.compare(right, options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering],
                                 range: nil, locale: .current)
         default:
-            return ValueComparison.compare(left, right) ?? .orderedSame
+            return left == right ? .orderedSame : left < right ? .orderedAscending : .orderedDescending
         }
     }
 

@@ -78,12 +78,23 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
 
     /// The results, in order; `nil` before ``performFetch()``.
     open var fetchedObjects: [ResultType]? {
-        results.fetchedObjects.map { $0.map { $0 as! ResultType } }
+        results.isFetched ? results.objects.map { $0 as! ResultType } : nil
     }
+
+    /// The results as they change, for code without a delegate (a server, a command-line
+    /// tool): `for await change in controller.changes`. The first element holds the
+    /// current results (once fetched), each next one the results after a change and the
+    /// difference from the previous ones. While a stream is read, changes are followed as
+    /// for a delegate, and what other processes save to the store (announced by
+    /// `NSPersistentStoreRemoteChange`, so the store needs
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`) is merged into the context
+    /// from persistent history (or, without history, by refreshing and fetching again).
+    /// Not in Core Data.
+    public var changes: AsyncStream<FetchedResultsChange> { results.changes() }
 
     /// The sections of the results; `nil` before ``performFetch()``.
     open var sections: [NSFetchedResultsSectionInfo]? {
-        results.fetchedObjects == nil ? nil : results.sections
+        results.isFetched ? results.sections : nil
     }
 
     /// The result at `indexPath` (section, then row). An index path outside the results
@@ -93,14 +104,12 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
         precondition(indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < sections.count, "NSFetchedResultsController: no section \(indexPath)")
         let section = sections[indexPath[0]]
         precondition(indexPath[1] >= 0 && indexPath[1] < section.numberOfObjects, "NSFetchedResultsController: no object at \(indexPath)")
-        return results.objects[section.start + indexPath[1]] as! ResultType
+        return section.object(at: indexPath[1]) as! ResultType
     }
 
     /// Where `object` is in the results; `nil` when it is not one of them.
     open func indexPath(forObject object: ResultType) -> IndexPath? {
-        let target = object as AnyObject
-        guard let index = results.objects.firstIndex(where: { $0 === target || (($0 as? NSObject)?.isEqual(target) ?? false) }) else { return nil }
-        return results.indexPath(atFlatIndex: index, in: results.sections)
+        results.indexPath(of: object as AnyObject)
     }
 
     /// The section index title for a section name: by default its first letter, capitalized.

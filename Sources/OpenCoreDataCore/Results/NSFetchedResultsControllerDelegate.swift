@@ -15,7 +15,9 @@ public enum NSFetchedResultsChangeType: UInt, Sendable {
 /// Every method has a default that does nothing, as Core Data's are optional. Changes are
 /// reported at the end of the event that made them (the context's
 /// `processPendingChanges()`), before any save. A delegate that implements
-/// ``controller(_:didChangeContentWith:)`` gets only that call; otherwise it gets
+/// the difference callback gets only that call; one that implements the snapshot callback
+/// (``FetchedResultsSnapshot`` stands in for UIKit's diffable snapshot) gets only that;
+/// otherwise it gets
 /// ``controllerWillChangeContent(_:)``, the section and object changes (sections first;
 /// then deletions at their old index paths, insertions at their new ones, moves and
 /// updates), and ``controllerDidChangeContent(_:)``.
@@ -23,6 +25,10 @@ public protocol NSFetchedResultsControllerDelegate: AnyObject {
     /// The results changed; `diff` turns the old list of object IDs into the new one.
     /// Implementing it replaces every other change callback.
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
+    /// The results changed; `snapshot` holds them as they are now (objects changed in place
+    /// are its `reloadedItemIdentifiers`). Implementing it replaces the change-by-change
+    /// callbacks, unless the difference callback is implemented too (that one wins).
+    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith snapshot: FetchedResultsSnapshot)
     /// One object changed (`indexPath` is nil for an insertion, `newIndexPath` for a deletion).
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?)
@@ -41,6 +47,11 @@ extension NSFetchedResultsControllerDelegate {
     public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
         // Not implemented by the delegate: the controller reports change by change instead.
         controller.results.differenceCallbackIsDefault = true
+    }
+
+    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith snapshot: FetchedResultsSnapshot) {
+        // Not implemented by the delegate: the controller reports change by change instead.
+        controller.results.snapshotCallbackIsDefault = true
     }
 
     public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,

@@ -13,24 +13,48 @@ public protocol NSFetchedResultsSectionInfo {
     var objects: [Any]? { get }
 }
 
-/// A section as the controller keeps it: a run of its flat, ordered results.
+/// A section as the controller keeps it: its own array of objects while changes are
+/// followed, or a range of a batch-faulting fetch result read on demand.
 final class FetchedResultsSection: NSFetchedResultsSectionInfo {
     let name: String
     let indexTitle: String?
-    /// Where the section starts in the results, and how many objects it has.
-    let start: Int
-    let numberOfObjects: Int
-    private let results: FetchedResults
+    /// The objects, in order (sections of an array result).
+    var items: [AnyObject] = []
+    /// The range of a batched result this section is (instead of `items`).
+    private let slice: (list: FetchedList, range: Range<Int>)?
 
-    init(name: String, indexTitle: String?, start: Int, count: Int, results: FetchedResults) {
+    init(name: String, indexTitle: String?) {
         self.name = name
         self.indexTitle = indexTitle
-        self.start = start
-        self.numberOfObjects = count
-        self.results = results
+        slice = nil
     }
 
-    var objects: [Any]? {
-        Array(results.objects[start..<(start + numberOfObjects)])
+    /// A section of `list`: its objects are read there, unless the list is in memory.
+    init(name: String, indexTitle: String?, list: FetchedList, range: Range<Int>) {
+        self.name = name
+        self.indexTitle = indexTitle
+        if let objects = list.objects {
+            items = Array(objects[range])
+            slice = nil
+        } else {
+            slice = (list, range)
+        }
     }
+
+    func append(_ object: AnyObject) { items.append(object) }
+
+    var numberOfObjects: Int { slice?.range.count ?? items.count }
+
+    /// The object at `row` (read from the store with its batch when the section is batched).
+    func object(at row: Int) -> AnyObject {
+        guard let slice else { return items[row] }
+        return slice.list[slice.range.lowerBound + row]
+    }
+
+    var allObjects: [AnyObject] {
+        guard let slice else { return items }
+        return slice.range.map { slice.list[$0] }
+    }
+
+    var objects: [Any]? { allObjects }
 }

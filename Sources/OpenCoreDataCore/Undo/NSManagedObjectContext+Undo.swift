@@ -111,7 +111,10 @@ extension NSManagedObjectContext {
         } else if exact {
             updated = state.isUpdated
         } else {
+            // A deletion undone after other work (a refresh, a merge) brings back the
+            // object's own unsaved changes too, not only the restored values.
             updated = updatedSet.contains(object) || state.values.contains { object.isChanged(object.entityFacts.slots[$0.slot]) }
+                || (current == .deleted && !object.changedValues().isEmpty)
         }
         if updated { updatedSet.append(object) } else { updatedSet.remove(object) }
         announce(object, from: current, to: target, valuesChanged: !state.values.isEmpty)

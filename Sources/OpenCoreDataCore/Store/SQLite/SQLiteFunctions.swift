@@ -121,6 +121,6 @@ enum SQLiteFunctions {
     private static let standard = collation("OCD_STANDARD", .localizedStandardCompare)
 
     private static func collation(_ name: String, _ selector: Selector) -> DatabaseCollation {
-        DatabaseCollation(name) { lhs, rhs in NSSortDescriptor.compareValues(lhs, rhs, selector: selector) }
+        DatabaseCollation(name) { lhs, rhs in NSSortDescriptor.compareStrings(lhs, rhs, selector: selector) }
     }
 }
