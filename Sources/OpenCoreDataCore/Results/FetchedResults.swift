@@ -234,6 +234,13 @@ final class FetchedResults: @unchecked Sendable {
         return section.items.firstIndex { $0 === object }
     }
 
+    /// Where a placed object is now: its section, row and the key it was placed by.
+    private func location(of object: AnyObject) -> (section: FetchedResultsSection, row: Int, key: SortKey)? {
+        guard let placement = placements[ObjectIdentifier(object)],
+              let row = row(of: object, placedBy: placement.key, in: placement.section) else { return nil }
+        return (placement.section, row, placement.key)
+    }
+
     /// Where an object with `key` goes in `section`: after the objects with equal keys.
     private func insertionRow(for key: SortKey, in section: FetchedResultsSection) -> Int {
         var low = 0, high = section.items.count
@@ -282,10 +289,8 @@ final class FetchedResults: @unchecked Sendable {
     /// Where `object` is; `nil` when it is not a result.
     func indexPath(of object: AnyObject) -> IndexPath? {
         if isTracking {
-            guard let placement = placements[ObjectIdentifier(object)],
-                  let row = row(of: object, placedBy: placement.key, in: placement.section),
-                  let index = sections.firstIndex(where: { $0 === placement.section }) else { return nil }
-            return IndexPath(indexes: [index, row])
+            guard let location = location(of: object), let index = sections.firstIndex(where: { $0 === location.section }) else { return nil }
+            return IndexPath(indexes: [index, location.row])
         }
         for (index, section) in sections.enumerated() {
             if let row = section.allObjects.firstIndex(where: { $0 === object || (($0 as? NSObject)?.isEqual(object) ?? false) }) {
@@ -369,10 +374,7 @@ final class FetchedResults: @unchecked Sendable {
         }
         for index in changes.indices {
             let object = changes[index].object
-            if let placement = placements[ObjectIdentifier(object)],
-               let row = row(of: object, placedBy: placement.key, in: placement.section) {
-                changes[index].old = (placement.section, row, placement.key)
-            }
+            changes[index].old = location(of: object)
             if !changes[index].isGone, matches(object) { changes[index].newKey = sortKey(of: object) }
             if let old = changes[index].old, let key = changes[index].newKey, sameKey(old.key, key) { changes[index].stays = true }
         }
@@ -410,8 +412,7 @@ final class FetchedResults: @unchecked Sendable {
         let oldSections = sections
         let old = objects
         guard (try? performFetch()) != nil else { return }
-        let ids = { (objects: [AnyObject]) in objects.compactMap { ($0 as? NSManagedObject)?.objectID } }
-        let difference = ids(objects).difference(from: ids(old))
+        let difference = Self.objectIDs(of: objects).difference(from: Self.objectIDs(of: old))
         publish(difference, reloaded: [])
         guard let delegate, let face, !askDifference(delegate, face, { difference }), !askSnapshot(delegate, face, reloaded: []) else { return }
         delegate.controllerWillChangeContent(face)
@@ -470,10 +471,14 @@ final class FetchedResults: @unchecked Sendable {
         }
     }
 
-    private var currentIDs: [NSManagedObjectID] { objects.compactMap { ($0 as? NSManagedObject)?.objectID } }
+    private var currentIDs: [NSManagedObjectID] { Self.objectIDs(of: objects) }
+
+    private static func objectIDs(of results: [AnyObject]) -> [NSManagedObjectID] {
+        results.compactMap { ($0 as? NSManagedObject)?.objectID }
+    }
 
     func snapshot(reloaded: [NSManagedObjectID]) -> FetchedResultsSnapshot {
-        FetchedResultsSnapshot(sections: sections.map { section in (section.name, section.allObjects.compactMap { ($0 as? NSManagedObject)?.objectID }) },
+        FetchedResultsSnapshot(sections: sections.map { section in (section.name, Self.objectIDs(of: section.allObjects)) },
                                reloaded: reloaded)
     }
 
@@ -493,8 +498,8 @@ final class FetchedResults: @unchecked Sendable {
         var steps: [CollectionDifference<NSManagedObjectID>.Change] = []
         for (object, oldID) in renamed {
             temporaryIDs[ObjectIdentifier(object)] = nil
-            guard let placement = placements[ObjectIdentifier(object)], let row = row(of: object, placedBy: placement.key, in: placement.section) else { continue }
-            let offset = layout.offset(placement.section, row)
+            guard let location = location(of: object) else { continue }
+            let offset = layout.offset(location.section, location.row)
             steps.append(.remove(offset: offset, element: oldID, associatedWith: nil))
             steps.append(.insert(offset: offset, element: object.objectID, associatedWith: nil))
         }
@@ -537,9 +542,8 @@ final class FetchedResults: @unchecked Sendable {
     private func report(_ changes: [Change], oldPaths: [(IndexPath, Int)?], oldSections: [FetchedResultsSection]) {
         let after = Layout(sections)
         let newPaths: [(IndexPath, Int)?] = changes.map { change in
-            guard change.newKey != nil, let placement = placements[ObjectIdentifier(change.object)],
-                  let row = row(of: change.object, placedBy: placement.key, in: placement.section) else { return nil }
-            return (after.path(placement.section, row), after.offset(placement.section, row))
+            guard change.newKey != nil, let location = location(of: change.object) else { return nil }
+            return (after.path(location.section, location.row), after.offset(location.section, location.row))
         }
         for (change, new) in zip(changes, newPaths) where new != nil && change.object.objectID.isTemporaryID {
             temporaryIDs[ObjectIdentifier(change.object)] = (change.object, change.object.objectID)
