@@ -80,6 +80,20 @@ enum ConformanceModel {
         return other
     }
 
+    /// Inserts authors with their books into `context` and saves.
+    static func shelve(_ shelves: [(author: String, titles: [String])], in context: NSManagedObjectContext) throws {
+        for (name, titles) in shelves {
+            let author = Author(context: context)
+            author.name = name
+            for title in titles {
+                let book = Book(context: context)
+                book.title = title
+                book.author = author
+            }
+        }
+        try context.save()
+    }
+
     /// A main-queue context on a fresh /dev/null store.
     static func context() throws -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)

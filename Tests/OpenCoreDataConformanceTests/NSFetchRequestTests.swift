@@ -9,16 +9,7 @@ final class NSFetchRequestTests: XCTestCase {
 
     override func setUpWithError() throws {
         context = try ConformanceModel.context()
-        for (name, titles) in [("Le Guin", ["Earthsea", "The Dispossessed"]), ("Herbert", ["Dune"])] {
-            let author = Author(context: context)
-            author.name = name
-            for title in titles {
-                let book = Book(context: context)
-                book.title = title
-                book.author = author
-            }
-        }
-        try context.save()
+        try ConformanceModel.shelve([("Le Guin", ["Earthsea", "The Dispossessed"]), ("Herbert", ["Dune"])], in: context)
     }
 
     func testUntypedRequestResultsCastToTheEntityClass() throws {

@@ -195,6 +195,16 @@ import Testing
             let mismatched = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
             #expect(throws: NSError.self) { try context.fetchBatched(mismatched) }
         }
+        // A child context sees its parent's unsaved objects too.
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = context
+        try child.performAndWait {
+            let request = Note.fetchRequest()
+            request.fetchBatchSize = 4
+            let notes = try child.fetchBatched(request)
+            #expect(notes.count == 11)
+            #expect(notes.contains { $0.text == "unsaved" })
+        }
     }
 
     @Test func prefetchingAvoidsAQueryPerObject() throws {

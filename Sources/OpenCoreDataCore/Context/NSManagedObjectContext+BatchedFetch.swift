@@ -8,6 +8,14 @@ extension NSManagedObjectContext {
     /// is true), the result is computed in memory at once, as `fetch(_:)` does.
     /// Managed object and object ID result types only.
     public func fetchBatched<T>(_ request: NSFetchRequest<T>) throws -> BatchFaultingArray<T> {
+        try fetchBatched(request, restoring: nil)
+    }
+
+    /// The batched fetch, or, given the keys an earlier run of the same request found in
+    /// an unchanged store (a results controller's section cache), those keys without a
+    /// query. Either way, unsaved changes (this context's, or a parent's) are computed in
+    /// memory.
+    func fetchBatched<T>(_ request: NSFetchRequest<T>, restoring cachedKeys: StoreObjectList?) throws -> BatchFaultingArray<T> {
         let (coordinator, entity) = try fetchTarget(request)
         let returnsIDs = request.resultType == .managedObjectIDResultType
         guard request.resultType == .managedObjectResultType || returnsIDs else {
@@ -24,13 +32,13 @@ extension NSManagedObjectContext {
         }
         let fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
-        guard pending.isEmpty else {
+        guard pending.isEmpty, parent == nil else {
             return BatchFaultingArray(objects: try fetchObjects(request, entity: entity, coordinator: coordinator), batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)
         }
         guard let store = coordinator.persistentStores.first else {
             throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
-        let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
+        let list = try cachedKeys ?? coordinator.fetchObjectIDs(fetch, at: readGeneration)
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : max(list.count, 1)
         return BatchFaultingArray(list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults, returnsIDs: returnsIDs)
     }

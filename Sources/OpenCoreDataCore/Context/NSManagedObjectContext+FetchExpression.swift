@@ -20,16 +20,19 @@ protocol ErasedFetchRequest: AnyObject {
     var includesSubentities: Bool { get }
     var resultType: NSFetchRequestResultType { get }
     var fetchBatchSize: Int { get }
-    /// The results as a batch-faulting list (managed object and object ID results).
-    func batchedResults(in context: NSManagedObjectContext) throws -> FetchedList
+    var fetchLimit: Int { get }
+    var fetchOffset: Int { get }
+    /// The results as a batch-faulting list (managed object and object ID results), from
+    /// `cachedKeys` when given and the context has no unsaved changes.
+    func batchedResults(in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?) throws -> FetchedList
 }
 
 extension NSFetchRequest: ErasedFetchRequest {
     func results(in context: NSManagedObjectContext) throws -> [Any] { try context.fetch(self) }
     func resultCount(in context: NSManagedObjectContext) throws -> Int { try context.count(for: self) }
 
-    func batchedResults(in context: NSManagedObjectContext) throws -> FetchedList {
-        let list = try context.fetchBatched(self)
-        return FetchedList(count: list.count) { list[$0] as AnyObject }
+    func batchedResults(in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?) throws -> FetchedList {
+        let list = try context.fetchBatched(self, restoring: cachedKeys)
+        return FetchedList(count: list.count, keys: list.storeKeys) { list[$0] as AnyObject }
     }
 }

@@ -29,6 +29,12 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
     /// How many objects one read loads together.
     public var batchSize: Int { storage.batchSize }
 
+    /// The saved rows' keys, when the result is read from the store (not computed in memory).
+    var storeKeys: StoreObjectList? {
+        guard case let .keys(list, _) = storage.source else { return nil }
+        return list
+    }
+
     /// The object at `position`, loading its batch when needed.
     public subscript(position: Int) -> Element {
         storage.element(at: position) as! Element

@@ -13,6 +13,8 @@ final class FetchedResults: @unchecked Sendable {
     let context: NSManagedObjectContext
     let request: any ErasedFetchRequest
     let sectionNameKeyPath: String?
+    /// The name of the section cache on disk; `nil`: none.
+    let cacheName: String?
 
     private(set) var isFetched = false
     private(set) var sections: [FetchedResultsSection] = []
@@ -49,10 +51,11 @@ final class FetchedResults: @unchecked Sendable {
     var snapshotCallbackIsDefault = false
     private var usesSnapshot: Bool?
 
-    init(context: NSManagedObjectContext, request: any ErasedFetchRequest, sectionNameKeyPath: String?) {
+    init(context: NSManagedObjectContext, request: any ErasedFetchRequest, sectionNameKeyPath: String?, cacheName: String?) {
         self.context = context
         self.request = request
         self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
     }
 
     deinit {
@@ -81,7 +84,10 @@ final class FetchedResults: @unchecked Sendable {
         sectionsFollowFirstKey = sectionNameKeyPath != nil && sectionNameKeyPath == descriptors[0].key
         let batched = request.fetchBatchSize > 0 && !wantsTracking
             && (request.resultType == .managedObjectResultType || request.resultType == .managedObjectIDResultType)
-        let list = batched ? try request.batchedResults(in: context) : FetchedList(try request.results(in: context).map { $0 as AnyObject })
+        let cache = batched ? entity.flatMap { SectionInfoCache(name: cacheName, request: request, entity: $0, sectionNameKeyPath: sectionNameKeyPath, context: context) } : nil
+        let cached = context.persistentStoreCoordinator.flatMap { cache?.read(model: $0.managedObjectModel) }
+        let list = batched ? try request.batchedResults(in: context, restoring: cached?.keys)
+            : FetchedList(try request.results(in: context).map { $0 as AnyObject })
         placements = [:]
         temporaryIDs = [:]
         isTracking = false
@@ -90,8 +96,18 @@ final class FetchedResults: @unchecked Sendable {
         usesSnapshot = nil
         if wantsTracking, let objects = list.objects {
             try place(objects)
+        } else if let cached, list.keys != nil {
+            // Unsaved changes make the list be computed in memory: then the cache is not used.
+            var start = 0
+            try install(cached.sections.map { name, count in
+                defer { start += count }
+                return FetchedResultsSection(name: name, indexTitle: indexTitle(name), list: list, range: start..<start + count)
+            })
         } else {
             try group(list)
+            if let cache, let keys = list.keys {
+                cache.write(SectionInfoCache.Contents(keys: keys, sections: sections.map { ($0.name, $0.numberOfObjects) }))
+            }
         }
         isFetched = true
         updateTracking()
@@ -613,17 +629,21 @@ final class FetchedList {
     let count: Int
     /// The results when they are in memory.
     let objects: [AnyObject]?
+    /// The saved rows' keys, when the results are read from the store on demand.
+    let keys: StoreObjectList?
     private let element: (Int) -> AnyObject
 
     init(_ objects: [AnyObject]) {
         count = objects.count
         self.objects = objects
+        keys = nil
         element = { objects[$0] }
     }
 
-    init(count: Int, element: @escaping (Int) -> AnyObject) {
+    init(count: Int, keys: StoreObjectList?, element: @escaping (Int) -> AnyObject) {
         self.count = count
         objects = nil
+        self.keys = keys
         self.element = element
     }
 

@@ -24,15 +24,18 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     public var managedObjectContext: NSManagedObjectContext { results.context }
     /// The key path whose value names each result's section (`nil`: one section).
     public var sectionNameKeyPath: String? { results.sectionNameKeyPath }
-    /// The name Core Data gives the controller's section cache; kept, but no cache is
-    /// written yet (see docs/DEVIATIONS.md).
+    /// The name of the controller's section cache on disk (`nil`: no cache). A batched
+    /// fetch (`fetchBatchSize` > 0, no delegate) writes the order of its results and its
+    /// sections there, and a later ``performFetch()`` of the same request on an unchanged
+    /// store reads them back instead of querying; a changed request or store makes it be
+    /// computed again. Names must be unique among the program's controllers.
     public let cacheName: String?
 
     /// Creates a controller; nothing is fetched before ``performFetch()``.
     public init(fetchRequest: NSFetchRequest<ResultType>, managedObjectContext context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName name: String?) {
         self.fetchRequest = fetchRequest
         cacheName = name
-        results = FetchedResults(context: context, request: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+        results = FetchedResults(context: context, request: fetchRequest, sectionNameKeyPath: sectionNameKeyPath, cacheName: name)
         super.init()
         installFace()
     }
@@ -132,10 +135,12 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
         results.sections.firstIndex { $0.indexTitle == title } ?? min(sectionIndex, max(results.sections.count - 1, 0))
     }
 
-    /// Deletes the section cache named `name` (every cache when `nil`). OpenCoreData
-    /// keeps no section cache yet (sections are computed by each fetch; see
-    /// docs/DEVIATIONS.md), so there is nothing to delete.
-    open class func deleteCache(withName name: String?) {}
+    /// Deletes the section cache named `name`, or every section cache of the program when
+    /// `nil`. Call it before changing the request of a controller that has a cache, as
+    /// Core Data asks (a changed request is also detected and its cache computed again).
+    open class func deleteCache(withName name: String?) {
+        SectionInfoCache.delete(named: name)
+    }
 
     /// Two faces of one controller are equal.
     open override func isEqual(_ object: Any?) -> Bool {

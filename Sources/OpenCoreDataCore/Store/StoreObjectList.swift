@@ -13,6 +13,13 @@ struct StoreObjectList {
         self.entities = entities
     }
 
+    /// A list read back from a cache: `entityIndexes` is empty with one entity.
+    init(entities: [NSEntityDescription], keys: [Int64], entityIndexes: [UInt16]) {
+        self.entities = entities
+        self.keys = keys
+        self.entityIndexes = entityIndexes
+    }
+
     var count: Int { keys.count }
 
     mutating func append(key: Int64, entityIndex: Int) {
