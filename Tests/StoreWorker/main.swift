@@ -15,6 +15,11 @@
 // Runs a CounterWorkload (shared counters under merge policies, StoreWorkerSupport) and
 // prints its tally as one line of JSON.
 //
+//   opencoredata-store-worker document <package path>
+//
+// Opens the managed document (an EntryDocument, StoreWorkerSupport) with a 20 ms autosave
+// and adds entries until it is killed, printing "saved N" once entries 1…N are on disk.
+//
 //   opencoredata-store-worker migrate <store path> <model version path>
 //
 // Opens the store with the model version (a `.xcdatamodel` inside its `.xcdatamodeld`),
@@ -23,6 +28,10 @@ import OpenCoreData
 import StoreWorkerSupport
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "document" {
+    Task { @MainActor in exit(await runDocumentWorkload(at: URL(fileURLWithPath: arguments[2]))) }
+    dispatchMain()
+}
 if arguments.count == 4, arguments[1] == "migrate" {
     do {
         let model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: arguments[3]))

@@ -1,0 +1,154 @@
+import Foundation
+
+/// A document whose contents are a Core Data store: UIKit's `UIManagedDocument`, under its
+/// name so that code written for it (the Stanford lectures' Photomania) compiles here.
+///
+/// The document is a folder (a file package) holding the store at
+/// `StoreContent/persistentStore` and, when a subclass writes any, other files in
+/// `AdditionalContent`. ``managedObjectContext`` is a main-queue context whose parent, a
+/// private-queue context, writes to the store: saving the document saves the first into
+/// the second and the second to disk. Changes in the context are unsaved changes of the
+/// document, saved by autosave within ``UIDocument/autosaveInterval`` and on close.
+@MainActor
+open class UIManagedDocument: UIDocument {
+    /// The name of the store file inside the package's `StoreContent` folder.
+    open class var persistentStoreName: String { "persistentStore" }
+
+    /// The context to edit the document in, on the main queue.
+    public let managedObjectContext: NSManagedObjectContext
+    /// The private-queue context that writes to the store (the main context's parent).
+    private let writer: NSManagedObjectContext
+
+    /// The model of the store: by default every model in the main bundle, merged. Override
+    /// it to use another model.
+    open var managedObjectModel: NSManagedObjectModel {
+        if let loadedModel { return loadedModel }
+        let model = NSManagedObjectModel.mergedModel(from: nil) ?? NSManagedObjectModel()
+        loadedModel = model
+        return model
+    }
+    private var loadedModel: NSManagedObjectModel?
+
+    /// Options for opening the store (e.g. `NSMigratePersistentStoresAutomaticallyOption`
+    /// and `NSInferMappingModelAutomaticallyOption` for a model with a new version).
+    open var persistentStoreOptions: [AnyHashable: Any]?
+    /// The model configuration the store uses; `nil` for the whole model.
+    open var modelConfiguration: String?
+
+    /// A closed document for the package at `url` (which need not exist yet).
+    public override init(fileURL url: URL) {
+        writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        managedObjectContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        managedObjectContext.parent = writer
+        super.init(fileURL: url)
+    }
+
+    /// Unsaved changes: counted ones, and any change in ``managedObjectContext``.
+    open override var hasUnsavedChanges: Bool {
+        super.hasUnsavedChanges || managedObjectContext.hasChanges
+    }
+
+    /// Where the package at `url` keeps its store and its other content.
+    static func storeURL(inPackage url: URL) -> URL {
+        url.appendingPathComponent("StoreContent", isDirectory: true).appendingPathComponent(persistentStoreName)
+    }
+
+    static func additionalContentURL(inPackage url: URL) -> URL {
+        url.appendingPathComponent("AdditionalContent", isDirectory: true)
+    }
+
+    // MARK: The store
+
+    /// Opens the store at `storeURL` for the document's contexts; override it to set the
+    /// store up differently (call `super` to keep the default).
+    open func configurePersistentStoreCoordinator(for storeURL: URL, ofType fileType: String, modelConfiguration configuration: String?,
+                                                  storeOptions: [AnyHashable: Any]? = nil) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+        try coordinator.addPersistentStore(ofType: persistentStoreType(forFileType: fileType), configurationName: configuration,
+                                           at: storeURL, options: storeOptions)
+        writer.persistentStoreCoordinator = coordinator
+    }
+
+    /// The store type for a document type: SQLite.
+    open func persistentStoreType(forFileType fileType: String) -> String { NSSQLiteStoreType }
+
+    private func openStore(inPackage url: URL) throws {
+        guard writer.persistentStoreCoordinator == nil else { return }
+        try configurePersistentStoreCoordinator(for: Self.storeURL(inPackage: url), ofType: fileType ?? "",
+                                                modelConfiguration: modelConfiguration, storeOptions: persistentStoreOptions)
+    }
+
+    // MARK: Reading and writing
+
+    /// Opens the package's store (and reads its additional content). A package without a
+    /// store, or with a store that cannot be opened, is an error.
+    open override func read(from url: URL) throws {
+        let store = Self.storeURL(inPackage: url)
+        guard FileManager.default.fileExists(atPath: store.path) else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "\(url.path) is not a managed document: it has no StoreContent/\(Self.persistentStoreName)",
+            ])
+        }
+        if writer.persistentStoreCoordinator != nil {
+            // Reverting: what was not saved is dropped.
+            managedObjectContext.reset()
+            writer.performAndWait { writer.reset() }
+        }
+        try openStore(inPackage: url)
+        let additional = Self.additionalContentURL(inPackage: url)
+        if FileManager.default.fileExists(atPath: additional.path) { try readAdditionalContent(from: additional) }
+    }
+
+    /// Saves ``managedObjectContext`` into its parent and gathers the additional content.
+    open override func contents(forType typeName: String) throws -> Any {
+        if managedObjectContext.hasChanges { try managedObjectContext.save() }
+        return DocumentContents(additional: try additionalContent(for: Self.additionalContentURL(inPackage: fileURL)))
+    }
+
+    /// Makes the package when it is new, writes the store and the additional content.
+    open override func writeContents(_ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
+                                     for saveOperation: UIDocument.SaveOperation) throws {
+        if let coordinator = writer.persistentStoreCoordinator, let store = coordinator.persistentStores.first,
+           store.url?.standardizedFileURL != Self.storeURL(inPackage: url).standardizedFileURL {
+            throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSLocalizedDescriptionKey: "A managed document is saved where it was opened (\(fileURL.path)), not to \(url.path)"])
+        }
+        try FileManager.default.createDirectory(at: Self.storeURL(inPackage: url).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try openStore(inPackage: url)
+        try writer.performAndWait {
+            if writer.hasChanges { try writer.save() }
+        }
+        if let additional = (contents as? DocumentContents)?.additional {
+            let folder = Self.additionalContentURL(inPackage: url)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try writeAdditionalContent(additional, to: folder, originalContentsURL: saveOperation == .forCreating ? nil : folder)
+        }
+    }
+
+    /// The content besides the store to write in the package's `AdditionalContent` folder
+    /// at `absoluteURL`; override it (with the two methods below) to keep some. The default
+    /// has none.
+    open func additionalContent(for absoluteURL: URL) throws -> Any {
+        NoAdditionalContent()
+    }
+
+    /// Reads the content ``additionalContent(for:)`` gave, from the folder at `absoluteURL`.
+    open func readAdditionalContent(from absoluteURL: URL) throws {}
+
+    /// Writes `content` from ``additionalContent(for:)`` into the folder at `absoluteURL`
+    /// (`absoluteOriginalContentsURL`: where it was before, when the document existed).
+    open func writeAdditionalContent(_ content: Any, to absoluteURL: URL, originalContentsURL absoluteOriginalContentsURL: URL?) throws {}
+}
+
+/// What a managed document writes besides its store.
+private struct DocumentContents {
+    private let content: Any
+
+    init(additional content: Any) { self.content = content }
+
+    /// The subclass's additional content, `nil` when it keeps none.
+    var additional: Any? { content is NoAdditionalContent ? nil : content }
+}
+
+/// The default additional content: nothing to write.
+private struct NoAdditionalContent {}
