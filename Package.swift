@@ -13,8 +13,8 @@ import PackageDescription
 //   store metadata), portable where CryptoKit is missing.
 // - swift-collections: `OrderedSet` holds to-many relationship members, which need
 //   both set semantics and a stable order (ordered relationships, Z_FOK_ columns).
-// - swift-argument-parser: the `cdtool` command line (subcommands, options, help and
-//   usage errors), the standard parser for Swift command-line tools.
+// - swift-argument-parser: the `cdtool` and example apps' command lines (subcommands,
+//   options, help and usage errors, exit codes), the standard parser for Swift tools.
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
+        .executable(name: "Family", targets: ["Family"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -78,6 +79,17 @@ let package = Package(
             name: "Acquaintance",
             dependencies: ["OpenCoreData"],
             path: "Examples/Acquaintance"
+        ),
+        // What the seed apps share: where their data lives, their failures, their models in code.
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["OpenCoreData"],
+            path: "Examples/ExampleSupport"
+        ),
+        .executableTarget(
+            name: "Family",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Family"
         ),
         // The logic of `cdtool`'s commands, in a library so tests call it without
         // spawning processes; `cdtool` itself only parses arguments.

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+
+/// Runs the Acquaintance example as a user would, across process restarts.
+@Suite struct AcquaintanceExampleTests {
+    @Test
+    func addUpdateDeleteSurviveRestarts() throws {
+        let app = ExampleProcess("Acquaintance")
+        let first = try app.run()
+        #expect(first.status == 0)
+        #expect(first.output.contains("with sample people"))
+        #expect(first.output.contains("- Grace Hopper (555-0102)"))
+        #expect(try app.run("add", "Bob", "555-9").status == 0)
+        #expect(try app.run("update", "Bob", "email", "bob@example.com").status == 0)
+        #expect(try app.run("delete", "Grace Hopper").status == 0)
+        let last = try app.run("list")
+        #expect(!last.output.contains("sample people"), "preloading happens only on first run")
+        #expect(last.output.contains("- Bob (555-9, bob@example.com)"))
+        #expect(!last.output.contains("Grace Hopper"))
+        let missing = try app.run("delete", "Nobody")
+        #expect(missing.status != 0)
+        #expect(missing.output.contains("nobody is named Nobody"))
+    }
+}

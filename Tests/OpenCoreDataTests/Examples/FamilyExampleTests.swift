@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The Family example (series 002) as a user drives it, each command a new process.
+@Suite struct FamilyExampleTests {
+    @Test func theSeedsScenarioAcrossRestarts() throws {
+        let app = ExampleProcess("Family")
+        #expect(try app.run().lines == ["- Ted"], "a new store holds Ted")
+        try app.run("add", "Joe")
+        try app.run("delete", "Joe")
+        #expect(try app.run("list").lines == ["- Ted"])
+        try app.run("add", "Sammy")
+        #expect(try app.run("rename", "Sammy", "Joe").status == 0)
+        #expect(try app.run().lines == ["- Joe", "- Ted"])
+
+        for name in ["Mike", "Abby"] { try app.run("add", name) }
+        #expect(try app.run().lines == ["- Abby", "- Joe", "- Mike", "- Ted"], "sorted by name")
+        #expect(try app.run("search", "Ted").lines == ["- Ted"])
+        #expect(try app.run("search", "ted").lines.isEmpty, "CONTAINS without [c] is case-sensitive")
+    }
+
+    @Test func familiesAndTheirPeopleStayConnected() throws {
+        let app = ExampleProcess("Family")
+        #expect(try app.run("add", "Maggie", "--family", "abc", "--age", "7", "--gender", "female").status == 0)
+        try app.run("add", "Bart", "--family", "abc")
+        try app.run("add", "Ned", "--family", "Flanders")
+        #expect(try app.run("families").lines == ["Flanders: Ned", "abc: Bart, Maggie"])
+        #expect(try app.run("search", "Maggie").lines == ["- Maggie (female, 7, family abc)"])
+        try app.run("delete", "Bart")
+        #expect(try app.run("families").lines == ["Flanders: Ned", "abc: Maggie"], "deleting a person removes them from their family")
+    }
+
+    @Test func badInputIsRefusedClearly() throws {
+        let app = ExampleProcess("Family")
+        let missing = try app.run("delete", "Nobody")
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("nobody is named Nobody"))
+        let noName = try app.run("add")
+        #expect(noName.status == 64)
+        #expect(noName.output.contains("Missing expected argument '<name>'"))
+        let unknown = try app.run("adopt", "Joe")
+        #expect(unknown.status == 64)
+        #expect(try app.run("--help").output.contains("SUBCOMMANDS"))
+        #expect(try app.run().lines == ["- Ted"], "nothing was changed")
+    }
+}
