@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
         .executable(name: "Family", targets: ["Family"]),
+        .executable(name: "Tags", targets: ["Tags"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -90,6 +91,14 @@ let package = Package(
             name: "Family",
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Family"
+        ),
+        // Its classes come from its model file through the codegen plugin, as in Xcode.
+        .executableTarget(
+            name: "Tags",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Tags",
+            resources: [.copy("Tags.xcdatamodeld")],
+            plugins: ["OpenCoreDataCodegen"]
         ),
         // The logic of `cdtool`'s commands, in a library so tests call it without
         // spawning processes; `cdtool` itself only parses arguments.

@@ -5,7 +5,9 @@
 /// object (`Person(context:)`), asking for `Person.entity()` or
 /// `Person.fetchRequest()`, fetching with `NSFetchRequest<Person>`, or reading a
 /// typed `@Managed` relationship — or, for module-qualified names (`"MyApp.Person"`),
-/// by asking the Swift runtime for the type by name.
+/// by asking the Swift runtime for the type by name; a bare name (`"Person"`, as Xcode
+/// writes it) is also looked for in the modules of the classes already known and in the
+/// program's own module.
 final class ManagedObjectClassRegistry: @unchecked Sendable {
     static let shared = ManagedObjectClassRegistry()
 
@@ -34,7 +36,38 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
             register(found)
             return found
         }
+        if !trimmed.contains("."), let found = lookUpInKnownModules(trimmed) {
+            register(found)
+            return found
+        }
         return NSManagedObject.self
+    }
+
+    /// Names looked up in vain, with how many classes were known then: tried again only
+    /// once more are known, so an entity without a class does not search on every object.
+    private var misses: [String: Int] = [:]
+
+    /// A bare class name (Xcode writes `representedClassName="Image"`) in the modules of the
+    /// classes already known and the program's own module: the classes of one model usually
+    /// live together, so one mentioned class (`Tag.fetchRequest()`) leads to the others
+    /// (`tag.images` holding `Image` objects).
+    private func lookUpInKnownModules(_ name: String) -> NSManagedObject.Type? {
+        lock.lock()
+        let known = classesByName.count
+        if misses[name] == known {
+            lock.unlock()
+            return nil
+        }
+        var modules = Set(classesByName.keys.compactMap { key in key.lastIndex(of: ".").map { String(key[..<$0]) } })
+        lock.unlock()
+        modules.insert(ProcessInfo.processInfo.processName.replacingOccurrences(of: "-", with: "_"))
+        for module in modules.sorted() {
+            if let found = _typeByName("\(module).\(name)") as? NSManagedObject.Type { return found }
+        }
+        lock.lock()
+        misses[name] = known
+        lock.unlock()
+        return nil
     }
 
     /// The registered class named `name` (bare or module-qualified), if any.
