@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
         .executable(name: "Family", targets: ["Family"]),
         .executable(name: "Tags", targets: ["Tags"]),
+        .executable(name: "PickYourPitch", targets: ["PickYourPitch"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -99,6 +100,12 @@ let package = Package(
             path: "Examples/Tags",
             resources: [.copy("Tags.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
+        ),
+        // User defaults only: the simplest technique of the seeds.
+        .executableTarget(
+            name: "PickYourPitch",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/PickYourPitch"
         ),
         // The logic of `cdtool`'s commands, in a library so tests call it without
         // spawning processes; `cdtool` itself only parses arguments.
