@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "Family", targets: ["Family"]),
         .executable(name: "Tags", targets: ["Tags"]),
         .executable(name: "PickYourPitch", targets: ["PickYourPitch"]),
+        .executable(name: "FavoriteActors", targets: ["FavoriteActors"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -100,6 +101,11 @@ let package = Package(
             path: "Examples/Tags",
             resources: [.copy("Tags.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
+        ),
+        .executableTarget(
+            name: "FavoriteActors",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/FavoriteActors"
         ),
         // User defaults only: the simplest technique of the seeds.
         .executableTarget(

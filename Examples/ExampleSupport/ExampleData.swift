@@ -14,6 +14,17 @@ public enum ExampleData {
         return url
     }
 
+    /// A container named `name` (its model found by that name among the app's resources,
+    /// unless `model` is given) with its SQLite store at `url`, loaded: an app's Core Data stack.
+    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL) throws -> NSPersistentContainer {
+        let container = model.map { NSPersistentContainer(name: name, managedObjectModel: $0) } ?? NSPersistentContainer(name: name)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        var failure: Error?
+        container.loadPersistentStores { _, error in failure = error }
+        if let failure { throw ExampleFailure("cannot open \(url.path): \(failure.localizedDescription)") }
+        return container
+    }
+
     /// The Documents folder the seeds write archives to: `$XDG_DOCUMENTS_DIR` when set (Linux
     /// Foundation ignores it and `HOME`, so tests could not move it otherwise), else Foundation's.
     public static func documentsDirectory() throws -> URL {

@@ -24,11 +24,7 @@ struct FamilyStore {
     init(folder: String?) throws {
         url = try ExampleData.directory(for: "Family", in: folder).appendingPathComponent("Family.sqlite")
         let isNew = !FileManager.default.fileExists(atPath: url.path)
-        container = NSPersistentContainer(name: "Family", managedObjectModel: Self.model())
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
-        var failure: Error?
-        container.loadPersistentStores { _, error in failure = error }
-        if let failure { throw ExampleFailure("cannot open \(url.path): \(failure.localizedDescription)") }
+        container = try ExampleData.container("Family", model: Self.model(), storeURL: url)
         context = container.viewContext
         if isNew {
             let ted = Person(context: context)

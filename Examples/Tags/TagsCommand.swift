@@ -26,11 +26,7 @@ struct TagStore {
 
     init(folder: String?) throws {
         let url = try ExampleData.directory(for: "Tags", in: folder).appendingPathComponent("Tags.sqlite")
-        container = NSPersistentContainer(name: "Tags")
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
-        var failure: Error?
-        container.loadPersistentStores { _, error in failure = error }
-        if let failure { throw ExampleFailure("cannot open \(url.path): \(failure.localizedDescription)") }
+        container = try ExampleData.container("Tags", storeURL: url)
     }
 
     /// The tag titled `title`, or `nil`.
