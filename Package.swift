@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "Tags", targets: ["Tags"]),
         .executable(name: "PickYourPitch", targets: ["PickYourPitch"]),
         .executable(name: "FavoriteActors", targets: ["FavoriteActors"]),
+        .executable(name: "Shutterbug", targets: ["Shutterbug"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -106,6 +107,11 @@ let package = Package(
             name: "FavoriteActors",
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/FavoriteActors"
+        ),
+        .executableTarget(
+            name: "Shutterbug",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Shutterbug"
         ),
         // User defaults only: the simplest technique of the seeds.
         .executableTarget(

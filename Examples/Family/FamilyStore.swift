@@ -56,12 +56,7 @@ struct FamilyStore {
 
     /// The family named `name`, made when there is none.
     func family(named name: String) throws -> Family {
-        let request = Family.fetchRequest()
-        request.predicate = NSPredicate(format: "name == %@", name)
-        if let family = try context.fetch(request).first { return family }
-        let family = Family(context: context)
-        family.name = name
-        return family
+        try context.findOrCreate("Family", where: "name", is: name).object
     }
 
     func families() throws -> [Family] {

@@ -45,11 +45,7 @@ struct TagStore {
     /// The seed's `tagFeedItem(tagTitle:feedItem:)`: finds the tag or makes it, adds the
     /// image to it, saves.
     func tagFeedItem(tagTitle: String, title: String, imageURL: String?) throws {
-        let tag = try self.tag(titled: tagTitle) ?? {
-            let tag = Tag(context: context)
-            tag.title = tagTitle
-            return tag
-        }()
+        let tag: Tag = try context.findOrCreate("Tag", where: "title", is: tagTitle).object
         let image = Image(context: context)
         image.title = title
         image.imageURL = imageURL
