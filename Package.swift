@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "PickYourPitch", targets: ["PickYourPitch"]),
         .executable(name: "FavoriteActors", targets: ["FavoriteActors"]),
         .executable(name: "Shutterbug", targets: ["Shutterbug"]),
+        .executable(name: "CoolNotes", targets: ["CoolNotes"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -112,6 +113,13 @@ let package = Package(
             name: "Shutterbug",
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Shutterbug"
+        ),
+        .executableTarget(
+            name: "CoolNotes",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/CoolNotes",
+            resources: [.copy("CoolNotes.xcdatamodeld")],
+            plugins: ["OpenCoreDataCodegen"]
         ),
         // User defaults only: the simplest technique of the seeds.
         .executableTarget(

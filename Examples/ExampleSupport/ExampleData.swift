@@ -15,10 +15,15 @@ public enum ExampleData {
     }
 
     /// A container named `name` (its model found by that name among the app's resources,
-    /// unless `model` is given) with its SQLite store at `url`, loaded: an app's Core Data stack.
-    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL) throws -> NSPersistentContainer {
+    /// unless `model` is given) with its SQLite store at `url`, loaded: an app's Core Data
+    /// stack. It migrates a store made with another model version automatically, as
+    /// containers do, unless `migrates` is false.
+    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true) throws -> NSPersistentContainer {
         let container = model.map { NSPersistentContainer(name: name, managedObjectModel: $0) } ?? NSPersistentContainer(name: name)
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        let description = NSPersistentStoreDescription(url: url)
+        description.shouldMigrateStoreAutomatically = migrates
+        description.shouldInferMappingModelAutomatically = migrates
+        container.persistentStoreDescriptions = [description]
         var failure: Error?
         container.loadPersistentStores { _, error in failure = error }
         if let failure { throw ExampleFailure("cannot open \(url.path): \(failure.localizedDescription)") }
