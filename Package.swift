@@ -15,6 +15,9 @@ import PackageDescription
 //   both set semantics and a stable order (ordered relationships, Z_FOK_ columns).
 // - swift-argument-parser: the `cdtool` and example apps' command lines (subcommands,
 //   options, help and usage errors, exit codes), the standard parser for Swift tools.
+// - FlyingFox: the small HTTP server the Virtual Tourist example starts on the loopback
+//   interface as its photo service; plain sockets and Swift concurrency, so it builds in
+//   seconds where a SwiftNIO server would add minutes to every clean build.
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -29,6 +32,7 @@ let package = Package(
         .executable(name: "FavoriteActors", targets: ["FavoriteActors"]),
         .executable(name: "Shutterbug", targets: ["Shutterbug"]),
         .executable(name: "CoolNotes", targets: ["CoolNotes"]),
+        .executable(name: "VirtualTourist", targets: ["VirtualTourist"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
     ],
@@ -38,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         .macro(
@@ -120,6 +125,12 @@ let package = Package(
             path: "Examples/CoolNotes",
             resources: [.copy("CoolNotes.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
+        ),
+        .executableTarget(
+            name: "VirtualTourist",
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "FlyingFox", package: "FlyingFox")],
+            path: "Examples/VirtualTourist"
         ),
         // User defaults only: the simplest technique of the seeds.
         .executableTarget(
