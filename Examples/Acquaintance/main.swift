@@ -44,6 +44,15 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+if let first = CommandLine.arguments.dropFirst().first, ["help", "--help", "-h"].contains(first) {
+    print("""
+        USAGE: Acquaintance [list | add NAME [PHONE] [EMAIL] [NOTES] | update NAME FIELD VALUE | delete NAME]
+
+        An address book in a Core Data store, Acquaintance.sqlite in the XDG data directory
+        ($XDG_DATA_HOME, else ~/.local/share). FIELD is name, phone, email or notes.
+        """)
+    exit(0)
+}
 let storeURL = NSPersistentContainer.defaultDirectoryURL().appendingPathComponent("Acquaintance.sqlite")
 let isFirstRun = !FileManager.default.fileExists(atPath: storeURL.path)
 let container = NSPersistentContainer(name: "Acquaintance", managedObjectModel: makeModel())
@@ -103,7 +112,7 @@ case "delete":
     saveContext()
     print("Deleted \(name).")
 default:
-    fail("unknown command \(command); use list, add, update or delete")
+    fail("unknown command \(command); use list, add, update or delete (--help for more)")
 }
 
 print("Acquaintances in \(storeURL.lastPathComponent):")

@@ -20,5 +20,11 @@ import Testing
         let missing = try app.run("delete", "Nobody")
         #expect(missing.status != 0)
         #expect(missing.output.contains("nobody is named Nobody"))
+        let help = try app.run("--help")
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: Acquaintance"))
+        let unknown = try app.run("adopt")
+        #expect(unknown.status == 1)
+        #expect(unknown.output.contains("unknown command adopt"))
     }
 }
