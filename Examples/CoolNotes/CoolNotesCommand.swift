@@ -110,7 +110,7 @@ extension CoolNotesCommand {
                 throw ExampleFailure("photo frames arrived with model version 2")
             }
             let notes = try store.notes(in: store.notebook(named: notebook))
-            guard (1...notes.count).contains(number) else { throw ExampleFailure("\(notebook) has no note \(number)") }
+            guard notes.indices.contains(number - 1) else { throw ExampleFailure("\(notebook) has no note \(number)") }
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw ExampleFailure("cannot read \(file): \(error.localizedDescription)") }
             let frame = PhotoFrame(context: store.context)

@@ -27,6 +27,8 @@ struct DocumentOptions: ParsableArguments {
         do {
             try body(document.context)
         } catch {
+            // What the failed command changed is not saved by closing.
+            document.context.rollback()
             _ = await document.close()
             throw error
         }

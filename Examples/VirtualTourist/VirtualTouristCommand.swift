@@ -146,7 +146,11 @@ extension VirtualTouristCommand {
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the photo service on 127.0.0.1 until interrupted.")
-        @Option(help: "The port (0: any free port).") var port: UInt16 = 8080
+        @Option(help: "The port, 1 to 65535.") var port: UInt16 = 8080
+
+        func validate() throws {
+            guard port > 0 else { throw ValidationError("--port needs a port from 1 to 65535") }
+        }
 
         func run() async throws {
             let server = try PhotoService.server(port: port)

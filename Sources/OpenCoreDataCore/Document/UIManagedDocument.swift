@@ -43,9 +43,30 @@ open class UIManagedDocument: UIDocument {
         super.init(fileURL: url)
     }
 
-    /// Unsaved changes: counted ones, and any change in ``managedObjectContext``.
+    /// Unsaved changes: counted ones, any change in ``managedObjectContext``, and changes its
+    /// parent has not written (a save that failed after the main context saved into it).
     open override var hasUnsavedChanges: Bool {
-        super.hasUnsavedChanges || managedObjectContext.hasChanges
+        super.hasUnsavedChanges || managedObjectContext.hasChanges || writer.performAndWait { writer.hasChanges }
+    }
+
+    /// Saves what is unsaved, then closes the store, so a later ``UIDocument/open()`` reads
+    /// the package as it is then.
+    open override func close() async -> Bool {
+        let saved = await super.close()
+        if saved { closeStore() }
+        return saved
+    }
+
+    /// Forgets the contexts' objects and closes the store.
+    private func closeStore() {
+        managedObjectContext.reset()
+        writer.performAndWait {
+            writer.reset()
+            if let coordinator = writer.persistentStoreCoordinator {
+                for store in coordinator.persistentStores { try? coordinator.remove(store) }
+            }
+            writer.persistentStoreCoordinator = nil
+        }
     }
 
     /// Where the package at `url` keeps its store and its other content.
@@ -91,9 +112,10 @@ open class UIManagedDocument: UIDocument {
             ])
         }
         if writer.persistentStoreCoordinator != nil {
-            // Reverting: what was not saved is dropped.
+            // Reverting: what was not saved is dropped, and a package elsewhere is opened instead.
             managedObjectContext.reset()
             writer.performAndWait { writer.reset() }
+            if writer.persistentStoreCoordinator?.persistentStores.first?.url?.standardizedFileURL != store.standardizedFileURL { closeStore() }
         }
         try openStore(inPackage: url)
         let additional = Self.additionalContentURL(inPackage: url)
@@ -113,10 +135,20 @@ open class UIManagedDocument: UIDocument {
            store.url?.standardizedFileURL != Self.storeURL(inPackage: url).standardizedFileURL {
             throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSLocalizedDescriptionKey: "A managed document is saved where it was opened (\(fileURL.path)), not to \(url.path)"])
         }
-        try FileManager.default.createDirectory(at: Self.storeURL(inPackage: url).deletingLastPathComponent(), withIntermediateDirectories: true)
-        try openStore(inPackage: url)
-        try writer.performAndWait {
-            if writer.hasChanges { try writer.save() }
+        let isNew = !FileManager.default.fileExists(atPath: url.path)
+        do {
+            try FileManager.default.createDirectory(at: Self.storeURL(inPackage: url).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try openStore(inPackage: url)
+            try writer.performAndWait {
+                if writer.hasChanges { try writer.save() }
+            }
+        } catch {
+            // A package this save began is removed again, so creating it can be tried again.
+            if isNew {
+                closeStore()
+                try? FileManager.default.removeItem(at: url)
+            }
+            throw error
         }
         if let additional = (contents as? DocumentContents)?.additional {
             let folder = Self.additionalContentURL(inPackage: url)

@@ -61,9 +61,9 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         var modules = Set(classesByName.keys.compactMap { key in key.lastIndex(of: ".").map { String(key[..<$0]) } })
         lock.unlock()
         modules.insert(ProcessInfo.processInfo.processName.replacingOccurrences(of: "-", with: "_"))
-        for module in modules.sorted() {
-            if let found = _typeByName("\(module).\(name)") as? NSManagedObject.Type { return found }
-        }
+        let found = modules.compactMap { _typeByName("\($0).\(name)") as? NSManagedObject.Type }
+        // Two modules with a class of that name: which one the model means is not known.
+        if found.count == 1 { return found[0] }
         lock.lock()
         misses[name] = known
         lock.unlock()

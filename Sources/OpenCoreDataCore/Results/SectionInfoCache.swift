@@ -29,20 +29,27 @@ struct SectionInfoCache {
     /// comparator block (which has nothing to compare between launches).
     init?(name: String?, request: any ErasedFetchRequest, entity: NSEntityDescription, sectionNameKeyPath: String?, context: NSManagedObjectContext) {
         guard let name, let coordinator = context.persistentStoreCoordinator, context.readGeneration == nil,
+              // Unsaved objects of any entity can name sections (through a relationship).
+              !context.hasChanges,
               let descriptors = request.sortDescriptors, descriptors.allSatisfy({ $0.selector != nil }),
               !coordinator.persistentStores.isEmpty else { return nil }
+        let predicate = request.predicate?.predicateFormat ?? ""
+        // Functions evaluated at fetch time give other results with the same request and store.
+        guard !predicate.contains("now()"), !predicate.contains("random") else { return nil }
         let entities = request.includesSubentities ? entity.facts.selfAndDescendants : [entity]
         var parts = [
             "OpenCoreData section cache 1",
             entities.map { "\($0.name ?? "") \($0.versionHash.base64EncodedString())" }.joined(separator: ","),
-            request.predicate?.predicateFormat ?? "",
+            predicate,
             descriptors.map(\.description).joined(),
+            // Localized comparisons order by the user's locale.
+            Locale.current.identifier,
             sectionNameKeyPath ?? "",
             "\(request.fetchLimit) \(request.fetchOffset)",
         ]
         for store in coordinator.persistentStores {
             guard store.type == NSSQLiteStoreType, let path = store.url?.path, path != "/dev/null",
-                  let main = Self.identity(ofFile: path) else { return nil }
+                  let main = Self.identity(ofFile: path), !Self.wasJustModified(path) else { return nil }
             parts += [store.identifier ?? "", main, Self.identity(ofLog: path + "-wal")]
         }
         url = Self.directory.appendingPathComponent(Self.fileName(name))
@@ -76,6 +83,19 @@ struct SectionInfoCache {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? NSNumber, let date = attributes[.modificationDate] as? Date else { return nil }
         return "\(size) \(date.timeIntervalSince1970.bitPattern) \(attributes[.systemFileNumber] ?? "")"
+    }
+
+    /// Whether the store file or its log changed within the last 50 ms: another change in the
+    /// same tick of the file system's clock could keep size and time, so such a store is not
+    /// cached (git's "racy clean" rule).
+    private static func wasJustModified(_ path: String) -> Bool {
+        [path, path + "-wal"].contains { file in
+            // An empty log is made by every program opening the store: it changed nothing.
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+                  let date = attributes[.modificationDate] as? Date,
+                  file == path || ((attributes[.size] as? NSNumber)?.intValue ?? 0) > 0 else { return false }
+            return Date().timeIntervalSince(date) < 0.05
+        }
     }
 
     /// A write-ahead log is made again by each program that opens the store and deleted
@@ -112,7 +132,8 @@ struct SectionInfoCache {
               offset + Int(headerLength) <= data.count,
               let header = try? JSONDecoder().decode(Header.self, from: data[offset..<offset + Int(headerLength)]),
               header.fingerprint == fingerprint, header.names.count == header.counts.count,
-              header.counts.reduce(0, +) == header.keyCount, !header.entities.isEmpty else { return nil }
+              header.keyCount >= 0, header.keyCount < Int.max / 16, header.counts.allSatisfy({ $0 >= 0 }),
+              Self.total(header.counts) == header.keyCount, !header.entities.isEmpty else { return nil }
         offset += Int(headerLength)
         let entities = header.entities.compactMap { model.entitiesByName[$0] }
         let indexCount = entities.count > 1 ? header.keyCount : 0
@@ -123,6 +144,17 @@ struct SectionInfoCache {
               indexes.allSatisfy({ Int($0) < entities.count }) else { return nil }
         return Contents(keys: StoreObjectList(entities: entities, keys: keys, entityIndexes: indexes),
                         sections: Array(zip(header.names, header.counts)))
+    }
+
+    /// The sum of `counts`, `nil` when it overflows (a damaged file).
+    private static func total(_ counts: [Int]) -> Int? {
+        var sum = 0
+        for count in counts {
+            let (next, overflow) = sum.addingReportingOverflow(count)
+            if overflow { return nil }
+            sum = next
+        }
+        return sum
     }
 
     /// Writes `contents` (best effort: a cache that cannot be written is computed next time).

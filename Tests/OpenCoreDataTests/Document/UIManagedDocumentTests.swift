@@ -79,6 +79,9 @@ final class PhotoDocument: UIManagedDocument {
         #expect(await document.close())
         #expect(document.documentState == .closed)
         #expect(try Self.savedTitles(in: url) == ["Half Dome"])
+        #expect(await document.open(), "a closed document opens again")
+        #expect(try document.titles() == ["Half Dome"])
+        #expect(await document.close())
 
         let reopened = PhotoDocument(fileURL: url)
         #expect(await reopened.open())
@@ -158,7 +161,7 @@ final class PhotoDocument: UIManagedDocument {
         #expect(saves.count == 0, "no changes, no save")
 
         document.insertPhoto("El Capitan")
-        for _ in 0..<100 where document.hasUnsavedChanges { try await Task.sleep(nanoseconds: 20_000_000) }
+        for _ in 0..<500 where document.hasUnsavedChanges { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(!document.hasUnsavedChanges)
         #expect(saves.count == 1)
         #expect(try Self.savedTitles(in: url) == ["El Capitan"], "on disk while the document is open")
@@ -233,8 +236,11 @@ final class PhotoDocument: UIManagedDocument {
                 last = max(last, Int64(line.dropFirst(6)) ?? 0)
             }
         }
-        let deadline = Date().addingTimeInterval(30)
-        while last < target, Date() < deadline {
+        // A worker that stops printing is killed after 30 s, which ends the reads below.
+        let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        defer { watchdog.cancel() }
+        while last < target {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)

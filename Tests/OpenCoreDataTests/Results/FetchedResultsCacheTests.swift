@@ -17,6 +17,9 @@ import Testing
             try context.save()
         }
         try close(context)
+        // A store changed in the last 50 ms is not cached (a change within one tick of the
+        // file system's clock could go unseen).
+        Thread.sleep(forTimeInterval: 0.1)
         return url
     }
 
