@@ -5,7 +5,12 @@
 //   swift run Acquaintance update NAME FIELD VALUE     (FIELD: name, phone, email, notes)
 //   swift run Acquaintance delete NAME
 //
-// The store is Acquaintance.sqlite in NSPersistentContainer.defaultDirectoryURL().
+//   swift run Acquaintance --archive add NAME  version 1: the same commands on an NSKeyedArchiver archive
+//
+// The store is Acquaintance.sqlite in NSPersistentContainer.defaultDirectoryURL(); version 1's
+// archive is acqList.plist in the Documents folder, and a new store takes in its people.
+import ExampleSupport
+import Foundation
 import OpenCoreData
 
 final class Person: NSManagedObject {
@@ -46,11 +51,17 @@ func fail(_ message: String) -> Never {
 
 if let first = CommandLine.arguments.dropFirst().first, ["help", "--help", "-h"].contains(first) {
     print("""
-        USAGE: Acquaintance [list | add NAME [PHONE] [EMAIL] [NOTES] | update NAME FIELD VALUE | delete NAME]
+        USAGE: Acquaintance [--archive] [list | add NAME [PHONE] [EMAIL] [NOTES] | update NAME FIELD VALUE | delete NAME]
 
         An address book in a Core Data store, Acquaintance.sqlite in the XDG data directory
         ($XDG_DATA_HOME, else ~/.local/share). FIELD is name, phone, email or notes.
+        With --archive, version 1 of the app: the list in acqList.plist (NSKeyedArchiver) in the
+        Documents folder ($XDG_DOCUMENTS_DIR, else ~/Documents). A new store takes in that list.
         """)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "--archive" {
+    do { try AcquaintanceArchive.run(Array(CommandLine.arguments.dropFirst(2))) } catch { fail("\(error)") }
     exit(0)
 }
 let storeURL = NSPersistentContainer.defaultDirectoryURL().appendingPathComponent("Acquaintance.sqlite")
@@ -73,7 +84,19 @@ func people(named name: String? = nil) -> [Person] {
     do { return try context.fetch(request) } catch { fail("fetch failed: \(error.localizedDescription)") }
 }
 
-if isFirstRun {
+if isFirstRun, let archived = try? AcquaintanceArchive.load(), !archived.isEmpty {
+    // Version 2's first run takes in what version 1 archived.
+    for record in archived {
+        let person = Person(context: context)
+        person.name = record.name
+        person.phone = record.phone
+        person.email = record.email
+        person.notes = record.notes
+        person.photo = record.photo
+    }
+    saveContext()
+    print("Created \(storeURL.path) with \(archived.count) people from acqList.plist.")
+} else if isFirstRun {
     for (name, phone) in [("Ada Lovelace", "555-0100"), ("Alan Turing", "555-0101"), ("Grace Hopper", "555-0102")] {
         let person = Person(context: context)
         person.name = name

@@ -27,4 +27,20 @@ import Testing
         #expect(unknown.status == 1)
         #expect(unknown.output.contains("unknown command adopt"))
     }
+
+    @Test func version1ArchiveThenVersion2TakesItIn() throws {
+        let app = ExampleProcess("Acquaintance")
+        #expect(try app.run("--archive", "add", "Bob", "555-9").status == 0)
+        #expect(try app.run("--archive", "add", "Alice").status == 0)
+        #expect(try app.run("--archive", "update", "bob", "email", "bob@example.com").status == 0)
+        #expect(try app.run("--archive", "list").lines == ["Acquaintances in acqList.plist:", "- Alice", "- Bob (555-9, bob@example.com)"])
+        #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
+        let missing = try app.run("--archive", "delete", "Carol")
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("nobody is named Carol"))
+
+        let first = try app.run()
+        #expect(first.lines.first?.hasSuffix("with 2 people from acqList.plist.") == true, "\(first.output)")
+        #expect(Array(first.lines.dropFirst(2)) == ["- Alice", "- Bob (555-9, bob@example.com)"], "no sample people when the archive had some")
+    }
 }
