@@ -50,16 +50,21 @@ struct FavoritesStore {
             person.name = record.name
             person.imagePath = record.imagePath
             for item in record.movies {
-                let movie = Movie(context: context)
-                movie.id = item.id
-                movie.title = item.title
-                movie.posterPath = item.posterPath
-                movie.releaseDate = item.releaseDate
-                movie.actor = person
+                Self.addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: item.releaseDate, to: person)
             }
         }
         if context.hasChanges { try context.save() }
         return records.count
+    }
+
+    /// A new movie of `actor`, in the actor's context.
+    private static func addMovie(id: Int64, title: String, posterPath: String?, releaseDate: Date?, to actor: Person) {
+        let movie = Movie(context: actor.managedObjectContext!)
+        movie.id = id
+        movie.title = title
+        movie.posterPath = posterPath
+        movie.releaseDate = releaseDate
+        movie.actor = actor
     }
 
     /// The favorite named `name` (ignoring case), or a failure naming it.
@@ -86,12 +91,7 @@ struct FavoritesStore {
             guard let keep else { continue }
             if keep(person) {
                 for item in actor.movies {
-                    let movie = Movie(context: scratch)
-                    movie.id = item.id
-                    movie.title = item.title
-                    movie.posterPath = item.posterPath
-                    movie.releaseDate = Catalog.date(item.released)
-                    movie.actor = person
+                    Self.addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: Catalog.date(item.released), to: person)
                 }
             } else {
                 scratch.delete(person)

@@ -85,7 +85,7 @@ final class FetchedResults: @unchecked Sendable {
         let batched = request.fetchBatchSize > 0 && !wantsTracking
             && (request.resultType == .managedObjectResultType || request.resultType == .managedObjectIDResultType)
         let cache = batched ? entity.flatMap { SectionInfoCache(name: cacheName, request: request, entity: $0, sectionNameKeyPath: sectionNameKeyPath, context: context) } : nil
-        let cached = context.persistentStoreCoordinator.flatMap { cache?.read(model: $0.managedObjectModel) }
+        let cached = cache?.read()
         let list = batched ? try request.batchedResults(in: context, restoring: cached?.keys)
             : FetchedList(try request.results(in: context).map { $0 as AnyObject })
         placements = [:]
@@ -97,7 +97,7 @@ final class FetchedResults: @unchecked Sendable {
         if wantsTracking, let objects = list.objects {
             try place(objects)
         } else if let cached, list.keys != nil {
-            // Unsaved changes make the list be computed in memory: then the cache is not used.
+            // A child context's list is computed in memory (its parent's changes count): then the cache is not used.
             var start = 0
             try install(cached.sections.map { name, count in
                 defer { start += count }

@@ -17,6 +17,8 @@ struct SectionInfoCache {
     /// What the cached contents depend on, taken before the fetch (so a write between
     /// the fingerprint and the fetch makes the cache look stale, never fresh).
     let fingerprint: String
+    /// The model whose entities the cached keys name.
+    private let model: NSManagedObjectModel
 
     /// The results in order and the sections they form.
     struct Contents {
@@ -53,6 +55,7 @@ struct SectionInfoCache {
             parts += [store.identifier ?? "", main, Self.identity(ofLog: path + "-wal")]
         }
         url = Self.directory.appendingPathComponent(Self.fileName(name))
+        model = coordinator.managedObjectModel
         fingerprint = parts.joined(separator: "\n")
     }
 
@@ -124,8 +127,8 @@ struct SectionInfoCache {
     }
 
     /// The cached contents, when the cache was written for this fingerprint; entities are
-    /// found by name in `model`.
-    func read(model: NSManagedObjectModel) -> Contents? {
+    /// found by name in the coordinator's model.
+    func read() -> Contents? {
         guard let data = try? Data(contentsOf: url), data.starts(with: Self.magic) else { return nil }
         var offset = Self.magic.count
         guard let headerLength = data.readInteger(UInt32.self, at: &offset),
