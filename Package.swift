@@ -87,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Acquaintance",
-            dependencies: ["OpenCoreData", "ExampleSupport"],
+            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Acquaintance"
         ),
         // What the seed apps share: where their data lives, their failures, their models in code.

@@ -10,7 +10,7 @@ struct FamilyCommand: ParsableCommand {
         commandName: "Family",
         abstract: "Keep a list of people and their families in a Core Data store.",
         discussion: "The store is Family/Family.sqlite in the XDG data directory ($XDG_DATA_HOME, else ~/.local/share) unless --data names a folder. A new store holds Ted.",
-        subcommands: [List.self, Add.self, Rename.self, Delete.self, Search.self, Families.self],
+        subcommands: [List.self, Add.self, Rename.self, Join.self, Delete.self, Search.self, Families.self],
         defaultSubcommand: List.self
     )
 }
@@ -76,6 +76,23 @@ extension FamilyCommand {
             try store.person(named: name).name = newName
             try store.save()
             print("Renamed \(name) to \(newName).")
+        }
+    }
+
+    struct Join: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a person into a family (made when new).")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "Their name.") var name: String
+        @Argument(help: "The family's name.") var family: String
+
+        func run() throws {
+            let store = try store.open()
+            let person = try store.person(named: name)
+            // From the family's side: the generated accessor also sets `person.family` and
+            // takes them out of their old family's `people`.
+            try store.family(named: family).addToPeople(person)
+            try store.save()
+            print("\(name) joined family \(family).")
         }
     }
 

@@ -81,7 +81,8 @@ struct TouristStore {
         }
     }
 
-    /// No disk cache: the photos are kept in the store.
+    /// No disk cache: the photos are kept in the store. (Linux Foundation still makes an empty
+    /// folder for its cookie storage in the XDG data directory: see docs/DEVIATIONS.md.)
     private static let session = URLSession(configuration: .ephemeral)
 
     private static func get(_ url: URL) async throws -> Data {

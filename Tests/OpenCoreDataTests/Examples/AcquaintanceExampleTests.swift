@@ -20,22 +20,37 @@ import Testing
         let missing = try app.run("delete", "Nobody")
         #expect(missing.status != 0)
         #expect(missing.output.contains("nobody is named Nobody"))
+        let badField = try app.run("update", "Bob", "colour", "red")
+        #expect(badField.status != 0)
+        #expect(badField.output.contains("'name', 'phone', 'email' or 'notes'"))
         let help = try app.run("--help")
         #expect(help.status == 0)
-        #expect(help.output.contains("USAGE: Acquaintance"))
+        #expect(help.output.contains("USAGE: Acquaintance <subcommand>"))
         let unknown = try app.run("adopt")
-        #expect(unknown.status == 1)
-        #expect(unknown.output.contains("unknown command adopt"))
+        #expect(unknown.status != 0)
+        #expect(unknown.output.contains("Unexpected argument 'adopt'"))
+        #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance/Acquaintance.sqlite").path))
+    }
+
+    @Test func dataOptionKeepsStoreAndArchiveInOneFolder() throws {
+        let app = ExampleProcess("Acquaintance")
+        let folder = app.home.appendingPathComponent("book").path
+        #expect(try app.run("add", "--archive", "--data", folder, "Zed").status == 0)
+        let first = try app.run("list", "--data", folder)
+        #expect(first.lines == ["Created \(folder)/Acquaintance.sqlite with 1 people from acqList.plist.", "Acquaintances in Acquaintance.sqlite:", "- Zed"])
+        #expect(try app.run("delete", "zed", "--data", folder).status == 0)
+        #expect(try app.run("list", "--data", folder).lines == ["Acquaintances in Acquaintance.sqlite:"], "the archive is taken in once, by a new store")
+        #expect(!FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
     }
 
     @Test func version1ArchiveThenVersion2TakesItIn() throws {
         let app = ExampleProcess("Acquaintance")
-        #expect(try app.run("--archive", "add", "Bob", "555-9").status == 0)
-        #expect(try app.run("--archive", "add", "Alice").status == 0)
-        #expect(try app.run("--archive", "update", "bob", "email", "bob@example.com").status == 0)
-        #expect(try app.run("--archive", "list").lines == ["Acquaintances in acqList.plist:", "- Alice", "- Bob (555-9, bob@example.com)"])
+        #expect(try app.run("add", "--archive", "Bob", "555-9").status == 0)
+        #expect(try app.run("add", "Alice", "--archive").status == 0)
+        #expect(try app.run("update", "--archive", "bob", "email", "bob@example.com").status == 0)
+        #expect(try app.run("list", "--archive").lines == ["Acquaintances in acqList.plist:", "- Alice", "- Bob (555-9, bob@example.com)"])
         #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
-        let missing = try app.run("--archive", "delete", "Carol")
+        let missing = try app.run("delete", "--archive", "Carol")
         #expect(missing.status == 1)
         #expect(missing.output.contains("nobody is named Carol"))
 

@@ -28,6 +28,9 @@ import Testing
         #expect(try app.run("search", "Maggie").lines == ["- Maggie (female, 7, family abc)"])
         try app.run("delete", "Bart")
         #expect(try app.run("families").lines == ["Flanders: Ned", "abc: Maggie"], "deleting a person removes them from their family")
+        #expect(try app.run("join", "Ned", "abc").lines == ["Ned joined family abc."])
+        #expect(try app.run("families").lines == ["Flanders: ", "abc: Maggie, Ned"], "addToPeople sets the person's family and leaves the old one")
+        #expect(try app.run("search", "Ned").lines == ["- Ned (family abc)"])
     }
 
     @Test func badInputIsRefusedClearly() throws {
