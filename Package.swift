@@ -58,10 +58,15 @@ let package = Package(
         // Raw DEFLATE through the system's zlib (Linux: zlib1g-dev): Core Data compresses
         // the model it caches in Z_MODELCACHE, and Foundation on Linux cannot expand it.
         .target(name: "OpenCoreDataDeflate", linkerSettings: [.linkedLibrary("z")]),
-        // The engine: model, objects, contexts, predicates, stores.
+        // The predicate language: NSPredicate, NSExpression, NSSortDescriptor, their parser,
+        // formatter and in-memory evaluation. It sits at the bottom: it knows key-value
+        // coding, not managed objects, so everything above can use it.
+        .target(name: "OpenCoreDataPredicate"),
+        // The engine: model, objects, contexts, stores.
         .target(
             name: "OpenCoreDataCore",
             dependencies: [
+                "OpenCoreDataPredicate",
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
                 "OpenCoreDataDeflate",
@@ -177,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "OpenCoreDataTests",
             // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
-            dependencies: ["OpenCoreData", "OpenCoreDataCore", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
         ),

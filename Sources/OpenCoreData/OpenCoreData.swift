@@ -1,6 +1,7 @@
-// The module users import. The engine lives in OpenCoreDataCore; this module re-exports
-// it, and re-exports Foundation through it, so `import OpenCoreData` alone sees `Date`,
-// `UUID`, `NSSet` and friends, as `import CoreData` does.
+// The module users import. The engine lives in OpenCoreDataCore, the predicate language
+// below it in OpenCoreDataPredicate; this module re-exports both, and Foundation with them,
+// so `import OpenCoreData` alone sees `Date`, `UUID`, `NSSet` and friends, as
+// `import CoreData` does.
 @_exported import OpenCoreDataCore
 
 // Foundation on Linux declares these classes too, as unusable stubs. A file that imports
@@ -9,11 +10,11 @@
 // names it (`import class M.Name`) over one reached through a whole-module import, so these
 // scoped re-exports make OpenCoreData's classes win in every file that imports
 // OpenCoreData, whatever else it imports and in whichever order.
-@_exported import class OpenCoreDataCore.NSPredicate
-@_exported import class OpenCoreDataCore.NSComparisonPredicate
-@_exported import class OpenCoreDataCore.NSCompoundPredicate
-@_exported import class OpenCoreDataCore.NSExpression
-@_exported import class OpenCoreDataCore.NSSortDescriptor
+@_exported import class OpenCoreDataPredicate.NSPredicate
+@_exported import class OpenCoreDataPredicate.NSComparisonPredicate
+@_exported import class OpenCoreDataPredicate.NSCompoundPredicate
+@_exported import class OpenCoreDataPredicate.NSExpression
+@_exported import class OpenCoreDataPredicate.NSSortDescriptor
 // Foundation's versions of these answer with module-qualified names only; OpenCoreData's
 // know managed object classes by the bare names Core Data apps use.
 @_exported import func OpenCoreDataCore.NSStringFromClass

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 // MARK: Fixtures
 

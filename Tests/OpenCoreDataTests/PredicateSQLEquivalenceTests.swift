@@ -1,4 +1,5 @@
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 import Testing
 
 // A store fetch must return exactly the objects in-memory evaluation selects, and

@@ -1,7 +1,7 @@
 /// A context runs the fetch of a `FETCH(request, context, countOnly)` expression
 /// (``NSFetchRequestExpression``) whose context expression evaluates to it.
 extension NSManagedObjectContext: FetchExpressionContext {
-    func resultOfFetchExpression(request: Any?, countOnly: Bool) -> Any? {
+    package func resultOfFetchExpression(request: Any?, countOnly: Bool) -> Any? {
         guard let request = request as? any ErasedFetchRequest else { return nil }
         return countOnly ? try? request.resultCount(in: self) : try? request.results(in: self)
     }

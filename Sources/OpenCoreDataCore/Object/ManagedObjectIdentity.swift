@@ -2,9 +2,9 @@
 /// compares object IDs, so `SELF == %@`, `notebook IN %@` and `tags CONTAINS %@`
 /// accept objects or IDs alike, in memory as in the store.
 extension NSManagedObject: ObjectIdentityComparable {
-    var comparisonIdentity: AnyHashable { objectID }
+    package var comparisonIdentity: AnyHashable { objectID }
 }
 
 extension NSManagedObjectID: ObjectIdentityComparable {
-    var comparisonIdentity: AnyHashable { self }
+    package var comparisonIdentity: AnyHashable { self }
 }

@@ -1,13 +1,13 @@
 /// The built-in functions of the expression language (`sum:`, `lowercase:`, `now`,
 /// the arithmetic operators, ...), evaluated on already-computed argument values.
-enum PredicateFunctions {
+package enum PredicateFunctions {
     /// The internal function behind subscripts: `array[FIRST]`, `array[2]`, `dict["key"]`.
-    static let index = "objectFrom:withIndex:"
+    package static let index = "objectFrom:withIndex:"
     /// The internal function behind `CAST(value, "Type")` when `value` is not a constant.
-    static let cast = "castObject:toType:"
+    package static let cast = "castObject:toType:"
 
     /// Every function name `call(_:_:)` understands; the parser rejects others.
-    static let names: Set<String> = [
+    package static let names: Set<String> = [
         "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "trunc:", "abs:",
@@ -17,7 +17,7 @@ enum PredicateFunctions {
 
     /// The result of function `name` applied to `arguments`, or `nil` when the
     /// function is unknown or the arguments do not fit it.
-    static func call(_ name: String, _ arguments: [Any?]) -> Any? {
+    package static func call(_ name: String, _ arguments: [Any?]) -> Any? {
         switch (name, arguments.count) {
         case ("now", 0): return Date()
         case ("random", 0): return Double.random(in: 0..<1)
@@ -42,7 +42,7 @@ enum PredicateFunctions {
 
     /// The element of `collection` selected by a subscript: `FIRST`, `LAST`, `SIZE`,
     /// an integer position, or a key of a dictionary or ``KeyValueCoding`` value.
-    static func element(of collection: Any?, at index: ExpressionNode, evaluate: (NSExpression) -> Any?) -> Any? {
+    package static func element(of collection: Any?, at index: ExpressionNode, evaluate: (NSExpression) -> Any?) -> Any? {
         let elements = CollectionValue.elements(of: collection)
         switch index {
         case .symbol("FIRST"): return elements?.first ?? nil
@@ -163,7 +163,7 @@ enum PredicateFunctions {
     }
 
     /// `a + b` as `+` and `@sum` compute it; shared with the store's `OCD_SUM`.
-    static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
+    package static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
         arithmetic(a, b, integer: { $0.addingReportingOverflow($1) }, decimal: +, double: +)
     }
 

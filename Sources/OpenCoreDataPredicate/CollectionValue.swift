@@ -1,11 +1,11 @@
 /// Recognizes the collection values that predicates iterate over: arrays, sets and
 /// ordered sets in their Swift and Foundation forms. Strings and dictionaries are
 /// deliberately not collections here; operators that accept them handle them alone.
-enum CollectionValue {
+package enum CollectionValue {
     /// The elements of `value` when it is an array, set or ordered set; otherwise `nil`.
     ///
     /// `NSNull` elements become `nil` so that nil rules apply to them.
-    static func elements(of value: Any?) -> [Any?]? {
+    package static func elements(of value: Any?) -> [Any?]? {
         guard let value else { return nil }
         if value is String || value is NSString { return nil }
         if let ordered = value as? NSOrderedSet { return ordered.array.map(unwrapNull) }
@@ -18,7 +18,7 @@ enum CollectionValue {
 
     /// The elements of `value` for membership tests (`IN`, `CONTAINS`): collections,
     /// plus the values of a dictionary.
-    static func members(of value: Any?) -> [Any?]? {
+    package static func members(of value: Any?) -> [Any?]? {
         if let elements = elements(of: value) { return elements }
         if let dictionary = value as? [AnyHashable: Any] { return dictionary.values.map(unwrapNull) }
         if let dictionary = value as? NSDictionary { return dictionary.allValues.map(unwrapNull) }
@@ -26,7 +26,7 @@ enum CollectionValue {
     }
 
     /// Turns `NSNull` (and optionals holding nil) into `nil`.
-    static func unwrapNull(_ value: Any?) -> Any? {
+    package static func unwrapNull(_ value: Any?) -> Any? {
         guard let value else { return nil }
         // The attribute types' own values come first: comparing metatypes is cheap,
         // the protocol cast below is not.
@@ -42,13 +42,13 @@ enum CollectionValue {
 }
 
 /// Lets `Any` values that secretly hold an `Optional` be flattened.
-protocol OptionalProtocol {
+package protocol OptionalProtocol {
     /// The wrapped value, or `nil`.
     var wrappedAny: Any? { get }
 }
 
 extension Optional: OptionalProtocol {
-    var wrappedAny: Any? {
+    package var wrappedAny: Any? {
         switch self {
         case .some(let wrapped): return CollectionValue.unwrapNull(wrapped)
         case .none: return nil

@@ -1,8 +1,8 @@
 /// Reads key paths such as `department.name` or `employees.@avg.salary` from values,
 /// as Foundation's key-value coding does.
-enum KeyPathEvaluation {
+package enum KeyPathEvaluation {
     /// The collection operators understood in key paths.
-    static let collectionOperators: Set<String> = [
+    package static let collectionOperators: Set<String> = [
         "@count", "@sum", "@avg", "@min", "@max",
         "@distinctUnionOfObjects", "@unionOfObjects",
         "@distinctUnionOfArrays", "@unionOfArrays", "@distinctUnionOfSets",
@@ -13,13 +13,13 @@ enum KeyPathEvaluation {
     /// Passing through a to-many (a collection) yields the collection of the
     /// elements' values; collections reached through collections are flattened,
     /// as a SQL join would.
-    static func value(forKeyPath keyPath: String, of object: Any?) -> Any? {
+    package static func value(forKeyPath keyPath: String, of object: Any?) -> Any? {
         value(for: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...], of: object)
     }
 
     /// The value of the single property `key` of `object`: through ``KeyValueCoding``,
     /// or a dictionary lookup. `self` is the object itself; anything else is `nil`.
-    static func value(forKey key: String, of object: Any?) -> Any? {
+    package static func value(forKey key: String, of object: Any?) -> Any? {
         guard let object = CollectionValue.unwrapNull(object) else { return nil }
         if key == "self" || key == "SELF" { return object }
         if let coding = object as? KeyValueCoding { return CollectionValue.unwrapNull(coding.value(forKey: key)) }

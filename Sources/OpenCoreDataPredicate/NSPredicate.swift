@@ -6,7 +6,7 @@
 /// `NSPredicate(format:)` (see ``NSPredicateFormatInitializing``) returns an
 /// ``NSComparisonPredicate`` or ``NSCompoundPredicate`` when the format describes one.
 open class NSPredicate: NSObject, @unchecked Sendable {
-    let node: PredicateNode
+    package let node: PredicateNode
 
     init(node: PredicateNode) {
         self.node = node
@@ -35,7 +35,7 @@ open class NSPredicate: NSObject, @unchecked Sendable {
 
     /// Builds the predicate class matching `node`, so that `is NSComparisonPredicate`
     /// and `as? NSCompoundPredicate` work on every predicate we create.
-    static func make(_ node: PredicateNode) -> NSPredicate {
+    package static func make(_ node: PredicateNode) -> NSPredicate {
         switch node {
         case .comparison(let parts): return NSComparisonPredicate(parts: parts)
         case .compound(let type, let subpredicates): return NSCompoundPredicate(type: type, subpredicates: subpredicates)

@@ -1,7 +1,7 @@
 /// Evaluates predicates in memory with Foundation's semantics.
-enum PredicateEvaluator {
+package enum PredicateEvaluator {
     /// Whether `object` satisfies `predicate`, with `$variables` read from `bindings`.
-    static func evaluate(_ predicate: NSPredicate, object: Any?, bindings: [String: Any]) -> Bool {
+    package static func evaluate(_ predicate: NSPredicate, object: Any?, bindings: [String: Any]) -> Bool {
         switch predicate.node {
         case .constant(let value):
             return value
@@ -46,7 +46,7 @@ enum PredicateEvaluator {
     ///
     /// This is the entry point for code that must agree with in-memory evaluation
     /// (e.g. SQL functions). `.customSelector` is never satisfied.
-    static func compare(_ left: Any?, _ type: NSComparisonPredicate.Operator, _ right: Any?,
+    package static func compare(_ left: Any?, _ type: NSComparisonPredicate.Operator, _ right: Any?,
                         options: NSComparisonPredicate.Options) -> Bool {
         switch type {
         case .equalTo:

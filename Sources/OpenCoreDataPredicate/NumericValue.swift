@@ -1,6 +1,6 @@
 /// A number taken out of any Swift or Foundation numeric representation, so that
 /// predicates can compare and combine numbers regardless of their original type.
-enum NumericValue: Sendable {
+package enum NumericValue: Sendable {
     case integer(Int64)
     case unsigned(UInt64)
     case double(Double)
@@ -9,7 +9,7 @@ enum NumericValue: Sendable {
     /// Extracts a number from `value`, or returns `nil` when `value` is not numeric.
     ///
     /// Booleans count as the integers 0 and 1, as `NSNumber` treats them.
-    init?(_ value: Any?) {
+    package init?(_ value: Any?) {
         guard let value else { return nil }
         switch value {
         case let number as NSDecimalNumber: self = .decimal(number.decimalValue)
@@ -48,7 +48,7 @@ enum NumericValue: Sendable {
     }
 
     /// The value as a `Double`, possibly losing precision.
-    var doubleValue: Double {
+    package var doubleValue: Double {
         switch self {
         case .integer(let value): return Double(value)
         case .unsigned(let value): return Double(value)
@@ -59,7 +59,7 @@ enum NumericValue: Sendable {
 
     /// The value as a `Decimal`; infinities and NaN give `Decimal.nan`, as
     /// `NSDecimalNumber` does on Apple platforms (`Decimal(Double)` traps on them).
-    var decimalValue: Decimal {
+    package var decimalValue: Decimal {
         switch self {
         case .integer(let value): return Decimal(value)
         case .unsigned(let value): return Decimal(value)
@@ -69,13 +69,13 @@ enum NumericValue: Sendable {
     }
 
     /// `value` as a `Decimal`, `Decimal.nan` when it is not finite.
-    static func decimal(_ value: Double) -> Decimal {
+    package static func decimal(_ value: Double) -> Decimal {
         value.isFinite ? Decimal(value) : .nan
     }
 
     /// Whether decimal arithmetic and ordering apply: one side is a decimal and
     /// neither is an infinity or NaN, which `Decimal` cannot hold or order.
-    static func usesDecimal(_ lhs: NumericValue, _ rhs: NumericValue) -> Bool {
+    package static func usesDecimal(_ lhs: NumericValue, _ rhs: NumericValue) -> Bool {
         guard lhs.isDecimal || rhs.isDecimal else { return false }
         return lhs.isFinite && rhs.isFinite
     }
@@ -94,7 +94,7 @@ enum NumericValue: Sendable {
     }
 
     /// The value as an integer when it has no fractional part and fits in `Int64`.
-    var exactInteger: Int64? {
+    package var exactInteger: Int64? {
         switch self {
         case .integer(let value): return value
         case .unsigned: return nil
@@ -106,7 +106,7 @@ enum NumericValue: Sendable {
     }
 
     /// The value as a plain Swift number (`Int`, `UInt64`, `Double` or `Decimal`).
-    var anyValue: Any {
+    package var anyValue: Any {
         switch self {
         case .integer(let value): return Int(value)
         case .unsigned(let value): return value
@@ -116,7 +116,7 @@ enum NumericValue: Sendable {
     }
 
     /// Orders two numbers by value across representations.
-    static func compare(_ lhs: NumericValue, _ rhs: NumericValue) -> ComparisonResult {
+    package static func compare(_ lhs: NumericValue, _ rhs: NumericValue) -> ComparisonResult {
         switch (lhs, rhs) {
         case let (.integer(a), .integer(b)): return order(a, b)
         case let (.unsigned(a), .unsigned(b)): return order(a, b)
@@ -132,5 +132,5 @@ enum NumericValue: Sendable {
     }
 
     /// A hash consistent with `compare`: numerically equal values hash alike.
-    var hashKey: Double { doubleValue }
+    package var hashKey: Double { doubleValue }
 }

@@ -2,7 +2,7 @@
 ///
 /// Keeping the structure in one enum lets the parser, the formatter, the evaluator
 /// and structural equality switch over every kind of expression in one place.
-enum ExpressionNode {
+package enum ExpressionNode {
     case constant(Any?)
     case evaluatedObject
     case variable(String)
@@ -26,13 +26,13 @@ enum ExpressionNode {
 }
 
 /// Boxes a block expression's closure so it can be compared by identity.
-final class ExpressionBlock: @unchecked Sendable {
-    let body: (Any?, [Any], NSMutableDictionary?) -> Any
-    init(_ body: @escaping (Any?, [Any], NSMutableDictionary?) -> Any) { self.body = body }
+package final class ExpressionBlock: @unchecked Sendable {
+    package let body: (Any?, [Any], NSMutableDictionary?) -> Any
+    package init(_ body: @escaping (Any?, [Any], NSMutableDictionary?) -> Any) { self.body = body }
 }
 
 extension ExpressionNode: Hashable {
-    static func == (lhs: ExpressionNode, rhs: ExpressionNode) -> Bool {
+    package static func == (lhs: ExpressionNode, rhs: ExpressionNode) -> Bool {
         switch (lhs.canonical, rhs.canonical) {
         case let (.constant(a), .constant(b)): return ValueComparison.equals(a, b)
         case (.evaluatedObject, .evaluatedObject), (.anyKey, .anyKey): return true
@@ -50,7 +50,7 @@ extension ExpressionNode: Hashable {
         }
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch canonical {
         case .constant(let value): hasher.combine(0); hasher.combine(ValueComparison.hashKey(of: value))
         case .evaluatedObject: hasher.combine(1)

@@ -13,7 +13,7 @@ public protocol KeyValueCoding {
 ///
 /// When both sides of an equality conform, they are equal exactly when their
 /// identities are equal. This lets a managed object compare equal to its object ID.
-protocol ObjectIdentityComparable {
+package protocol ObjectIdentityComparable {
     /// The identity compared by predicate equality.
     var comparisonIdentity: AnyHashable { get }
 }

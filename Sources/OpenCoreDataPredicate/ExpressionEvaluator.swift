@@ -1,11 +1,11 @@
 /// Evaluates expressions in memory.
-enum ExpressionEvaluator {
+package enum ExpressionEvaluator {
     /// The value of `expression` for `object`, with `$variables` read from `bindings`.
     ///
     /// Collections produced by aggregates, set operations and subqueries are `[Any?]`.
     /// Unknown variables and unsupported functions evaluate to `nil`; `FUNCTION(object, …)`
     /// asks `object` when it is an ``ExpressionFunctionTarget``.
-    static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]) -> Any? {
+    package static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]) -> Any? {
         let evaluate = { (child: NSExpression) in value(of: child, object: object, bindings: bindings) }
         switch expression.node {
         case .constant(let value):
@@ -65,7 +65,7 @@ enum ExpressionEvaluator {
     }
 
     /// `values` without later duplicates, keeping first occurrences in order.
-    static func distinct(_ values: [Any?]) -> [Any?] {
+    package static func distinct(_ values: [Any?]) -> [Any?] {
         var result: [Any?] = []
         for value in values where !result.contains(where: { ValueComparison.equals($0, value) }) {
             result.append(value)

@@ -1,10 +1,10 @@
 /// String operations behind the string operators of predicates, shared with
 /// other code (such as SQL functions) that must agree with in-memory evaluation.
-enum StringMatching {
+package enum StringMatching {
     /// Folds `string` for the `[c]` and `[d]` options, independently of any locale.
     ///
     /// `[n]` promises already-normalized input and so folds nothing.
-    static func fold(_ string: String, options: NSComparisonPredicate.Options) -> String {
+    package static func fold(_ string: String, options: NSComparisonPredicate.Options) -> String {
         var foldingOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { foldingOptions.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { foldingOptions.insert(.diacriticInsensitive) }
@@ -13,7 +13,7 @@ enum StringMatching {
     }
 
     /// The string in `value`, if it holds one (Swift `String`, `NSString` or `Substring`).
-    static func string(from value: Any?) -> String? {
+    package static func string(from value: Any?) -> String? {
         switch value {
         case let string as String: return string
         case let substring as Substring: return String(substring)
@@ -23,26 +23,26 @@ enum StringMatching {
     }
 
     /// Whether `string` starts with `prefix`; an empty prefix never matches, as in Foundation.
-    static func hasPrefix(_ string: String, _ prefix: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func hasPrefix(_ string: String, _ prefix: String, options: NSComparisonPredicate.Options) -> Bool {
         guard !prefix.isEmpty else { return false }
         return fold(string, options: options).hasPrefix(fold(prefix, options: options))
     }
 
     /// Whether `string` ends with `suffix`; an empty suffix never matches, as in Foundation.
-    static func hasSuffix(_ string: String, _ suffix: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func hasSuffix(_ string: String, _ suffix: String, options: NSComparisonPredicate.Options) -> Bool {
         guard !suffix.isEmpty else { return false }
         return fold(string, options: options).hasSuffix(fold(suffix, options: options))
     }
 
     /// Whether `string` contains `substring`; an empty substring never matches, as in Foundation.
-    static func contains(_ string: String, _ substring: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func contains(_ string: String, _ substring: String, options: NSComparisonPredicate.Options) -> Bool {
         guard !substring.isEmpty else { return false }
         return fold(string, options: options).contains(fold(substring, options: options))
     }
 
     /// Matches `string` against a `LIKE` pattern over the whole string: `*` matches any
     /// run of characters, `?` exactly one, and a backslash makes the next character literal.
-    static func like(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func like(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
         let text = Array(fold(string, options: options))
         let tokens = likeTokens(fold(pattern, options: options))
         // Classic wildcard matching with a single backtrack point for the last `*`.
@@ -93,7 +93,7 @@ enum StringMatching {
     /// Whether the regular expression `pattern` (ICU syntax) matches all of `string`.
     ///
     /// An invalid pattern matches nothing. `[d]` folds both the string and the pattern.
-    static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
         let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         let subject = fold(string, options: diacritics)
         // Anchored with `\A…\z`, not `^…$`: `$` also matches before a final newline.

@@ -37,9 +37,9 @@ open class NSExpression: NSObject, @unchecked Sendable {
         case fetchRequest = 50
     }
 
-    let node: ExpressionNode
+    package let node: ExpressionNode
 
-    init(node: ExpressionNode) {
+    package init(node: ExpressionNode) {
         self.node = node
         super.init()
     }
@@ -84,14 +84,6 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// operators such as `@count`) from the evaluated object.
     public convenience init(forKeyPath keyPath: String) {
         self.init(node: .keyPath(operand: nil, path: keyPath))
-    }
-
-    /// An expression that reads the `@Managed` property (or chain of them) `keyPath`
-    /// reads: `NSExpression(forKeyPath: \Book.author?.name)` is the key path `author.name`.
-    /// A key path that reads anything else traps, as Core Data's does for a key path
-    /// without an Objective-C name.
-    public convenience init<Root: NSManagedObject, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
-        self.init(forKeyPath: KeyPathNaming.requiredName(of: keyPath, in: "NSExpression(forKeyPath:)"))
     }
 
     /// An expression that calls the built-in function `name` (for example `"sum:"`,

@@ -37,7 +37,7 @@ public let NSFetchRequestExpressionType = NSExpression.ExpressionType.fetchReque
 /// What the context of a `FETCH` expression evaluates to: something that runs a fetch
 /// request it is given. A managed object context does; the protocol keeps the predicate
 /// language free of contexts.
-protocol FetchExpressionContext: AnyObject {
+package protocol FetchExpressionContext: AnyObject {
     /// The results of `request` (or their count when `countOnly`), `nil` when `request` is
     /// not a fetch request or the fetch fails.
     func resultOfFetchExpression(request: Any?, countOnly: Bool) -> Any?

@@ -41,23 +41,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     }
 
     /// The Swift key path the descriptor was created with, or `nil` when it was made from a string key.
-    public private(set) var keyPath: AnyKeyPath?
-
-    /// Sorts by the `@Managed` property (or chain of them) that `keyPath` reads, as
-    /// `NSSortDescriptor(key:ascending:)` with that property's key: `\Book.author?.name`
-    /// sorts by `"author.name"`. A key path that reads anything else (a stored Swift
-    /// property, a computed one over several keys) is a programmer error that traps,
-    /// as Core Data's does for a key path without an Objective-C name.
-    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
-        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:)"), ascending: ascending)
-        self.keyPath = keyPath
-    }
-
-    /// Sorts by the property `keyPath` reads, using `comparator` on its values.
-    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool, comparator: @escaping Comparator) {
-        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:comparator:)"), ascending: ascending, comparator: comparator)
-        self.keyPath = keyPath
-    }
+    public package(set) var keyPath: AnyKeyPath?
 
     /// The comparison applied to two values, in ascending terms.
     open var comparator: Comparator {
@@ -86,7 +70,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// Orders two values already read with ``value(of:)`` (nil first), in this
     /// descriptor's direction.
-    func compareKeyValues(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult {
+    package func compareKeyValues(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult {
         let result: ComparisonResult
         switch (lhs, rhs) {
         case (nil, nil): result = .orderedSame
@@ -115,7 +99,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// Compares two strings the way the string method named `selector` would (`compare:`
     /// for selectors that are not string comparisons). SQLite's sort collations call it too.
-    static func compareStrings(_ left: String, _ right: String, selector: Selector) -> ComparisonResult {
+    package static func compareStrings(_ left: String, _ right: String, selector: Selector) -> ComparisonResult {
         switch selector {
         case .caseInsensitiveCompare:
             return left.compare(right, options: .caseInsensitive)

@@ -1,24 +1,24 @@
 /// Rewrites the leaves of predicate and expression trees: replaces `$variables` with
 /// constants (`withSubstitutionVariables(_:)`), or maps every constant (a parent context
 /// naming a child's objects by its own IDs).
-struct Substitution {
+package struct Substitution {
     /// The values of the variables to replace.
     private var variables: [String: Any] = [:]
     /// Applied to every constant, when set.
     private var constant: ((Any?) -> Any?)?
 
     /// `predicate` with every variable found in `variables` replaced by its value.
-    static func predicate(_ predicate: NSPredicate, _ variables: [String: Any]) -> NSPredicate {
+    package static func predicate(_ predicate: NSPredicate, _ variables: [String: Any]) -> NSPredicate {
         Substitution(variables: variables).predicate(predicate)
     }
 
     /// `expression` with every variable found in `variables` replaced by its value.
-    static func expression(_ expression: NSExpression, _ variables: [String: Any]) -> NSExpression {
+    package static func expression(_ expression: NSExpression, _ variables: [String: Any]) -> NSExpression {
         Substitution(variables: variables).expression(expression)
     }
 
     /// `predicate` with every constant replaced by `transform` of it.
-    static func mappingConstants(in predicate: NSPredicate, _ transform: @escaping (Any?) -> Any?) -> NSPredicate {
+    package static func mappingConstants(in predicate: NSPredicate, _ transform: @escaping (Any?) -> Any?) -> NSPredicate {
         Substitution(constant: transform).predicate(predicate)
     }
 
