@@ -64,6 +64,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
     open var transactionAuthor: String?
+    /// Who this context is in the history of the stores it writes to.
+    var historyOrigin: StoreHistoryOrigin { StoreHistoryOrigin(author: transactionAuthor, contextName: name) }
     /// How old a snapshot in the coordinator's row cache may be for a fault to fire
     /// from it instead of reading the store: negative (the default) accepts any age,
     /// 0 always reads the store. Fetches always read the store.
@@ -673,13 +675,4 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open override var description: String {
         "<\(type(of: self)): \(name ?? "unnamed"), \(registry.count) objects>"
     }
-}
-
-/// Carries a value into a dispatch block under strict concurrency checking.
-///
-/// Used only where the context's queue discipline makes the hand-off safe: the value is
-/// touched on the context's queue alone, as Core Data's confinement rules require.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -85,7 +85,7 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
     private func value(_ value: Any, for attribute: NSAttributeDescription) throws -> StoreBatchUpdate.Value {
         var constant: Any? = value
         if let expression = value as? NSExpression {
-            guard SQLTranslator.isConstant(expression) else { return .expression(expression) }
+            guard expression.dependsOnConstantsOnly else { return .expression(expression) }
             constant = ExpressionEvaluator.value(of: expression, object: nil, bindings: [:])
         }
         guard let constant = CollectionValue.unwrapNull(constant) else { return .constant(nil) }

@@ -1,8 +1,7 @@
-import Synchronization
 /// Describes an entity: its name, properties, class and place in an inheritance tree.
 ///
 /// Edit it freely while building a model; once a coordinator uses the model, it is
-/// frozen and the compiled facts below (storage slots, entity numbers) are fixed.
+/// frozen and its facts (``EntityFacts``: storage slots, entity numbers) are fixed.
 open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? { willSet { assertMutable() } }
@@ -69,7 +68,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Properties by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
-        if let compiled { return compiled.propertiesByName.dictionary }
+        if let frozenFacts { return frozenFacts.propertiesByName.dictionary }
         return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -126,94 +125,17 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         }
     }
 
-    // MARK: Compiled facts (set when the model is frozen)
+    // MARK: Facts (set when the model is frozen)
 
-    /// Facts computed once the model is frozen, read on every property access.
-    final class Compiled {
-        /// Every property, inherited first; a property's `slot` is its index here.
-        let slots: [NSPropertyDescription]
-        let propertiesByName: PropertyTable
-        /// The constant facts of each slot, indexed like `slots`.
-        let slotFacts: [SlotFacts]
-        /// Slots stored in the object's own row (stored attributes and to-ones), in slot order.
-        let rowColumnSlots: [Int]
-        /// Stored to-many slots: their changes are written as memberships.
-        let storedToManySlots: [Int]
-        /// Whether an object of the entity can have to-one or to-many destinations.
-        let hasRelationships: Bool
-        /// Core Data's entity number (`Z_ENT`).
-        let entityNumber: Int
-        /// The top of the inheritance tree: the entity whose table holds this one's rows.
-        unowned let root: NSEntityDescription
-        /// This entity and every entity below it.
-        let selfAndDescendants: [NSEntityDescription]
+    /// What the model computed about the entity when it was frozen; `nil` before.
+    var frozenFacts: EntityFacts?
 
-        /// A new object's storage: coerced default values, `nil` elsewhere.
-        let defaultStorage: [Any?]
-        /// Whether some attribute may keep its value in an external file.
-        let hasExternalStorage: Bool
-        /// To-many slots: snapshots leave them empty.
-        let toManySlots: [Int]
-        /// Transient slots: not in the store, so a reload keeps their values.
-        /// (Fetched properties are not among them: a refresh drops their results.)
-        let transientSlots: [Int]
-        /// Derived attributes, recomputed on every save of an inserted or updated object.
-        let derivedAttributes: [NSDerivedAttributeDescription]
-        /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
-        private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
-        /// Classes already compared with the entity's class name (the comparison builds strings).
-        private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
-
-        init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
-            self.slots = slots
-            self.propertiesByName = PropertyTable(slots)
-            let facts = slots.map(SlotFacts.init)
-            self.slotFacts = facts
-            self.rowColumnSlots = facts.indices.filter { facts[$0].isRowColumn }
-            self.storedToManySlots = facts.indices.filter { facts[$0].kind == .toMany && facts[$0].isStored }
-            self.hasRelationships = facts.contains { $0.kind != .attribute }
-            self.entityNumber = entityNumber
-            self.root = root
-            self.selfAndDescendants = selfAndDescendants
-            self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
-            self.transientSlots = slots.filter {
-                $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && !($0 is NSFetchedPropertyDescription)
-            }.map(\.slot)
-            self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
-            self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
-            self.defaultStorage = slots.map { property in
-                guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
-                return AttributeValue.coerce(value, to: attribute)
-            }
-        }
-
-        /// The class that represents the entity's objects (cached: the registry's lookup builds strings).
-        func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
-            if let known = resolvedClass.withLock({ $0 }) { return known }
-            let found = ManagedObjectClassRegistry.shared.objectClass(for: entity)
-            if found != NSManagedObject.self { resolvedClass.withLock { $0 = found } }
-            return found
-        }
-
-        /// Called by every new object: the first object of a subclass the entity names
-        /// teaches the registry that class (so fetches create it too).
-        func noteInstantiated(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
-            guard objectClass != NSManagedObject.self, resolvedClass.withLock({ $0 }) != objectClass,
-                  checkedClasses.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }),
-                  ManagedObjectClassRegistry.names(objectClass, entity: entity)
-            else { return }
-            ManagedObjectClassRegistry.shared.register(objectClass)
-            resolvedClass.withLock { $0 = objectClass }
-        }
-    }
-    var compiled: Compiled?
-
-    /// The compiled facts; the model must be frozen (every context path guarantees it).
-    var facts: Compiled {
-        guard let compiled else {
+    /// The frozen facts; the model must be frozen (every context path guarantees it).
+    var facts: EntityFacts {
+        guard let frozenFacts else {
             preconditionFailure("Entity '\(name ?? "")' is used before its model was loaded by a coordinator")
         }
-        return compiled
+        return frozenFacts
     }
 
     /// The class that represents this entity's objects, found as ``ManagedObjectClassRegistry`` describes.

@@ -206,7 +206,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             for (index, property) in slots.enumerated() where property.entity === entity || property.slot < 0 {
                 property.slot = index
             }
-            entity.compiled = NSEntityDescription.Compiled(
+            entity.frozenFacts = EntityFacts(
                 slots: slots,
                 entityNumber: numbers[ObjectIdentifier(entity)] ?? 0,
                 root: root,

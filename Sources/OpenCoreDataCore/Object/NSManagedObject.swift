@@ -16,7 +16,7 @@ open class NSManagedObject: NSObject {
     public let entity: NSEntityDescription
     /// The entity's compiled facts, held directly: every accessor reads them, and a
     /// constant here costs less than the entity's mutable `compiled` (an exclusivity check).
-    let entityFacts: NSEntityDescription.Compiled
+    let entityFacts: EntityFacts
     /// The object's identity; temporary until the object is first saved.
     open internal(set) var objectID: NSManagedObjectID {
         get {
@@ -43,7 +43,7 @@ open class NSManagedObject: NSObject {
 
     // MARK: Storage
 
-    /// One value per property slot (see `NSEntityDescription.Compiled.slots`).
+    /// One value per property slot (see `EntityFacts.slots`).
     ///
     /// Attributes hold their native stored value. A to-one holds the related
     /// `NSManagedObject`, or its `NSManagedObjectID` until first read. A to-many holds
@@ -88,7 +88,7 @@ open class NSManagedObject: NSObject {
     /// override `required` (Swift needs that to create objects of the right class
     /// when fetching, where Core Data uses the Objective-C runtime).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        if entity.compiled == nil { entity.managedObjectModel?.freeze() }
+        if entity.frozenFacts == nil { entity.managedObjectModel?.freeze() }
         self.entity = entity
         let facts = entity.facts
         self.entityFacts = facts
@@ -136,7 +136,7 @@ open class NSManagedObject: NSObject {
         ManagedObjectClassRegistry.shared.register(self)
         // Bound to this very class: another class of the same bare name (another module's)
         // must not be what fetches of this entity create.
-        if entity.compiled != nil { entity.facts.noteInstantiated(self, entity: entity) }
+        if entity.frozenFacts != nil { entity.facts.noteInstantiated(self, entity: entity) }
         model.cacheEntity(entity, for: self)
         return entity
     }
@@ -281,28 +281,5 @@ open class NSManagedObject: NSObject {
         case let value?:
             return value is String ? "\"\(value)\"" : "\(value)"
         }
-    }
-}
-
-/// The models in use by coordinators, searched by `NSManagedObject.entity()`.
-final class ModelRegistry: @unchecked Sendable {
-    static let shared = ModelRegistry()
-    private let lock = NSLock()
-    private var entries: [WeakModel] = []
-
-    private struct WeakModel { weak var model: NSManagedObjectModel? }
-
-    func add(_ model: NSManagedObjectModel) {
-        lock.lock()
-        defer { lock.unlock() }
-        entries.removeAll { $0.model == nil || $0.model === model }
-        entries.append(WeakModel(model: model))
-    }
-
-    /// Models in use, the most recently added first.
-    var models: [NSManagedObjectModel] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.reversed().compactMap(\.model)
     }
 }

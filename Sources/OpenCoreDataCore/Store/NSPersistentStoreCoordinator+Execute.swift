@@ -13,20 +13,20 @@ extension NSPersistentStoreCoordinator {
         case let insert as NSBatchInsertRequest:
             let store = try batchStore(for: insert)
             var storeRequest = try insert.storeRequest(in: managedObjectModel)
-            storeRequest.origin = StoreHistoryOrigin(context)
+            storeRequest.origin = context.historyOrigin
             let outcome = try runBatch(on: store) { try $0.batchInsert(storeRequest) }
             return NSBatchInsertResult(resultType: insert.resultType, result: Self.result(outcome, insert.resultType.rawValue))
         case let update as NSBatchUpdateRequest:
             let store = try batchStore(for: update)
             var storeRequest = try update.storeRequest(in: managedObjectModel)
-            storeRequest.origin = StoreHistoryOrigin(context)
+            storeRequest.origin = context.historyOrigin
             let outcome = try runBatch(on: store) { try $0.batchUpdate(storeRequest) }
             return NSBatchUpdateResult(resultType: update.resultType, result: Self.result(outcome, update.resultType.rawValue))
         case let delete as NSBatchDeleteRequest:
             let store = try batchStore(for: delete)
             var outcome = StoreBatchOutcome(count: 0, objectIDs: [])
             if var storeRequest = try delete.storeRequest(in: managedObjectModel, store: store) {
-                storeRequest.origin = StoreHistoryOrigin(context)
+                storeRequest.origin = context.historyOrigin
                 outcome = try runBatch(on: store) { try $0.batchDelete(storeRequest) }
             }
             return NSBatchDeleteResult(resultType: delete.resultType, result: Self.result(outcome, delete.resultType.rawValue))

@@ -50,7 +50,7 @@ enum SQLConstantEncoding {
             encoded = (id.primaryKey ?? -1).databaseValue
         case .entity:
             // An entity of a model no store uses has no number, and matches no row.
-            encoded = ((constant as! NSEntityDescription).compiled?.entityNumber ?? -1).databaseValue
+            encoded = ((constant as! NSEntityDescription).frozenFacts?.entityNumber ?? -1).databaseValue
         case .null, .opaque:
             throw SQLTranslationError.unsupported("cannot compare stored values with \(kindDescription(kind))")
         }

@@ -148,7 +148,7 @@ final class SQLDictionaryTranslation {
     /// Whether an expression holds an aggregate function of a per-row value.
     private static func containsAggregate(_ expression: NSExpression) -> Bool {
         guard case .function(nil, let name, let arguments) = expression.node else { return false }
-        if aggregateFunctions.contains(name), arguments.count == 1, !SQLTranslator.isConstant(arguments[0]) {
+        if aggregateFunctions.contains(name), arguments.count == 1, !arguments[0].dependsOnConstantsOnly {
             if case .aggregate = arguments[0].node { return false }
             return true
         }

@@ -5,7 +5,7 @@ extension SQLTranslator {
     func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
         // Anything computed from constants alone is computed here, by the in-memory
         // evaluator itself (`now()` is thus one instant for the whole fetch).
-        if Self.isConstant(expression) {
+        if expression.dependsOnConstantsOnly {
             return .constant(CollectionValue.unwrapNull(ExpressionEvaluator.value(of: expression, object: nil, bindings: [:])))
         }
         switch expression.node {
@@ -48,26 +48,6 @@ extension SQLTranslator {
             throw SQLTranslationError.unsupported("\(name) outside a subscript")
         case .fetch:
             throw SQLTranslationError.unsupported("FETCH expressions (they run a fetch in memory)")
-        }
-    }
-
-    /// Whether an expression depends on nothing but constants.
-    static func isConstant(_ expression: NSExpression) -> Bool {
-        switch expression.node {
-        case .constant:
-            return true
-        case .function(let target, let name, let arguments):
-            guard target == nil else { return false }
-            if name == PredicateFunctions.index, arguments.count == 2, case .symbol = arguments[1].node {
-                return isConstant(arguments[0])
-            }
-            return arguments.allSatisfy(isConstant)
-        case .aggregate(let items):
-            return items.allSatisfy(isConstant)
-        case .union(let a, let b), .intersect(let a, let b), .minus(let a, let b):
-            return isConstant(a) && isConstant(b)
-        default:
-            return false
         }
     }
 

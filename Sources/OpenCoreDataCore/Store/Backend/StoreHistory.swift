@@ -15,10 +15,6 @@ struct StoreHistoryOrigin {
         self.contextName = contextName
     }
 
-    init(_ context: NSManagedObjectContext) {
-        self.init(author: context.transactionAuthor, contextName: context.name)
-    }
-
     /// What identifies this process in history: its bundle identifier or, lacking one
     /// (command-line tools, servers), its executable's name.
     static let bundleID: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName

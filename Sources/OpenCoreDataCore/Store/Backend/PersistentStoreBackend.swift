@@ -64,14 +64,3 @@ protocol PersistentStoreBackend: AnyObject {
     /// Runs `body` with every read of this engine served from `snapshot` (one it opened).
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T
 }
-
-/// A store frozen at one moment for a query generation: for SQLite a read transaction
-/// held open on a connection of its own (WAL keeps the pages it sees); for a server
-/// database a REPEATABLE READ transaction.
-///
-/// Used under the coordinator's lock; closed by the generation that owns it, on
-/// whatever thread lets the generation go.
-protocol StoreSnapshot: AnyObject, Sendable {
-    /// Ends the snapshot and releases its connection; reads at it fail afterwards.
-    func close()
-}
