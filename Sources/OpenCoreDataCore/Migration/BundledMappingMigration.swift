@@ -13,15 +13,16 @@ enum BundledMappingMigration {
               !((options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false),
               FileManager.default.fileExists(atPath: url.path),
               // A file that is not a store is reported by the open that follows.
-              let metadata = try? SQLiteStore.readMetadata(at: url),
+              let engine = try? StoreEngines.sqlite(),
+              let metadata = try? engine.metadata(ofStoreAt: url),
               !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
               let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration,
-                                                        cachedModel: { try? NSManagedObjectModel.cached(inStoreAt: url) })
+                                                        cachedModel: { try? engine.cachedModel(inStoreAt: url) })
         else { return }
         let neighbours = model.bundleURL.map { MappingModelSearch.files(inFolder: $0.deletingLastPathComponent()) } ?? []
         let files = neighbours + MappingModelSearch.files(in: ModelResourceSearch.searchedBundles())
         guard let mapping = NSMappingModel.find(in: files, from: found.model, to: model) else { return }
-        SQLStatementLog.annotate("\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)")
+        StoreDebugLog.annotate("\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)")
         try NSMigrationManager.migrateStoreInPlace(at: url, from: found.model, to: model, mapping: mapping)
     }
 }
@@ -34,10 +35,11 @@ extension NSMigrationManager {
     /// child of the current `Progress`. For opening a store and for `cdtool migrate`.
     @_spi(Tools) public static func migrateStoreInPlace(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel) throws {
         let work = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".migrating")
-        try? SQLiteStore.destroyFiles(at: work)
-        defer { try? SQLiteStore.destroyFiles(at: work) }
+        let engine = try StoreEngines.sqlite()
+        try? engine.destroyStoreFiles(at: work)
+        defer { try? engine.destroyStoreFiles(at: work) }
         let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
         try manager.migrateStore(from: url, type: .sqlite, mapping: mapping, to: work, type: .sqlite)
-        try SQLiteStore.replaceFiles(at: url, from: work)
+        try engine.replaceStoreFiles(at: url, from: work)
     }
 }

@@ -89,7 +89,7 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
             close(source, destination)
         } catch {
             close(source, destination)
-            if createsDestination { try? SQLiteStore.destroyFiles(at: dURL) }
+            if createsDestination { try? StoreEngines.sqlite().destroyStoreFiles(at: dURL) }
             throw error
         }
     }

@@ -54,7 +54,7 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     /// destination's version, is left alone.
     func migrateStore(at url: URL, to destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        let metadata = try SQLiteStore.readMetadata(at: url)
+        let metadata = try StoreEngines.sqlite().metadata(ofStoreAt: url)
         guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.compactMapValues { $0 as? Data } ?? [:]
         let current = VersionHasher.checksum(of: stored)
@@ -76,8 +76,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             if let stage = step.stage, let handler = stage.willMigrateHandler {
                 try withContainer(model: from, at: url, options: options) { try handler(self, stage) }
             }
-            SQLStatementLog.annotate("\(url.path): staged migration from version \(step.from) to \(step.to)")
-            try SQLiteStore.migrateFile(at: url, from: from, to: to, configuration: configuration)
+            StoreDebugLog.annotate("\(url.path): staged migration from version \(step.from) to \(step.to)")
+            try StoreEngines.sqlite().migrateStoreFile(at: url, from: from, to: to, configuration: configuration)
             if let stage = step.stage, let handler = stage.didMigrateHandler {
                 try withContainer(model: to, at: url, options: options) { try handler(self, stage) }
             }

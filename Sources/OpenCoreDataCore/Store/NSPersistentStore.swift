@@ -102,7 +102,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// Reads a store's metadata without adding it to a coordinator.
     open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        try SQLiteStore.readMetadata(at: url)
+        try StoreEngines.sqlite().metadata(ofStoreAt: url)
     }
 
     open override var description: String {

@@ -67,7 +67,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Adds a store; an in-memory one starts as a copy of `source` when given.
     private func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]?,
-                                    copying source: SQLiteStore?) throws -> NSPersistentStore {
+                                    copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore {
         try managedObjectModel.validateForUse()
         let entities = managedObjectModel.entities(forConfigurationName: configuration)
         guard let entities else {
@@ -77,21 +77,22 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             let store: NSPersistentStore
             switch storeType {
             case NSSQLiteStoreType:
+                let engine = try StoreEngines.sqlite()
                 guard let storeURL else {
                     throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "An SQLite store needs a file URL")
                 }
-                if let source, SQLiteStore.isDevNull(storeURL) {
-                    store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
+                if let source, StoreLocation.isDevNull(storeURL) {
+                    store = try engine.openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
                                                          type: NSSQLiteStoreType, copying: source)
                     break
                 }
                 if let source {
-                    try source.copyDatabase(toFileAt: storeURL)
+                    try engine.copyStore(source, toFileAt: storeURL)
                     do {
-                        store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                        store = try engine.openStore(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
                     } catch {
                         // A copy that cannot be opened is removed, so a retry starts clean.
-                        try? SQLiteStore.destroyFiles(at: storeURL)
+                        try? engine.destroyStoreFiles(at: storeURL)
                         throw error
                     }
                     break
@@ -101,9 +102,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 }
                 try BundledMappingMigration.migrateIfMapped(storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
-                store = try SQLiteStore.open(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                store = try engine.openStore(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:
-                store = try SQLiteStore.openInMemory(model: managedObjectModel, entities: entities, configuration: configuration, options: options, copying: source)
+                store = try StoreEngines.sqlite().openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
+                                                                    type: NSInMemoryStoreType, copying: source)
             default:
                 throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType or NSInMemoryStoreType")
             }
@@ -157,7 +159,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     @discardableResult
     open func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
         try performAndWait {
-            guard persistentStores.contains(where: { $0 === store }), let backend = store.backend as? SQLiteStore else {
+            guard persistentStores.contains(where: { $0 === store }), let backend = store.backend, try StoreEngines.sqlite().canCopy(backend) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate a store that is not added to this coordinator")
             }
             let destination = storeType == NSInMemoryStoreType ? nil : url
@@ -211,7 +213,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Reads a store file's metadata without opening it for use.
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         try requireFileStoreType(storeType)
-        return try SQLiteStore.readMetadata(at: url)
+        return try StoreEngines.sqlite().metadata(ofStoreAt: url)
     }
 
     /// The model Core Data cached in the SQLite store at `url` (its `Z_MODELCACHE`): the
@@ -219,7 +221,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// file. Throws when the file is not a store, or the store caches no model (stores
     /// OpenCoreData writes cache none).
     open class func cachedModelForPersistentStore(at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectModel {
-        guard let model = try NSManagedObjectModel.cached(inStoreAt: url) else {
+        guard let model = try StoreEngines.sqlite().cachedModel(inStoreAt: url) else {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model", [NSFilePathErrorKey: url.path])
         }
         return model
@@ -236,7 +238,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let inMemory = storeType == NSInMemoryStoreType
         if !inMemory { try Self.requireFileStoreType(storeType) }
         if let store = persistentStore(for: url) { try remove(store) }
-        if !inMemory { try SQLiteStore.destroyFiles(at: url) }
+        if !inMemory { try StoreEngines.sqlite().destroyStoreFiles(at: url) }
     }
 
     /// Swift spelling of ``destroyPersistentStore(at:ofType:options:)``.
@@ -255,11 +257,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                      withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                      ofType storeType: String) throws {
         try Self.requireFileStoreType(storeType)
-        if persistentStore(for: destinationURL) != nil, !SQLiteStore.isDevNull(destinationURL) {
+        if persistentStore(for: destinationURL) != nil, !StoreLocation.isDevNull(destinationURL) {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(destinationURL.path) is in use by this coordinator; remove it before replacing it",
                                      [NSFilePathErrorKey: destinationURL.path])
         }
-        try SQLiteStore.replaceFiles(at: destinationURL, from: sourceURL)
+        try StoreEngines.sqlite().replaceStoreFiles(at: destinationURL, from: sourceURL)
     }
 
     /// Swift spelling of ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)``.

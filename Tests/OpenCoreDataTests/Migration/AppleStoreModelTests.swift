@@ -58,10 +58,10 @@ import Testing
         #expect(destination.bundleURL == nil)
 
         let annotations = Mutex<[String]>([])
-        let token = SQLStatementLog.addAnnotationObserver { message in
+        let token = StoreDebugLog.addAnnotationObserver { message in
             if message.contains(url.path) { annotations.withLock { $0.append(message) } }
         }
-        defer { SQLStatementLog.removeAnnotationObserver(token) }
+        defer { StoreDebugLog.removeAnnotationObserver(token) }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destination)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
                                            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])

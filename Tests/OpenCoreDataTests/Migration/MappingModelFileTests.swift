@@ -96,10 +96,10 @@ import Testing
         let url = try makeVersion1Store(in: folder)
         let model = try NSManagedObjectModel.load(contentsOf: folder.appendingPathComponent("Contacts.xcdatamodeld"))
         let annotations = Mutex<[String]>([])
-        let token = SQLStatementLog.addAnnotationObserver { message in
+        let token = StoreDebugLog.addAnnotationObserver { message in
             if message.contains(url.path) { annotations.withLock { $0.append(message) } }
         }
-        defer { SQLStatementLog.removeAnnotationObserver(token) }
+        defer { StoreDebugLog.removeAnnotationObserver(token) }
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,

@@ -3,7 +3,7 @@
 ///
 /// Calls arrive serialized by the coordinator. Rows come back in `StoreRow` form
 /// and changes go in as `StoreSaveRequest`; SQL, if any, is the engine's business.
-protocol PersistentStoreBackend: AnyObject {
+package protocol PersistentStoreBackend: AnyObject {
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, …).
     var metadata: [String: Any] { get }
     /// Replaces the metadata (the store's UUID stays); written with the next save.

@@ -3,7 +3,7 @@
 ///
 /// The key allocator a store hands to a save's request builder conforms when the store
 /// can answer; a store that cannot leaves conflicts to its write's own checks.
-protocol SaveTransactionReader {
+package protocol SaveTransactionReader {
     /// The current version (`Z_OPT`) of each row of `entity`'s table among `keys`; rows
     /// that no longer exist are left out.
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64]

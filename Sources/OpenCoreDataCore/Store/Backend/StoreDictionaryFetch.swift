@@ -3,35 +3,35 @@
 /// are read from. Built by the context from an `NSFetchRequest` with
 /// `.dictionaryResultType`; every store engine answers it without the context's
 /// unsaved changes, as Core Data does.
-struct StoreDictionaryFetch {
+package struct StoreDictionaryFetch {
     /// One entry of the result dictionaries.
-    struct Column {
+    package struct Column {
         /// The key in each dictionary: the property name, the key path, or the
         /// expression description's name.
-        let key: String
-        let content: Content
+        package let key: String
+        package let content: Content
     }
 
     /// What a column reads.
-    enum Content {
+    package enum Content {
         /// An attribute or to-one relationship, possibly through to-one relationships (`family.name`).
         case keyPath(String)
         /// An `NSExpressionDescription`'s expression and the type it returns.
         case expression(NSExpression, resultType: NSAttributeType)
     }
 
-    var fetch: StoreFetch
-    var columns: [Column]
+    package var fetch: StoreFetch
+    package var columns: [Column]
     /// Empty when the results are not grouped.
-    var groupBy: [Column]
-    var having: NSPredicate?
+    package var groupBy: [Column]
+    package var having: NSPredicate?
     /// `SELECT DISTINCT`; Core Data honours it only when `propertiesToFetch` is set.
-    var distinct: Bool
+    package var distinct: Bool
 
     /// Reads a request's `propertiesToFetch` and `propertiesToGroupBy`. Without
     /// `propertiesToFetch`, every stored attribute and to-one relationship of the
     /// entity is returned.
-    init(fetch: StoreFetch, propertiesToFetch: [Any]?, propertiesToGroupBy: [Any]?, having: NSPredicate?, returnsDistinctResults: Bool) throws {
+    package init(fetch: StoreFetch, propertiesToFetch: [Any]?, propertiesToGroupBy: [Any]?, having: NSPredicate?, returnsDistinctResults: Bool) throws {
         self.fetch = fetch
         if let propertiesToFetch {
             columns = try propertiesToFetch.map { try Self.column($0, in: "propertiesToFetch") }

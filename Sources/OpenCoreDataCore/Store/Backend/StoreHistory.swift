@@ -4,27 +4,27 @@
 /// transaction as the change itself, so history and data can never disagree.
 
 /// Who made a store transaction, as its history records it.
-struct StoreHistoryOrigin {
+package struct StoreHistoryOrigin {
     /// The context's `transactionAuthor`.
-    var author: String?
+    package var author: String?
     /// The context's `name`.
-    var contextName: String?
+    package var contextName: String?
 
-    init(author: String? = nil, contextName: String? = nil) {
+    package init(author: String? = nil, contextName: String? = nil) {
         self.author = author
         self.contextName = contextName
     }
 
     /// What identifies this process in history: its bundle identifier or, lacking one
     /// (command-line tools, servers), its executable's name.
-    static let bundleID: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    package static let bundleID: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     /// This process's identifier, as a string as Core Data records it.
-    static var processID: String { String(ProcessInfo.processInfo.processIdentifier) }
+    package static var processID: String { String(ProcessInfo.processInfo.processIdentifier) }
 }
 
 /// The part of a store's history a request reads or deletes, by transaction number or
 /// commit date. Numbers increase with every transaction of the store.
-enum StoreHistoryRange {
+package enum StoreHistoryRange {
     case all
     case afterNumber(Int64)
     case afterDate(Date)
@@ -34,18 +34,18 @@ enum StoreHistoryRange {
 }
 
 /// A change to record: the row, what happened to it and, for updates, which properties.
-struct StoreHistoryChange {
-    let entity: NSEntityDescription
-    let primaryKey: Int64
-    let type: NSPersistentHistoryChangeType
+package struct StoreHistoryChange {
+    package let entity: NSEntityDescription
+    package let primaryKey: Int64
+    package let type: NSPersistentHistoryChangeType
     /// For updates, the changed properties (slots of the entity).
-    var updatedSlots: [Int] = []
+    package var updatedSlots: [Int] = []
 }
 
 extension StoreSaveRequest {
     /// The history of this save: each inserted, updated and deleted row once, updates
     /// naming their changed columns and the to-many relationships whose members changed.
-    var historyChanges: [StoreHistoryChange] {
+    package var historyChanges: [StoreHistoryChange] {
         var changes: [StoreHistoryChange] = []
         changes.reserveCapacity(inserts.count + updates.count + deletes.count)
         var position: [RowReference: Int] = [:]

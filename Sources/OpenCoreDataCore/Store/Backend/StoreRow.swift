@@ -4,20 +4,20 @@
 /// to-ones the destination's ID (or `nil`), to-manys `nil` (they load on demand).
 /// Immutable, so the contexts of one coordinator share it through the row cache; a
 /// class, so the cache can reference it without owning it while the objects using it do.
-final class StoreRow: @unchecked Sendable {
-    let objectID: NSManagedObjectID
+package final class StoreRow: @unchecked Sendable {
+    package let objectID: NSManagedObjectID
     /// The row version, Core Data's `Z_OPT`.
-    let version: Int64
-    let values: [Any?]
+    package let version: Int64
+    package let values: [Any?]
     /// When the store read (or wrote) these values, on ``StoreRow/now()``'s clock; staleness is measured from here.
-    let timestamp: TimeInterval
+    package let timestamp: TimeInterval
     /// The coordinator's cache generation when the row was cached: while it is current,
     /// no save or batch request has touched the cache since, so the row is the freshest.
-    var generation = 0
+    package var generation = 0
     /// The row cache holding the row (without keeping it alive); the row leaves it when it deallocates.
     var cache: RowCache?
 
-    init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
+    package init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
         self.objectID = objectID
         self.version = version
         self.values = values
@@ -27,5 +27,5 @@ final class StoreRow: @unchecked Sendable {
     deinit { cache?.rowWillDeallocate(ObjectIdentifier(self), key: objectID.key) }
 
     /// The clock snapshots are stamped with (monotonic seconds); read once per fetch, not per row.
-    static func now() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
+    package static func now() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
 }

@@ -4,7 +4,7 @@
 ///
 /// Used under the coordinator's lock; closed by the generation that owns it, on
 /// whatever thread lets the generation go.
-protocol StoreSnapshot: AnyObject, Sendable {
+package protocol StoreSnapshot: AnyObject, Sendable {
     /// Ends the snapshot and releases its connection; reads at it fail afterwards.
     func close()
 }

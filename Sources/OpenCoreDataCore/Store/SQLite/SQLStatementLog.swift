@@ -9,7 +9,7 @@ import Synchronization
 /// other's statements. Tracing is only installed when one of the two is wanted, so
 /// a store that nobody watches pays nothing per statement.
 final class SQLStatementLog: Sendable {
-    static let printsStatements = (ProcessInfo.processInfo.environment["OPENCOREDATA_SQL_DEBUG"].flatMap(Int.init) ?? 0) > 0
+    static var printsStatements: Bool { StoreDebugLog.printsStatements }
 
     private let observers = Mutex<[Int: @Sendable (String) -> Void]>([:])
     private let nextToken = Atomic<Int>(0)
@@ -41,31 +41,5 @@ final class SQLStatementLog: Sendable {
                 FileHandle.standardError.write(Data("OpenCoreData: sql: \(statement.expandedSQL)\n".utf8))
             }
         }
-    }
-
-    /// Observers of annotations, for tests (annotations are rare: one per store opened
-    /// under another model version, so one global list is enough).
-    private static let annotationObservers = Mutex<[Int: @Sendable (String) -> Void]>([:])
-    private static let nextAnnotationToken = Atomic<Int>(0)
-
-    /// Reports a decision the store made that no statement shows (which rule opened a
-    /// store, where a migration's source model came from), as Core Data's SQL debug
-    /// output prints its annotations.
-    static func annotate(_ message: String) {
-        for observer in annotationObservers.withLock({ Array($0.values) }) { observer(message) }
-        if printsStatements {
-            FileHandle.standardError.write(Data("OpenCoreData: annotation: \(message)\n".utf8))
-        }
-    }
-
-    /// Starts reporting annotations to `observer`; returns a token for `removeAnnotationObserver`.
-    static func addAnnotationObserver(_ observer: @escaping @Sendable (String) -> Void) -> Int {
-        let token = nextAnnotationToken.add(1, ordering: .relaxed).newValue
-        annotationObservers.withLock { $0[token] = observer }
-        return token
-    }
-
-    static func removeAnnotationObserver(_ token: Int) {
-        annotationObservers.withLock { $0[token] = nil }
     }
 }

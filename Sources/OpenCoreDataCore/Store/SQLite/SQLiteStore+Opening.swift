@@ -6,7 +6,7 @@ extension SQLiteStore {
     static func open(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         // Core Data's idiom for a throwaway SQLite store (test suites use it): a store at
         // /dev/null is an SQLite database in memory, still of the SQLite type.
-        if isDevNull(url) {
+        if StoreLocation.isDevNull(url) {
             return try openInMemory(model: model, entities: entities, configuration: configuration, options: options, type: NSSQLiteStoreType)
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
@@ -194,7 +194,7 @@ extension SQLiteStore {
     /// Removes a store's database, journal files and external data folder.
     static func destroyFiles(at url: URL) throws {
         // A /dev/null store lives in memory; the device itself is never removed.
-        guard !isDevNull(url) else { return }
+        guard !StoreLocation.isDevNull(url) else { return }
         let manager = FileManager.default
         for suffix in ["", "-wal", "-shm"] {
             let path = url.path + suffix
@@ -208,10 +208,10 @@ extension SQLiteStore {
     /// missing), with SQLite's online backup so a source in use by another connection is
     /// copied consistently; the destination's external data is replaced by the source's.
     static func replaceFiles(at destination: URL, from source: URL) throws {
-        guard !isDevNull(source) else {
+        guard !StoreLocation.isDevNull(source) else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "A /dev/null store lives in memory; there is no file to copy from")
         }
-        guard !isDevNull(destination) else { return }
+        guard !StoreLocation.isDevNull(destination) else { return }
         _ = try readMetadata(at: source)  // a missing file or one that is not a store throws here, naming it
         let manager = FileManager.default
         try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -231,10 +231,6 @@ extension SQLiteStore {
         if manager.fileExists(atPath: sourceSupport.path) { try manager.copyItem(at: sourceSupport, to: destinationSupport) }
     }
 
-    /// Whether `url` is /dev/null, Core Data's name for an SQLite store kept in memory.
-    static func isDevNull(_ url: URL) -> Bool {
-        url.isFileURL && url.standardizedFileURL.path == "/dev/null"
-    }
 
     /// Whether a pragma name or value is a bare word or number (no SQL can hide in it).
     static func isPlainToken(_ text: String) -> Bool {

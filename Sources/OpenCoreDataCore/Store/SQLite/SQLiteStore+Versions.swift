@@ -25,7 +25,7 @@ extension SQLiteStore {
         let path = url?.path ?? "memory"
         if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false {
             try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
-            SQLStatementLog.annotate("\(path): opened ignoring version hashes (NSIgnorePersistentStoreVersioningOption); its layout matches the model")
+            StoreDebugLog.annotate("\(path): opened ignoring version hashes (NSIgnorePersistentStoreVersioningOption); its layout matches the model")
             return metadata
         }
         let incompatible = { (detail: String) in
@@ -49,7 +49,7 @@ extension SQLiteStore {
                     [NSFilePathErrorKey: url?.path ?? ""]
                 )
             }
-            SQLStatementLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
+            StoreDebugLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
             return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url)
         }
         guard metadata[createdByOpenCoreDataKey] == nil else { throw incompatible("") }
@@ -58,7 +58,7 @@ extension SQLiteStore {
         } catch let error as NSError {
             throw incompatible(": \(error.localizedDescription)")
         }
-        SQLStatementLog.annotate("\(path): version hashes differ from the model's, opened by the layout rule (its tables are exactly what the model maps to)")
+        StoreDebugLog.annotate("\(path): version hashes differ from the model's, opened by the layout rule (its tables are exactly what the model maps to)")
         return metadata
     }
 

@@ -1,0 +1,56 @@
+/// What a store type offers before any of its stores is open: opening one, and the
+/// operations on store files the coordinator, migration and tools run without an open
+/// store. The SQLite engine (module OpenCoreDataSQLite) serves `NSSQLiteStoreType` and
+/// `NSInMemoryStoreType`; a PostgreSQL or incremental store would be another engine.
+///
+/// An engine's open stores are ``PersistentStoreBackend``s.
+package protocol PersistentStoreEngine {
+    /// Opens the store file at `url` (created when missing) for `entities` of `model`.
+    /// Throws when the file is not a store or holds an incompatible one.
+    static func openStore(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+                          options: [AnyHashable: Any]?) throws -> NSPersistentStore
+
+    /// Opens a store that lives in memory, of store type `type`; a copy of `source` when given.
+    static func openInMemoryStore(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+                                  options: [AnyHashable: Any]?, type: String, copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore
+
+    /// Whether ``copyStore(_:toFileAt:)`` and ``openInMemoryStore(model:entities:configuration:options:type:copying:)``
+    /// can copy `backend` (one of this engine's stores).
+    static func canCopy(_ backend: any PersistentStoreBackend) -> Bool
+
+    /// Writes a consistent copy of the open store `source` to a new file at `url`.
+    static func copyStore(_ source: any PersistentStoreBackend, toFileAt url: URL) throws
+
+    /// The metadata of the store file at `url`, read without opening the store for use.
+    static func metadata(ofStoreAt url: URL) throws -> [String: Any]
+
+    /// The model Core Data cached in the store file at `url`, or `nil` when it caches none.
+    static func cachedModel(inStoreAt url: URL) throws -> NSManagedObjectModel?
+
+    /// Deletes the store's files (database, journals, external data); a missing store is no error.
+    static func destroyStoreFiles(at url: URL) throws
+
+    /// Replaces the store at `destination` with a copy of the store at `source`.
+    static func replaceStoreFiles(at destination: URL, from source: URL) throws
+
+    /// Changes the store file at `url` from `source`'s schema to `destination`'s in place,
+    /// by the inferred (lightweight) mapping.
+    static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws
+}
+
+/// Where the coordinator finds the engines of its store types.
+package enum StoreEngines {
+    /// The engine of SQLite and in-memory stores.
+    package static func sqlite() throws -> any PersistentStoreEngine.Type {
+        SQLiteEngine.self
+    }
+}
+
+/// Store locations every engine understands.
+package enum StoreLocation {
+    /// Core Data's idiom for a throwaway SQLite store (test suites use it): a store at
+    /// `/dev/null` lives in memory, still of the SQLite type.
+    package static func isDevNull(_ url: URL) -> Bool {
+        url.isFileURL && url.standardizedFileURL.path == "/dev/null"
+    }
+}
