@@ -62,7 +62,9 @@ let package = Package(
         // formatter and in-memory evaluation. It sits at the bottom: it knows key-value
         // coding, not managed objects, so everything above can use it.
         .target(name: "OpenCoreDataPredicate"),
-        // The engine: model, objects, contexts, stores.
+        // The core: model, objects, contexts, fetch, undo, history, migration, results
+        // controller, documents, and the coordinator with the protocol store engines
+        // implement (Store/Backend). It knows no SQL.
         .target(
             name: "OpenCoreDataCore",
             dependencies: [
@@ -70,16 +72,25 @@ let package = Package(
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
                 "OpenCoreDataDeflate",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // The SQLite engine behind the core's PersistentStoreEngine/PersistentStoreBackend:
+        // Core Data's schema, SQL generation (Translation, Statements), schema and
+        // migration (Schema), and the store itself (Engine). The only module that uses GRDB.
+        .target(
+            name: "OpenCoreDataSQLite",
+            dependencies: [
+                "OpenCoreDataCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // What users import: re-exports the engine so that its Foundation-named classes
         // (NSPredicate, NSSortDescriptor, ...) win over Foundation's Linux stubs in files
         // that also import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
-        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore"]),
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
             dependencies: [
@@ -148,7 +159,7 @@ let package = Package(
         .target(
             name: "CDToolCore",
             // The core for the store-inspection SPI that only tools use.
-            dependencies: ["OpenCoreData", "OpenCoreDataCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "cdtool",
@@ -182,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "OpenCoreDataTests",
             // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
-            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
         ),

@@ -1,5 +1,6 @@
 import GRDB
-@_spi(Tools) import OpenCoreDataCore
+import OpenCoreDataCore
+import OpenCoreDataSQLite
 
 /// What `cdtool inspect` finds in a store: its entities and row counts, its metadata,
 /// and how a model relates to it.

@@ -1,6 +1,7 @@
 import Dispatch
 import OpenCoreData
-@_spi(Tools) import OpenCoreDataCore
+import OpenCoreDataCore
+import OpenCoreDataSQLite
 
 /// `cdtool migrate`: opens a store with a model, migrating it the way an app's
 /// `NSPersistentContainer` would (automatic lightweight migration from the version that

@@ -3,6 +3,9 @@
 // so `import OpenCoreData` alone sees `Date`, `UUID`, `NSSet` and friends, as
 // `import CoreData` does.
 @_exported import OpenCoreDataCore
+// The SQLite engine: linked in for the coordinator, which finds it by name, and its
+// public additions (`NSManagedObjectModel.inferred(fromStoreAt:)`, `cached(inStoreAt:)`).
+@_exported import OpenCoreDataSQLite
 
 // Foundation on Linux declares these classes too, as unusable stubs. A file that imports
 // Foundation (or XCTest, which re-exports it) beside OpenCoreData would find two of each

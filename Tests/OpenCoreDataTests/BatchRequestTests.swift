@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// Batch insert, update and delete change the store with set-based SQL, return the

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// Compiled models (`.mom`, `.momd`, the model a store caches) read from keyed archives.

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// Persistent history: what saves and batch requests record, how requests read and

@@ -1,4 +1,5 @@
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 // What cannot run in SQL fails the fetch with a clear Core Data error naming the

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 // Models shared by the context, store and validation tests.
 

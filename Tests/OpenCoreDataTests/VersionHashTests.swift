@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// Version hashes in Core Data's byte layout, and how a store's hashes decide whether it opens.

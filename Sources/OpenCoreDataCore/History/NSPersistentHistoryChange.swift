@@ -23,9 +23,9 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
     public let updatedProperties: Set<NSPropertyDescription>?
     /// The transaction the change belongs to. Weak, as in Core Data: the transaction
     /// holds its changes, so keep the transaction while you use them.
-    public internal(set) weak var transaction: NSPersistentHistoryTransaction?
+    public package(set) weak var transaction: NSPersistentHistoryTransaction?
 
-    init(changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType, tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?) {
+    package init(changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType, tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?) {
         self.changeID = changeID
         self.changedObjectID = changedObjectID
         self.changeType = changeType

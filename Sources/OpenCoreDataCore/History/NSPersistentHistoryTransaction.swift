@@ -5,7 +5,7 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
     public let timestamp: Date
     /// The changes, in the order they were recorded; `nil` when the request asked for
     /// transactions only.
-    public internal(set) var changes: [NSPersistentHistoryChange]?
+    public package(set) var changes: [NSPersistentHistoryChange]?
     /// The transaction's number, increasing with time in its store.
     public let transactionNumber: Int64
     /// The UUID of the store the transaction changed.
@@ -21,7 +21,7 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
     /// The token marking this transaction: fetch the history after it to get what came next.
     public let token: NSPersistentHistoryToken
 
-    init(timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String, contextName: String?, author: String?) {
+    package init(timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String, contextName: String?, author: String?) {
         self.timestamp = timestamp
         self.transactionNumber = transactionNumber
         self.storeID = storeID

@@ -33,7 +33,7 @@ extension NSMigrationManager {
     /// run removed first), whose contents then replace the store's in one SQLite
     /// transaction; until then the store is untouched. The manager's progress becomes a
     /// child of the current `Progress`. For opening a store and for `cdtool migrate`.
-    @_spi(Tools) public static func migrateStoreInPlace(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel) throws {
+    package static func migrateStoreInPlace(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel) throws {
         let work = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".migrating")
         let engine = try StoreEngines.sqlite()
         try? engine.destroyStoreFiles(at: work)

@@ -4,11 +4,16 @@
 /// Elements match when their renaming identifiers are equal (an element without one is
 /// identified by its name), so a property renamed in the model editor with the old name as
 /// its renaming identifier keeps its values.
-struct MappingInference {
+package struct MappingInference {
     let source: [NSEntityDescription]
     let destination: [NSEntityDescription]
 
-    func mappingModel() throws -> NSMappingModel {
+    package init(source: [NSEntityDescription], destination: [NSEntityDescription]) {
+        self.source = source
+        self.destination = destination
+    }
+
+    package func mappingModel() throws -> NSMappingModel {
         let model = NSMappingModel()
         var matchedSources = Set<ObjectIdentifier>()
         var sourceRoots: [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)] = [:]

@@ -10,5 +10,5 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
 
     /// The source property an inferred mapping copies (what `valueExpression` reads),
     /// kept so a store can copy the value without evaluating the expression per object.
-    var sourcePropertyName: String?
+    package var sourcePropertyName: String?
 }

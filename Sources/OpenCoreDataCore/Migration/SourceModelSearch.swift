@@ -4,16 +4,16 @@
 /// hash, and the source model is the version whose entities hash the same. The versions
 /// looked at are those of the bundle the destination model was loaded from, then every
 /// model among the app's bundles, then the model Core Data cached in the store itself.
-enum SourceModelSearch {
+package enum SourceModelSearch {
     /// A source model and where it was found, for the debug log.
-    struct Found {
-        let model: NSManagedObjectModel
-        let origin: String
+    package struct Found {
+        package let model: NSManagedObjectModel
+        package let origin: String
     }
 
     /// The model whose entities (of `configuration`) have exactly the hashes `metadata`
     /// records, if any; `cachedModel` is asked last.
-    static func sourceModel(for metadata: [String: Any], destination: NSManagedObjectModel, configuration: String?,
+    package static func sourceModel(for metadata: [String: Any], destination: NSManagedObjectModel, configuration: String?,
                             cachedModel: () -> NSManagedObjectModel?) -> Found? {
         let fits = { (model: NSManagedObjectModel) in model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) }
         if let bundle = destination.bundleURL, let versions = try? NSManagedObjectModel.versions(in: bundle) {
@@ -32,7 +32,7 @@ enum SourceModelSearch {
     }
 
     /// Whether the options ask for automatic migration with an inferred mapping.
-    static func infersMigration(_ options: [AnyHashable: Any]?) -> Bool {
+    package static func infersMigration(_ options: [AnyHashable: Any]?) -> Bool {
         NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption])
             && NSPersistentStore.isSet(options?[NSInferMappingModelAutomaticallyOption])
     }

@@ -1,29 +1,29 @@
 import Synchronization
 
 /// Facts computed once the model is frozen, read on every property access.
-final class EntityFacts {
+package final class EntityFacts {
     /// Every property, inherited first; a property's `slot` is its index here.
-    let slots: [NSPropertyDescription]
-    let propertiesByName: PropertyTable
+    package let slots: [NSPropertyDescription]
+    package let propertiesByName: PropertyTable
     /// The constant facts of each slot, indexed like `slots`.
-    let slotFacts: [SlotFacts]
+    package let slotFacts: [SlotFacts]
     /// Slots stored in the object's own row (stored attributes and to-ones), in slot order.
     let rowColumnSlots: [Int]
     /// Stored to-many slots: their changes are written as memberships.
     let storedToManySlots: [Int]
     /// Whether an object of the entity can have to-one or to-many destinations.
-    let hasRelationships: Bool
+    package let hasRelationships: Bool
     /// Core Data's entity number (`Z_ENT`).
-    let entityNumber: Int
+    package let entityNumber: Int
     /// The top of the inheritance tree: the entity whose table holds this one's rows.
-    unowned let root: NSEntityDescription
+    package unowned let root: NSEntityDescription
     /// This entity and every entity below it.
-    let selfAndDescendants: [NSEntityDescription]
+    package let selfAndDescendants: [NSEntityDescription]
 
     /// A new object's storage: coerced default values, `nil` elsewhere.
     let defaultStorage: [Any?]
     /// Whether some attribute may keep its value in an external file.
-    let hasExternalStorage: Bool
+    package let hasExternalStorage: Bool
     /// To-many slots: snapshots leave them empty.
     let toManySlots: [Int]
     /// Transient slots: not in the store, so a reload keeps their values.

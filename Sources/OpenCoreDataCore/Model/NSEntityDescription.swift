@@ -19,7 +19,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// The property names one of ``uniquenessConstraints`` lists: its elements are names
     /// or property descriptions.
-    static func propertyNames(inConstraint constraint: [Any]) -> [String] {
+    package static func propertyNames(inConstraint constraint: [Any]) -> [String] {
         constraint.map { ($0 as? NSPropertyDescription)?.name ?? ($0 as? String) ?? "\($0)" }
     }
     /// The name this entity had in an earlier model version (for migration).
@@ -128,10 +128,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     // MARK: Facts (set when the model is frozen)
 
     /// What the model computed about the entity when it was frozen; `nil` before.
-    var frozenFacts: EntityFacts?
+    package var frozenFacts: EntityFacts?
 
     /// The frozen facts; the model must be frozen (every context path guarantees it).
-    var facts: EntityFacts {
+    package var facts: EntityFacts {
         guard let frozenFacts else {
             preconditionFailure("Entity '\(name ?? "")' is used before its model was loaded by a coordinator")
         }

@@ -174,7 +174,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     /// Throws a clear error when the model is invalid; called before any store is opened.
-    func validateForUse() throws {
+    package func validateForUse() throws {
         freeze()
         guard validationProblems.isEmpty else {
             throw CoreDataError.make(

@@ -35,7 +35,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 
     /// The position of this property's value in an object's storage; set when the model is frozen.
-    var slot: Int = -1
+    package var slot: Int = -1
 
     /// Creates an empty property description.
     public override init() { super.init() }
@@ -48,7 +48,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 
     /// Whether the store keeps a column for this property.
-    var isStored: Bool { !isTransient }
+    package var isStored: Bool { !isTransient }
 
     open override var description: String {
         "(\(type(of: self))) name \(name), isOptional \(isOptional), isTransient \(isTransient), entity \(entity?.name ?? "nil")"

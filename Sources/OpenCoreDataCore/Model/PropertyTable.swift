@@ -3,7 +3,7 @@
 /// Most entities have a handful of properties with short names, which Swift stores
 /// inline: comparing such a name is a 16-byte comparison, so a linear scan beats
 /// hashing the key. Larger entities use a dictionary.
-struct PropertyTable: Sequence {
+package struct PropertyTable: Sequence {
     private let names: [String]
     private let properties: [NSPropertyDescription]
     private let slots: [Int]
@@ -30,7 +30,7 @@ struct PropertyTable: Sequence {
         self.index = names.count > Self.scanLimit ? Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }) : nil
     }
 
-    subscript(name: String) -> NSPropertyDescription? {
+    package subscript(name: String) -> NSPropertyDescription? {
         if let index { return index[name].map { properties[$0] } }
         for position in names.indices where names[position] == name { return properties[position] }
         return nil
@@ -49,7 +49,7 @@ struct PropertyTable: Sequence {
     var values: [NSPropertyDescription] { properties }
     var count: Int { properties.count }
 
-    func makeIterator() -> some IteratorProtocol<(key: String, value: NSPropertyDescription)> {
+    package func makeIterator() -> some IteratorProtocol<(key: String, value: NSPropertyDescription)> {
         zip(names, properties).lazy.map { (key: $0, value: $1) }.makeIterator()
     }
 }

@@ -6,26 +6,26 @@
 /// `name` or `attributeType` there is a dynamic call with an exclusivity check. A frozen
 /// model never changes, so a plain struct of constants answers the same questions for
 /// a fraction of the cost, once per value instead of once per model.
-final class SlotFacts {
+package final class SlotFacts {
     /// What a slot holds.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case attribute
         case toOne
         case toMany
     }
 
-    let property: NSPropertyDescription
+    package let property: NSPropertyDescription
     let name: String
-    let kind: Kind
+    package let kind: Kind
     /// The attribute's type; `.undefinedAttributeType` for relationships.
-    let attributeType: NSAttributeType
+    package let attributeType: NSAttributeType
     let isOptional: Bool
     /// Whether the store has a column (or join rows) for the slot.
     let isStored: Bool
     /// Whether the property has validation predicates to evaluate on save.
     let hasValidationPredicates: Bool
     /// Whether large binary values of the attribute may live in files beside the store.
-    let allowsExternalStorage: Bool
+    package let allowsExternalStorage: Bool
     /// The transformer of a transformable attribute (`nil`: the secure default).
     let valueTransformerName: String?
 

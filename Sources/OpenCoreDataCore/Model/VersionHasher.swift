@@ -20,7 +20,7 @@ import Crypto
 /// delete rules, indexes, user info, renaming identifiers, fetched properties.
 /// Core Data does not document this layout; it is described in docs/DEVIATIONS.md
 /// together with how a store whose hashes differ is still opened.
-enum VersionHasher {
+package enum VersionHasher {
     static func hash(of entity: NSEntityDescription) -> Data {
         var hasher = SHA256()
         hasher.feed(entity.name ?? "")
@@ -74,14 +74,14 @@ enum VersionHasher {
     }
 
     /// `NSStoreModelVersionChecksumKey`: SHA-256 over the entity hashes in entity-name order, base64.
-    static func checksum(of hashes: [String: Data]) -> String {
+    package static func checksum(of hashes: [String: Data]) -> String {
         var hasher = SHA256()
         for name in sortedNames(hashes) { hasher.update(data: hashes[name]!) }
         return Data(hasher.finalize()).base64EncodedString()
     }
 
     /// `NSStoreModelVersionHashesDigest`: SHA-512 over each entity's name and hash, in name order, base64.
-    static func digest(of hashes: [String: Data]) -> String {
+    package static func digest(of hashes: [String: Data]) -> String {
         var hasher = SHA512()
         for name in sortedNames(hashes) {
             hasher.update(data: Data(name.utf8))

@@ -11,12 +11,12 @@ extension NSManagedObject: KeyValueCoding {}
 /// tree shares one table; rows of entities without the key have NULL there. A fetch
 /// that includes pending changes evaluates unsaved objects in memory, and must give
 /// them the same `nil` rather than trap as an unknown key does.
-enum InheritanceTreeKeys {
+package enum InheritanceTreeKeys {
     /// Whether such keys read as `nil` (set only while a fetch evaluates objects).
     @TaskLocal static var readAsNil = false
 
     /// Whether some entity of `entity`'s inheritance tree has a property named `key`.
-    static func tree(of entity: NSEntityDescription, has key: String) -> Bool {
+    package static func tree(of entity: NSEntityDescription, has key: String) -> Bool {
         entity.facts.root.facts.selfAndDescendants.contains { $0.facts.propertiesByName[key] != nil }
     }
 

@@ -25,7 +25,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
     let reference: Reference
 
-    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+    package init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
         self.store = store
         self.reference = .row(storeIdentifier: store.identifier, primaryKey: primaryKey)
@@ -54,7 +54,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The row's primary key (`Z_PK`), for permanent IDs.
-    var primaryKey: Int64? {
+    package var primaryKey: Int64? {
         if case let .row(_, primaryKey) = reference { return primaryKey }
         return nil
     }

@@ -86,8 +86,13 @@ final class FetchedResults: @unchecked Sendable {
             && (request.resultType == .managedObjectResultType || request.resultType == .managedObjectIDResultType)
         let cache = batched ? entity.flatMap { SectionInfoCache(name: cacheName, request: request, entity: $0, sectionNameKeyPath: sectionNameKeyPath, context: context) } : nil
         let cached = cache?.read()
-        let list = batched ? try request.batchedResults(in: context, restoring: cached?.keys)
-            : FetchedList(try request.results(in: context).map { $0 as AnyObject })
+        let list: FetchedList
+        if batched {
+            let batch = try request.batchedResults(in: context, restoring: cached?.keys)
+            list = FetchedList(count: batch.count, keys: batch.keys, element: batch.element)
+        } else {
+            list = FetchedList(try request.results(in: context).map { $0 as AnyObject })
+        }
         placements = [:]
         temporaryIDs = [:]
         isTracking = false

@@ -59,7 +59,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open var isReadOnly: Bool
     /// Why the store refuses saves when it was made read-only by what it found on opening
     /// rather than by its options.
-    var readOnlyReason: String?
+    package var readOnlyReason: String?
 
     /// The error a save or batch request on a read-only store fails with.
     var readOnlyError: NSError {
@@ -77,10 +77,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         set { backend?.setMetadata(newValue ?? [:]) }
     }
 
-    var backend: (any PersistentStoreBackend)?
+    package var backend: (any PersistentStoreBackend)?
 
     /// Whether an option's value means yes: `true`, a nonzero number, or "YES".
-    static func isSet(_ option: Any?) -> Bool {
+    package static func isSet(_ option: Any?) -> Bool {
         switch option {
         case let flag as Bool: flag
         case let number as NSNumber: number.boolValue
@@ -90,7 +90,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
     private let storeIdentifier: String
 
-    init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {
+    package init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {
         self.type = type
         self.url = url
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"

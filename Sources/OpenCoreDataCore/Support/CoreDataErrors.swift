@@ -113,8 +113,8 @@ public let NSAffectedObjectsErrorKey = "NSAffectedObjectsErrorKey"
 public let NSSQLiteErrorDomain = "NSSQLiteErrorDomain"
 
 /// Builds the `NSError`s OpenCoreData throws, always in `NSCocoaErrorDomain`.
-enum CoreDataError {
-    static func make(_ code: Int, _ message: String, _ userInfo: [String: Any] = [:]) -> NSError {
+package enum CoreDataError {
+    package static func make(_ code: Int, _ message: String, _ userInfo: [String: Any] = [:]) -> NSError {
         var info = userInfo
         info[NSLocalizedDescriptionKey] = message
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)
@@ -146,7 +146,7 @@ enum CoreDataError {
     }
 
     /// Wraps an SQLite failure with the store's URL and SQLite's result code.
-    static func sqlite(_ code: Int32, _ message: String, url: URL?) -> NSError {
+    package static func sqlite(_ code: Int32, _ message: String, url: URL?) -> NSError {
         var info: [String: Any] = [NSSQLiteErrorDomain: Int(code)]
         if let url { info[NSFilePathErrorKey] = url.path }
         return make(NSSQLiteError, message, info)

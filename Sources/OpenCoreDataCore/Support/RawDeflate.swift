@@ -2,7 +2,7 @@ import OpenCoreDataDeflate
 
 /// Raw DEFLATE decompression (RFC 1951), the compression of the model Core Data caches
 /// in a store's `Z_MODELCACHE`, done by the system's zlib.
-enum RawDeflate {
+package enum RawDeflate {
     /// Why a compressed stream could not be expanded.
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -10,7 +10,7 @@ enum RawDeflate {
 
     /// The decompressed bytes of `data`; throws when the stream is damaged or would
     /// expand past `limit` bytes.
-    static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
+    package static func inflate(_ data: Data, limit: Int = 256 << 20) throws -> Data {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = data.withUnsafeBytes { raw in

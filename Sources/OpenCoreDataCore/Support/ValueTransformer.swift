@@ -133,12 +133,12 @@ public final class CodableValueTransformer<Value: Codable>: ValueTransformer, @u
 }
 
 /// Applies the transformer a transformable attribute names (or the secure default).
-enum ValueTransformerRegistry {
+package enum ValueTransformerRegistry {
     static func transformer(named name: String?) -> ValueTransformer? {
         ValueTransformer.named(NSValueTransformerName(name ?? NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue))
     }
 
-    static func encode(_ value: Any, transformerName: String?) throws -> Data {
+    package static func encode(_ value: Any, transformerName: String?) throws -> Data {
         guard let transformer = transformer(named: transformerName) else {
             throw CoreDataError.make(NSManagedObjectValidationError, "No value transformer is registered under the name '\(transformerName ?? "")'")
         }
@@ -152,7 +152,7 @@ enum ValueTransformerRegistry {
         return data
     }
 
-    static func decode(_ data: Data, transformerName: String?) -> Any? {
+    package static func decode(_ data: Data, transformerName: String?) -> Any? {
         guard let transformer = transformer(named: transformerName) else { return nil }
         return storesInReverse(transformer) ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// Lightweight migration: a store made with one model version opens under a later one,

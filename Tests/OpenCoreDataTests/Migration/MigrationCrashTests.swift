@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import StoreWorkerSupport
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import Testing
 
 /// `NSPersistentStoreCoordinator.migratePersistentStore(_:to:options:type:)`: a store

@@ -63,18 +63,18 @@ extension NSMappingModel {
 
     /// An entity mapping made for another version of one of its entities than `source`
     /// or `destination` has.
-    @_spi(Tools) public struct Mismatch: Sendable {
+    package struct Mismatch: Sendable {
         /// The entity mapping's name.
-        public let mappingName: String
+        package let mappingName: String
         /// The entity whose version differs.
-        public let entityName: String
+        package let entityName: String
         /// Whether the entity is the mapping's source (else its destination).
-        public let isSource: Bool
+        package let isSource: Bool
     }
 
     /// The first entity mapping whose source or destination entity has another version
     /// hash in `source` or `destination` than the mapping records; `nil` when all fit.
-    @_spi(Tools) public func firstMismatch(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Mismatch? {
+    package func firstMismatch(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Mismatch? {
         for mapping in entityMappings ?? [] {
             if let name = mapping.sourceEntityName, source.entitiesByName[name]?.versionHash != mapping.sourceEntityVersionHash {
                 return Mismatch(mappingName: mapping.name ?? "", entityName: name, isSource: true)

@@ -5,16 +5,16 @@
 /// passes: entities, then inheritance, then properties, then what refers to entities
 /// (relationship destinations and inverses, fetch requests, configurations). Anything
 /// missing or of an unknown kind is a ``ModelLoadingError`` naming the entity and property.
-struct CompiledModelDecoder {
+package struct CompiledModelDecoder {
     let source: ModelFileSource
     private let predicates = ArchivedPredicateDecoder()
 
-    init(source: ModelFileSource) {
+    package init(source: ModelFileSource) {
         self.source = source
     }
 
     /// Fills `model` (a new, empty one) from the archive in `data`.
-    func decode(_ data: Data, into model: NSManagedObjectModel) throws {
+    package func decode(_ data: Data, into model: NSManagedObjectModel) throws {
         var state = State()
         do {
             let root = try KeyedArchive(data: data).topObject(forKey: "root")

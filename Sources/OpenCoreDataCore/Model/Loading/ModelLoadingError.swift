@@ -1,7 +1,9 @@
 /// Where a model being loaded comes from: the file read and how messages name it.
-struct ModelFileSource: Sendable {
+package struct ModelFileSource: Sendable {
     /// The XML file (a model's `contents`).
     let url: URL
+
+    package init(url: URL) { self.url = url }
     /// The file as messages show it: `Model.xcdatamodel/contents`, with the
     /// `.xcdatamodeld` bundle in front for a version of one.
     var displayName: String {
@@ -34,7 +36,7 @@ public struct ModelLoadingError: Error, CustomStringConvertible, Sendable {
     /// The file as the message names it (`Model.xcdatamodel/contents`).
     public let fileName: String
 
-    init(source: ModelFileSource, line: Int?, element: String?, reason: String) {
+    package init(source: ModelFileSource, line: Int?, element: String?, reason: String) {
         fileURL = source.url
         fileName = source.displayName
         self.line = line

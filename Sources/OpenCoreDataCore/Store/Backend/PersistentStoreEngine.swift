@@ -39,11 +39,19 @@ package protocol PersistentStoreEngine {
 }
 
 /// Where the coordinator finds the engines of its store types.
+///
+/// The SQLite engine lives in a module above this one, so it is found by name, as Core
+/// Data finds a store type's class; the OpenCoreData module users import links it in.
 package enum StoreEngines {
     /// The engine of SQLite and in-memory stores.
     package static func sqlite() throws -> any PersistentStoreEngine.Type {
-        SQLiteEngine.self
+        guard let engine = sqliteEngine else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The SQLite store engine is not linked into this program: depend on the OpenCoreData library, not on OpenCoreDataCore alone")
+        }
+        return engine
     }
+
+    private static let sqliteEngine = _typeByName("OpenCoreDataSQLite.SQLiteEngine") as? any PersistentStoreEngine.Type
 }
 
 /// Store locations every engine understands.

@@ -50,4 +50,11 @@ package struct StoreBatchOutcome {
     package var changedObjectIDs: [NSManagedObjectID] = []
     /// Entities with changed rows that are not listed one by one.
     package var changedEntities: [NSEntityDescription] = []
+
+    package init(count: Int, objectIDs: [NSManagedObjectID]? = nil, changedObjectIDs: [NSManagedObjectID] = [], changedEntities: [NSEntityDescription] = []) {
+        self.count = count
+        self.objectIDs = objectIDs
+        self.changedObjectIDs = changedObjectIDs
+        self.changedEntities = changedEntities
+    }
 }

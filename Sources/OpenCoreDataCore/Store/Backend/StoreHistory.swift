@@ -40,6 +40,13 @@ package struct StoreHistoryChange {
     package let type: NSPersistentHistoryChangeType
     /// For updates, the changed properties (slots of the entity).
     package var updatedSlots: [Int] = []
+
+    package init(entity: NSEntityDescription, primaryKey: Int64, type: NSPersistentHistoryChangeType, updatedSlots: [Int] = []) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+        self.type = type
+        self.updatedSlots = updatedSlots
+    }
 }
 
 extension StoreSaveRequest {

@@ -18,6 +18,10 @@ package struct StoreSaveRequest {
     package struct RowReference: Hashable {
         package let entity: NSEntityDescription
         package let primaryKey: Int64
+        package init(entity: NSEntityDescription, primaryKey: Int64) {
+            self.entity = entity
+            self.primaryKey = primaryKey
+        }
         package static func == (lhs: Self, rhs: Self) -> Bool { lhs.entity === rhs.entity && lhs.primaryKey == rhs.primaryKey }
         package func hash(into hasher: inout Hasher) {
             hasher.combine(ObjectIdentifier(entity))

@@ -1,0 +1,43 @@
+import OpenCoreDataCore
+/// The SQLite engine as the coordinator sees it: SQLite files, `/dev/null` and in-memory
+/// databases in Core Data's schema.
+///
+/// A class (never instantiated) because the core finds it by name, and the runtime looks
+/// classes up by their qualified names.
+package final class SQLiteEngine: PersistentStoreEngine {
+    private init() {}
+
+    package static func openStore(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+                                  options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        try SQLiteStore.open(at: url, model: model, entities: entities, configuration: configuration, options: options)
+    }
+
+    package static func openInMemoryStore(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+                                          options: [AnyHashable: Any]?, type: String, copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore {
+        try SQLiteStore.openInMemory(model: model, entities: entities, configuration: configuration, options: options, type: type,
+                                     copying: source.map(sqliteStore))
+    }
+
+    package static func canCopy(_ backend: any PersistentStoreBackend) -> Bool { backend is SQLiteStore }
+
+    package static func copyStore(_ source: any PersistentStoreBackend, toFileAt url: URL) throws {
+        try sqliteStore(source).copyDatabase(toFileAt: url)
+    }
+
+    package static func metadata(ofStoreAt url: URL) throws -> [String: Any] { try SQLiteStore.readMetadata(at: url) }
+
+    package static func cachedModel(inStoreAt url: URL) throws -> NSManagedObjectModel? { try SQLiteModelCache.model(inStoreAt: url) }
+
+    package static func destroyStoreFiles(at url: URL) throws { try SQLiteStore.destroyFiles(at: url) }
+
+    package static func replaceStoreFiles(at destination: URL, from source: URL) throws { try SQLiteStore.replaceFiles(at: destination, from: source) }
+
+    package static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws {
+        try SQLiteStore.migrateFile(at: url, from: source, to: destination, configuration: configuration)
+    }
+
+    /// The coordinator hands back only stores this engine opened (see ``canCopy(_:)``).
+    private static func sqliteStore(_ backend: any PersistentStoreBackend) -> SQLiteStore {
+        backend as! SQLiteStore
+    }
+}

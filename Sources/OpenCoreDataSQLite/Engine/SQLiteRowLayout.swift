@@ -1,0 +1,123 @@
+import OpenCoreDataCore
+import GRDB
+import GRDBSQLite
+
+/// How the columns of a row query feed the slots of each entity's snapshot.
+///
+/// Built once per set of entities and reused by every fetch and fault of that set:
+/// the SELECT list, and per entity the column each stored slot reads with a decoder
+/// chosen from the attribute type, so decoding a row is a loop over plain fields.
+final class SQLiteRowLayout {
+    /// How one column becomes a slot value.
+    enum Decoder {
+        case integer16, integer32, integer64, boolean, double, float, date, string
+        /// Through `SQLiteValueCoding` (decimals, data, UUIDs, URLs, transformables, …).
+        case general(NSAttributeDescription)
+        /// A value that may live in an external file.
+        case external(NSAttributeDescription)
+        /// A to-one's destination key; `entityColumn` holds its entity number when the destination has subentities.
+        case toOne(NSEntityDescription, entityColumn: Int32?)
+    }
+
+    struct Field {
+        let slot: Int
+        let column: Int32
+        let decoder: Decoder
+    }
+
+    /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, …`
+    let selectList: String
+    /// How many columns the SELECT list has.
+    let columnCount: Int32
+    /// Per entity number: the entity, its slot count and its fields.
+    let plans: [Int: (entity: NSEntityDescription, slotCount: Int, fields: [Field])]
+
+    init(entities: [NSEntityDescription], schema: SQLiteSchema) {
+        var columns = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
+        var indexByColumn: [String: Int32] = [:]
+        func index(of column: String) -> Int32 {
+            if let known = indexByColumn[column] { return known }
+            let index = Int32(columns.count)
+            columns.append("t0." + column)
+            indexByColumn[column] = index
+            return index
+        }
+        var plans: [Int: (NSEntityDescription, Int, [Field])] = [:]
+        for entity in entities {
+            var fields: [Field] = []
+            for property in entity.facts.slots where property.isStored {
+                guard let column = schema.column(for: property) else { continue }
+                if let attribute = property as? NSAttributeDescription {
+                    fields.append(Field(slot: property.slot, column: index(of: column), decoder: Self.decoder(for: attribute)))
+                } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, let destination = relationship.destinationEntity {
+                    let keyColumn = index(of: column)
+                    let entityColumn = schema.entityColumn(for: relationship).map(index(of:))
+                    fields.append(Field(slot: property.slot, column: keyColumn, decoder: .toOne(destination, entityColumn: entityColumn)))
+                }
+            }
+            plans[entity.facts.entityNumber] = (entity, entity.facts.slots.count, fields)
+        }
+        self.plans = plans
+        self.selectList = columns.joined(separator: ", ")
+        self.columnCount = Int32(columns.count)
+    }
+
+    private static func decoder(for attribute: NSAttributeDescription) -> Decoder {
+        if attribute.allowsExternalBinaryDataStorage { return .external(attribute) }
+        switch attribute.attributeType {
+        case .integer16AttributeType: return .integer16
+        case .integer32AttributeType: return .integer32
+        case .integer64AttributeType: return .integer64
+        case .booleanAttributeType: return .boolean
+        case .doubleAttributeType: return .double
+        case .floatAttributeType: return .float
+        case .dateAttributeType: return .date
+        case .stringAttributeType: return .string
+        default: return .general(attribute)
+        }
+    }
+
+    /// Decodes the statement's current row (columns from `offset` on), or `nil` for a row
+    /// without a key or with an entity number the model lacks (skipped, not trusted).
+    func decode(_ statement: SQLiteStatement, offset: Int32 = 0, store: SQLiteStore, persistentStore: NSPersistentStore, timestamp: TimeInterval) throws -> StoreRow? {
+        guard sqlite3_column_type(statement, offset) != SQLITE_NULL,
+              let plan = plans[Int(sqlite3_column_int64(statement, offset + 1))]
+        else { return nil }
+        let key = sqlite3_column_int64(statement, offset)
+        let version = sqlite3_column_int64(statement, offset + 2)
+        var values = [Any?](unsafeUninitializedCapacity: plan.slotCount) { buffer, initialized in
+            for index in 0..<buffer.count { (buffer.baseAddress! + index).initialize(to: nil) }
+            initialized = buffer.count
+        }
+        for field in plan.fields {
+            let column = field.column + offset
+            let type = sqlite3_column_type(statement, column)
+            if type == SQLITE_NULL { continue }
+            switch field.decoder {
+            case .integer16 where type == SQLITE_INTEGER: values[field.slot] = Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column))
+            case .integer32 where type == SQLITE_INTEGER: values[field.slot] = Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column))
+            case .integer64 where type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_int64(statement, column)
+            case .boolean where type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_int64(statement, column) != 0
+            case .double where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_double(statement, column)
+            case .float where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values[field.slot] = Float(sqlite3_column_double(statement, column))
+            case .date where type == SQLITE_FLOAT || type == SQLITE_INTEGER:
+                values[field.slot] = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column))
+            case .string where type == SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(statement, column))
+                values[field.slot] = sqlite3_column_text(statement, column).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
+            case let .toOne(destination, entityColumn):
+                let exact = entityColumn.flatMap { store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))] }
+                values[field.slot] = NSManagedObjectID(entity: exact ?? destination, store: persistentStore, primaryKey: sqlite3_column_int64(statement, column))
+            case let .external(attribute):
+                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+            case let .general(attribute):
+                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+            default:
+                // A value of another storage class than the attribute's (SQLite is dynamically typed).
+                let attribute = plan.entity.facts.slots[field.slot] as! NSAttributeDescription
+                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+            }
+        }
+        return StoreRow(objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version, values: values, timestamp: timestamp)
+    }
+}

@@ -1,0 +1,278 @@
+import OpenCoreDataCore
+import GRDB
+import GRDBSQLite
+
+/// Writes one `StoreSaveRequest` inside an open transaction: deletes, inserts,
+/// updates (only changed columns, with the `Z_OPT` optimistic-lock check), then
+/// relationship memberships (join rows, ordering columns).
+final class SQLiteSaveWriter {
+    private let db: Database
+    private let schema: SQLiteSchema
+    private let external: ExternalBinaryStorage
+    private(set) var writtenFiles: [URL] = []
+    private(set) var obsoleteFiles: [URL] = []
+
+    init(db: Database, schema: SQLiteSchema, external: ExternalBinaryStorage) {
+        self.db = db
+        self.schema = schema
+        self.external = external
+    }
+
+    func write(_ request: StoreSaveRequest) throws {
+        for (row, version) in request.deletes { try delete(row, expectedVersion: version) }
+        for row in request.inserts { try insert(row) }
+        for row in request.updates { try update(row) }
+        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide != false { try apply(change) }
+        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide == false { try apply(change) }
+    }
+
+    private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
+        let table = try schema.table(for: row.entity)
+        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, slots: nil)
+        try execute("DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_OPT = ?", [row.primaryKey.databaseValue, expectedVersion.databaseValue])
+        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
+        for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
+            if let join = schema.joinTable(for: relationship) {
+                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [row.primaryKey.databaseValue])
+            }
+        }
+    }
+
+    /// A prepared row statement and how to bind a row's slots to it.
+    private struct RowPlan {
+        let statement: Statement
+        /// The columns in statement order.
+        let columns: [Column]
+    }
+
+    private struct Column {
+        let slot: Int
+        let facts: SlotFacts
+        /// Whether a to-one also fills its destination-entity column.
+        let hasEntityColumn: Bool
+    }
+
+    /// Plans by entity, kind and written slots: rows of one entity mostly write the
+    /// same columns, so the text is built and the statement looked up once per save.
+    private var plans: [PlanShape: RowPlan] = [:]
+
+    private struct PlanShape: Hashable {
+        let entity: ObjectIdentifier
+        let isInsert: Bool
+        /// Empty for inserts (which write every row column of the entity).
+        let slots: [Int]
+    }
+
+    private func plan(_ row: StoreSaveRequest.RowWrite, insert: Bool) throws -> RowPlan {
+        let shape = PlanShape(entity: ObjectIdentifier(row.entity), isInsert: insert, slots: insert ? [] : row.slots)
+        if let known = plans[shape] { return known }
+        let table = try schema.table(for: row.entity)
+        let facts = row.entity.facts
+        var names: [String] = []
+        var columns: [Column] = []
+        for slot in row.slots {
+            let property = facts.slots[slot]
+            guard let column = schema.column(for: property) else { continue }
+            names.append(column)
+            var hasEntityColumn = false
+            if let relationship = property as? NSRelationshipDescription, let entityColumn = schema.entityColumn(for: relationship) {
+                names.append(entityColumn)
+                hasEntityColumn = true
+            }
+            columns.append(Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: hasEntityColumn))
+        }
+        let text: String
+        if insert {
+            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + names
+            text = "INSERT INTO \(table.name) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
+        } else {
+            let assignments = (["Z_OPT = Z_OPT + 1"] + names.map { "\($0) = ?" }).joined(separator: ", ")
+            text = "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+        }
+        let plan = RowPlan(statement: try db.cachedStatement(sql: text), columns: columns)
+        plans[shape] = plan
+        return plan
+    }
+
+    private func insert(_ row: StoreSaveRequest.RowWrite) throws {
+        let plan = try plan(row, insert: true)
+        let handle = plan.statement.sqliteStatement
+        sqlite3_reset(handle)
+        try check(sqlite3_bind_int64(handle, 1, row.primaryKey), plan)
+        try check(sqlite3_bind_int64(handle, 2, Int64(row.entity.facts.entityNumber)), plan)
+        try check(sqlite3_bind_int64(handle, 3, 1), plan)
+        _ = try bindColumns(row, plan, from: 4)
+        try step(plan.statement)
+    }
+
+    private func update(_ row: StoreSaveRequest.RowWrite) throws {
+        let table = try schema.table(for: row.entity)
+        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, slots: row.slots)
+        let plan = try plan(row, insert: false)
+        let handle = plan.statement.sqliteStatement
+        sqlite3_reset(handle)
+        let next = try bindColumns(row, plan, from: 1)
+        try check(sqlite3_bind_int64(handle, next, row.primaryKey), plan)
+        try check(sqlite3_bind_int64(handle, next + 1, row.expectedVersion), plan)
+        try step(plan.statement)
+        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
+    }
+
+    /// Binds the row's values to the plan's columns from parameter `first` on; returns the next parameter.
+    private func bindColumns(_ row: StoreSaveRequest.RowWrite, _ plan: RowPlan, from first: Int32) throws -> Int32 {
+        let handle = plan.statement.sqliteStatement
+        var index = first
+        for column in plan.columns {
+            let facts = column.facts
+            let value = row.values[column.slot]
+            if facts.kind == .toOne {
+                let reference = value as? StoreSaveRequest.RowReference
+                try check(reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) } ?? sqlite3_bind_null(handle, index), plan)
+                index += 1
+                if column.hasEntityColumn {
+                    let number = reference.map { Int64($0.entity.facts.entityNumber) }
+                    try check(number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), plan)
+                    index += 1
+                }
+            } else {
+                try check(try bindAttribute(value, facts, handle, index), plan)
+                index += 1
+            }
+        }
+        return index
+    }
+
+    /// Binds one attribute value. The common types bind straight from their stored
+    /// form; the rest (external storage, transformables, UUIDs…) go through the
+    /// shared column encoding.
+    private func bindAttribute(_ value: Any?, _ facts: SlotFacts, _ handle: OpaquePointer?, _ index: Int32) throws -> Int32 {
+        guard let value else { return sqlite3_bind_null(handle, index) }
+        if !facts.allowsExternalStorage {
+            switch facts.attributeType {
+            case .integer64AttributeType: if let number = value as? Int64 { return sqlite3_bind_int64(handle, index, number) }
+            case .integer32AttributeType: if let number = value as? Int32 { return sqlite3_bind_int64(handle, index, Int64(number)) }
+            case .integer16AttributeType: if let number = value as? Int16 { return sqlite3_bind_int64(handle, index, Int64(number)) }
+            case .booleanAttributeType: if let flag = value as? Bool { return sqlite3_bind_int64(handle, index, flag ? 1 : 0) }
+            case .doubleAttributeType: if let number = value as? Double { return sqlite3_bind_double(handle, index, number) }
+            case .floatAttributeType: if let number = value as? Float { return sqlite3_bind_double(handle, index, Double(number)) }
+            case .dateAttributeType: if let date = value as? Date { return sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate) }
+            case .stringAttributeType: if let text = value as? String { return Self.bindText(text, handle, index) }
+            default: break
+            }
+        }
+        guard let attribute = facts.property as? NSAttributeDescription else { return sqlite3_bind_null(handle, index) }
+        let (column, file) = try external.columnValue(value, for: attribute)
+        if let file { writtenFiles.append(file) }
+        return Self.bind(column, handle, index)
+    }
+
+    private static func bindText(_ text: String, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+        }
+    }
+
+    private static func bind(_ value: DatabaseValue, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
+        switch value.storage {
+        case .null: sqlite3_bind_null(handle, index)
+        case let .int64(number): sqlite3_bind_int64(handle, index, number)
+        case let .double(number): sqlite3_bind_double(handle, index, number)
+        case let .string(text): bindText(text, handle, index)
+        case let .blob(data):
+            data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient) }
+        }
+    }
+
+    private func check(_ code: Int32, _ plan: RowPlan) throws {
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: plan.statement.sql)
+        }
+    }
+
+    /// The optimistic-locking failure: the row changed or vanished since it was read.
+    private func conflict(_ entity: NSEntityDescription, _ key: Int64, _ version: Int64) -> NSError {
+        CoreDataError.make(
+            NSManagedObjectMergeError,
+            "Could not merge changes: the \(entity.name ?? "?") row \(key) was changed or deleted by another context or process since it was read (version \(version))",
+            ["conflictList": [key]]
+        )
+    }
+
+    /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
+    private func collectExternalFiles(table: SQLiteSchema.Table, entity: NSEntityDescription, key: Int64, slots: [Int]?) throws {
+        let facts = entity.facts
+        guard facts.hasExternalStorage else { return }
+        let candidates = (slots ?? Array(facts.slots.indices)).filter { facts.slotFacts[$0].allowsExternalStorage }
+        let columns = candidates.compactMap { schema.column(for: facts.slots[$0]) }
+        guard !columns.isEmpty else { return }
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK = ?", arguments: [key]) else { return }
+        for index in columns.indices {
+            if let data = Data.fromDatabaseValue(row[index]), let file = external.fileURL(forColumnValue: data) {
+                obsoleteFiles.append(file)
+            }
+        }
+    }
+
+    private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
+        let relationship = change.relationship
+        if let join = schema.joinTable(for: relationship) {
+            // Rows are written by one side (the other side's change mirrors it); each
+            // side stores its own order. Orders are written after all rows exist.
+            if join.isWritingSide {
+                for removed in change.removed {
+                    try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?", [change.source.primaryKey.databaseValue, removed.primaryKey.databaseValue])
+                }
+                for added in change.added {
+                    try execute("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue])
+                }
+            }
+            if let orderColumn = join.orderColumn, let members = change.orderedMembers {
+                for (index, member) in members.enumerated() {
+                    try execute("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                                [Int64((index + 1) * 1024).databaseValue, change.source.primaryKey.databaseValue, member.primaryKey.databaseValue])
+                }
+            }
+        } else if let hidden = schema.hiddenColumn(for: relationship), let destination = relationship.destinationEntity {
+            let table = try schema.table(for: destination)
+            for removed in change.removed { try execute("UPDATE \(table.name) SET \(hidden) = NULL WHERE Z_PK = ?", [removed.primaryKey.databaseValue]) }
+            for added in change.added { try execute("UPDATE \(table.name) SET \(hidden) = ? WHERE Z_PK = ?", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue]) }
+        } else if let inverse = relationship.inverseRelationship, let orderColumn = schema.orderColumn(for: inverse),
+                  let members = change.orderedMembers, let destination = relationship.destinationEntity {
+            let table = try schema.table(for: destination)
+            for (index, member) in members.enumerated() {
+                try execute("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?", [Int64((index + 1) * 1024).databaseValue, member.primaryKey.databaseValue])
+            }
+        }
+    }
+
+    /// Runs one statement, prepared once per connection (GRDB caches it by its text).
+    ///
+    /// Values are bound with SQLite's C API: a save runs one statement per row, and
+    /// building GRDB `StatementArguments` for each cost more than the SQLite work.
+    private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        for (offset, value) in arguments.enumerated() {
+            let code = Self.bind(value, handle, Int32(offset + 1))
+            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql) }
+        }
+        try step(statement)
+    }
+
+    /// Runs a bound statement to completion and resets it.
+    private func step(_ statement: Statement) throws {
+        let handle = statement.sqliteStatement
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+        sqlite3_reset(handle)
+    }
+
+    /// SQLite copies bound text and blobs (the Swift buffers don't outlive the call).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

@@ -1,0 +1,60 @@
+import OpenCoreDataCore
+import GRDB
+
+/// An SQLite store frozen for a query generation: a read-only connection of its own that
+/// keeps one read transaction open. In WAL mode SQLite serves a reader the database as
+/// it was when its transaction began, however many commits follow (from this process
+/// or another), so every read on this connection sees that one moment.
+///
+/// GRDB's `DatabaseSnapshot` does the same but needs a `DatabasePool`; the store keeps
+/// its single `DatabaseQueue`, which is faster for its serialized work, and opens one
+/// such connection per generation instead.
+final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
+    /// The connection, inside its read transaction until ``close()``.
+    let database: DatabaseQueue
+    /// The store that opened it: a snapshot serves that store's reads only.
+    let store: SQLiteStore
+    /// This connection's share of GRDB's statement cache (used under the coordinator's
+    /// lock, like the store's own).
+    var statements = StatementCacheBudget()
+    /// Set by the first ``close()`` (the generation's, or the deinit's).
+    private var isClosed = false
+
+    /// Opens a connection with `configuration` and starts its read transaction.
+    init(store: SQLiteStore, path: String, configuration: Configuration) throws {
+        self.store = store
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        do {
+            try database.inDatabase { db in
+                try db.beginTransaction(.deferred)
+                // BEGIN takes no snapshot by itself; the first read does.
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+            }
+        } catch {
+            try? database.close()
+            throw error
+        }
+    }
+
+    /// Runs `block` inside the open transaction. A transaction that ended (the connection
+    /// failed) would read the latest data, so that throws instead.
+    func read<T>(_ block: (Database) throws -> T) throws -> T {
+        try database.inDatabase { db in
+            guard db.isInsideTransaction else {
+                throw CoreDataError.make(NSPersistentStoreOperationError, "The query generation's snapshot of the store at \(store.url?.path ?? "?") was lost; set the context's query generation again")
+            }
+            return try block(db)
+        }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        try? database.inDatabase { db in
+            if db.isInsideTransaction { try db.rollback() }
+        }
+        try? database.close()
+    }
+
+    deinit { close() }
+}

@@ -1,0 +1,54 @@
+import OpenCoreDataCore
+import GRDB
+
+/// Copying an open store into a new one, for the coordinator's `migratePersistentStore`.
+extension SQLiteStore {
+    /// Writes a copy of this store's database to a new file at `url`, with SQLite's online
+    /// backup (a consistent copy even while other connections write), and copies the
+    /// values kept outside the database beside it.
+    func copyDatabase(toFileAt url: URL) throws {
+        let manager = FileManager.default
+        guard !manager.fileExists(atPath: url.path) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate the store to \(url.path): a file is already there", [NSFilePathErrorKey: url.path])
+        }
+        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            let copy = try DatabaseQueue(path: url.path)
+            defer { try? copy.close() }
+            try database.backup(to: copy)
+        } catch {
+            try? Self.destroyFiles(at: url)
+            throw Self.wrap(error, url: url, opening: false)
+        }
+        guard let source = self.url.map({ ExternalBinaryStorage(url: $0).directory }) ?? nil, manager.fileExists(atPath: source.path),
+              let destination = ExternalBinaryStorage(url: url).directory else { return }
+        do {
+            try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try manager.copyItem(at: source, to: destination)
+        } catch {
+            try? Self.destroyFiles(at: url)
+            throw error
+        }
+    }
+
+    /// Copies this store's database into `copy` (an empty in-memory database), where
+    /// values kept in files beside this store are stored inline, since a store in memory
+    /// has no folder to keep them in.
+    func copyDatabase(intoMemory copy: DatabaseQueue) throws {
+        try database.backup(to: copy)
+        let files = ExternalBinaryStorage(url: url)
+        try copy.write { db in
+            for entity in schema.entities {
+                let table = try schema.table(for: entity)
+                for attribute in entity.attributesByName.values where attribute.entity === entity && attribute.allowsExternalBinaryDataStorage {
+                    guard let column = schema.column(for: attribute) else { continue }
+                    let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(column) FROM \(table.name) WHERE substr(\(column), 1, 1) = x'02'")
+                    for row in rows {
+                        guard let stored = row[1] as Data?, let data = try files.read(stored) else { continue }
+                        try db.execute(sql: "UPDATE \(table.name) SET \(column) = ? WHERE Z_PK = ?", arguments: [Data([0x01]) + data, row[0] as Int64])
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import OpenCoreDataCore
+import GRDB
+
+extension SQLiteStore {
+    func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64] {
+        try database.write { db in
+            var allocator = SQLiteKeyAllocator(db: db, schema: schema)
+            let keys = try entities.map { try allocator.nextKey(for: $0) }
+            try allocator.flush()
+            return keys
+        }
+    }
+
+    func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
+        let external = ExternalBinaryStorage(url: url)
+        // Files are tracked as they are written, so a failed save removes them all.
+        var writer: SQLiteSaveWriter?
+        var metadataWritten: Int?
+        do {
+            try database.write { db in
+                // The builder may read the rows it is about to change (conflict checks) on this connection.
+                var allocator: any PrimaryKeyAllocator = SQLiteSaveTransaction(store: self, db: db)
+                let request = try build(&allocator)
+                try (allocator as! SQLiteSaveTransaction).flush()
+                let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
+                writer = current
+                let tombstones = try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
+                try current.write(request)
+                try history?.record(db, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
+                metadataWritten = try writeMetadataIfNeeded(db)
+            }
+            // A value set while the save ran stays pending for the next save.
+            if let metadataWritten { metadataCommitted(metadataWritten) }
+        } catch {
+            for file in writer?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: file) }
+            if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }
+            throw error
+        }
+        for file in writer?.obsoleteFiles ?? [] { try? FileManager.default.removeItem(at: file) }
+    }
+}

@@ -1,0 +1,71 @@
+import OpenCoreDataCore
+import GRDB
+
+/// Persistent history recorded before a migration stays readable after it: its rows
+/// name entities by number, the properties an update changed by slot, and the values a
+/// deletion kept by column; all three follow the destination model.
+extension SQLiteMigration {
+    func migrateHistory() throws {
+        guard try db.tableExists("ACHANGE") else { return }
+        let (before, after) = (SQLiteHistory(schema: source), SQLiteHistory(schema: destination))
+        try after.install(db)
+        for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
+            guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else { continue }
+            try remapUpdatedProperties(number: number, from: sourceEntity, to: entity)
+            try remapTombstones(number: number, from: before.tombstoneAttributes[number] ?? [], to: after.tombstoneAttributes[entity.facts.entityNumber] ?? [], of: entity)
+        }
+        try renumberHistory()
+    }
+
+    /// Where each property of `sourceEntity` (by position in `properties`) is now among
+    /// `entity`'s `destinationProperties`; properties that are gone have no place.
+    private func newPositions(of properties: [NSPropertyDescription], in destinationProperties: [NSPropertyDescription], of entity: NSEntityDescription) -> [Int: Int] {
+        var moves: [Int: Int] = [:]
+        for (newIndex, property) in destinationProperties.enumerated() {
+            guard let old = sourceProperty(for: property, of: entity), let oldIndex = properties.firstIndex(where: { $0.name == old.name }) else { continue }
+            moves[oldIndex] = newIndex
+        }
+        return moves
+    }
+
+    /// An update records the slots it changed as bits; the bits move with the slots.
+    private func remapUpdatedProperties(number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription) throws {
+        let oldSlots = sourceEntity.facts.slots
+        let moves = newPositions(of: oldSlots, in: entity.facts.slots, of: entity)
+        guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
+        let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, ZCOLUMNS FROM ACHANGE WHERE ZENTITY = ? AND ZCOLUMNS IS NOT NULL", arguments: [number])
+        for row in rows {
+            guard let key = row[0] as Int64?, let bits = row[1] as Data? else { continue }
+            let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap { moves[$0] }
+            try db.execute(sql: "UPDATE ACHANGE SET ZCOLUMNS = ? WHERE Z_PK = ?", arguments: [SQLiteHistory.columnBits(slots), key])
+        }
+    }
+
+    /// A deletion keeps the values of some attributes in `ZTOMBSTONE<n>` columns, by the
+    /// attribute's place among those its entity keeps; the values move with the places.
+    private func remapTombstones(number: Int, from old: [NSAttributeDescription], to new: [NSAttributeDescription], of entity: NSEntityDescription) throws {
+        let moves = newPositions(of: old, in: new, of: entity)
+        guard !old.isEmpty, moves.count != old.count || moves.contains(where: { $0.key != $0.value }) || new.count != old.count else { return }
+        let oldColumns = old.indices.map { "ZTOMBSTONE\($0)" }
+        let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(oldColumns.joined(separator: ", ")) FROM ACHANGE WHERE ZENTITY = ? AND ZCHANGETYPE = ?",
+                                    arguments: [number, NSPersistentHistoryChangeType.delete.rawValue])
+        let cleared = (0..<max(old.count, new.count)).map { "ZTOMBSTONE\($0) = ?" }.joined(separator: ", ")
+        for row in rows {
+            var values = [DatabaseValue](repeating: .null, count: max(old.count, new.count))
+            for (oldIndex, newIndex) in moves { values[newIndex] = row[oldIndex + 1] as DatabaseValue }
+            try db.execute(sql: "UPDATE ACHANGE SET \(cleared) WHERE Z_PK = ?", arguments: StatementArguments(values + [row[0] as DatabaseValue]))
+        }
+    }
+
+    /// History rows name entities by number; they follow the renumbering.
+    private func renumberHistory() throws {
+        // Changes of removed entities go: their numbers may now name other entities.
+        let removed = source.entitiesByNumber.keys.filter { destinationNumber(ofSource: $0) == nil }.sorted()
+        if !removed.isEmpty {
+            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZENTITY IN (\(removed.map(String.init).joined(separator: ", ")))")
+        }
+        let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
+        guard !cases.isEmpty else { return }
+        try db.execute(sql: "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE ZENTITY END")
+    }
+}

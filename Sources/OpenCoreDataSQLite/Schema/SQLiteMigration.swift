@@ -1,0 +1,129 @@
+import OpenCoreDataCore
+import GRDB
+
+/// Runs an inferred mapping (lightweight migration) on a store's database with SQL,
+/// inside the caller's transaction: no object is loaded, and a failure leaves nothing
+/// changed once the transaction rolls back.
+///
+/// The source tables are renamed aside, the destination model's tables are created,
+/// rows are copied with one `INSERT … SELECT` per destination entity (entity numbers,
+/// renamed columns and defaults mapped in SQL), join tables likewise, then the old
+/// tables go and `Z_PRIMARYKEY`, `Z_METADATA` and persistent history follow the new
+/// entity numbers.
+struct SQLiteMigration {
+    let db: Database
+    let source: SQLiteSchema
+    let destination: SQLiteSchema
+    let mapping: NSMappingModel
+    /// The store's file, for values kept in files beside it (`nil` in memory).
+    var url: URL? = nil
+
+    static let asidePrefix = "OCDMIG_"
+
+    func run() throws {
+        try checkIdentifiers()
+        let oldMaxima = try Dictionary(Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
+        let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
+        let quotedOld = oldTables.map { "'\($0)'" }.joined(separator: ", ")
+        for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(quotedOld))") {
+            try db.execute(sql: "DROP INDEX \"\(index.replacingOccurrences(of: "\"", with: "\"\""))\"")
+        }
+        for table in oldTables { try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(Self.asidePrefix)\(table)") }
+        let bookkeeping = ["CREATE TABLE Z_PRIMARYKEY", "CREATE TABLE Z_METADATA", "CREATE TABLE Z_MODELCACHE"]
+        let run = Run(migration: self)
+        // A child of the caller's current progress, if any (`cdtool migrate` draws it):
+        // one unit per destination entity, one for the join tables, one for the checks.
+        let progress = Progress(totalUnitCount: Int64(destination.entities.count + 2))
+        for statement in destination.createStatements() where !bookkeeping.contains(where: statement.hasPrefix) {
+            try run.execute(statement, mapping: nil)
+        }
+        for table in destination.tables {
+            for entity in table.root.facts.selfAndDescendants {
+                if let sourceEntity = sourceEntity(for: entity) { try run.copyRows(of: sourceEntity, into: entity, table: table) }
+                progress.completedUnitCount += 1
+            }
+        }
+        try run.copyJoinTables()
+        try run.dropLinkTables()
+        try run.convertExternalStorage()
+        progress.completedUnitCount += 1
+        try run.checkRequiredValues()
+        try run.checkUniquenessConstraints()
+        progress.completedUnitCount = progress.totalUnitCount
+        for table in oldTables { try db.execute(sql: "DROP TABLE \(Self.asidePrefix)\(table)") }
+        try rebuildPrimaryKeys(oldMaxima: oldMaxima)
+        try migrateHistory()
+        // A cached model of the old version would describe tables that are gone.
+        if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+    }
+
+    /// Table and column names come from entity and property names, and a source model
+    /// may come from the store file itself (its cached model): every name the statements
+    /// use must be a plain SQL identifier.
+    private func checkIdentifiers() throws {
+        let plain = { (name: String) in !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") } }
+        for schema in [source, destination] {
+            let names = schema.tables.flatMap { [$0.name] + $0.columns.map(\.name) } + schema.joinTables.flatMap { [$0.name] + $0.columns.map(\.name) }
+            if let bad = names.first(where: { !plain($0) }) {
+                throw CoreDataError.make(NSMigrationError, "Can't migrate: the name '\(bad)' is not a plain SQL identifier (letters, digits and underscores)")
+            }
+        }
+    }
+
+    // MARK: Matching
+
+    func entityMapping(for entity: NSEntityDescription) -> NSEntityMapping? {
+        mapping.entityMappings.first { $0.destinationEntityName == entity.name && $0.mappingType != .removeEntityMappingType }
+    }
+
+    func sourceEntity(for entity: NSEntityDescription) -> NSEntityDescription? {
+        guard let name = entityMapping(for: entity)?.sourceEntityName else { return nil }
+        return source.entities.first { $0.name == name }
+    }
+
+    /// The source property an inferred mapping copies into `property` of `entity`.
+    func sourceProperty(for property: NSPropertyDescription, of entity: NSEntityDescription) -> NSPropertyDescription? {
+        guard let entityMapping = entityMapping(for: entity), let sourceEntity = sourceEntity(for: entity) else { return nil }
+        let mappings = (property is NSAttributeDescription ? entityMapping.attributeMappings : entityMapping.relationshipMappings) ?? []
+        guard let name = mappings.first(where: { $0.name == property.name })?.sourcePropertyName else { return nil }
+        return sourceEntity.facts.propertiesByName[name]
+    }
+
+    /// The numbers of the source entities whose rows become objects of `entity` or of
+    /// its subentities: the rows a migrated link to `entity` may point at.
+    func sourceNumbers(becoming entity: NSEntityDescription) -> [Int] {
+        source.entities.filter { sourceEntity in
+            destination.entities.first { self.sourceEntity(for: $0) === sourceEntity }?.isKindOf(entity: entity) ?? false
+        }.map(\.facts.entityNumber)
+    }
+
+    /// The destination entity number a source entity number becomes (`nil`: removed).
+    func destinationNumber(ofSource number: Int) -> Int? {
+        guard let entity = source.entitiesByNumber[number] else { return nil }
+        return destination.entities.first { sourceEntity(for: $0) === entity }?.facts.entityNumber
+    }
+
+    /// `CASE x WHEN old THEN new … END`: a source entity number as its destination one.
+    func renumbered(_ expression: String) -> String {
+        let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
+        return cases.isEmpty ? "NULL" : "(CASE \(expression) \(cases.joined(separator: " ")) END)"
+    }
+
+    // MARK: Keys, history
+
+    private func rebuildPrimaryKeys(oldMaxima: [Int: Int64]) throws {
+        // Persistent history keeps its key counters in the same table (16001…), untouched.
+        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistory.firstReservedEntityNumber])
+        for entity in destination.entities {
+            let table = try destination.table(for: entity)
+            let number = entity.facts.entityNumber
+            let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.name) WHERE Z_ENT = ?", arguments: [number]) ?? 0
+            // Keys of deleted objects are never handed out again: the old counters of the
+            // source entity and of its root (which may be the one that counted) both hold.
+            let counter = sourceEntity(for: entity).map { max(oldMaxima[$0.facts.entityNumber] ?? 0, oldMaxima[$0.facts.root.facts.entityNumber] ?? 0) } ?? 0
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                           arguments: [number, entity.name, entity.superentity?.facts.entityNumber ?? 0, max(used, counter)])
+        }
+    }
+
+}

@@ -1,0 +1,69 @@
+import OpenCoreDataCore
+import GRDB
+
+/// The model Core Data caches inside its SQLite stores (`Z_MODELCACHE.Z_CONTENT`): the
+/// compiled model that last opened the store, as a keyed archive compressed with raw
+/// DEFLATE (or stored plain). It lets a tool read a store made by an app whose model
+/// file is not at hand.
+enum SQLiteModelCache {
+    /// The cached model of the store at `url`, `nil` when the store caches none (stores
+    /// written by OpenCoreData, or by Core Data before the cache existed).
+    static func model(inStoreAt url: URL) throws -> NSManagedObjectModel? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let blob: Data?
+        do {
+            let database = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? database.close() }
+            blob = try database.read { db -> Data? in
+                guard try db.tableExists("Z_MODELCACHE") else { return nil }
+                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+            }
+        } catch {
+            throw SQLiteStore.wrap(error, url: url, opening: true)
+        }
+        return try blob.flatMap { try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))) }
+    }
+
+    /// The model cached in the open store `db`, `nil` when there is none or it cannot be
+    /// read (a migration then looks no further, and opening fails as without a cache).
+    static func model(in db: Database) -> NSManagedObjectModel? {
+        guard (try? db.tableExists("Z_MODELCACHE")) == true,
+              let blob = try? Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+        else { return nil }
+        return try? decode(blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
+    }
+
+    /// The model in a `Z_CONTENT` value: a binary keyed archive, compressed or plain.
+    private static func decode(_ blob: Data, source: ModelFileSource) throws -> NSManagedObjectModel? {
+        guard !blob.isEmpty else { return nil }
+        let archive: Data
+        if blob.starts(with: Data("bplist".utf8)) {
+            archive = blob
+        } else {
+            do {
+                archive = try RawDeflate.inflate(blob)
+            } catch {
+                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no readable model (\(error))")
+            }
+        }
+        let model = NSManagedObjectModel()
+        try CompiledModelDecoder(source: source).decode(archive, into: model)
+        return model
+    }
+}
+
+extension NSManagedObjectModel {
+    /// The compiled model Core Data cached in the SQLite store at `url` (its
+    /// `Z_MODELCACHE`), or `nil` when the store caches none.
+    ///
+    /// Core Data keeps there the model that last opened the store, so a tool can read a
+    /// store whose app is not at hand with the store's real names and types (where
+    /// ``inferred(fromStoreAt:)`` recovers only what the tables show). OpenCoreData's own
+    /// stores cache no model. Throws when the file is not a readable store or the cached
+    /// model is damaged.
+    public static func cached(inStoreAt url: URL) throws -> NSManagedObjectModel? {
+        try SQLiteModelCache.model(inStoreAt: url)
+    }
+}
+

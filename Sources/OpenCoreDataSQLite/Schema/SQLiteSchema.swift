@@ -1,0 +1,273 @@
+import OpenCoreDataCore
+/// How a model maps onto Core Data's SQLite layout: tables, columns, join tables.
+///
+/// One table per root entity (`Z<ENTITY>`) holds the rows of its whole inheritance
+/// tree, told apart by `Z_ENT`. Attributes and to-one foreign keys are `Z<NAME>`
+/// columns (`Z<NAME>1`, … on collisions); a to-one whose destination has subentities
+/// adds `Z<ent>_<NAME>` with the destination's entity number; ordered to-manys keep
+/// positions in `Z_FOK_` columns; many-to-many relationships use `Z_<ent><NAME>` join
+/// tables. Pure mapping: no SQLite calls happen here.
+final class SQLiteSchema {
+    struct Column {
+        let name: String
+        let type: String
+        /// Groups columns as Core Data orders them: integers, floats/dates, decimals, text, blobs.
+        var rank: Int {
+            switch type {
+            case "INTEGER": 0
+            case "FLOAT", "TIMESTAMP": 1
+            case "DECIMAL": 2
+            case "VARCHAR": 3
+            default: 4
+            }
+        }
+    }
+
+    final class Table {
+        let name: String
+        unowned let root: NSEntityDescription
+        var columns: [Column] = []
+        var entityCount = 1
+        init(name: String, root: NSEntityDescription) {
+            self.name = name
+            self.root = root
+        }
+    }
+
+    /// A join table of a many-to-many relationship, seen from one of its two sides.
+    struct JoinTable {
+        let name: String
+        /// The column holding the key of the object that owns the relationship.
+        let sourceColumn: String
+        /// The column holding the keys of its destinations.
+        let destinationColumn: String
+        /// Position of the destination within the source's ordered relationship.
+        let orderColumn: String?
+        /// Whether this side writes the join rows (the other side's changes mirror it).
+        let isWritingSide: Bool
+    }
+
+    private(set) var tables: [Table] = []
+    private var tableByRoot: [ObjectIdentifier: Table] = [:]
+    private var columnByProperty: [ObjectIdentifier: String] = [:]
+    private var entityColumnByProperty: [ObjectIdentifier: String] = [:]
+    private var orderColumnByProperty: [ObjectIdentifier: String] = [:]
+    private var hiddenColumnByToMany: [ObjectIdentifier: String] = [:]
+    private var joinTableByRelationship: [ObjectIdentifier: JoinTable] = [:]
+    private(set) var joinTables: [(name: String, columns: [Column], primaryKey: [String], index: (String, [String]))] = []
+    private(set) var entitiesByNumber: [Int: NSEntityDescription] = [:]
+    let entities: [NSEntityDescription]
+
+    init(entities: [NSEntityDescription]) {
+        self.entities = entities.sorted { $0.facts.entityNumber < $1.facts.entityNumber }
+        for entity in self.entities { entitiesByNumber[entity.facts.entityNumber] = entity }
+        buildTables()
+    }
+
+    // MARK: Lookups
+
+    /// The table of an entity's tree; an entity outside this store's configuration throws.
+    func table(for entity: NSEntityDescription) throws -> Table {
+        guard let table = tableByRoot[ObjectIdentifier(entity.facts.root)] else {
+            throw CoreDataError.make(NSCoreDataError, "Entity '\(entity.name ?? "?")' is not in this store's configuration")
+        }
+        return table
+    }
+    func column(for property: NSPropertyDescription) -> String? { columnByProperty[ObjectIdentifier(property)] }
+    func entityColumn(for relationship: NSRelationshipDescription) -> String? { entityColumnByProperty[ObjectIdentifier(relationship)] }
+    func orderColumn(for relationship: NSRelationshipDescription) -> String? { orderColumnByProperty[ObjectIdentifier(relationship)] }
+    func hiddenColumn(for relationship: NSRelationshipDescription) -> String? { hiddenColumnByToMany[ObjectIdentifier(relationship)] }
+    func joinTable(for relationship: NSRelationshipDescription) -> JoinTable? { joinTableByRelationship[ObjectIdentifier(relationship)] }
+
+    // MARK: Building
+
+    private func buildTables() {
+        struct Pending { let rank: Int; let entity: Int; let order: Int; let name: String; let type: String; let assign: (String) -> Void }
+        var pendingByTable: [ObjectIdentifier: [Pending]] = [:]
+        for entity in entities where entity.superentity == nil {
+            let table = Table(name: "Z" + (entity.name ?? "").uppercased(), root: entity)
+            tables.append(table)
+            tableByRoot[ObjectIdentifier(entity)] = table
+        }
+        for entity in entities {
+            let table = tableByRoot[ObjectIdentifier(entity.facts.root)]!
+            if entity.superentity != nil { table.entityCount += 1 }
+            let number = entity.facts.entityNumber
+            let own = entity.facts.slots.filter { $0.entity === entity && $0.isStored }.sorted { $0.name < $1.name }
+            for property in own {
+                let key = ObjectIdentifier(property)
+                let base = "Z" + property.name.uppercased()
+                if let attribute = property as? NSAttributeDescription {
+                    let type = Self.sqlType(for: attribute.attributeType)
+                    pendingByTable[ObjectIdentifier(table), default: []].append(
+                        Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type) { self.columnByProperty[key] = $0 })
+                } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
+                    let destination = relationship.destinationEntity
+                    let needsEntityColumn = !(destination?.facts.selfAndDescendants.count ?? 1 == 1)
+                    let destinationNumber = destination?.facts.entityNumber ?? 0
+                    let orderedInverse = relationship.inverseRelationship.map { $0.isToMany && $0.isOrdered } ?? false
+                    pendingByTable[ObjectIdentifier(table), default: []].append(
+                        Pending(rank: 0, entity: number, order: 1, name: base, type: "INTEGER") { column in
+                            self.columnByProperty[key] = column
+                            let suffix = String(column.dropFirst())
+                            if needsEntityColumn { self.entityColumnByProperty[key] = "Z\(destinationNumber)_\(suffix)" }
+                            if orderedInverse { self.orderColumnByProperty[key] = "Z_FOK_\(suffix)" }
+                        })
+                } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                    if relationship.inverseRelationship == nil, let destination = relationship.destinationEntity {
+                        let destinationTable = tableByRoot[ObjectIdentifier(destination.facts.root)]
+                        if let destinationTable {
+                            pendingByTable[ObjectIdentifier(destinationTable), default: []].append(
+                                Pending(rank: 0, entity: number, order: 2, name: "Z\(number)\(property.name.uppercased())", type: "INTEGER") { self.hiddenColumnByToMany[key] = $0 })
+                        }
+                    } else if let inverse = relationship.inverseRelationship, inverse.isToMany {
+                        addJoinTable(relationship, inverse)
+                    }
+                }
+            }
+        }
+        for table in tables {
+            var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var columns: [Column] = []
+            let pending = (pendingByTable[ObjectIdentifier(table)] ?? []).sorted {
+                ($0.rank, $0.entity, $0.order, $0.name) < ($1.rank, $1.entity, $1.order, $1.name)
+            }
+            for item in pending {
+                var name = item.name
+                var suffix = 1
+                while used.contains(name) { name = item.name + String(suffix); suffix += 1 }
+                used.insert(name)
+                item.assign(name)
+                columns.append(Column(name: name, type: item.type))
+            }
+            // Companion columns follow their foreign key.
+            var ordered: [Column] = []
+            for column in columns {
+                ordered.append(column)
+                if let property = columnByProperty.first(where: { $0.value == column.name && isProperty($0.key, in: table) })?.key {
+                    if let entityColumn = entityColumnByProperty[property] { ordered.append(Column(name: entityColumn, type: "INTEGER")) }
+                    if let orderColumn = orderColumnByProperty[property] { ordered.append(Column(name: orderColumn, type: "INTEGER")) }
+                }
+            }
+            table.columns = ordered
+        }
+    }
+
+    private func isProperty(_ key: ObjectIdentifier, in table: Table) -> Bool {
+        for entity in table.root.facts.selfAndDescendants {
+            if entity.facts.slots.contains(where: { ObjectIdentifier($0) == key }) { return true }
+        }
+        return false
+    }
+
+    private func addJoinTable(_ relationship: NSRelationshipDescription, _ inverse: NSRelationshipDescription) {
+        guard joinTableByRelationship[ObjectIdentifier(relationship)] == nil,
+              let owner = relationship.entity, let other = inverse.entity else { return }
+        // The relationship whose name sorts last (ignoring case) names the table, as in
+        // stores Core Data wrote (Z_26ASSETS for albums ↔ assets, Z_4SHORTCUTS for
+        // parents ↔ shortcuts); equal names fall back to the entity names.
+        let names = (relationship.name.uppercased(), inverse.name.uppercased())
+        let ownerFirst = names.0 != names.1
+            ? names.0 > names.1
+            : ((owner.name ?? ""), relationship.name) <= ((other.name ?? ""), inverse.name)
+        let (first, firstEntity, second, secondEntity) = ownerFirst
+            ? (relationship, owner, inverse, other) : (inverse, other, relationship, owner)
+        var name = "Z_\(firstEntity.facts.entityNumber)\(first.name.uppercased())"
+        while joinTables.contains(where: { $0.name == name }) { name += "1" }
+        let firstColumn = "Z_\(firstEntity.facts.entityNumber)\(second.name.uppercased())"
+        var secondColumn = "Z_\(secondEntity.facts.entityNumber)\(first.name.uppercased())"
+        if secondColumn == firstColumn { secondColumn += "1" }
+        let firstOrder = first.isOrdered ? "Z_FOK_" + secondColumn.dropFirst(2) : nil
+        let secondOrder = second.isOrdered ? "Z_FOK_" + firstColumn.dropFirst(2) : nil
+        // A relationship that is its own inverse (friends ↔ friends) writes both
+        // directions itself; otherwise the first side writes the shared rows.
+        if first !== second {
+            joinTableByRelationship[ObjectIdentifier(second)] = JoinTable(
+                name: name, sourceColumn: secondColumn, destinationColumn: firstColumn, orderColumn: secondOrder, isWritingSide: false)
+        }
+        joinTableByRelationship[ObjectIdentifier(first)] = JoinTable(
+            name: name, sourceColumn: firstColumn, destinationColumn: secondColumn, orderColumn: firstOrder, isWritingSide: true)
+        var columns = [Column(name: firstColumn, type: "INTEGER"), Column(name: secondColumn, type: "INTEGER")]
+        if let firstOrder { columns.append(Column(name: firstOrder, type: "INTEGER")) }
+        if let secondOrder { columns.append(Column(name: secondOrder, type: "INTEGER")) }
+        joinTables.append((name, columns, [firstColumn, secondColumn], ("\(name)_\(secondColumn)_INDEX", [secondColumn, firstColumn])))
+    }
+
+    /// The statement creating a model's fetch index, in Core Data's style
+    /// (`CREATE INDEX Z_Person_byName ON ZPERSON (ZNAME COLLATE BINARY ASC)`).
+    ///
+    /// `nil` when an element is not a stored column of the table (an expression, a
+    /// to-many) or is an R-tree element, which would need an R-tree virtual table;
+    /// the partial index predicate is not applied. See docs/DEVIATIONS.md.
+    private func fetchIndexStatement(_ index: NSFetchIndexDescription, entity: NSEntityDescription, table: Table) -> String? {
+        var columns: [String] = []
+        for element in index.elements {
+            guard element.collationType == .binary,
+                  let property = element.property ?? element.propertyName.flatMap({ entity.propertiesByName[$0] }),
+                  let column = column(for: property)
+            else { return nil }
+            columns.append("\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")")
+        }
+        guard !columns.isEmpty else { return nil }
+        let name = "Z_\(entity.name ?? "")_\(index.name)".replacingOccurrences(of: "\"", with: "\"\"")
+        return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
+    }
+
+    /// An index on a uniqueness constraint's columns, so the check every save of the entity
+    /// makes finds the matching rows without scanning the table. Not `UNIQUE`: rows of
+    /// other entities share the table, and conflicts go to the merge policy rather than
+    /// failing in SQLite. `nil` when a property has no column of this table.
+    private func constraintIndexStatement(_ constraint: [Any], entity: NSEntityDescription, table: Table) -> String? {
+        let names = NSEntityDescription.propertyNames(inConstraint: constraint)
+        let columns = names.compactMap { entity.facts.propertiesByName[$0].flatMap(column(for:)) }
+        guard !columns.isEmpty, columns.count == names.count else { return nil }
+        let name = "Z_\(entity.name ?? "")_CONSTRAINT_\(names.joined(separator: "_"))".replacingOccurrences(of: "\"", with: "\"\"")
+        return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
+    }
+
+    /// Core Data's declared column type for an attribute type.
+    static func sqlType(for type: NSAttributeType) -> String {
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: "INTEGER"
+        case .doubleAttributeType, .floatAttributeType: "FLOAT"
+        case .decimalAttributeType: "DECIMAL"
+        case .dateAttributeType: "TIMESTAMP"
+        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: "VARCHAR"
+        default: "BLOB"
+        }
+    }
+
+    // MARK: DDL
+
+    /// The statements that create the store's tables and indexes, in Core Data's style.
+    func createStatements() -> [String] {
+        var statements: [String] = []
+        var indexes: [String] = []
+        for table in tables.sorted(by: { $0.name < $1.name }) {
+            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
+            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            if table.entityCount > 1 {
+                indexes.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+            }
+            for entity in table.root.facts.selfAndDescendants {
+                for property in entity.facts.slots where property.entity === entity && property.isStored {
+                    guard let column = column(for: property) else { continue }
+                    if property is NSRelationshipDescription || property.isIndexed {
+                        indexes.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                    }
+                }
+                indexes += entity.indexes.compactMap { fetchIndexStatement($0, entity: entity, table: table) }
+                indexes += entity.uniquenessConstraints.compactMap { constraintIndexStatement($0, entity: entity, table: table) }
+            }
+        }
+        for joinTable in joinTables {
+            let columns = joinTable.columns.map { "\($0.name) \($0.type)" } + ["PRIMARY KEY (\(joinTable.primaryKey.joined(separator: ", ")))"]
+            statements.append("CREATE TABLE \(joinTable.name) ( \(columns.joined(separator: ", ")) )")
+            indexes.append("CREATE INDEX \(joinTable.index.0) ON \(joinTable.name) (\(joinTable.index.1.joined(separator: ", ")))")
+        }
+        statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        return statements + Array(Set(indexes)).sorted()
+    }
+}

@@ -1,0 +1,212 @@
+import OpenCoreDataCore
+import GRDB
+
+/// The statements of a batch delete, all set-based. Entities without relationships or
+/// external data are deleted by one statement (`directDelete`). Otherwise the keys of
+/// every row to delete are gathered in a temporary table (`temp.Z_BATCHKEYS`), first the rows the fetch
+/// matches (wave 0), then, wave by wave, the destinations of Cascade relationships.
+/// Checks (Deny, required inverses), nullifying, join-row cleanup and the deletes
+/// themselves then each read that table in one statement per table or relationship,
+/// however many rows are involved. SQL text and arguments only: running them and
+/// deciding what their answers mean is the store's job.
+struct SQLBatchDeleteBuilder {
+    /// A statement whose answer, when it has a row, refuses the delete.
+    struct Check {
+        let sql: String
+        /// The relationship whose rule the answer breaks.
+        let relationship: NSRelationshipDescription
+    }
+
+    let schema: SQLiteSchema
+    static let keysTable = "temp.Z_BATCHKEYS"
+
+    /// Drops a leftover table and creates the empty key table.
+    var setUp: [String] {
+        ["DROP TABLE IF EXISTS \(Self.keysTable)",
+         "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))"]
+    }
+
+    /// Removes the key table.
+    var tearDown: String { "DROP TABLE IF EXISTS \(Self.keysTable)" }
+
+    /// Wave 0: the rows the fetch matches (its limit and offset included).
+    func seed(_ fetch: StoreFetch) throws -> SQLFragment {
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
+        let root = fetch.entity.facts.root.facts.entityNumber
+        return SQLFragment(sql: "INSERT INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), t0.Z_PK, t0.Z_ENT, 0 \(body)", arguments: builder.arguments)
+    }
+
+    /// One `DELETE` for a fetch whose entities have no relationships and no external
+    /// data: with nothing to cascade, check, nullify or clean up, the key table is not
+    /// needed. `nil` when something is.
+    func directDelete(_ fetch: StoreFetch) throws -> SQLFragment? {
+        guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else { return nil }
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
+        let table = try schema.table(for: fetch.entity).name
+        return SQLFragment(sql: "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK \(body))", arguments: builder.arguments)
+    }
+
+    /// The entity numbers of one wave's rows (all waves when `nil`).
+    func presentEntities(wave: Int?) -> String {
+        "SELECT DISTINCT Z_ENT FROM \(Self.keysTable)" + (wave.map { " WHERE Z_WAVE = \($0)" } ?? "")
+    }
+
+    /// Adds the destinations of Cascade relationships of wave `wave` as wave `wave + 1`.
+    func cascade(wave: Int, present: Set<Int>) throws -> [String] {
+        try relationships(present: present).filter { $0.deleteRule == .cascadeDeleteRule }.compactMap { relationship in
+            guard let destination = relationship.destinationEntity,
+                  let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: wave)) else { return nil }
+            let table = try schema.table(for: destination).name
+            let root = destination.facts.root.facts.entityNumber
+            return "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"
+        }
+    }
+
+    /// Deny relationships with destinations that stay; and Nullify relationships whose
+    /// inverse is required and would be cleared on objects that stay.
+    func checks(present: Set<Int>) throws -> (deny: [Check], requiredInverse: [Check]) {
+        var deny: [Check] = []
+        var required: [Check] = []
+        for relationship in relationships(present: present) {
+            let isDeny = relationship.deleteRule == .denyDeleteRule
+            let clearsRequired = relationship.deleteRule == .nullifyDeleteRule && relationship.inverseRelationship.map { !$0.isOptional } == true
+            guard isDeny || clearsRequired, let destination = relationship.destinationEntity,
+                  let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: nil)) else { continue }
+            let table = try schema.table(for: destination).name
+            let root = destination.facts.root.facts.entityNumber
+            let sql = "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
+            if isDeny {
+                deny.append(Check(sql: sql, relationship: relationship))
+            } else {
+                required.append(Check(sql: sql, relationship: relationship))
+            }
+        }
+        return (deny, required)
+    }
+
+    /// Clears to-one inverses pointing at deleted rows (Nullify), and the hidden
+    /// columns of to-manys without inverse owned by deleted rows; with the entities changed.
+    /// One nullifying statement: the entity whose rows it changes and, when it clears a
+    /// to-one property, a query for those rows' keys and entity numbers (run before it, for
+    /// the persistent history) and the to-one's slot.
+    struct Nullification {
+        let sql: String
+        let changed: NSEntityDescription
+        let clearedRows: (sql: String, slot: Int)?
+    }
+
+    func nullify(present: Set<Int>) throws -> [Nullification] {
+        var result: [Nullification] = []
+        for relationship in relationships(present: present) {
+            guard let destination = relationship.destinationEntity else { continue }
+            let table = try schema.table(for: destination).name
+            let sources = keys(of: relationship.entity, wave: nil)
+            if let hidden = schema.hiddenColumn(for: relationship) {
+                // A hidden column is no property of the destination: nothing to report.
+                result.append(Nullification(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))", changed: destination, clearedRows: nil))
+                continue
+            }
+            guard relationship.deleteRule == .nullifyDeleteRule, let inverse = relationship.inverseRelationship, !inverse.isToMany,
+                  let column = schema.column(for: inverse) else { continue }
+            let cleared = [column, schema.entityColumn(for: inverse), schema.orderColumn(for: inverse)].compactMap { $0 }
+            let assignments = (cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+            result.append(Nullification(
+                sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))", changed: destination,
+                clearedRows: ("SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))", inverse.slot)
+            ))
+        }
+        return result
+    }
+
+    /// Deletes the many-to-many join rows of deleted rows.
+    func joinRowDeletes(present: Set<Int>) -> [String] {
+        relationships(present: present).compactMap { relationship in
+            guard let join = schema.joinTable(for: relationship) else { return nil }
+            let sources = keys(of: relationship.entity, wave: nil)
+            var sql = "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(sources))"
+            // A relationship that is its own inverse stores both directions in its table.
+            if relationship.inverseRelationship === relationship {
+                sql += " OR \(join.destinationColumn) IN (\(sources))"
+            }
+            return sql
+        }
+    }
+
+    /// For each table with deleted rows and external-storage attributes: the
+    /// `SELECT` of those columns, to find the files to remove after the commit.
+    func externalDataSelects(present: Set<Int>) throws -> [String] {
+        try tables(present: present).compactMap { table in
+            let columns = Set(table.root.facts.selfAndDescendants.flatMap { entity in
+                entity.facts.slots.compactMap { $0 as? NSAttributeDescription }
+                    .filter { $0.allowsExternalBinaryDataStorage && $0.isStored }
+                    .compactMap { schema.column(for: $0) }
+            }).sorted()
+            guard !columns.isEmpty else { return nil }
+            return "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))"
+        }
+    }
+
+    /// Every deleted row: key, entity number, wave (0: matched by the request).
+    var selectKeys: String { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(Self.keysTable)" }
+
+    /// Deletes the rows, one statement per table.
+    func rowDeletes(present: Set<Int>) throws -> [String] {
+        try tables(present: present).map { table in
+            "DELETE FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))"
+        }
+    }
+
+    // MARK: Pieces
+
+    /// Stored relationships declared on entities that have deleted rows (each once,
+    /// on the entity that declares it, so inherited ones are not repeated).
+    private func relationships(present: Set<Int>) -> [NSRelationshipDescription] {
+        schema.entities.filter { entity in entity.facts.selfAndDescendants.contains { present.contains($0.facts.entityNumber) } }
+            .flatMap { entity in
+                entity.facts.slots.compactMap { $0 as? NSRelationshipDescription }
+                    .filter { $0.entity === entity && $0.isStored && $0.destinationEntity.map { (try? schema.table(for: $0)) != nil } == true }
+            }
+    }
+
+    private func tables(present: Set<Int>) throws -> [SQLiteSchema.Table] {
+        var seen = Set<String>()
+        return try present.sorted().compactMap { number in
+            guard let entity = schema.entitiesByNumber[number] else { return nil }
+            let table = try schema.table(for: entity)
+            return seen.insert(table.name).inserted ? table : nil
+        }
+    }
+
+    /// `SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE …`: deleted rows of `entity` and its subentities.
+    private func keys(of entity: NSEntityDescription, wave: Int?) -> String {
+        var sql = "SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(entity.facts.root.facts.entityNumber)"
+        if entity !== entity.facts.root {
+            sql += " AND Z_ENT IN (\(entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")))"
+        }
+        if let wave { sql += " AND Z_WAVE = \(wave)" }
+        return sql
+    }
+
+    /// A `SELECT` of the keys of the destinations of `relationship` for the source rows `sources`.
+    private func destinationKeys(_ relationship: NSRelationshipDescription, of sources: String) throws -> String? {
+        guard let destination = relationship.destinationEntity, let owner = relationship.entity else { return nil }
+        if !relationship.isToMany {
+            guard let column = schema.column(for: relationship) else { return nil }
+            let table = try schema.table(for: owner).name
+            return "SELECT s.\(column) FROM \(table) s WHERE s.Z_PK IN (\(sources)) AND s.\(column) IS NOT NULL"
+        }
+        let table = try schema.table(for: destination).name
+        if let join = schema.joinTable(for: relationship) {
+            return "SELECT j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(sources))"
+        }
+        if let hidden = schema.hiddenColumn(for: relationship) {
+            return "SELECT x.Z_PK FROM \(table) x WHERE x.\(hidden) IN (\(sources))"
+        }
+        if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
+            return "SELECT x.Z_PK FROM \(table) x WHERE x.\(column) IN (\(sources))"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,58 @@
+import OpenCoreDataCore
+/// The statements of a batch insert, prepared once and run for every row: the
+/// `INSERT`, and for entities with uniqueness constraints the lookup of a stored row
+/// with the same constrained values and the `UPDATE` that overwrites it.
+/// SQL text only: binding and running are the store's job.
+struct SQLBatchInsertBuilder {
+    /// A uniqueness constraint the rows can be matched on.
+    struct ConstraintLookup {
+        /// `SELECT Z_PK, Z_ENT … WHERE <constrained columns> = ? … LIMIT 1`.
+        let sql: String
+        /// Which of the row's values bind the placeholders, in order.
+        let valueIndexes: [Int]
+    }
+
+    let table: String
+    /// `INSERT INTO … (Z_PK, Z_ENT, Z_OPT, <attribute columns>) VALUES (?, ?, 1, ?, …)`.
+    let insertSQL: String
+    /// `UPDATE … SET <attribute columns> = ?, …, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?`.
+    let updateSQL: String
+    /// One lookup per constraint whose members are all stored attributes of the row.
+    let constraintLookups: [ConstraintLookup]
+
+    init(schema: SQLiteSchema, request: StoreBatchInsert) throws {
+        table = try schema.table(for: request.entity).name
+        let columns = request.attributes.map { schema.column(for: $0) ?? "" }
+        insertSQL = Self.insert(table: table, columns: columns)
+        let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+        updateSQL = "UPDATE \(table) SET \(assignments) WHERE Z_PK = ?"
+        constraintLookups = Self.lookups(for: request, table: table, schema: schema)
+    }
+
+    private static func insert(table: String, columns: [String]) -> String {
+        let values = (["?", "?", "1"] + columns.map { _ in "?" }).joined(separator: ", ")
+        return "INSERT INTO \(table) (\((["Z_PK", "Z_ENT", "Z_OPT"] + columns).joined(separator: ", "))) VALUES (\(values))"
+    }
+
+    /// Constraints declared on the entity or inherited from its ancestors; each is
+    /// matched among rows of the entity that declares it and that entity's subentities.
+    private static func lookups(for request: StoreBatchInsert, table: String, schema: SQLiteSchema) -> [ConstraintLookup] {
+        let indexByName = Dictionary(uniqueKeysWithValues: request.attributes.enumerated().map { ($1.name, $0) })
+        var result: [ConstraintLookup] = []
+        var owner: NSEntityDescription? = request.entity
+        while let entity = owner {
+            for constraint in entity.uniquenessConstraints {
+                let names = NSEntityDescription.propertyNames(inConstraint: constraint)
+                let indexes = names.compactMap { indexByName[$0] }
+                // Constraints on relationships cannot match rows that batch inserts never relate.
+                guard !indexes.isEmpty, indexes.count == names.count else { continue }
+                let conditions = indexes.map { "\(schema.column(for: request.attributes[$0]) ?? "") = ?" }
+                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
+                let sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(numbers)) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
+                result.append(ConstraintLookup(sql: sql, valueIndexes: indexes))
+            }
+            owner = entity.superentity
+        }
+        return result
+    }
+}

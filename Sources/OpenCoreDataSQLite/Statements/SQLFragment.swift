@@ -1,0 +1,64 @@
+import OpenCoreDataCore
+import GRDB
+
+/// A piece of SQL text together with the values bound to its `?` placeholders.
+///
+/// Fragments compose by string interpolation: interpolating a fragment appends its
+/// text and its arguments at once, so arguments always stay in the order SQLite
+/// reads the placeholders, however deeply subqueries nest.
+struct SQLFragment: ExpressibleByStringInterpolation {
+    /// The SQL text, with `?` for each argument.
+    private(set) var sql: String
+    /// The bound values, in placeholder order.
+    private(set) var arguments: [DatabaseValue]
+
+    init(sql: String, arguments: [DatabaseValue] = []) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    init(stringLiteral value: String) {
+        self.init(sql: value)
+    }
+
+    init(stringInterpolation: Interpolation) {
+        self.init(sql: stringInterpolation.sql, arguments: stringInterpolation.arguments)
+    }
+
+    /// A placeholder bound to `value`.
+    static func bind(_ value: DatabaseValue) -> SQLFragment {
+        SQLFragment(sql: "?", arguments: [value])
+    }
+
+    /// The fragments one after the other, `separator` between them.
+    static func joined(_ parts: [SQLFragment], separator: String) -> SQLFragment {
+        var result = SQLFragment(sql: "")
+        for (index, part) in parts.enumerated() {
+            if index > 0 { result.sql += separator }
+            result.sql += part.sql
+            result.arguments += part.arguments
+        }
+        return result
+    }
+
+    /// Builds fragments from literals, raw SQL words and other fragments.
+    struct Interpolation: StringInterpolationProtocol {
+        var sql = ""
+        var arguments: [DatabaseValue] = []
+
+        init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity)
+        }
+
+        mutating func appendLiteral(_ literal: String) { sql += literal }
+
+        /// Appends another fragment, arguments included.
+        mutating func appendInterpolation(_ fragment: SQLFragment) {
+            sql += fragment.sql
+            arguments += fragment.arguments
+        }
+
+        /// Appends SQL text that binds nothing (aliases, column and table names, numbers).
+        mutating func appendInterpolation(raw text: String) { sql += text }
+    }
+}

@@ -1,0 +1,88 @@
+import OpenCoreDataCore
+import GRDB
+
+/// Builds the `FROM … WHERE … ORDER BY …` of a fetch (after the SELECT list) in one
+/// statement: the entity filter, the predicate and the sort descriptors, all
+/// translated by `SQLTranslator`; or a whole SELECT whose list and grouping are
+/// translated in the same scope (dictionary fetches). SQL text and arguments only: execution is the
+/// store's job.
+final class SQLQueryBuilder {
+    private let translator: SQLTranslator
+    private let entity: NSEntityDescription
+    /// The values bound to the statement's placeholders, in order.
+    private(set) var arguments: [DatabaseValue] = []
+
+    init(schema: SQLiteSchema, entity: NSEntityDescription) {
+        self.translator = SQLTranslator(schema: schema)
+        self.entity = entity
+    }
+
+    /// `FROM … JOIN … WHERE … ORDER BY …` for a fetch.
+    func fromAndWhere(_ fetch: StoreFetch) throws -> String {
+        let statement = try build(fetch) { _, _ in nil }
+        arguments = statement.arguments
+        return statement.sql
+    }
+
+    /// A whole `SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY …` for a fetch,
+    /// with the select list and grouping made by `selection` in the fetch's root
+    /// scope, so the joins their key paths need land in the same FROM clause.
+    func select(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection) throws -> SQLFragment {
+        try build(fetch, selection: selection)
+    }
+
+    private func build(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection?) throws -> SQLFragment {
+        let scope = try translator.rootScope(for: entity)
+        let table = try translator.schema.table(for: entity)
+        let numbers = fetch.matchingEntities.map { String($0.facts.entityNumber) }
+        if numbers.count != table.root.facts.selfAndDescendants.count {
+            scope.addCondition("t0.Z_ENT IN (\(raw: numbers.joined(separator: ", ")))")
+        }
+        if let keys = fetch.restrictedToKeys {
+            scope.addCondition(keys.isEmpty ? "0" : "t0.Z_PK IN (\(raw: keys.map(String.init).joined(separator: ", ")))")
+        }
+        if let predicate = fetch.predicate {
+            let condition = try naming("predicate \(predicate.predicateFormat)") { try translator.condition(predicate, in: scope) }
+            if condition.constantValue != true { scope.addCondition(condition.fragment) }
+        }
+        let selected = try selection(translator, scope)
+        var order: [SQLFragment] = []
+        for descriptor in fetch.sortDescriptors {
+            order += try naming("sort descriptor \(descriptor)") { try translator.orderTerms(descriptor, in: scope) }
+        }
+        var statement = scope.body()
+        if let selected {
+            statement = "SELECT \(raw: selected.distinct ? "DISTINCT " : "")\(selected.columns) \(statement)"
+            if let groupBy = selected.groupBy { statement = "\(statement) GROUP BY \(groupBy)" }
+            if let having = selected.having { statement = "\(statement) HAVING \(having)" }
+        }
+        if !order.isEmpty { statement = "\(statement) ORDER BY \(SQLFragment.joined(order, separator: ", "))" }
+        return statement
+    }
+
+    /// ` LIMIT … OFFSET …` for a fetch window (0 means none), or nothing when there is none.
+    static func window(limit: Int, offset: Int) -> String {
+        guard limit > 0 || offset > 0 else { return "" }
+        return " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
+    }
+
+    /// Runs a translation, adding what was being translated to its error.
+    func naming<T>(_ subject: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            var info = error.userInfo
+            info[NSLocalizedDescriptionKey] = nil
+            throw CoreDataError.make(error.code, "\(error.localizedDescription) (in \(subject))", info)
+        }
+    }
+}
+
+/// What a query selects, made in the fetch's root scope: the SELECT list and the
+/// optional DISTINCT, GROUP BY and HAVING clauses.
+struct SQLSelection {
+    var columns: SQLFragment
+    var distinct = false
+    var groupBy: SQLFragment?
+    var having: SQLFragment?
+}

@@ -1,0 +1,144 @@
+import OpenCoreDataCore
+import GRDB
+
+/// What a SQL value stands for in the predicate language, as far as comparisons care.
+///
+/// The store keeps dates and numbers alike as SQLite numbers, UUIDs and data alike as
+/// blobs; in memory a date never equals a number. Knowing each operand's kind lets the
+/// translator decide such comparisons as in-memory evaluation does, and emit plain SQL
+/// operators only where both sides really are comparable.
+enum SQLValueKind {
+    case string
+    /// Integers, floating-point numbers, decimals and Booleans (predicates treat Booleans as 0 and 1).
+    case number
+    case date
+    case uuid
+    case data
+    case url
+    /// A managed object, stored as its primary key; the entity is the declared one.
+    case object(NSEntityDescription)
+    /// An object's entity (the `entity` key path), stored as its entity number (`Z_ENT`).
+    case entity
+    /// Always `nil`.
+    case null
+    /// A value SQL cannot compare (transformable, external binary data, object IDs);
+    /// the string names it in errors.
+    case opaque(String)
+
+    /// Whether values of the two kinds can be equal or ordered at all.
+    func isComparable(with other: SQLValueKind) -> Bool {
+        switch (self, other) {
+        case (.string, .string), (.number, .number), (.date, .date), (.uuid, .uuid), (.data, .data), (.url, .url):
+            return true
+        case let (.object(a), .object(b)):
+            return a.facts.root === b.facts.root
+        case (.entity, .entity):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `<` and friends mean something for the kind (objects only compare for equality).
+    var isOrdered: Bool {
+        switch self {
+        case .string, .number, .date, .uuid, .data, .url: true
+        case .object, .entity, .null, .opaque: false
+        }
+    }
+
+    /// Whether SQLite must compare the kind's text with Swift's string semantics.
+    var isText: Bool {
+        switch self {
+        case .string, .url: true
+        default: false
+        }
+    }
+
+    /// How `OCD_FUNCTION` must decode a SQL value of this kind into a Swift value.
+    var functionHint: String {
+        switch self {
+        case .string: "s"
+        case .number: "n"
+        case .date: "d"
+        case .uuid: "u"
+        case .data: "b"
+        case .url: "l"
+        case .object, .entity, .null, .opaque: "z"
+        }
+    }
+
+    /// Whether the value is always nil.
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The entity of an object value.
+    var entity: NSEntityDescription? {
+        if case .object(let entity) = self { return entity }
+        return nil
+    }
+}
+
+/// One SQL value (a column, a computed expression, a scalar subquery) and its kind.
+struct SQLValue {
+    var fragment: SQLFragment
+    var kind: SQLValueKind
+    /// Whether the SQL can be NULL.
+    var isNullable: Bool
+    /// For an object that is a row of the query (`t3`): lets key paths continue
+    /// without another join.
+    var rowAlias: String?
+    /// The string when the value is a string constant, so `[c]`/`[d]` fold it here
+    /// rather than in SQL.
+    var constantText: String?
+
+    init(_ fragment: SQLFragment, kind: SQLValueKind, isNullable: Bool = true, rowAlias: String? = nil) {
+        self.fragment = fragment
+        self.kind = kind
+        self.isNullable = isNullable
+        self.rowAlias = rowAlias
+    }
+}
+
+/// A collection in a fetch: the rows of a correlated subquery, one element per row.
+///
+/// To-many key paths, `SUBQUERY(...)` and flattened paths (`photos.tags.name`) all
+/// become one of these; ANY/ALL, IN, CONTAINS and collection operators read it
+/// through `EXISTS` or a scalar subquery.
+struct SQLCollection {
+    /// The subquery's FROM clause and WHERE conditions.
+    let scope: SQLScope
+    /// The value each row contributes.
+    var element: SQLValue
+    /// When true, the collection is `nil` rather than empty: a to-many reached
+    /// through a `nil` to-one (in memory, KVC on `nil` gives `nil`).
+    var nilWhen: SQLFragment?
+    /// ORDER BY terms giving an ordered relationship's order; `nil` when unordered.
+    var order: [String]?
+    /// How many to-many relationships the collection crossed.
+    var depth: Int
+
+    /// `SELECT <selection> FROM ... WHERE ...` over the collection's rows.
+    func select(_ selection: SQLFragment, suffix: String = "") -> SQLFragment {
+        "(SELECT \(selection) \(scope.body())\(raw: suffix))"
+    }
+
+    /// `EXISTS` (some row satisfies `condition`).
+    func exists(_ condition: SQLFragment?) -> SQLFragment {
+        "EXISTS (SELECT 1 \(scope.body(extra: condition)))"
+    }
+}
+
+/// What an expression of the predicate language translates to.
+enum SQLOperand {
+    /// A value known while translating (a Swift value, possibly a collection).
+    case constant(Any?)
+    /// A single SQL value.
+    case value(SQLValue)
+    /// A collection held in the store.
+    case collection(SQLCollection)
+    /// An aggregate expression `{a, b}` with non-constant items.
+    case list([SQLOperand])
+}
