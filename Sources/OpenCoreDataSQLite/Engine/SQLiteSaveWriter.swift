@@ -216,7 +216,8 @@ final class SQLiteSaveWriter {
 
     private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
         let relationship = change.relationship
-        if let join = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let join):
             // Rows are written by one side (the other side's change mirrors it); each
             // side stores its own order. Orders are written after all rows exist.
             if join.isWritingSide {
@@ -233,16 +234,21 @@ final class SQLiteSaveWriter {
                                 [Int64((index + 1) * 1024).databaseValue, change.source.primaryKey.databaseValue, member.primaryKey.databaseValue])
                 }
             }
-        } else if let hidden = schema.hiddenColumn(for: relationship), let destination = relationship.destinationEntity {
+        case .hiddenColumn(let hidden):
+            guard let destination = relationship.destinationEntity else { return }
             let table = try schema.table(for: destination)
             for removed in change.removed { try execute("UPDATE \(table.name) SET \(hidden) = NULL WHERE Z_PK = ?", [removed.primaryKey.databaseValue]) }
             for added in change.added { try execute("UPDATE \(table.name) SET \(hidden) = ? WHERE Z_PK = ?", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue]) }
-        } else if let inverse = relationship.inverseRelationship, let orderColumn = schema.orderColumn(for: inverse),
-                  let members = change.orderedMembers, let destination = relationship.destinationEntity {
+        case .inverseKey(_, _, let orderColumn?):
+            // The members' keys are their own rows' to-one column (written with the rows);
+            // only the order is the relationship's to write.
+            guard let members = change.orderedMembers, let destination = relationship.destinationEntity else { return }
             let table = try schema.table(for: destination)
             for (index, member) in members.enumerated() {
                 try execute("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?", [Int64((index + 1) * 1024).databaseValue, member.primaryKey.databaseValue])
             }
+        case .inverseKey(_, _, nil), nil:
+            break
         }
     }
 

@@ -121,15 +121,16 @@ extension SQLiteStore {
         guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
         let destinationTable = try schema.table(for: destination)
         let sql: String
-        if let join = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let join):
             let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
             sql = "SELECT t.Z_PK, t.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) t ON t.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ?\(order)"
-        } else if let hidden = schema.hiddenColumn(for: relationship) {
+        case .hiddenColumn(let hidden):
             sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(hidden) = ?"
-        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
-            let order = schema.orderColumn(for: inverse).map { " ORDER BY \($0), Z_PK" } ?? ""
+        case .inverseKey(_, let column, let orderColumn):
+            let order = orderColumn.map { " ORDER BY \($0), Z_PK" } ?? ""
             sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(column) = ?\(order)"
-        } else {
+        case nil:
             return []
         }
         return try read { db in
@@ -146,15 +147,16 @@ extension SQLiteStore {
         let layout = layout(for: destination.facts.selfAndDescendants)
         let keys = Self.jsonArray(sources.compactMap(\.primaryKey))
         let sql: String
-        if let join = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let join):
             let order = join.orderColumn.map { ", j.\($0)" } ?? ""
             sql = "SELECT j.\(join.sourceColumn), \(layout.selectList) FROM \(join.name) j JOIN \(destinationTable.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY j.\(join.sourceColumn)\(order)"
-        } else if let hidden = schema.hiddenColumn(for: relationship) {
+        case .hiddenColumn(let hidden):
             sql = "SELECT t0.\(hidden), \(layout.selectList) FROM \(destinationTable.name) t0 WHERE t0.\(hidden) IN (SELECT value FROM json_each(?))"
-        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
-            let order = schema.orderColumn(for: inverse).map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
+        case .inverseKey(_, let column, let orderColumn):
+            let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
             sql = "SELECT t0.\(column), \(layout.selectList) FROM \(destinationTable.name) t0 WHERE t0.\(column) IN (SELECT value FROM json_each(?))\(order)"
-        } else {
+        case nil:
             return []
         }
         return try read { db in

@@ -342,20 +342,20 @@ extension SQLiteMigration {
             return Links(sql: "SELECT Z_PK AS o, \(key) AS d, NULL AS pos, \(ipos) AS ipos FROM \(aside)\(ownerTable.name) WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers(owner)))",
                          owner: owner, target: target)
         }
-        if let join = source.joinTable(for: relationship) {
+        switch source.storage(of: relationship) {
+        case .joinTable(let join):
             let ipos = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.joinTable(for: $0)?.orderColumn } ?? "NULL"
             return Links(sql: "SELECT \(join.sourceColumn) AS o, \(join.destinationColumn) AS d, \(join.orderColumn ?? "NULL") AS pos, \(ipos) AS ipos FROM \(aside)\(join.name)",
                          owner: owner, target: target)
-        }
-        if let hidden = source.hiddenColumn(for: relationship) {
+        case .hiddenColumn(let hidden):
             return Links(sql: "SELECT \(hidden) AS o, Z_PK AS d, NULL AS pos, NULL AS ipos FROM \(aside)\(targetTable.name) WHERE \(hidden) IS NOT NULL AND Z_ENT IN (\(numbers(target)))",
                          owner: owner, target: target)
-        }
-        // Stored by its inverse's key (only a stored to-one has one: a transient pair has none).
-        if let inverse = relationship.inverseRelationship, !inverse.isToMany, inverse !== relationship, source.column(for: inverse) != nil {
+        case .inverseKey(let inverse, _, _):
+            // Stored by its inverse's key: the inverse's links, the other way round.
             return links(of: inverse)?.flipped
+        case nil:
+            return nil
         }
-        return nil
     }
 }
 

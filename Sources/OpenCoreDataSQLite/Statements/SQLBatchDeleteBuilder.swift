@@ -103,14 +103,18 @@ struct SQLBatchDeleteBuilder {
             guard let destination = relationship.destinationEntity else { continue }
             let table = try schema.table(for: destination).name
             let sources = keys(of: relationship.entity, wave: nil)
-            if let hidden = schema.hiddenColumn(for: relationship) {
+            let inverse: NSRelationshipDescription, column: String, orderColumn: String?
+            switch schema.storage(of: relationship) {
+            case .hiddenColumn(let hidden):
                 // A hidden column is no property of the destination: nothing to report.
                 result.append(Nullification(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))", changed: destination, clearedRows: nil))
                 continue
+            case .inverseKey(let to, let key, let order) where relationship.deleteRule == .nullifyDeleteRule:
+                (inverse, column, orderColumn) = (to, key, order)
+            case .inverseKey, .joinTable, nil:
+                continue
             }
-            guard relationship.deleteRule == .nullifyDeleteRule, let inverse = relationship.inverseRelationship, !inverse.isToMany,
-                  let column = schema.column(for: inverse) else { continue }
-            let cleared = [column, schema.entityColumn(for: inverse), schema.orderColumn(for: inverse)].compactMap { $0 }
+            let cleared = [column, schema.entityColumn(for: inverse), orderColumn].compactMap { $0 }
             let assignments = (cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
             result.append(Nullification(
                 sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))", changed: destination,
@@ -198,15 +202,13 @@ struct SQLBatchDeleteBuilder {
             return "SELECT s.\(column) FROM \(table) s WHERE s.Z_PK IN (\(sources)) AND s.\(column) IS NOT NULL"
         }
         let table = try schema.table(for: destination).name
-        if let join = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let join):
             return "SELECT j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(sources))"
-        }
-        if let hidden = schema.hiddenColumn(for: relationship) {
-            return "SELECT x.Z_PK FROM \(table) x WHERE x.\(hidden) IN (\(sources))"
-        }
-        if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
+        case .hiddenColumn(let column), .inverseKey(_, let column, _):
             return "SELECT x.Z_PK FROM \(table) x WHERE x.\(column) IN (\(sources))"
+        case nil:
+            return nil
         }
-        return nil
     }
 }

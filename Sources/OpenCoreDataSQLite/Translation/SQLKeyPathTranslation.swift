@@ -151,21 +151,20 @@ extension SQLTranslator {
         let key = owner.fragment
         let child: SQLScope
         var order: [String]?
-        if let join = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let join):
             let link = scope.makeAlias()
             child = SQLScope(parent: scope, from: "\(raw: join.name) \(raw: link) JOIN \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: join.destinationColumn)")
             child.addCondition("\(raw: link).\(raw: join.sourceColumn) = \(key)")
             if relationship.isOrdered, let column = join.orderColumn { order = ["\(link).\(column)"] }
-        } else if let hidden = schema.hiddenColumn(for: relationship) {
+        case .hiddenColumn(let hidden):
             child = SQLScope(parent: scope, from: "\(raw: table) \(raw: alias)")
             child.addCondition("\(raw: alias).\(raw: hidden) = \(key)")
-        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
+        case .inverseKey(_, let column, let orderColumn):
             child = SQLScope(parent: scope, from: "\(raw: table) \(raw: alias)")
             child.addCondition("\(raw: alias).\(raw: column) = \(key)")
-            if relationship.isOrdered, let position = schema.orderColumn(for: inverse) {
-                order = ["\(alias).\(position)", "\(alias).Z_PK"]
-            }
-        } else {
+            if relationship.isOrdered, let orderColumn { order = ["\(alias).\(orderColumn)", "\(alias).Z_PK"] }
+        case nil:
             throw SQLTranslationError.badKeyPath(path, ": the store has no mapping for to-many '\(relationship.name)'")
         }
         return SQLCollection(
@@ -190,15 +189,14 @@ extension SQLTranslator {
         let table = try schema.table(for: destination).name
         let alias = scope.makeAlias()
         let join = owner.isNullable ? "LEFT OUTER JOIN" : "JOIN"
-        if let joinTable = schema.joinTable(for: relationship) {
+        switch schema.storage(of: relationship) {
+        case .joinTable(let joinTable):
             let link = scope.makeAlias()
             scope.addJoin("\(raw: join) \(raw: joinTable.name) \(raw: link) ON \(raw: link).\(raw: joinTable.sourceColumn) = \(key)")
             scope.addJoin("\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: joinTable.destinationColumn)")
-        } else if let hidden = schema.hiddenColumn(for: relationship) {
-            scope.addJoin("\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).\(raw: hidden) = \(key)")
-        } else if let inverse = relationship.inverseRelationship, let column = schema.column(for: inverse) {
+        case .hiddenColumn(let column), .inverseKey(_, let column, _):
             scope.addJoin("\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).\(raw: column) = \(key)")
-        } else {
+        case nil:
             throw SQLTranslationError.badKeyPath(path, ": the store has no mapping for to-many '\(relationship.name)'")
         }
         if owner.isNullable {
