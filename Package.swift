@@ -78,7 +78,7 @@ let package = Package(
         ),
         // The SQLite engine behind the core's PersistentStoreEngine/PersistentStoreBackend:
         // Core Data's schema, SQL generation (Translation, Statements), schema and
-        // migration (Schema), and the store itself (Engine). The only module that uses GRDB.
+        // migration (Schema), and the store itself (Engine). The only library module that uses GRDB.
         .target(
             name: "OpenCoreDataSQLite",
             dependencies: [
@@ -87,9 +87,11 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
-        // What users import: re-exports the engine so that its Foundation-named classes
-        // (NSPredicate, NSSortDescriptor, ...) win over Foundation's Linux stubs in files
-        // that also import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
+        // What users import: re-exports the core, the predicate language and the SQLite
+        // engine (linking it in), naming the Foundation-named classes (NSPredicate,
+        // NSSortDescriptor, ...) so they win over Foundation's Linux stubs in files that also
+        // import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
+        // The layers are drawn in docs/ARCHITECTURE.md.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",

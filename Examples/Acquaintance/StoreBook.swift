@@ -31,6 +31,7 @@ struct StoreBook: AddressBook {
 
     init(folder: String?, importing archive: ArchivedBook) throws {
         let url = try ExampleData.directory(for: "Acquaintance", in: folder).appendingPathComponent(fileName)
+        if folder == nil { try Self.moveEarlierStore(to: url) }
         let isNew = !FileManager.default.fileExists(atPath: url.path)
         container = try ExampleData.container("Acquaintance", model: Self.model(), storeURL: url)
         guard isNew else { return }
@@ -72,6 +73,21 @@ struct StoreBook: AddressBook {
     func save() throws {
         guard context.hasChanges else { return }
         try context.save()
+    }
+
+    /// Earlier versions kept the store directly in the XDG data directory; a store found
+    /// there (and none in the app's folder) moves into the folder, files and external data.
+    private static func moveEarlierStore(to url: URL) throws {
+        let earlier = NSPersistentContainer.defaultDirectoryURL().appendingPathComponent(url.lastPathComponent)
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: earlier.path), !manager.fileExists(atPath: url.path) else { return }
+        let support = { (store: URL) in store.deletingLastPathComponent().appendingPathComponent(".Acquaintance_SUPPORT") }
+        var moves = ["", "-wal", "-shm"].map { (URL(fileURLWithPath: earlier.path + $0), URL(fileURLWithPath: url.path + $0)) }
+        moves.append((support(earlier), support(url)))
+        for (from, to) in moves where manager.fileExists(atPath: from.path) {
+            try manager.moveItem(at: from, to: to)
+        }
+        print("Moved \(earlier.path) to \(url.path).")
     }
 
     /// The people named `name` (any case), or everyone, sorted as Finder sorts names.

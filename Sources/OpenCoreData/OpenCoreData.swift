@@ -1,5 +1,6 @@
-// The module users import. The engine lives in OpenCoreDataCore, the predicate language
-// below it in OpenCoreDataPredicate; this module re-exports both, and Foundation with them,
+// The module users import. The core lives in OpenCoreDataCore, the predicate language
+// below it in OpenCoreDataPredicate, the SQLite engine above it in OpenCoreDataSQLite; this
+// module re-exports them, and Foundation with them,
 // so `import OpenCoreData` alone sees `Date`, `UUID`, `NSSet` and friends, as
 // `import CoreData` does.
 @_exported import OpenCoreDataCore

@@ -41,7 +41,7 @@ extension NSManagedObjectContext {
         }
 
         // Conflicts found in the write's transaction go to the merge policy, which may
-        // change the sets (SaveConflictResolution.swift); these are what was written.
+        // change the sets (NSManagedObjectContext+ConflictResolution.swift, MergeResolution.swift); these are what was written.
         let (inserted, updated, deleted, assignedKeys) = try writeResolvingConflicts(to: store, coordinator)
 
         // The store committed: bring objects and the registry up to date.

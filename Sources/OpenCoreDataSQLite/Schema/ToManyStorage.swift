@@ -17,11 +17,12 @@ enum ToManyStorage {
 extension SQLiteSchema {
     /// How the store keeps the members of the to-many `relationship`; `nil` when it keeps
     /// them nowhere (a transient relationship, or one no table of the store maps). Asked
-    /// of a to-one whose inverse is a to-one, it answers that inverse's key column.
+    /// of a to-one whose inverse is a to-one (itself, for a self-inverse one like
+    /// `spouse`), it answers that inverse's key column, which batch deletes clear.
     func storage(of relationship: NSRelationshipDescription) -> ToManyStorage? {
         if let join = joinTable(for: relationship) { return .joinTable(join) }
         if let hidden = hiddenColumn(for: relationship) { return .hiddenColumn(hidden) }
-        if let inverse = relationship.inverseRelationship, !inverse.isToMany, inverse !== relationship, let column = column(for: inverse) {
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany, let column = column(for: inverse) {
             return .inverseKey(inverse: inverse, column: column, orderColumn: orderColumn(for: inverse))
         }
         return nil

@@ -32,6 +32,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance/Acquaintance.sqlite").path))
     }
 
+    @Test func aStoreWhereEarlierVersionsKeptItMovesIntoTheAppFolder() throws {
+        let app = ExampleProcess("Acquaintance")
+        #expect(try app.run("add", "Zed").status == 0)
+        let data = app.home.appendingPathComponent("data")
+        let folder = data.appendingPathComponent("Acquaintance")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.path + "/Acquaintance.sqlite" + suffix) {
+            try FileManager.default.moveItem(atPath: folder.path + "/Acquaintance.sqlite" + suffix, toPath: data.path + "/Acquaintance.sqlite" + suffix)
+        }
+        let moved = try app.run("list")
+        #expect(moved.lines.first == "Moved \(data.path)/Acquaintance.sqlite to \(folder.path)/Acquaintance.sqlite.")
+        #expect(moved.output.contains("- Zed"), "the earlier store's people, not new sample people")
+        #expect(!FileManager.default.fileExists(atPath: data.path + "/Acquaintance.sqlite"))
+    }
+
     @Test func dataOptionKeepsStoreAndArchiveInOneFolder() throws {
         let app = ExampleProcess("Acquaintance")
         let folder = app.home.appendingPathComponent("book").path

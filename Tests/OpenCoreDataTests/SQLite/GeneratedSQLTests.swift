@@ -201,6 +201,38 @@ extension SQLRecorder {
         ])
     }
 
+    /// A to-one that is its own inverse (`spouse`): a batch delete clears the survivors' keys.
+    @Test func batchDeleteClearsASelfInverseToOne() throws {
+        let person = ModelBuilder.entity("Person", className: "NSManagedObject")
+        let spouse = NSRelationshipDescription()
+        spouse.name = "spouse"
+        spouse.destinationEntity = person
+        spouse.maxCount = 1
+        spouse.inverseRelationship = spouse
+        person.properties = [ModelBuilder.attribute("name", .stringAttributeType), spouse]
+        let context = try makeContext(ModelBuilder.model(person))
+        let recorder = SQLRecorder(context)
+        try context.performAndWait {
+            let a = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            let b = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            a.setValue("a", forKey: "name")
+            b.setValue("b", forKey: "name")
+            a.setValue(b, forKey: "spouse")
+            try context.save()
+            recorder.clear()
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+            request.predicate = NSPredicate(format: "name == 'a'")
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: request))
+        }
+        #expect(recorder.take().contains("UPDATE ZPERSON SET ZSPOUSE = NULL, Z_OPT = Z_OPT + 1 WHERE ZSPOUSE IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 1)"))
+        let reader = siblingContext(of: context)
+        try reader.performAndWait {
+            let survivors = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+            #expect(survivors.map { $0.value(forKey: "name") as? String } == ["b"])
+            #expect(survivors.first?.value(forKey: "spouse") == nil)
+        }
+    }
+
     // MARK: Per kind of request
 
     @Test func fetchAndCount() throws {
