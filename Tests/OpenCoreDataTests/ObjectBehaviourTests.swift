@@ -120,6 +120,40 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         }
     }
 
+    /// A mutable ordered set proxy iterates, converts and answers `contains` like the
+    /// relationship, on a fault and after changes made through it.
+    @Test func orderedProxyIteratesTheRelationship() throws {
+        let url = temporaryStoreURL()
+        let writer = try makeContext(ModelBuilder.notesModel(), url: url)
+        try writer.performAndWait {
+            let playlist = Playlist(context: writer)
+            for title in ["a", "b", "c"] {
+                let song = Song(context: writer)
+                song.title = title
+                playlist.mutableOrderedSetValue(forKey: "songs").add(song)
+            }
+            try writer.save()
+        }
+        let context = siblingContext(of: writer)
+        try context.performAndWait {
+            let playlist = try #require(try context.fetch(Playlist.fetchRequest()).first)
+            let songs = playlist.mutableOrderedSetValue(forKey: "songs")
+            #expect(songs.compactMap { ($0 as? Song)?.title } == ["a", "b", "c"], "iterating a fault's proxy")
+            #expect(songs.array.count == 3)
+            #expect(songs.set.count == 3)
+            let first = try #require(songs.firstObject as? Song)
+            #expect(songs.contains(first))
+            let extra = Song(context: context)
+            extra.title = "d"
+            songs.add(extra)
+            songs.exchangeObject(at: 0, withObjectAt: 3)
+            songs.remove(first)
+            #expect(songs.compactMap { ($0 as? Song)?.title } == ["d", "b", "c"])
+            #expect(!songs.contains(first))
+            #expect((playlist.value(forKey: "songs") as? NSOrderedSet)?.array.compactMap { ($0 as? Song)?.title } == ["d", "b", "c"])
+        }
+    }
+
     @Test func limitsOffsetsAndMultiLevelSorts() throws {
         let context = try makeContext(ModelBuilder.notesModel())
         try context.performAndWait {

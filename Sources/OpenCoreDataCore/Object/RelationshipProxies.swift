@@ -83,6 +83,17 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         self.owner = owner
         self.relationship = relationship
         super.init(capacity: 0)
+        mirror()
+    }
+
+    /// Linux Foundation iterates an ordered set (`for`, `Array(_:)`, `array`, `set`,
+    /// `objectEnumerator()`) and answers `contains` from its own storage, which no subclass
+    /// can redirect; so the proxy copies the relationship's members into that storage when
+    /// it is made and after each change it makes. (A change made another way while the proxy
+    /// is held shows in its count and subscripts at once, in its iteration after its next change.)
+    private func mirror() {
+        super.removeAllObjects()
+        super.addObjects(from: members)
     }
 
     required convenience init(arrayLiteral elements: Any...) {
@@ -108,10 +119,13 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
             preconditionFailure("Only managed objects can be inserted into relationship '\(relationship.name)'")
         }
         owner.addToMany(relationship, object, at: idx)
+        // Appending one member, the common case, mirrors in O(1).
+        if super.count + 1 == count, idx <= super.count, !super.contains(object) { super.insert(object, at: idx) } else { mirror() }
     }
 
     override func removeObject(at idx: Int) {
         owner.removeFromToMany(relationship, owner.toMany(relationship).members[idx])
+        mirror()
     }
 
     override func replaceObject(at idx: Int, with object: Any) {
@@ -119,6 +133,7 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         var objects = members
         objects[idx] = object
         owner.setToMany(relationship, objects)
+        mirror()
     }
 
     override func add(_ object: Any) { insert(object, at: count) }
@@ -130,6 +145,7 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         var objects = members
         objects.swapAt(idx1, idx2)
         owner.setToMany(relationship, objects)
+        mirror()
     }
 
     override func moveObjects(at indexes: IndexSet, to idx: Int) {
@@ -138,6 +154,7 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         for index in indexes.reversed() { objects.remove(at: index) }
         objects.insert(contentsOf: moving, at: Swift.min(idx, objects.count))
         owner.setToMany(relationship, objects)
+        mirror()
     }
 
     override func insert(_ objects: [Any], at indexes: IndexSet) {
@@ -148,6 +165,7 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
             current.insert(object, at: Swift.min(index, current.count))
         }
         owner.setToMany(relationship, current)
+        mirror()
     }
 
     override func setObject(_ obj: Any, at idx: Int) {
@@ -157,6 +175,7 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func removeObjects(at indexes: IndexSet) {
         let objects = members
         owner.setToMany(relationship, objects.enumerated().filter { !indexes.contains($0.offset) }.map(\.element))
+        mirror()
     }
 
     override func removeObjects(in range: NSRange) {
@@ -174,7 +193,11 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func remove(_ object: Any) {
         guard let object = object as? NSManagedObject else { return }
         owner.removeFromToMany(relationship, object)
+        mirror()
     }
 
-    override func removeAllObjects() { owner.setToMany(relationship, []) }
+    override func removeAllObjects() {
+        owner.setToMany(relationship, [])
+        mirror()
+    }
 }

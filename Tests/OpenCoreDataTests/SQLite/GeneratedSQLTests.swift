@@ -299,11 +299,9 @@ extension SQLRecorder {
 }
 
 private extension NSManagedObject {
-    /// The to-many `key`, ordered or not, firing its fault. (An ordered one is read by
-    /// `value(forKey:)`: Linux Foundation iterates a mutable ordered set proxy's own,
-    /// empty storage; see docs/DEVIATIONS.md.)
+    /// The to-many `key`, ordered or not, firing its fault.
     func mutableSetOrOrderedSet(_ key: String) -> [Any] {
-        (entity.relationshipsByName[key]?.isOrdered ?? false) ? ((value(forKey: key) as? NSOrderedSet)?.array ?? []) : Array(mutableSetValue(forKey: key))
+        (entity.relationshipsByName[key]?.isOrdered ?? false) ? Array(mutableOrderedSetValue(forKey: key)) : Array(mutableSetValue(forKey: key))
     }
 
     func addMember(_ member: NSManagedObject, to key: String) {
