@@ -50,7 +50,7 @@ struct SectionInfoCache {
             "\(request.fetchLimit) \(request.fetchOffset)",
         ]
         for store in coordinator.persistentStores {
-            guard store.type == NSSQLiteStoreType, let path = store.url?.path, path != "/dev/null",
+            guard store.type == NSSQLiteStoreType, let url = store.url, !StoreLocation.isDevNull(url), case let path = url.path,
                   let main = Self.identity(ofFile: path), !Self.wasJustModified(path) else { return nil }
             parts += [store.identifier ?? "", main, Self.identity(ofLog: path + "-wal")]
         }

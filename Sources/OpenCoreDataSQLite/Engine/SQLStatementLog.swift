@@ -10,22 +10,20 @@ import Synchronization
 /// other's statements. Tracing is only installed when one of the two is wanted, so
 /// a store that nobody watches pays nothing per statement.
 final class SQLStatementLog: Sendable {
-    static var printsStatements: Bool { StoreDebugLog.printsStatements }
-
     private let observers = Mutex<[Int: @Sendable (String) -> Void]>([:])
     private let nextToken = Atomic<Int>(0)
 
     /// Installs the trace on a connection (from `prepareDatabase`) when printing is on, or
     /// when observers already watch the store (a query generation's connection opens late).
     func prepare(_ db: Database) {
-        if Self.printsStatements || observers.withLock({ !$0.isEmpty }) { install(on: db) }
+        if StoreDebugLog.printsStatements || observers.withLock({ !$0.isEmpty }) { install(on: db) }
     }
 
     /// Starts reporting every statement (without arguments) to `observer`; returns a token for `removeObserver`.
     func addObserver(_ observer: @escaping @Sendable (String) -> Void, installingOn database: DatabaseQueue) -> Int {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         observers.withLock { $0[token] = observer }
-        if !Self.printsStatements { database.inDatabase { install(on: $0) } }
+        if !StoreDebugLog.printsStatements { database.inDatabase { install(on: $0) } }
         return token
     }
 
@@ -38,7 +36,7 @@ final class SQLStatementLog: Sendable {
             guard case let .statement(statement) = event else { return }
             let sql = statement.sql
             for observer in observers.withLock({ Array($0.values) }) { observer(sql) }
-            if Self.printsStatements {
+            if StoreDebugLog.printsStatements {
                 FileHandle.standardError.write(Data("OpenCoreData: sql: \(statement.expandedSQL)\n".utf8))
             }
         }
