@@ -334,6 +334,80 @@ import Testing
         #expect(message.contains("no destination entity"))
         #expect(message.contains("two entities are named 'Orphan'"))
     }
+
+    @Test func selfInverseManyToManyIsSaved() throws {
+        let person = ModelBuilder.entity("Person", className: "NSManagedObject")
+        let friends = NSRelationshipDescription()
+        friends.name = "friends"
+        friends.destinationEntity = person
+        friends.maxCount = 0
+        friends.inverseRelationship = friends
+        person.properties = [ModelBuilder.attribute("name", .stringAttributeType), friends]
+        let model = NSManagedObjectModel()
+        model.entities = [person]
+        let url = temporaryStoreURL()
+        try makeContext(model, url: url).performAndWait {}
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let a = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            a.setValue("a", forKey: "name")
+            let b = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            b.setValue("b", forKey: "name")
+            a.mutableSetValue(forKey: "friends").add(b)
+            #expect((b.value(forKey: "friends") as? NSSet)?.contains(a) == true)
+            try context.save()
+        }
+        let reopened = try makeContext(model, url: url)
+        try reopened.performAndWait {
+            let people = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+            #expect(people.count == 2)
+            for person in people { #expect((person.value(forKey: "friends") as? NSSet)?.count == 1) }
+        }
+    }
+
+    @Test func orderOfTheOtherManyToManySideIsSaved() throws {
+        let alpha = ModelBuilder.entity("Alpha", className: "NSManagedObject")
+        let zed = ModelBuilder.entity("Zed", className: "NSManagedObject")
+        let (zeds, alphas) = ModelBuilder.pair("zeds", from: alpha, toMany: true, "alphas", to: zed, toMany: true)
+        alphas.isOrdered = true
+        alpha.properties = [ModelBuilder.attribute("name", .stringAttributeType), zeds]
+        zed.properties = [alphas]
+        let model = NSManagedObjectModel()
+        model.entities = [alpha, zed]
+        let url = temporaryStoreURL()
+        let context = try makeContext(model, url: url)
+        try context.performAndWait {
+            let z = NSEntityDescription.insertNewObject(forEntityName: "Zed", into: context)
+            let list = z.mutableOrderedSetValue(forKey: "alphas")
+            for name in ["c", "a", "b"] {
+                let a = NSEntityDescription.insertNewObject(forEntityName: "Alpha", into: context)
+                a.setValue(name, forKey: "name")
+                list.add(a)
+            }
+            try context.save()
+            list.exchangeObject(at: 0, withObjectAt: 2)
+            try context.save()
+        }
+        let reopened = try makeContext(model, url: url)
+        try reopened.performAndWait {
+            let z = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Zed")).first
+            let names = (z?.value(forKey: "alphas") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }
+            #expect(names == ["b", "a", "c"])
+        }
+    }
+
+    @Test func usedUpKeysFailTheSave() throws {
+        let url = temporaryStoreURL()
+        let model = ModelBuilder.notesModel()
+        _ = try makeContext(model, url: url)
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807 WHERE Z_NAME = 'Tag'")
+        let context = try makeContext(model, url: url)
+        context.performAndWait {
+            _ = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.localizedDescription.contains("used up the primary keys of entity 'Tag'") == true)
+        }
+    }
 }
 
 @Suite struct SQLiteWriteTests {

@@ -8,7 +8,8 @@ import Testing
 /// The fixtures are made by `Fixtures/Compiled/make_compiled_fixtures.py` with the class
 /// names and keys Core Data archives (Xcode's compiler does not run here).
 @Suite struct CompiledModelTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/Compiled")
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Compiled")
 
     private func library() throws -> NSManagedObjectModel {
         try NSManagedObjectModel.load(contentsOf: Self.fixtures.appendingPathComponent("Library.mom"))

@@ -114,4 +114,42 @@ import Testing
             #expect(setting.entity.propertiesByName["key"]?.userInfo?["tag"] as? String == "second")
         }
     }
+
+    private func openError(_ model: NSManagedObjectModel, _ url: URL?, type: String = NSSQLiteStoreType) -> NSError? {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        return #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        }
+    }
+
+    @Test func namesThatAreNotIdentifiersAndDerivationsOfUnknownKeysAreRefused() {
+        let entity = ModelBuilder.entity("Odd Entity", className: "NSManagedObject")
+        let spaced = ModelBuilder.attribute("na me", .stringAttributeType)
+        let derived = NSDerivedAttributeDescription()
+        derived.name = "shout"
+        derived.attributeType = .stringAttributeType
+        derived.derivationExpression = NSExpression(format: "uppercase:(missing)")
+        entity.properties = [spaced, derived]
+        let message = openError(ModelBuilder.model(entity), nil, type: NSInMemoryStoreType)?.localizedDescription ?? ""
+        #expect(message.contains("entity name 'Odd Entity' is not made of letters, digits and underscores"))
+        #expect(message.contains("property name 'Odd Entity.na me' is not made of letters, digits and underscores"))
+        #expect(message.contains("derived attribute 'Odd Entity.shout' reads 'missing'"))
+    }
+
+    /// Names of NSManagedObject's own members: a generated `@Managed var` with one would not
+    /// compile, and key-value coding would read the member instead of the value.
+    @Test(arguments: ["faultingState", "hasPersistentChangedValues", "objectID", "isDeleted"])
+    func propertyNamesReservedByManagedObjectsAreRefused(_ name: String) {
+        let entity = ModelBuilder.entity("Item", className: "NSManagedObject")
+        entity.properties = [ModelBuilder.attribute(name, .integer64AttributeType)]
+        let message = openError(ModelBuilder.model(entity), nil, type: NSInMemoryStoreType)?.localizedDescription ?? ""
+        #expect(message.contains("property 'Item.\(name)' uses a name reserved by NSManagedObject"))
+    }
+
+    @Test func aModelInUseCannotBeMerged() throws {
+        let model = ModelBuilder.notesModel()
+        _ = try makeContext(model, url: nil, type: NSInMemoryStoreType)
+        #expect(NSManagedObjectModel(byMerging: [model]) == nil)
+        #expect(NSManagedObjectModel(byMerging: [ModelBuilder.notesModel()]) != nil)
+    }
 }

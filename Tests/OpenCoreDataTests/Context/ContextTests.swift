@@ -302,4 +302,31 @@ import Testing
             #expect(try fresh.fetch(notebooks).compactMap(\.name) == ["Work"])
         }
     }
+
+    @Test func insertedThenDeletedObjectsLeaveTheContext() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        context.performAndWait {
+            let note = Note(context: context)
+            context.delete(note)
+            context.processPendingChanges()
+            #expect(note.managedObjectContext == nil)
+            #expect(context.registeredObjects.isEmpty)
+            #expect(!context.hasChanges)
+        }
+    }
+
+    @Test func negativeOffsetsAndHugeLimitsInMemory() throws {
+        let context = try makeContext(ModelBuilder.notesModel(), url: nil, type: NSInMemoryStoreType)
+        try context.performAndWait {
+            for title in ["a", "b", "c"] { NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(title, forKey: "title") }
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+            request.fetchOffset = -3
+            let all = try context.fetch(request)
+            request.fetchOffset = 1
+            request.fetchLimit = .max
+            let rest = try context.fetch(request)
+            #expect(all.count == 3)
+            #expect(rest.count == 2)
+        }
+    }
 }

@@ -128,6 +128,23 @@ func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(),
     return context
 }
 
+/// A store file in a folder of its own under the temporary directory.
+func temporaryStoreURL(_ name: String = "Test") -> URL {
+    FileManager.default.temporaryDirectory
+        .appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)")
+        .appendingPathComponent("\(name).sqlite")
+}
+
+/// A container with one SQLite store at `url`, its stores loaded (or the load error thrown).
+func openContainer(at url: URL, model: NSManagedObjectModel) throws -> NSPersistentContainer {
+    let container = NSPersistentContainer(name: "Family", managedObjectModel: model)
+    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+    var loadError: Error?
+    container.loadPersistentStores { _, error in loadError = error }
+    if let loadError { throw loadError }
+    return container
+}
+
 /// Another private-queue context on `context`'s coordinator (sharing its store and row cache).
 func siblingContext(of context: NSManagedObjectContext) -> NSManagedObjectContext {
     let sibling = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

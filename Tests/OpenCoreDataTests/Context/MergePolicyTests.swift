@@ -432,4 +432,29 @@ enum ConflictFixture {
             try context.save()
         }
     }
+
+    @Test func deletingARowChangedElsewhereIsAConflict() throws {
+        let url = temporaryStoreURL()
+        let model = ModelBuilder.notesModel()
+        let first = try makeContext(model, url: url)
+        let second = try makeContext(model, url: url)
+        // The first context keeps its object (and so its snapshot, version 1) alive, as an app would.
+        let kept = try first.performAndWait {
+            let note = Note(context: first)
+            note.text = "v1"
+            try first.save()
+            return note
+        }
+        let id = first.performAndWait { kept.objectID }
+        try second.performAndWait {
+            let note = try second.existingObject(with: second.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: id.uriRepresentation())!)
+            note.setValue("v2", forKey: "text")
+            try second.save()
+        }
+        first.performAndWait {
+            first.delete(kept)
+            let error = #expect(throws: NSError.self) { try first.save() }
+            #expect(error?.code == NSManagedObjectMergeError)
+        }
+    }
 }

@@ -4,9 +4,9 @@ import Foundation
 /// The stores Core Data wrote on Apple devices, with the model bundles that wrote them,
 /// in `../shared/fixtures/apple-stores` (beside the checkout, as CI has it).
 enum AppleStoreFixtures {
-    static let folder = URL(fileURLWithPath: #filePath)
+    static let folder = URL(fileURLWithPath: #filePath) // <checkout>/Tests/OpenCoreDataTests/Support/this file
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-stores")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-stores")
 
     /// Every fixture's folder name.
     static var names: [String] {

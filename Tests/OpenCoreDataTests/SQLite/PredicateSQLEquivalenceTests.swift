@@ -420,4 +420,19 @@ struct PredicateGenerator {
             #expect(sorts == keys.count * selectors.count * 2)
         }
     }
+
+    @Test func notAgreesWithMemoryOnNulls() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            for text in [nil, nil, "Bob"] as [String?] { Note(context: context).text = text }
+            try context.save()
+            let predicate = NSPredicate(format: "NOT (text == 'Bob')")
+            let request = Note.fetchRequest()
+            request.predicate = predicate
+            let stored = try context.count(for: request)
+            let all = try context.fetch(Note.fetchRequest())
+            #expect(stored == all.filter { predicate.evaluate(with: $0) }.count)
+            #expect(stored == 2)
+        }
+    }
 }

@@ -256,4 +256,16 @@ import Testing
             #expect((error?.userInfo[NSValidationValueErrorKey] as? NSNumber)?.intValue == 501)
         }
     }
+
+    @Test func wrongEntityInRelationshipIsRefused() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        context.performAndWait {
+            let note = Note(context: context)
+            let other = Note(context: context)
+            note.setValue(other, forKey: "notebook")
+            #expect(note.notebook == nil)
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.localizedDescription.contains("Notebook") == true)
+        }
+    }
 }

@@ -142,4 +142,19 @@ final class Gauge: NSManagedObject {
             #expect(pacer == nil, "nor are transient relationships")
         }
     }
+
+    @Test func snapshotsAfterSaveHoldPermanentIDs() throws {
+        let context = try makeContext(ModelBuilder.notesModel())
+        try context.performAndWait {
+            let note = Note(context: context)
+            let notebook = Notebook(context: context)
+            notebook.name = "N"
+            note.notebook = notebook
+            try context.save()
+            let committed = note.committedValues(forKeys: ["notebook"])["notebook"] as? NSManagedObject
+            #expect(committed === notebook)
+            #expect(context.registeredObjects.count == 2)
+            #expect(note.changedValues().isEmpty)
+        }
+    }
 }

@@ -28,21 +28,6 @@ func makeFamilyModel() -> NSManagedObjectModel {
     return model
 }
 
-func temporaryStoreURL(_ name: String = "Test") -> URL {
-    FileManager.default.temporaryDirectory
-        .appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)")
-        .appendingPathComponent("\(name).sqlite")
-}
-
-func openContainer(at url: URL, model: NSManagedObjectModel) throws -> NSPersistentContainer {
-    let container = NSPersistentContainer(name: "Family", managedObjectModel: model)
-    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
-    var loadError: Error?
-    container.loadPersistentStores { _, error in loadError = error }
-    if let loadError { throw loadError }
-    return container
-}
-
 @Suite struct FamilyPersonScenario {
     let model = makeFamilyModel()
 

@@ -63,7 +63,7 @@ import Testing
             let predicate = NSPredicate(format: "ANY tags.\(name).name == 'x'")
             expectFailure(try failure(predicate: predicate), mentioning: ["collection operator \(name)", "tags.\(name).name"])
         }
-        let items = StoreGapsModel.model()
+        let items = CornerCasesModel.model()
         expectFailure(try failure("Item", predicate: NSPredicate(format: "settings == 'x'"), model: items),
                       mentioning: ["comparing attribute 'settings' (Transformable)"])
         expectFailure(try failure("Item", predicate: NSPredicate(format: "photo == %@", Data([1])), model: items),

@@ -186,5 +186,30 @@ import Testing
             #expect(counters == [36, 36])
         }
     }
+
+    @Test func anEntityNameStoredAsABlobIsAnErrorNotATrap() throws {
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.notesModel(), url: url)
+        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = X'00FF' WHERE Z_NAME = 'Note'")
+        try alterStore(url, "UPDATE Z_METADATA SET Z_UUID = X'01'")
+        let error = openError(url)
+        #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
+    }
+
+    @Test func aColumnOfAnotherTypeIsIncompatible() throws {
+        let url = temporaryStoreURL()
+        _ = try makeContext(ModelBuilder.notesModel(), url: url)
+        let changed = ModelBuilder.notesModel()
+        let title = try #require(changed.entitiesByName["Tag"]?.attributesByName["title"])
+        title.attributeType = .integer64AttributeType
+        // With this library's own hashes the change is caught by them; the layout says why too.
+        var options: [AnyHashable: Any] = [NSIgnorePersistentStoreVersioningOption: true]
+        options[NSReadOnlyPersistentStoreOption] = true
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
+        let error = #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+        }
+        #expect(error?.localizedDescription.contains("column ZTAG.ZTITLE is VARCHAR in the store, INTEGER in the model") == true)
+    }
 }
 
