@@ -18,6 +18,11 @@ import PackageDescription
 // - FlyingFox: the small HTTP server the Virtual Tourist example starts on the loopback
 //   interface as its photo service; plain sockets and Swift concurrency, so it builds in
 //   seconds where a SwiftNIO server would add minutes to every clean build.
+/// Set in the environment, the conformance tests build against Apple's Core Data instead of
+/// OpenCoreData (on Apple platforms), so every documented behaviour, deviations included, can
+/// be checked against the real framework.
+let compatibilityTest = Context.environment["OPENCOREDATA_COMPATIBILITY_TEST"] != nil
+
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -199,11 +204,14 @@ let package = Package(
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
         ),
-        // Apple's documented behaviour, one file per Apple class, written as user code is:
-        // files import Foundation and XCTest beside OpenCoreData (no @testable).
+        // Apple's documented behaviour, one file per Apple class in folders mirroring Sources,
+        // written as user code is: files import Foundation and XCTest beside OpenCoreData (no
+        // @testable). On a Mac, `OPENCOREDATA_COMPATIBILITY_TEST=1 swift test --filter
+        // OpenCoreDataConformanceTests` compiles the same files against Apple's Core Data.
         .testTarget(
             name: "OpenCoreDataConformanceTests",
-            dependencies: ["OpenCoreData"]
+            dependencies: ["OpenCoreData"],
+            swiftSettings: compatibilityTest ? [.define("OPENCOREDATA_COMPATIBILITY_TEST")] : []
         ),
         // An app's Core Data code as Xcode generates and tests it, ported with only the
         // porting checklist's rewrites: generated classes, a .xcdatamodeld resource, XCTest on

@@ -1,6 +1,10 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// `NSManagedObjectModel`, as Apple documents it.
 final class NSManagedObjectModelTests: XCTestCase {

@@ -1,6 +1,10 @@
-import XCTest
 import Foundation
+import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 
 /// `NSManagedObjectContext`, as Apple documents it.
 final class NSManagedObjectContextTests: XCTestCase {

@@ -1,5 +1,9 @@
 // OpenCoreData first, then Foundation: the other order must compile too.
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 import Foundation
 import XCTest
 

@@ -1,6 +1,10 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// A subclass as apps write one: it moves the stores and inherits every initializer.
 final class LibraryContainer: NSPersistentContainer, @unchecked Sendable {

@@ -1,5 +1,9 @@
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 
 /// `NSComparisonPredicate`, built in code as Apple documents it; XCTest alone brings
 /// Foundation in here, which must not make the names ambiguous.

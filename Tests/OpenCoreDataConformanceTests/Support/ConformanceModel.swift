@@ -1,23 +1,54 @@
 import Foundation
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 
 // The model the conformance suites share, built in code as an app without a model file
-// would build it, and its classes written as Xcode writes them (minus `@objc(Name)`).
+// would build it, and its classes written as Xcode writes them (a class and an extension of
+// its properties). Against Core Data (the compatibility run) they say `@objc(Name)` and
+// `@NSManaged`, the only lines a port changes.
 
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+@objc(Author)
+#endif
 public class Author: NSManagedObject {
     @nonobjc public class func fetchRequest() -> NSFetchRequest<Author> {
         NSFetchRequest<Author>(entityName: "Author")
     }
+}
+
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+@objc(Book)
+#endif
+public class Book: NSManagedObject {}
+
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+extension Author {
+    @NSManaged public var name: String?
+    @NSManaged public var born: Date?
+    @NSManaged public var books: NSSet?
+}
+
+extension Book {
+    @NSManaged public var title: String?
+    @NSManaged public var pages: Int32
+    @NSManaged public var author: Author?
+}
+#else
+extension Author {
     @Managed public var name: String?
     @Managed public var born: Date?
     @Managed public var books: NSSet?
 }
 
-public class Book: NSManagedObject {
+extension Book {
     @Managed public var title: String?
     @Managed public var pages: Int32
     @Managed public var author: Author?
 }
+#endif
 
 enum ConformanceModel {
     /// Author ⟷ Book (one author, many books).

@@ -1,5 +1,9 @@
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// `NSAttributeDescription`, as Apple documents it.
 final class NSAttributeDescriptionTests: XCTestCase {

@@ -1,7 +1,11 @@
 // Imports in the order Xcode's templates write them: Foundation first.
 import Foundation
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 
 /// `NSPredicate`, as Apple documents it, in a file that imports Foundation and XCTest:
 /// every name here must resolve to OpenCoreData's class, not Foundation's Linux stub.

@@ -1,6 +1,10 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// `NSFetchRequest`, including the untyped `NSFetchRequest<NSFetchRequestResult>` that
 /// Xcode-era code writes and casts.

@@ -1,6 +1,10 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// `NSRelationshipDescription`'s optionality and counts, as Core Data validates them.
 final class NSRelationshipDescriptionTests: XCTestCase {

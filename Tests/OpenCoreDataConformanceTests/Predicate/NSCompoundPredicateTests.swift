@@ -1,5 +1,9 @@
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// `NSCompoundPredicate`, as Apple documents it.
 final class NSCompoundPredicateTests: XCTestCase {

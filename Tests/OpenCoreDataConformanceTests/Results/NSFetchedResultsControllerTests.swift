@@ -1,6 +1,10 @@
-import XCTest
 import Foundation
+import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
 import OpenCoreData
+#endif
 
 /// A table view as a results controller's delegate drives it: it keeps its own rows and
 /// applies each batch of callbacks the way `UITableView.performBatchUpdates` does
@@ -83,10 +87,10 @@ final class NSFetchedResultsControllerTests: XCTestCase {
     /// Books in sections by author, as the lecture's photographer list is.
     private func booksByAuthor(cacheName: String? = nil) -> NSFetchedResultsController<Book> {
         let request: NSFetchRequest<Book> = NSFetchRequest(entityName: "Book")
-        request.sortDescriptors = [NSSortDescriptor(key: #keyPathString(\Book.author?.name), ascending: true),
-                                   NSSortDescriptor(key: #keyPathString(\Book.title), ascending: true)]
+        request.sortDescriptors = [NSSortDescriptor(key: "author.name", ascending: true),
+                                   NSSortDescriptor(key: "title", ascending: true)]
         return NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                                          sectionNameKeyPath: #keyPathString(\Book.author?.name), cacheName: cacheName)
+                                          sectionNameKeyPath: "author.name", cacheName: cacheName)
     }
 
     private func titles(_ controller: NSFetchedResultsController<Book>) -> [[String]] {
@@ -200,7 +204,7 @@ final class NSFetchedResultsControllerTests: XCTestCase {
     func testTheRequestMayChangeBetweenFetchesWithoutACache() throws {
         let controller = booksByAuthor()
         try controller.performFetch()
-        controller.fetchRequest.predicate = NSPredicate(format: "%K BEGINSWITH %@", #keyPathString(\Book.title), "P")
+        controller.fetchRequest.predicate = NSPredicate(format: "%K BEGINSWITH %@", "title", "P")
         try controller.performFetch()
         XCTAssertEqual(titles(controller), [["Persuasion"]])
     }

@@ -1,6 +1,10 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// A coordinator subclass that overrides the designated initializer, as Apple's allows.
 final class CountingCoordinator: NSPersistentStoreCoordinator, @unchecked Sendable {
@@ -13,13 +17,23 @@ final class CountingCoordinator: NSPersistentStoreCoordinator, @unchecked Sendab
 }
 
 /// A managed object class that overrides the designated initializer (Swift needs `required`).
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+@objc(StampedAuthor)
+#endif
 final class StampedAuthor: NSManagedObject {
     var createdBy = "unknown"
 
+    #if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+    override init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        createdBy = "init(entity:insertInto:)"
+    }
+    #else
     required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         super.init(entity: entity, insertInto: context)
         createdBy = "init(entity:insertInto:)"
     }
+    #endif
 }
 
 /// `NSPersistentStoreCoordinator`, as Apple documents it.

@@ -1,15 +1,17 @@
 import Foundation
-import OpenCoreData
 import XCTest
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+import CoreData
+#else
+import OpenCoreData
+#endif
 
 /// A class written the way Core Data's documentation shows custom accessors: the public
 /// property calls the access and change hooks around its primitive accessor.
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+@objc(Memo)
+#endif
 final class Memo: NSManagedObject {
-    @Managed var primitiveUpdatedAt: Date?
-    @Managed var text: String?
-    @Managed var primitiveText: String?
-    @Managed var primitiveTags: NSSet?
-
     /// Keys the change hooks saw, in order.
     var hookLog: [String] = []
 
@@ -38,6 +40,23 @@ final class Memo: NSManagedObject {
         if !isDeleted, primitiveUpdatedAt == nil { primitiveUpdatedAt = Date(timeIntervalSinceReferenceDate: 1_000) }
     }
 }
+
+// The modelled properties: the only lines a port from Core Data changes.
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+extension Memo {
+    @NSManaged var primitiveUpdatedAt: Date?
+    @NSManaged var text: String?
+    @NSManaged var primitiveText: String?
+    @NSManaged var primitiveTags: NSSet?
+}
+#else
+extension Memo {
+    @Managed var primitiveUpdatedAt: Date?
+    @Managed var text: String?
+    @Managed var primitiveText: String?
+    @Managed var primitiveTags: NSSet?
+}
+#endif
 
 /// Primitive accessors (`@Managed var primitive<Key>`), as Core Data names them.
 final class NSManagedObjectPrimitiveAccessorTests: XCTestCase {
