@@ -41,8 +41,8 @@ extension SQLiteStore {
             return metadata
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
-        if !readOnly, NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption]),
-           let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration, cachedModel: { SQLiteModelCache.model(in: db) }) {
+        let migrates = !readOnly && NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption])
+        if migrates, let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration, cachedModel: { SQLiteModelCache.model(in: db) }) {
             guard SourceModelSearch.infersMigration(options) else {
                 throw CoreDataError.make(
                     NSMigrationMissingMappingModelError,
@@ -53,11 +53,19 @@ extension SQLiteStore {
             StoreDebugLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
             return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url)
         }
-        guard metadata[createdByOpenCoreDataKey] == nil else { throw incompatible("") }
+        // Asked to migrate, the missing piece is the source model, as Core Data reports it.
+        let failure = { (detail: String) in
+            migrates ? CoreDataError.make(
+                NSMigrationMissingSourceModelError,
+                "Can't find the model the store at \(path) was made with, so it cannot be migrated: no model version in the destination model's bundle, among the app's models or cached in the store has its version hashes\(detail)",
+                [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
+            ) : incompatible(detail)
+        }
+        guard metadata[createdByOpenCoreDataKey] == nil else { throw failure("") }
         do {
             try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
         } catch let error as NSError {
-            throw incompatible(": \(error.localizedDescription)")
+            throw failure(": \(error.localizedDescription)")
         }
         StoreDebugLog.annotate("\(path): version hashes differ from the model's, opened by the layout rule (its tables are exactly what the model maps to)")
         return metadata

@@ -125,6 +125,13 @@ enum ConformanceModel {
         try context.save()
     }
 
+    /// A context whose store holds Austen's Emma and Persuasion and Eliot's Middlemarch.
+    static func library() throws -> NSManagedObjectContext {
+        let context = try context()
+        try shelve([("Austen", ["Emma", "Persuasion"]), ("Eliot", ["Middlemarch"])], in: context)
+        return context
+    }
+
     /// A main-queue context on a fresh /dev/null store.
     static func context() throws -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
