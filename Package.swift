@@ -18,6 +18,10 @@ import PackageDescription
 // - FlyingFox: the small HTTP server the Virtual Tourist example starts on the loopback
 //   interface as its photo service; plain sockets and Swift concurrency, so it builds in
 //   seconds where a SwiftNIO server would add minutes to every clean build.
+// - swift-docc-plugin: `swift package generate-documentation`, which builds the DocC
+//   catalog (Sources/OpenCoreData/OpenCoreData.docc) and the doc comments; CI runs it with
+//   warnings as errors so broken symbol links fail the build. A command plugin: nothing
+//   of it is linked into the library.
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -43,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .macro(
@@ -92,7 +97,7 @@ let package = Package(
         // NSSortDescriptor, ...) so they win over Foundation's Linux stubs in files that also
         // import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
         // The layers are drawn in docs/ARCHITECTURE.md.
-        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
             dependencies: [

@@ -60,6 +60,6 @@ open class NSEntityMigrationPolicy: NSObject, ExpressionFunctionTarget, @uncheck
 
     /// Answers `FUNCTION($entityPolicy, "name:", …)` in the mapping's value expressions;
     /// override it for the functions your mapping model calls (Objective-C would send
-    /// the message; see ``ExpressionFunctionTarget``). The default knows none.
+    /// the message; see ``/OpenCoreDataPredicate/ExpressionFunctionTarget``). The default knows none.
     open func evaluateFunction(named selector: String, arguments: [Any?]) -> Any? { nil }
 }

@@ -1,7 +1,7 @@
 /// Describes an entity: its name, properties, class and place in an inheritance tree.
 ///
 /// Edit it freely while building a model; once a coordinator uses the model, it is
-/// frozen and its facts (``EntityFacts``: storage slots, entity numbers) are fixed.
+/// frozen and its facts (storage slots, entity numbers) are fixed.
 open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? { willSet { assertMutable() } }
