@@ -18,10 +18,11 @@ import PackageDescription
 // - FlyingFox: the small HTTP server the Virtual Tourist example starts on the loopback
 //   interface as its photo service; plain sockets and Swift concurrency, so it builds in
 //   seconds where a SwiftNIO server would add minutes to every clean build.
-// - swift-docc-plugin: `swift package generate-documentation`, which builds the DocC
-//   catalog (Sources/OpenCoreData/OpenCoreData.docc) and the doc comments; CI runs it with
-//   warnings as errors so broken symbol links fail the build. A command plugin: nothing
-//   of it is linked into the library.
+// - swift-docc-plugin: `swift package generate-documentation`, the standard way to build
+//   DocC documentation from SwiftPM: the articles (Sources/OpenCoreData/OpenCoreData.docc)
+//   and the doc comments, as one combined archive of the library's modules. CI runs it
+//   with warnings as errors so that a broken symbol link fails. A command plugin: nothing
+//   of it is linked into the library or its users' programs.
 let package = Package(
     name: "OpenCoreData",
     // The Synchronization module's `Mutex` and `Atomic` (locks without Foundation's
@@ -96,7 +97,9 @@ let package = Package(
         // engine (linking it in), naming the Foundation-named classes (NSPredicate,
         // NSSortDescriptor, ...) so they win over Foundation's Linux stubs in files that also
         // import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
-        // The layers are drawn in docs/ARCHITECTURE.md.
+        // The layers are drawn in docs/ARCHITECTURE.md. The predicate module is named although
+        // the core brings it, because it is imported here by name, and because the combined
+        // documentation build lets a catalog link only into its target's direct dependencies.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
