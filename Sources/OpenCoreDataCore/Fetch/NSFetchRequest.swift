@@ -141,6 +141,11 @@ extension NSManagedObject {
 }
 
 /// Gives every managed object class a typed `fetchRequest()`.
+///
+/// Plumbing that apps never name: only a protocol extension can return `Self` from a
+/// class method, so the typed ``fetchRequest()`` lives here and every `NSManagedObject`
+/// conforms. The protocol stays in the documentation because hiding it would hide that
+/// method from `NSManagedObject`'s page too.
 public protocol ManagedObjectFetchRequestProviding {}
 extension NSManagedObject: ManagedObjectFetchRequestProviding {}
 
