@@ -61,6 +61,12 @@ open class NSExpression: NSObject, @unchecked Sendable {
 
     /// Parses an expression from a format string, throwing a ``PredicateParseError``
     /// instead of trapping when the string is malformed.
+    ///
+    /// - Parameters:
+    ///   - format: The expression in Foundation's format syntax.
+    ///   - arguments: The values of the format's specifiers, in order.
+    /// - Returns: The parsed expression.
+    /// - Throws: A ``PredicateParseError`` with the reason and the position in `format`.
     public static func parse(format: String, argumentArray arguments: [Any?] = []) throws -> NSExpression {
         try PredicateParser.parseExpression(format: format, arguments: arguments)
     }
@@ -272,6 +278,11 @@ open class NSExpression: NSObject, @unchecked Sendable {
 
     /// Evaluates the expression against `object`. Variables are read from `context`
     /// (string keys), which plays the role of substitution variables.
+    ///
+    /// - Parameters:
+    ///   - object: The object key paths are read from.
+    ///   - context: Values of the expression's variables, by name (string keys).
+    /// - Returns: The expression's value.
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var bindings: [String: Any] = [:]
         context?.forEach { key, value in

@@ -1,7 +1,7 @@
 /// An expression whose value is the result of a fetch: `FETCH(request, context, countOnly)`.
 ///
-/// The request expression evaluates to an ``NSFetchRequest`` and the context expression
-/// to the ``NSManagedObjectContext`` that runs it; the value is the fetched array, or
+/// The request expression evaluates to an `NSFetchRequest` and the context expression
+/// to the `NSManagedObjectContext` that runs it; the value is the fetched array, or
 /// its count when `countOnly` is set. Mapping models select the source objects of an
 /// entity mapping this way (`FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", …), $manager.sourceContext, NO)`).
 /// It is evaluated in memory; a store cannot translate it into SQL.

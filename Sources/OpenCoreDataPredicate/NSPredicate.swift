@@ -29,6 +29,12 @@ open class NSPredicate: NSObject, @unchecked Sendable {
     ///
     /// The result is an ``NSComparisonPredicate``, an ``NSCompoundPredicate`` or a
     /// constant predicate, as with Foundation.
+    ///
+    /// - Parameters:
+    ///   - format: The predicate in Foundation's format syntax.
+    ///   - arguments: The values of the format's specifiers, in order.
+    /// - Returns: The parsed predicate.
+    /// - Throws: A ``PredicateParseError`` with the reason and the position in `format`.
     public static func parse(format: String, argumentArray arguments: [Any?] = []) throws -> NSPredicate {
         try PredicateParser.parsePredicate(format: format, arguments: arguments)
     }
@@ -48,16 +54,28 @@ open class NSPredicate: NSObject, @unchecked Sendable {
 
     /// A copy of the predicate with `$variables` replaced by the given constant values.
     /// Variables without a value stay in place.
+    ///
+    /// - Parameter variables: Values by variable name, without the `$`.
+    /// - Returns: The new predicate; this one is unchanged.
     open func withSubstitutionVariables(_ variables: [String: Any]) -> NSPredicate {
         Substitution.predicate(self, variables)
     }
 
     /// Whether `object` satisfies the predicate.
+    ///
+    /// - Parameter object: The value to test: a managed object, a dictionary, or any
+    ///   ``KeyValueCoding`` value.
+    /// - Returns: `true` when the object matches.
     open func evaluate(with object: Any?) -> Bool {
         evaluate(with: object, substitutionVariables: nil)
     }
 
     /// Whether `object` satisfies the predicate, reading `$variables` from `bindings`.
+    ///
+    /// - Parameters:
+    ///   - object: The value to test.
+    ///   - bindings: Values of the predicate's variables, by name without the `$`.
+    /// - Returns: `true` when the object matches.
     open func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
         PredicateEvaluator.evaluate(self, object: object, bindings: bindings ?? [:])
     }

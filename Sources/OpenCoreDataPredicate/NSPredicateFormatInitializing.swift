@@ -4,6 +4,9 @@
 /// declared in a protocol extension may assign `self`. That lets
 /// `NSPredicate(format: "age > 3")` return an ``NSComparisonPredicate`` exactly as
 /// Foundation does. Only ``NSPredicate`` needs to conform.
+///
+/// Plumbing that apps never name; it stays in the documentation because hiding it would
+/// hide `init(format:)` from ``NSPredicate``'s page too.
 public protocol NSPredicateFormatInitializing {}
 
 extension NSPredicate: NSPredicateFormatInitializing {}

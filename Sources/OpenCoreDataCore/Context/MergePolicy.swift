@@ -51,6 +51,9 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// Resolves a save's conflicts: `NSMergeConflict`s go to
     /// ``resolve(optimisticLockingConflicts:)`` and then `NSConstraintConflict`s to
     /// ``resolve(constraintConflicts:)``. Other elements are ignored.
+    ///
+    /// - Parameter list: The save's conflicts.
+    /// - Throws: The error policy's error, or what the two methods it calls throw.
     open func resolve(mergeConflicts list: [Any]) throws {
         let locking = list.compactMap { $0 as? NSMergeConflict }
         let constraints = list.compactMap { $0 as? NSConstraintConflict }
@@ -72,6 +75,9 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// child context "the store" is the parent: its values win under store trump, and
     /// rollback reloads from it. Inverse relationships follow every to-one a resolution
     /// changes, so the object graph stays consistent.
+    ///
+    /// - Parameter list: The conflicts: objects whose rows changed or vanished.
+    /// - Throws: `NSManagedObjectMergeError` under the error policy; the save then fails.
     open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
         guard !list.isEmpty else { return }
         if type == .errorMergePolicyType { throw MergeResolution.lockingError(list) }
@@ -88,6 +94,9 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// by the policy: object trump copies every property they set, overwrite copies all
     /// their properties, store trump fills only properties it has no value for, rollback
     /// copies nothing and moves no members.
+    ///
+    /// - Parameter list: The conflicts, one per duplicated constrained value.
+    /// - Throws: `NSManagedObjectConstraintMergeError` under the error policy; the save then fails.
     open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
         guard !list.isEmpty else { return }
         if type == .errorMergePolicyType { throw MergeResolution.constraintError(list) }

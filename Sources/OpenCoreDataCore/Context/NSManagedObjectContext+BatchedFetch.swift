@@ -7,6 +7,13 @@ extension NSManagedObjectContext {
     /// context has unsaved changes that affect the result (and `includesPendingChanges`
     /// is true), the result is computed in memory at once, as `fetch(_:)` does.
     /// Managed object and object ID result types only.
+    ///
+    /// - Parameter request: The request to run; its `fetchBatchSize` sets how many objects
+    ///   one read loads. Its result type must be managed objects or object IDs.
+    /// - Returns: A collection that holds the matching keys and loads objects as they are read.
+    /// - Throws: An `NSError` when the request cannot run: a dictionary or count result type,
+    ///   a result type that does not match `T`, no store, or a predicate or sort the store
+    ///   cannot translate.
     public func fetchBatched<T>(_ request: NSFetchRequest<T>) throws -> BatchFaultingArray<T> {
         try fetchBatched(request, restoring: nil)
     }

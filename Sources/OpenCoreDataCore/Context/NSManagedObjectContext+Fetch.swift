@@ -6,6 +6,12 @@ extension NSManagedObjectContext {
     /// of this context count too, as in Core Data, except for dictionary results,
     /// which reflect the store alone. No match is `[]`; a bad request (unknown
     /// entity or key) throws.
+    ///
+    /// - Parameter request: What to fetch; its result type decides what the array holds.
+    /// - Returns: The matching results in the request's order, within its limit and offset.
+    /// - Throws: An `NSError` when the request is invalid (no entity, a result type that does
+    ///   not match `T`, an unknown key), the context has no store, or the store cannot run the
+    ///   predicate or sort; fetching has then changed nothing.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         let (coordinator, entity) = try fetchTarget(request)
         try checkResultOptions(request)
@@ -39,6 +45,11 @@ extension NSManagedObjectContext {
     }
 
     /// The number of objects `request` would return, without loading them.
+    ///
+    /// - Parameter request: The request whose results to count; its limit and offset apply.
+    /// - Returns: How many results a fetch would return, unsaved changes included when the
+    ///   request includes pending changes.
+    /// - Throws: An `NSError` for the same reasons ``fetch(_:)`` throws.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         let (coordinator, entity) = try fetchTarget(request)
         // A child counts what its parent holds, unsaved changes included.

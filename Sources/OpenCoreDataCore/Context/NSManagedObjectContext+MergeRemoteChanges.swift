@@ -13,6 +13,11 @@ extension NSManagedObjectContext {
     /// `NSRefreshedObjectsKey`, `NSDeletedObjectsKey`) and
     /// `NSManagedObjectContextDidMergeChangesObjectIDs`. IDs from another coordinator
     /// on the same store file are matched through their URIs.
+    ///
+    /// - Parameters:
+    ///   - changeNotificationData: The IDs (or URIs) of inserted, updated and deleted objects,
+    ///     under the keys of a did-save notification.
+    ///   - contexts: The contexts to update; each is updated on its own queue.
     public static func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
         var forgotten = Set<ObjectIdentifier>()
         for context in contexts {

@@ -15,6 +15,10 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextDidSaveObjectIDs` notification works too). A save through
     /// another coordinator on the same store file is matched through object URIs, and the
     /// refreshed objects then read the store rather than this coordinator's cached rows.
+    ///
+    /// - Parameter notification: An `NSManagedObjectContextDidSave` or
+    ///   `NSManagedObjectContextDidSaveObjectIDs` notification from another context, or the
+    ///   notification of a history transaction's `objectIDNotification()`.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let coordinator = persistentStoreCoordinator, let info = notification.userInfo else { return }
         let sender = notification.object as? NSManagedObjectContext

@@ -36,6 +36,11 @@ extension NSManagedObjectContext {
     /// `NSCoreDataError` for a child context (pin its root instead), a context without a
     /// coordinator, or a token from another coordinator's context. The context's
     /// generation is unchanged when it throws.
+    ///
+    /// - Parameter generation: The generation to read at, `.current` for the data as of the
+    ///   next read, or `nil` to follow the latest data again.
+    /// - Throws: `NSCoreDataError` for a child context, a context without a coordinator, or
+    ///   a token from another coordinator's context.
     public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
         guard let token = generation else {
             replacePin { _ in nil }

@@ -188,6 +188,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private var isProcessingPendingChanges = false
 
     /// Creates a context with the given queue discipline.
+    ///
+    /// - Parameter concurrencyType: The queue the context and its objects belong to: the main
+    ///   queue, or a private queue of the context's own.
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
         if concurrencyType == .mainQueueConcurrencyType {
@@ -212,6 +215,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on the context's queue, later; pending changes are processed after it.
+    ///
+    /// - Parameter block: The work; it may use the context and its objects.
     open func perform(_ block: @escaping () -> Void) {
         let work = UncheckedSendable(block)
         queue.async {
@@ -223,6 +228,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on the context's queue and waits for it; re-entrant.
+    ///
+    /// Called on the context's queue, it runs `block` at once, so nested calls do not deadlock.
+    ///
+    /// - Parameter block: The work; it may use the context and its objects.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try block() }
         // Work this thread does for the main queue stays recognisable inside our block.
@@ -239,6 +250,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on the context's queue and returns its result to the awaiting task.
+    ///
+    /// - Parameters:
+    ///   - schedule: `.immediate` runs `block` at once when the caller is already on the
+    ///     context's queue; `.enqueued` always queues it behind earlier work.
+    ///   - block: The work; it may use the context and its objects.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
     open func perform<T, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T) async throws(E) -> T {
         if schedule == .immediate, isOnQueue {
             return try block()
@@ -276,6 +294,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// into `NSValidationMultipleErrorsError` when several), the write, `didSave()`,
     /// then `NSManagedObjectContextDidSave`. A failed save writes nothing and leaves
     /// the context's changes in place.
+    ///
+    /// - Throws: An `NSError`: a validation error (`NSValidationMultipleErrorsError` holding
+    ///   several), a merge error when the merge policy leaves conflicts, or a store error. The
+    ///   context's changes are then all still unsaved.
     open func save() throws { try saveChanges() }
 
     // MARK: Registered objects
@@ -296,6 +318,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func isUpdated(_ object: NSManagedObject) -> Bool { updatedSet.contains(object) }
 
     /// The registered object with `objectID`, or `nil` when the context has none.
+    ///
+    /// - Parameter objectID: The ID to look up.
+    /// - Returns: The object, or `nil`; the store is never read.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered(objectID) }
 
     /// The registered object for `objectID`, also when this child context holds it under
@@ -310,6 +335,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///
     /// Like Core Data, this does not check that the row exists; use
     /// ``existingObject(with:)`` for that.
+    ///
+    /// - Parameter objectID: An ID from this context, another context on the same
+    ///   coordinator, or `managedObjectID(forURIRepresentation:)`.
+    /// - Returns: The object for the ID, possibly a fault.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registered(objectID) { return object }
         let object = objectID.entity.instantiate(insertInto: nil)
@@ -352,6 +381,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// The object for `objectID`, loaded from the store; throws when it does not exist.
+    ///
+    /// - Parameter objectID: The ID of the object to return.
+    /// - Returns: The registered object, or the object loaded from its row.
+    /// - Throws: An `NSError` when no row has that ID, or the ID is temporary and not
+    ///   registered here.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registered(objectID), !object.isFaultStorage { return object }
         func missing() -> NSError {
@@ -380,6 +414,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Inserting and deleting
 
     /// Registers a new object with the context; it is saved at the next `save()`.
+    ///
+    /// - Parameter object: An object not yet in any context.
     open func insert(_ object: NSManagedObject) {
         if object.managedObjectContext === self, object.lifecycle != .detached { return }
         precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
@@ -409,6 +445,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Marks `object` for deletion; its delete rules run at the next `processPendingChanges()`.
+    ///
+    /// - Parameter object: An object of this context. An object never saved is simply
+    ///   forgotten; a saved one is removed from the store by the next save.
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, object.lifecycle != .deleted else { return }
         object.fireFaultIfNeeded()
@@ -572,6 +611,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// With `flag` false the object becomes a fault and its unsaved changes are
     /// discarded. With `flag` true its unsaved changes survive: it reloads the saved
     /// values and applies its changes on top (an unchanged object just becomes a fault).
+    ///
+    /// - Parameters:
+    ///   - object: An object of this context.
+    ///   - flag: Whether the object keeps its unsaved changes.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
         undoGeneration &+= 1
@@ -647,6 +690,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// an object can be assigned to (see docs/DEVIATIONS.md). Assigning an object that is
     /// not newly inserted in this context, or to a store of another coordinator, is a
     /// programmer error that traps, as Core Data raises.
+    ///
+    /// - Parameters:
+    ///   - object: A newly inserted object of this context.
+    ///   - store: The store to save the object to.
     open func assign(_ object: Any, to store: NSPersistentStore) {
         guard let object = object as? NSManagedObject, object.managedObjectContext === self, object.lifecycle == .inserted else {
             preconditionFailure("assign(_:to:) takes an object newly inserted into this context")
@@ -658,6 +705,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Permanent IDs for objects that still have temporary ones (the store reserves the keys now).
+    ///
+    /// - Parameter objects: Objects of this context; those already permanent are left alone.
+    /// - Throws: An `NSError` when the store cannot reserve keys.
     open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         let pending = objects.filter { $0.objectID.isTemporaryID }
         guard !pending.isEmpty else { return }

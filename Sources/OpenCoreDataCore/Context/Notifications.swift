@@ -38,17 +38,29 @@ extension NSManagedObjectContext {
 
     /// The userInfo keys of context notifications.
     public enum NotificationKey: String, Sendable {
+        /// The objects inserted (``NSInsertedObjectsKey``).
         case insertedObjects = "inserted"
+        /// The objects updated (``NSUpdatedObjectsKey``).
         case updatedObjects = "updated"
+        /// The objects deleted (``NSDeletedObjectsKey``).
         case deletedObjects = "deleted"
+        /// The objects refreshed (``NSRefreshedObjectsKey``).
         case refreshedObjects = "refreshed"
+        /// The objects invalidated (``NSInvalidatedObjectsKey``).
         case invalidatedObjects = "invalidated"
+        /// Every object was invalidated, by a reset (``NSInvalidatedAllObjectsKey``).
         case invalidatedAllObjects = "invalidatedAll"
+        /// The IDs of the objects inserted (``NSInsertedObjectIDsKey``).
         case insertedObjectIDs = "inserted_objectIDs"
+        /// The IDs of the objects updated (``NSUpdatedObjectIDsKey``).
         case updatedObjectIDs = "updated_objectIDs"
+        /// The IDs of the objects deleted (``NSDeletedObjectIDsKey``).
         case deletedObjectIDs = "deleted_objectIDs"
+        /// The IDs of the objects refreshed (``NSRefreshedObjectIDsKey``).
         case refreshedObjectIDs = "refreshed_objectIDs"
+        /// The IDs of the objects invalidated (``NSInvalidatedObjectIDsKey``).
         case invalidatedObjectIDs = "invalidated_objectIDs"
+        /// Core Data's key for a query generation token; no notification here carries one.
         case queryGeneration = "managedObjectContextQueryGenerationKey"
     }
 }

@@ -248,20 +248,46 @@ open class UIDocument: NSObject {
     // MARK: Reading and writing (overridden by subclasses)
 
     /// Reads the document at `url`: by default its data, handed to ``load(fromContents:ofType:)``.
+    ///
+    /// - Parameter url: The document's file.
+    /// - Throws: An error reading the file or loading its contents, which makes opening fail.
     open func read(from url: URL) throws {
         try load(fromContents: Data(contentsOf: url), ofType: fileType)
     }
 
     /// Takes the contents read by ``read(from:)``. The default keeps nothing.
+    ///
+    /// - Parameters:
+    ///   - contents: What ``read(from:)`` read: the file's `Data` by default.
+    ///   - typeName: The document's file type, or `nil`.
+    /// - Throws: An error when the contents cannot be used; the document does not open.
     open func load(fromContents contents: Any, ofType typeName: String?) throws {}
 
     /// What to write: by default no data.
+    ///
+    /// - Parameter typeName: The file type to write.
+    /// - Returns: The contents, `Data` for the default ``writeContents(_:andAttributes:safelyTo:for:)``.
+    /// - Throws: An error that stops the save.
     open func contents(forType typeName: String) throws -> Any { Data() }
 
     /// File attributes to write with the contents: by default none.
+    ///
+    /// - Parameters:
+    ///   - url: Where the document is written.
+    ///   - saveOperation: Whether the document is created or overwritten.
+    /// - Returns: The attributes to give the written file.
+    /// - Throws: An error that stops the save.
     open func fileAttributesToWrite(to url: URL, for saveOperation: SaveOperation) throws -> [AnyHashable: Any] { [:] }
 
     /// Writes `contents` to `url`: by default `Data`, replacing the file in one step.
+    ///
+    /// - Parameters:
+    ///   - contents: What ``contents(forType:)`` returned.
+    ///   - additionalFileAttributes: What ``fileAttributesToWrite(to:for:)`` returned; the
+    ///     default implementation does not apply them.
+    ///   - url: Where to write.
+    ///   - saveOperation: Whether the document is created or overwritten.
+    /// - Throws: An error that fails the save; the file is left as it was.
     open func writeContents(_ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
                             for saveOperation: SaveOperation) throws {
         guard let data = contents as? Data else {

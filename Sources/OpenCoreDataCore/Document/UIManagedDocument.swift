@@ -103,6 +103,9 @@ open class UIManagedDocument: UIDocument {
 
     /// Opens the package's store (and reads its additional content). A package without a
     /// store, or with a store that cannot be opened, is an error.
+    ///
+    /// - Parameter url: The document package.
+    /// - Throws: An error naming the package when it has no store or the store does not open.
     open override func read(from url: URL) throws {
         let store = Self.storeURL(inPackage: url)
         guard FileManager.default.fileExists(atPath: store.path) else {
@@ -123,12 +126,23 @@ open class UIManagedDocument: UIDocument {
     }
 
     /// Saves ``managedObjectContext`` into its parent and gathers the additional content.
+    ///
+    /// - Parameter typeName: The file type to write.
+    /// - Returns: The additional content, wrapped for ``writeContents(_:andAttributes:safelyTo:for:)``.
+    /// - Throws: What the context's save or ``additionalContent(for:)`` throws.
     open override func contents(forType typeName: String) throws -> Any {
         if managedObjectContext.hasChanges { try managedObjectContext.save() }
         return DocumentContents(additional: try additionalContent(for: Self.additionalContentURL(inPackage: fileURL)))
     }
 
     /// Makes the package when it is new, writes the store and the additional content.
+    ///
+    /// - Parameters:
+    ///   - contents: What ``contents(forType:)`` returned.
+    ///   - additionalFileAttributes: File attributes, unused by the package.
+    ///   - url: The package; it must be where the document was opened or created.
+    ///   - saveOperation: Whether the document is created or overwritten.
+    /// - Throws: An error that fails the save, such as a `url` other than the document's.
     open override func writeContents(_ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
                                      for saveOperation: UIDocument.SaveOperation) throws {
         if let coordinator = writer.persistentStoreCoordinator, let store = coordinator.persistentStores.first,
@@ -160,15 +174,28 @@ open class UIManagedDocument: UIDocument {
     /// The content besides the store to write in the package's `AdditionalContent` folder
     /// at `absoluteURL`; override it (with the two methods below) to keep some. The default
     /// has none.
+    ///
+    /// - Parameter absoluteURL: The document package being written.
+    /// - Returns: The content, handed to ``writeAdditionalContent(_:to:originalContentsURL:)``.
+    /// - Throws: An error that stops the save.
     open func additionalContent(for absoluteURL: URL) throws -> Any {
         NoAdditionalContent()
     }
 
     /// Reads the content ``additionalContent(for:)`` gave, from the folder at `absoluteURL`.
+    ///
+    /// - Parameter absoluteURL: The package's `AdditionalContent` folder.
+    /// - Throws: An error that keeps the document from opening.
     open func readAdditionalContent(from absoluteURL: URL) throws {}
 
     /// Writes `content` from ``additionalContent(for:)`` into the folder at `absoluteURL`
     /// (`absoluteOriginalContentsURL`: where it was before, when the document existed).
+    ///
+    /// - Parameters:
+    ///   - content: What ``additionalContent(for:)`` returned.
+    ///   - absoluteURL: The package's `AdditionalContent` folder.
+    ///   - absoluteOriginalContentsURL: The folder as it was before this save, or `nil`.
+    /// - Throws: An error that fails the save.
     open func writeAdditionalContent(_ content: Any, to absoluteURL: URL, originalContentsURL absoluteOriginalContentsURL: URL?) throws {}
 }
 

@@ -12,7 +12,7 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// without loading the objects.
 ///
 /// `propertiesToUpdate` maps attribute names (or ``NSAttributeDescription``s) to new
-/// values: constants, or ``NSExpression``s evaluated per row in the store
+/// values: constants, or ``/OpenCoreDataPredicate/NSExpression``s evaluated per row in the store
 /// (`NSExpression(format: "pages + 1")`, key paths through to-one relationships).
 /// Validation rules do not run. Objects already in contexts keep their old values
 /// until refreshed or merged with

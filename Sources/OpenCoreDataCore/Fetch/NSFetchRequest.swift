@@ -76,6 +76,8 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     open var havingPredicate: NSPredicate?
 
     /// Creates a request for the named entity.
+    ///
+    /// - Parameter entityName: The name of the entity to fetch, as the model spells it.
     public init(entityName: String) {
         self.entityName = entityName
         super.init()
@@ -88,6 +90,10 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     ///
     /// Core Data finds that context implicitly; without an Objective-C runtime there
     /// is no such ambient context, so pass it: `try request.execute(in: context)`.
+    ///
+    /// - Parameter context: The context to fetch in; call this on its queue.
+    /// - Returns: The results, as ``NSManagedObjectContext/fetch(_:)`` returns them.
+    /// - Throws: What ``NSManagedObjectContext/fetch(_:)`` throws.
     open func execute(in context: NSManagedObjectContext) throws -> [ResultType] {
         try context.fetch(self)
     }
@@ -135,11 +141,18 @@ extension NSManagedObject {
 }
 
 /// Gives every managed object class a typed `fetchRequest()`.
+///
+/// Plumbing that apps never name: only a protocol extension can return `Self` from a
+/// class method, so the typed ``fetchRequest()`` lives here and every `NSManagedObject`
+/// conforms. The protocol stays in the documentation because hiding it would hide that
+/// method from `NSManagedObject`'s page too.
 public protocol ManagedObjectFetchRequestProviding {}
 extension NSManagedObject: ManagedObjectFetchRequestProviding {}
 
 extension ManagedObjectFetchRequestProviding where Self: NSManagedObject {
     /// A fetch request for this class's entity: `Person.fetchRequest()` is an `NSFetchRequest<Person>`.
+    ///
+    /// - Returns: A new request whose entity is found from the class when it runs.
     public static func fetchRequest() -> NSFetchRequest<Self> {
         let request = NSFetchRequest<Self>()
         request.resultClass = Self.self

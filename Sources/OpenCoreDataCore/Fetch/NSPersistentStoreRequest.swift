@@ -1,9 +1,14 @@
 /// The kinds of request a store executes.
 public enum NSPersistentStoreRequestType: UInt, Sendable {
+    /// An ``NSFetchRequest``.
     case fetchRequestType = 1
+    /// A save, made by a context.
     case saveRequestType = 2
+    /// An ``NSBatchInsertRequest``.
     case batchInsertRequestType = 5
+    /// An ``NSBatchUpdateRequest``.
     case batchUpdateRequestType = 6
+    /// An ``NSBatchDeleteRequest``.
     case batchDeleteRequestType = 7
 }
 

@@ -69,22 +69,44 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     }
 
     /// Fetches the history committed after `date`.
+    ///
+    /// - Parameter date: Transactions at or before this moment are left out.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func fetchHistory(after date: Date) -> Self { make(.afterDate(date)) }
     /// Fetches the history after `token` (all of it for `nil`).
+    ///
+    /// - Parameter token: The last transaction already processed, or `nil`.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func fetchHistory(after token: NSPersistentHistoryToken?) -> Self { make(.afterToken(token)) }
     /// Fetches the history after `transaction` (all of it for `nil`).
+    ///
+    /// - Parameter transaction: The last transaction already processed, or `nil`.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> Self { make(.afterTransaction(transaction)) }
     /// Fetches the history that `fetchRequest` selects, from the beginning.
+    ///
+    /// - Parameter fetchRequest: A request on the transaction or change entity; its predicate,
+    ///   limit and offset select the history.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func fetchHistory<T>(withFetch fetchRequest: NSFetchRequest<T>) -> Self {
         let request = Self()
         request.fetchRequest = fetchRequest.copied(as: NSFetchRequestResult.self)
         return request
     }
     /// Deletes the history committed before `date`.
+    ///
+    /// - Parameter date: Transactions before this moment are deleted.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func deleteHistory(before date: Date) -> Self { make(.beforeDate(date)) }
     /// Deletes the history up to and including `token`'s transaction (all of it for `nil`).
+    ///
+    /// - Parameter token: The last transaction every reader has processed, or `nil` for all.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func deleteHistory(before token: NSPersistentHistoryToken?) -> Self { make(.throughToken(token)) }
     /// Deletes the history before `transaction` (all of it for `nil`).
+    ///
+    /// - Parameter transaction: The first transaction to keep, or `nil` to delete all.
+    /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
     open class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> Self { make(.beforeTransaction(transaction)) }
 }
 

@@ -21,6 +21,13 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     ///
     /// Throws `NSInferredMappingModelError` naming the change when a difference cannot
     /// be inferred (such as a string attribute becoming a date).
+    ///
+    /// - Parameters:
+    ///   - source: The model the store was made with.
+    ///   - destination: The model to migrate it to.
+    /// - Returns: The mapping lightweight migration would use.
+    /// - Throws: ``NSInferredMappingModelError`` when the change cannot be inferred, saying
+    ///   which entity or property stops it.
     open class func inferredMappingModel(forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel) throws -> NSMappingModel {
         try MappingInference(source: source.entities, destination: destination.entities).mappingModel()
     }

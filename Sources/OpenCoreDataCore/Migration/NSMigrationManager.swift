@@ -41,6 +41,10 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     private var cancellation: Error?
 
     /// Creates a manager for migrations between two models.
+    ///
+    /// - Parameters:
+    ///   - sourceModel: The model of the stores to migrate from.
+    ///   - destinationModel: The model of the stores to migrate to.
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
         self.sourceModel = sourceModel
         self.destinationModel = destinationModel
@@ -56,6 +60,17 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     /// Throws the first error of any step, carrying the entity mapping's name under
     /// `NSMigrationEntityMappingKey`; then the source store is as it was and a
     /// destination file this call created is removed.
+    ///
+    /// - Parameters:
+    ///   - sourceURL: The store to read; it is never written.
+    ///   - sStoreType: The source store's type.
+    ///   - sOptions: Options for opening the source store.
+    ///   - mappings: The mapping model, or `nil` to infer one.
+    ///   - dURL: The store to create or fill.
+    ///   - dStoreType: The destination store's type.
+    ///   - dOptions: Options for opening the destination store.
+    /// - Throws: An `NSError` from the step that failed, or the error given to
+    ///   ``cancelMigrationWithError(_:)``.
     open func migrateStore(from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil, with mappings: NSMappingModel?,
                            toDestinationURL dURL: URL, destinationType dStoreType: String, destinationOptions dOptions: [AnyHashable: Any]? = nil) throws {
         reset()
@@ -95,6 +110,16 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     }
 
     /// Swift spelling of ``migrateStore(from:sourceType:options:with:toDestinationURL:destinationType:destinationOptions:)``.
+    ///
+    /// - Parameters:
+    ///   - sourceURL: The store to read; it is never written.
+    ///   - sourceType: The source store's type.
+    ///   - sourceOptions: Options for opening the source store.
+    ///   - mapping: The mapping model.
+    ///   - destinationURL: The store to create or fill.
+    ///   - destinationType: The destination store's type.
+    ///   - destinationOptions: Options for opening the destination store.
+    /// - Throws: An `NSError` from the step that failed.
     public func migrateStore(from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: [AnyHashable: Any]? = nil, mapping: NSMappingModel,
                              to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: [AnyHashable: Any]? = nil) throws {
         try migrateStore(from: sourceURL, sourceType: sourceType.rawValue, options: sourceOptions, with: mapping,
@@ -102,6 +127,8 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     }
 
     /// Stops the migration under way; it fails with `error` at its next step.
+    ///
+    /// - Parameter error: What the migration throws.
     open func cancelMigrationWithError(_ error: Error) {
         cancellation = error
     }
@@ -311,17 +338,28 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     // MARK: Associations
 
     /// The source model's entity a mapping reads.
+    ///
+    /// - Parameter mEntity: An entity mapping of the mapping model.
+    /// - Returns: The entity, or `nil` when the mapping names none.
     open func sourceEntity(for mEntity: NSEntityMapping) -> NSEntityDescription? {
         mEntity.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
     }
 
     /// The destination model's entity a mapping creates.
+    ///
+    /// - Parameter mEntity: An entity mapping of the mapping model.
+    /// - Returns: The entity, or `nil` when the mapping names none.
     open func destinationEntity(for mEntity: NSEntityMapping) -> NSEntityDescription? {
         mEntity.destinationEntityName.flatMap { destinationModel.entitiesByName[$0] }
     }
 
     /// Records that `destinationInstance` was made from `sourceInstance` by `entityMapping`,
     /// so relationship expressions and later steps can find one from the other.
+    ///
+    /// - Parameters:
+    ///   - sourceInstance: An object of the source context.
+    ///   - destinationInstance: The object of the destination context made from it.
+    ///   - entityMapping: The mapping that made it.
     open func associate(sourceInstance: NSManagedObject, withDestinationInstance destinationInstance: NSManagedObject, for entityMapping: NSEntityMapping) {
         let name = entityMapping.name ?? ""
         destinationsBySource[name, default: [:]][ObjectIdentifier(sourceInstance), default: []].append(destinationInstance)
@@ -332,6 +370,11 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
 
     /// The destination objects the mapping named `mappingName` made from `sourceInstances`
     /// (all of its destination objects when `sourceInstances` is `nil`).
+    ///
+    /// - Parameters:
+    ///   - mappingName: The entity mapping's name.
+    ///   - sourceInstances: Source objects, or `nil` for all.
+    /// - Returns: The destination objects, in the order they were made.
     open func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [NSManagedObject]?) -> [NSManagedObject] {
         guard let sourceInstances else { return destinationsInOrder[mappingName] ?? [] }
         let made = destinationsBySource[mappingName] ?? [:]
@@ -340,6 +383,11 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
 
     /// The source objects the mapping named `mappingName` made `destinationInstances` from
     /// (all of its source objects when `destinationInstances` is `nil`).
+    ///
+    /// - Parameters:
+    ///   - mappingName: The entity mapping's name.
+    ///   - destinationInstances: Destination objects, or `nil` for all.
+    /// - Returns: The source objects.
     open func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [NSManagedObject]?) -> [NSManagedObject] {
         let made = sourcesByDestination[mappingName] ?? [:]
         let destinations = destinationInstances ?? destinationsInOrder[mappingName] ?? []
@@ -353,6 +401,12 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`,
     /// `sourceInstancesForEntityMappingNamed:destinationInstances:` and
     /// `fetchRequestForSourceEntityNamed:predicateString:`.
+    ///
+    /// - Parameters:
+    ///   - selector: The function's Objective-C selector, such as
+    ///     `"destinationInstancesForEntityMappingNamed:sourceInstances:"`.
+    ///   - arguments: The evaluated arguments.
+    /// - Returns: The function's value, or `nil` for a function it does not know.
     open func evaluateFunction(named selector: String, arguments: [Any?]) -> Any? {
         let name = arguments.first.flatMap { $0 as? String } ?? ""
         let objects = arguments.count > 1 ? Self.objects(arguments[1]) : []
@@ -395,6 +449,9 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
 /// source expressions) read the manager's properties by name.
 extension NSMigrationManager: KeyValueCoding {
     /// The value of the manager's property named `key`; `nil` for other names.
+    ///
+    /// - Parameter key: A property name, such as `sourceContext`.
+    /// - Returns: The property's value.
     public func value(forKey key: String) -> Any? {
         switch key {
         case "sourceContext": sourceContext

@@ -16,6 +16,8 @@ open class NSLightweightMigrationStage: NSMigrationStage, @unchecked Sendable {
     public let versionChecksums: [String]
 
     /// A stage through the versions with these checksums, oldest first.
+    ///
+    /// - Parameter versionChecksums: The checksums of the versions, oldest first.
     public init(_ versionChecksums: [String]) {
         self.versionChecksums = versionChecksums
         super.init()
@@ -37,6 +39,10 @@ open class NSCustomMigrationStage: NSMigrationStage, @unchecked Sendable {
     open var didMigrateHandler: ((NSStagedMigrationManager, NSCustomMigrationStage) throws -> Void)?
 
     /// A stage from `currentModel` to `nextModel`.
+    ///
+    /// - Parameters:
+    ///   - currentModel: The version the step starts from.
+    ///   - nextModel: The version the step ends at.
     public init(migratingFrom currentModel: NSManagedObjectModelReference, to nextModel: NSManagedObjectModelReference) {
         self.currentModel = currentModel
         self.nextModel = nextModel
@@ -53,6 +59,10 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     public let versionChecksum: String
 
     /// A reference to a model at hand.
+    ///
+    /// - Parameters:
+    ///   - model: The model.
+    ///   - versionChecksum: Its ``NSManagedObjectModel/versionChecksum``.
     public init(model: NSManagedObjectModel, versionChecksum: String) {
         resolvedModel = model
         self.versionChecksum = versionChecksum
@@ -62,6 +72,10 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     /// A reference to the model file at `fileURL` (`.xcdatamodel`, `.mom`, or a bundle's
     /// current version); a file that cannot be loaded traps, as a missing model does in
     /// Core Data (a programmer error).
+    ///
+    /// - Parameters:
+    ///   - fileURL: A model file, or a bundle whose current version to load.
+    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
     public convenience init(fileURL: URL, versionChecksum: String) {
         guard let model = NSManagedObjectModel(contentsOf: fileURL) else {
             preconditionFailure("NSManagedObjectModelReference: no model can be loaded from \(fileURL.path)")
@@ -72,6 +86,11 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     /// A reference to the model version named `modelName` (`Model 2`, the name of a
     /// `.xcdatamodel` or `.mom` inside a bundle's `.xcdatamodeld`/`.momd`) among the
     /// bundle's models (`nil`: the main bundle and the app's resource bundles).
+    ///
+    /// - Parameters:
+    ///   - modelName: The version's name, such as `Model 2`.
+    ///   - bundle: The bundle holding it, or `nil` for the main bundle and the app's resource bundles.
+    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
     public convenience init(name modelName: String, in bundle: Bundle?, versionChecksum: String) {
         guard let model = ModelResourceSearch.version(named: modelName, in: bundle.map { [$0] } ?? ModelResourceSearch.searchedBundles()) else {
             preconditionFailure("NSManagedObjectModelReference: no model version named '\(modelName)' in the app's bundles")
@@ -81,6 +100,11 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
 
     /// A reference to the model version whose entities have these version hashes,
     /// among the bundle's models (`nil`: the app's bundles).
+    ///
+    /// - Parameters:
+    ///   - entityVersionHashes: The version hashes of the model's entities, by entity name.
+    ///   - bundle: The bundle to search, or `nil` for the app's bundles.
+    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
     public convenience init(entityVersionHashes: [AnyHashable: Any], inBundle bundle: Bundle?, versionChecksum: String) {
         let metadata: [String: Any] = [NSStoreModelVersionHashesKey: Dictionary(uniqueKeysWithValues: entityVersionHashes.compactMap { key, value in
             (key.base as? String).map { ($0, value) }

@@ -18,6 +18,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     open private(set) var container: NSPersistentContainer?
 
     /// A manager for these stages, oldest first.
+    ///
+    /// - Parameter stages: Lightweight and custom stages, oldest version first.
     public init(_ stages: [NSMigrationStage]) {
         self.stages = stages
         super.init()

@@ -1,7 +1,7 @@
 /// Describes an entity: its name, properties, class and place in an inheritance tree.
 ///
 /// Edit it freely while building a model; once a coordinator uses the model, it is
-/// frozen and its facts (``EntityFacts``: storage slots, entity numbers) are fixed.
+/// frozen and its facts (storage slots, entity numbers) are fixed.
 open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? { willSet { assertMutable() } }
@@ -104,6 +104,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     public override init() { super.init() }
 
     /// Finds the entity named `entityName` in the model of the context's coordinator.
+    ///
+    /// - Parameters:
+    ///   - entityName: The entity's name.
+    ///   - context: A context whose coordinator has a model.
+    /// - Returns: The entity, or `nil` when the model has none of that name.
     open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
         context.managedObjectModel?.entitiesByName[entityName]
     }
@@ -112,6 +117,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     ///
     /// An unknown entity name is a programmer error that Core Data raises on; it traps
     /// here with the name in the message. Use ``entity(forEntityName:in:)`` to check first.
+    ///
+    /// - Parameters:
+    ///   - entityName: The entity's name.
+    ///   - context: The context to insert the object into.
+    /// - Returns: The new object, of the entity's class.
     open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
         guard let entity = entity(forEntityName: entityName, in: context) else {
             preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in the context's model")

@@ -10,12 +10,19 @@ extension NSManagedObjectModel {
     ///
     /// Any `NSFetchRequest<T>` is accepted, as Objective-C's lightweight generics let
     /// Core Data's take any request.
+    ///
+    /// - Parameters:
+    ///   - fetchRequestTemplate: The request to store, or `nil`.
+    ///   - name: The template's name.
     public func setFetchRequestTemplate<T>(_ fetchRequestTemplate: NSFetchRequest<T>?, forName name: String) {
         assertMutable()
         fetchRequestTemplateStorage[name] = fetchRequestTemplate?.copied(as: NSManagedObject.self)
     }
 
     /// A copy of the template named `name`, or `nil` when there is none.
+    ///
+    /// - Parameter name: The template's name.
+    /// - Returns: A request you may change freely, or `nil`.
     public func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? {
         fetchRequestTemplateStorage[name]?.copied(as: NSFetchRequestResult.self)
     }
@@ -25,6 +32,11 @@ extension NSManagedObjectModel {
     ///
     /// Variables missing from `variables` stay in the predicate, and fetching such a
     /// request throws, naming the unbound variable.
+    ///
+    /// - Parameters:
+    ///   - name: The template's name.
+    ///   - variables: Values by variable name, without the `$`.
+    /// - Returns: The request, or `nil`.
     public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSFetchRequestResult>? {
         guard let request = fetchRequestTemplate(forName: name) else { return nil }
         request.predicate = request.predicate?.withSubstitutionVariables(variables)

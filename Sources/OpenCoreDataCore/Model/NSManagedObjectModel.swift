@@ -41,12 +41,19 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
 
     /// The entities of a configuration; `nil` for an unknown name.
+    ///
+    /// - Parameter configuration: A configuration's name, or `nil` for every entity.
+    /// - Returns: The configuration's entities.
     open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
         guard let configuration, configuration != Self.defaultConfigurationName else { return entities }
         return configurationEntities[configuration]
     }
 
     /// Assigns entities to a named configuration.
+    ///
+    /// - Parameters:
+    ///   - entities: Entities of this model.
+    ///   - configuration: The configuration's name.
     open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
         assertMutable()
         configurationEntities[configuration] = entities
@@ -68,6 +75,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// The entities themselves move to the new model (see docs/DEVIATIONS.md), so a model
     /// a coordinator already uses cannot be merged: the result is then `nil`. Merge models
     /// that are not in use yet, such as models just loaded from files.
+    ///
+    /// - Parameter models: The models to merge; their entities move to the new model.
     public convenience init?(byMerging models: [NSManagedObjectModel]?) {
         self.init()
         if (models ?? []).contains(where: \.isFrozen) { return nil }
@@ -134,6 +143,11 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Whether a store whose metadata is `metadata` can be opened with this model's configuration.
     ///
     /// Compares each entity's version hash with `NSStoreModelVersionHashes` in the metadata.
+    ///
+    /// - Parameters:
+    ///   - configuration: A configuration's name, or `nil` for every entity.
+    ///   - metadata: A store's metadata, as ``NSPersistentStoreCoordinator/metadataForPersistentStore(ofType:at:options:)`` reads it.
+    /// - Returns: `true` when every entity hashes as the store recorded.
     open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
         guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return false }
         let entities = entities(forConfigurationName: configuration) ?? []

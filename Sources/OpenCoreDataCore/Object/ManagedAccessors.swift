@@ -1,5 +1,6 @@
 // The entry points `@Managed` expands to. They are public because the expansion is
-// compiled in the app's module; apps call the properties, never these.
+// compiled in the app's module; apps call the properties, never these. Their leading
+// underscore keeps them out of the documentation: symbol graphs skip underscored names.
 
 extension NSManagedObject {
     /// Reads `key` as `T` (the declared type of a `@Managed` property).

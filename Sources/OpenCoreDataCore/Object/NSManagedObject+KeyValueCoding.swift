@@ -89,6 +89,9 @@ extension NSManagedObject {
     }
 
     /// The value of a property without key-value observing or custom accessors.
+    ///
+    /// - Parameter key: The name of an attribute or relationship.
+    /// - Returns: The stored value, or `nil`.
     public func primitiveValue(forKey key: String) -> Any? {
         guard let property = entityFacts.propertiesByName[key] else { return nil }
         fireFaultIfNeeded()
@@ -97,6 +100,10 @@ extension NSManagedObject {
 
     /// Sets a property without `willChangeValue`/`didChangeValue` and without inverse
     /// maintenance; the change is still recorded, so the next save writes it.
+    ///
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - key: The name of an attribute or relationship.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let property = entityFacts.propertiesByName[key] else {
             setValue(value, forUndefinedKey: key)
@@ -109,11 +116,18 @@ extension NSManagedObject {
 
     /// The value at a dotted key path: through to-one relationships, across to-many
     /// ones (giving a set of values) and with `@count`, `@sum`, `@avg`, `@min`, `@max`.
+    ///
+    /// - Parameter keyPath: Keys separated by dots, such as `"family.name"`.
+    /// - Returns: The value at the end of the path, or `nil` when a step is `nil`.
     public func value(forKeyPath keyPath: String) -> Any? {
         KeyPathEvaluation.value(forKeyPath: keyPath, of: self)
     }
 
     /// Sets the value at a dotted key path (the last key on the object the path leads to).
+    ///
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - keyPath: Keys separated by dots; every key but the last must lead to one object.
     public func setValue(_ value: Any?, forKeyPath keyPath: String) {
         let keys = keyPath.split(separator: ".").map(String.init)
         guard let last = keys.last else { return }
@@ -123,6 +137,9 @@ extension NSManagedObject {
     }
 
     /// A live, mutable set of a to-many relationship: changes to it change the relationship.
+    ///
+    /// - Parameter key: The name of a to-many relationship.
+    /// - Returns: A set whose changes update the relationship and its inverse.
     public func mutableSetValue(forKey key: String) -> NSMutableSet {
         guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
             preconditionFailure("mutableSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
@@ -131,6 +148,9 @@ extension NSManagedObject {
     }
 
     /// A live, mutable ordered set of an ordered to-many relationship.
+    ///
+    /// - Parameter key: The name of an ordered to-many relationship.
+    /// - Returns: An ordered set whose changes update the relationship and its inverse.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
         guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
             preconditionFailure("mutableOrderedSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
@@ -141,6 +161,8 @@ extension NSManagedObject {
     // MARK: Changes
 
     /// The stored properties changed since the last fetch or save, with their new values.
+    ///
+    /// - Returns: New values by key; `NSNull` stands for `nil`.
     public func changedValues() -> [String: Any] {
         guard !isFaultStorage else { return [:] }
         var result: [String: Any] = [:]
@@ -152,6 +174,9 @@ extension NSManagedObject {
     }
 
     /// The last saved values of `keys` (all stored properties when `nil`); `NSNull` for nil.
+    ///
+    /// - Parameter keys: The keys to read, or `nil` for every stored property.
+    /// - Returns: The saved values by key.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         guard let committed = committedSnapshot() else { return [:] }
         let properties = keys.map { $0.compactMap { entityFacts.propertiesByName[$0] } } ?? entityFacts.slots

@@ -87,6 +87,11 @@ open class NSManagedObject: NSObject {
     /// This is the designated initializer; subclasses that override it must mark the
     /// override `required` (Swift needs that to create objects of the right class
     /// when fetching, where Core Data uses the Objective-C runtime).
+    ///
+    /// - Parameters:
+    ///   - entity: The object's entity, from the model of `context`'s coordinator.
+    ///   - context: The context to insert the object into, or `nil` to insert it later with
+    ///     ``NSManagedObjectContext/insert(_:)``.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         if entity.frozenFacts == nil { entity.managedObjectModel?.freeze() }
         self.entity = entity
@@ -103,6 +108,8 @@ open class NSManagedObject: NSObject {
     ///
     /// The entity is the one of the context's model whose `managedObjectClassName`
     /// names this class. Having none is a programmer error that traps, as Core Data raises.
+    ///
+    /// - Parameter context: The context to insert the new object into.
     public convenience init(context: NSManagedObjectContext) {
         guard let entity = context.managedObjectModel.flatMap({ Self.entity(in: $0) }) else {
             preconditionFailure("An NSManagedObject of class '\(Self.self)' must have a valid NSEntityDescription: no entity of the context's model has managedObjectClassName '\(Self.self)'")
@@ -120,6 +127,8 @@ open class NSManagedObject: NSObject {
     /// The entity whose class is this class in any model in use.
     ///
     /// Traps when no model in use names this class, as Core Data does.
+    ///
+    /// - Returns: The entity description.
     open class func entity() -> NSEntityDescription {
         for model in ModelRegistry.shared.models {
             if let entity = entity(in: model) { return entity }
@@ -179,12 +188,20 @@ open class NSManagedObject: NSObject {
     /// Called after the object's values were discarded.
     open func didTurnIntoFault() {}
     /// Called before a key is read; fires the fault when needed.
+    ///
+    /// - Parameter key: The key about to be read, or `nil`.
     open func willAccessValue(forKey key: String?) { fireFaultIfNeeded() }
     /// Called after a key was read.
+    ///
+    /// - Parameter key: The key that was read, or `nil`.
     open func didAccessValue(forKey key: String?) {}
     /// Called before a key changes (key-value observing hook; fires the fault when needed).
+    ///
+    /// - Parameter key: The key about to change.
     open func willChangeValue(forKey key: String) { fireFaultIfNeeded() }
     /// Called after a key changed.
+    ///
+    /// - Parameter key: The key that changed.
     open func didChangeValue(forKey key: String) {}
 
     // MARK: Overridable key-value coding and validation
@@ -193,30 +210,59 @@ open class NSManagedObject: NSObject {
 
     /// The value of a property: numbers as `NSNumber`, a to-one as its object, a
     /// to-many as `NSSet` (or `NSOrderedSet` when ordered). Unknown keys go to ``value(forUndefinedKey:)``.
+    ///
+    /// - Parameter key: The name of an attribute, relationship or fetched property.
+    /// - Returns: The value, or `nil` when it has none.
     open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
 
     /// Called for a key the entity does not have. Traps, as Core Data raises
     /// `NSUnknownKeyException`; override to supply computed values.
+    ///
+    /// - Parameter key: The key the entity does not have.
+    /// - Returns: A value for the key, in an override.
     open func value(forUndefinedKey key: String) -> Any? { kvcValue(forUndefinedKey: key) }
 
     /// Sets a property, updating the inverse of a relationship at once. A value of the
     /// wrong type is refused and reported by the next save (see docs/DEVIATIONS.md).
+    ///
+    /// - Parameters:
+    ///   - value: The new value, `nil` to clear it.
+    ///   - key: The name of an attribute or relationship.
     open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
 
     /// Called for a key the entity does not have: the next save throws; override to accept extra keys.
+    ///
+    /// - Parameters:
+    ///   - value: The value that was set.
+    ///   - key: The key the entity does not have.
     open func setValue(_ value: Any?, forUndefinedKey key: String) { kvcSetValue(value, forUndefinedKey: key) }
 
     /// Checks one value for `key`: required-ness, type, relationship counts, validation predicates.
     /// Override to add rules (call `super`); `inout` lets a validator replace the value.
+    ///
+    /// - Parameters:
+    ///   - value: The value to check; a validator may replace it.
+    ///   - key: The property the value is for.
+    /// - Throws: An `NSError` whose code names the rule broken and whose user info names
+    ///   the object and the key.
     open func validateValue(_ value: inout Any?, forKey key: String) throws { try builtInValidateValue(&value, forKey: key) }
 
     /// Validates the object as saving it for the first time would.
+    ///
+    /// - Throws: An `NSError` for the broken rule, or `NSValidationMultipleErrorsError`
+    ///   holding one per rule under `NSDetailedErrorsKey` when several are broken.
     open func validateForInsert() throws { try builtInValidateForInsert() }
 
     /// Validates the object as saving its changes would.
+    ///
+    /// - Throws: An `NSError` for the broken rule, or `NSValidationMultipleErrorsError`
+    ///   holding one per rule under `NSDetailedErrorsKey` when several are broken.
     open func validateForUpdate() throws { try builtInValidateForUpdate() }
 
     /// Checks deny rules: deleting fails while a deny relationship still has destinations.
+    ///
+    /// - Throws: `NSValidationRelationshipDeniedDeleteError` for a deny rule that still has
+    ///   destinations.
     open func validateForDelete() throws { try builtInValidateForDelete() }
 
     // MARK: Faulting
@@ -228,6 +274,9 @@ open class NSManagedObject: NSObject {
     }
 
     /// Whether the to-many relationship `key` has not been loaded yet.
+    ///
+    /// - Parameter key: The name of a relationship of the object's entity.
+    /// - Returns: `true` while the relationship has not been loaded.
     open func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription else { return false }
         if isFaultStorage { return true }
@@ -236,6 +285,9 @@ open class NSManagedObject: NSObject {
     }
 
     /// The IDs of the objects a relationship points to, loading them from the store if needed.
+    ///
+    /// - Parameter key: The name of a relationship of the object's entity.
+    /// - Returns: The destinations' IDs, without firing their faults.
     open func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
         guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription else { return [] }
         if relationship.isToMany { return toMany(relationship).members.map(\.objectID) }

@@ -32,6 +32,14 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     public let cacheName: String?
 
     /// Creates a controller; nothing is fetched before ``performFetch()``.
+    ///
+    /// - Parameters:
+    ///   - fetchRequest: The request to run. It must have sort descriptors; with sections,
+    ///     the first must order by `sectionNameKeyPath`.
+    ///   - context: The context to fetch in and to follow.
+    ///   - sectionNameKeyPath: The key path whose value names each result's section, or `nil`
+    ///     for one section.
+    ///   - name: The name of the section cache, or `nil` for none.
     public init(fetchRequest: NSFetchRequest<ResultType>, managedObjectContext context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName name: String?) {
         self.fetchRequest = fetchRequest
         cacheName = name
@@ -75,6 +83,9 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
 
     /// Runs the fetch request and groups its results into sections. Throws when the
     /// request has no sort descriptors or the fetch fails. Call it on the context's queue.
+    ///
+    /// - Throws: `NSCoreDataError` for a request without sort descriptors or whose sort
+    ///   splits a section, or what the fetch throws.
     open func performFetch() throws {
         try results.performFetch()
     }
@@ -102,6 +113,9 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
 
     /// The result at `indexPath` (section, then row). An index path outside the results
     /// is a programmer error and traps, as Core Data raises.
+    ///
+    /// - Parameter indexPath: A section and a row within it.
+    /// - Returns: The result there.
     open func object(at indexPath: IndexPath) -> ResultType {
         let sections = results.sections
         precondition(indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < sections.count, "NSFetchedResultsController: no section \(indexPath)")
@@ -111,6 +125,9 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     }
 
     /// Where `object` is in the results; `nil` when it is not one of them.
+    ///
+    /// - Parameter object: A result to find.
+    /// - Returns: Its section and row, or `nil`.
     open func indexPath(forObject object: ResultType) -> IndexPath? {
         results.indexPath(of: object as AnyObject)
     }
@@ -118,6 +135,9 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     /// The section index title for a section name: by default its first letter, capitalized.
     /// Override it for other titles (the delegate's
     /// `controller(_:sectionIndexTitleForSectionName:)` wins when it answers).
+    ///
+    /// - Parameter sectionName: A section's name.
+    /// - Returns: The title to show in the section index, or `nil` for none.
     open func sectionIndexTitle(forSectionName sectionName: String) -> String? {
         sectionName.first.map { String($0).uppercased() }
     }
@@ -131,6 +151,11 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     /// The section a section-index title leads to: the first section with that title
     /// (`sectionIndex` is the title's place in ``sectionIndexTitles``; used when no section
     /// has the title).
+    ///
+    /// - Parameters:
+    ///   - title: A section index title the user picked.
+    ///   - sectionIndex: The title's position in ``sectionIndexTitles``.
+    /// - Returns: The index of the section to show.
     open func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
         results.sections.firstIndex { $0.indexTitle == title } ?? min(sectionIndex, max(results.sections.count - 1, 0))
     }
@@ -138,6 +163,8 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     /// Deletes the section cache named `name`, or every section cache of the program when
     /// `nil`. Call it before changing the request of a controller that has a cache, as
     /// Core Data asks (a changed request is also detected and its cache computed again).
+    ///
+    /// - Parameter name: The cache to delete, or `nil` for all of them.
     open class func deleteCache(withName name: String?) {
         SectionInfoCache.delete(named: name)
     }

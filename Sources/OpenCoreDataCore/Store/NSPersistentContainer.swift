@@ -30,6 +30,9 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     ///
     /// When no such model loads, `loadPersistentStores` reports why (Core Data logs and
     /// fails the same way).
+    ///
+    /// - Parameter name: The model file's name without extension; also the default store's
+    ///   name.
     public convenience init(name: String) {
         let (model, message) = Self.model(named: name)
         self.init(name: name, managedObjectModel: model)
@@ -41,6 +44,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The designated initializer, as in Core Data, so subclasses that override it (or
     /// none) inherit ``init(name:)``. The default store is `<name>.sqlite` in the
     /// subclass's ``defaultDirectoryURL()``.
+    ///
+    /// - Parameters:
+    ///   - name: The container's name, which names the default store file.
+    ///   - model: The model of the container's stores.
     public init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
@@ -64,6 +71,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
 
     /// Where stores live by default: the XDG data directory on Linux
     /// (`$XDG_DATA_HOME`, else `~/.local/share`), Application Support on Apple platforms.
+    ///
+    /// - Returns: The folder; override in a subclass to keep stores elsewhere.
     open class func defaultDirectoryURL() -> URL {
         #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
         if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
@@ -76,6 +85,11 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// Opens every described store, calling `block` once per store with the outcome.
+    ///
+    /// Stores are added synchronously, so every call to `block` has happened when this returns.
+    ///
+    /// - Parameter block: Called with each description and `nil`, or with the error that kept
+    ///   that store from opening (a missing model, an incompatible store, a failed migration).
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
         for description in persistentStoreDescriptions {
             if let missingModelMessage {
@@ -87,6 +101,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// A new private-queue context on the container's coordinator.
+    ///
+    /// - Returns: A context of its own queue; use it inside its `perform` blocks.
     open func newBackgroundContext() -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = persistentStoreCoordinator
@@ -94,12 +110,18 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on a new private-queue context.
+    ///
+    /// - Parameter block: The work, given the new context; it runs on that context's queue.
     open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }
 
     /// Runs `block` on a new private-queue context and returns its result.
+    ///
+    /// - Parameter block: The work, given the new context; it runs on that context's queue.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
     open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
         return try await context.perform { () throws(E) -> T in try block(context) }

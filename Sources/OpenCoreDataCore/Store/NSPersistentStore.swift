@@ -101,6 +101,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     /// Reads a store's metadata without adding it to a coordinator.
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: The metadata: the store's UUID, type and entity version hashes among them.
+    /// - Throws: An `NSError` when the file is missing or not a store.
     open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try StoreEngines.sqlite().metadata(ofStoreAt: url)
     }

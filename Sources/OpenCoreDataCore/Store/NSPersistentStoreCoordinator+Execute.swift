@@ -8,6 +8,13 @@ extension NSPersistentStoreCoordinator {
     /// context's objects change: merge the result's IDs with
     /// ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``. Other
     /// request types throw `NSPersistentStoreUnsupportedRequestTypeError`.
+    ///
+    /// - Parameters:
+    ///   - request: A batch insert, update or delete request, or a persistent-history request.
+    ///   - context: The context the request runs for; batch results are reported against it.
+    /// - Returns: The request's result.
+    /// - Throws: An `NSError` when the request is invalid or the store fails it; nothing is
+    ///   written then.
     public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
         switch request {
         case let insert as NSBatchInsertRequest:

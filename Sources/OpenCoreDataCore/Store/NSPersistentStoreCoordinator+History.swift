@@ -3,6 +3,9 @@ extension NSPersistentStoreCoordinator {
     /// `nil`) that track history; `nil` when none does.
     ///
     /// Fetching the history after it later returns exactly what was committed since.
+    ///
+    /// - Parameter stores: The stores to cover (``NSPersistentStore`` values), or `nil` for all.
+    /// - Returns: The token, or `nil` when none of the stores tracks history.
     public func currentPersistentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? {
         let chosen = stores.map { $0.compactMap { $0 as? NSPersistentStore } } ?? persistentStores
         var numbers: [String: Int64] = [:]

@@ -35,6 +35,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Creates a coordinator for `model` (which becomes immutable).
+    ///
+    /// - Parameter model: The model of every store the coordinator opens.
     public init(managedObjectModel model: NSManagedObjectModel) {
         managedObjectModel = model
         model.freeze()
@@ -43,6 +45,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on the coordinator, serialized with its other work.
+    ///
+    /// - Parameter block: The work.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -50,6 +56,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on the coordinator, asynchronously.
+    ///
+    /// - Parameter block: The work.
     open func perform(_ block: @escaping @Sendable () -> Void) {
         DispatchQueue.global().async { self.performAndWait(block) }
     }
@@ -60,6 +68,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///
     /// Throws for an invalid model, an unknown store type, a file that is not a store,
     /// or a store made with an incompatible model.
+    ///
+    /// - Parameters:
+    ///   - storeType: `NSSQLiteStoreType` or `NSInMemoryStoreType`.
+    ///   - configuration: The model configuration whose entities the store holds; `nil` for all.
+    ///   - storeURL: The store file; `nil` or `/dev/null` for a store in memory.
+    ///   - options: Store options, such as ``NSMigratePersistentStoresAutomaticallyOption``,
+    ///     ``NSPersistentHistoryTrackingKey`` or ``NSReadOnlyPersistentStoreOption``.
+    /// - Returns: The open store.
+    /// - Throws: An `NSError` naming why the store did not open; the coordinator is unchanged.
     @discardableResult
     open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
         try addPersistentStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options, copying: nil)
@@ -130,12 +147,24 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Swift spelling of ``addPersistentStore(ofType:configurationName:at:options:)``.
+    ///
+    /// - Parameters:
+    ///   - type: The store type.
+    ///   - configuration: The model configuration whose entities the store holds; `nil` for all.
+    ///   - storeURL: The store file, or `/dev/null` for a store in memory.
+    ///   - options: Store options.
+    /// - Returns: The open store.
+    /// - Throws: An `NSError` naming why the store did not open.
     @discardableResult
     open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
         try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
     }
 
     /// Adds the store a description describes and reports the outcome to `block`.
+    ///
+    /// - Parameters:
+    ///   - description: The store's type, location, configuration and options.
+    ///   - block: Called once, before this returns, with the description and `nil` or the error.
     open func addPersistentStore(with description: NSPersistentStoreDescription, completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
         do {
             try addPersistentStore(ofType: description.type, configurationName: description.configuration, at: description.url, options: description.effectiveOptions)
@@ -156,6 +185,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// to overwrite a store). Objects fetched from `store` belong to a store that is
     /// gone afterwards; fetch them again (as in Core Data, the old store is no longer a
     /// useful reference).
+    ///
+    /// - Parameters:
+    ///   - store: A store of this coordinator.
+    ///   - url: Where the copy goes; nothing may exist there yet.
+    ///   - options: Options for the new store.
+    ///   - storeType: The new store's type.
+    /// - Returns: The new store, which replaced `store` in the coordinator.
+    /// - Throws: An `NSError` when `store` is not this coordinator's or the copy fails; the
+    ///   coordinator then still has `store`.
     @discardableResult
     open func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
         try performAndWait {
@@ -170,12 +208,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Swift spelling of ``migratePersistentStore(_:to:options:withType:)``.
+    ///
+    /// - Parameters:
+    ///   - store: A store of this coordinator.
+    ///   - url: Where the copy goes; nothing may exist there yet.
+    ///   - options: Options for the new store.
+    ///   - storeType: The new store's type.
+    /// - Returns: The new store.
+    /// - Throws: An `NSError` when the copy fails.
     @discardableResult
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type storeType: NSPersistentStore.StoreType) throws -> NSPersistentStore {
         try migratePersistentStore(store, to: url, options: options, withType: storeType.rawValue)
     }
 
     /// Closes a store and removes it.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Throws: Declared as in Core Data; removing a store here does not fail.
     open func remove(_ store: NSPersistentStore) throws {
         performAndWait {
             let change = [NSRemovedPersistentStoresKey: [store]]
@@ -188,14 +237,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The store at `url`, if it was added.
+    ///
+    /// - Parameter url: A store file's location.
+    /// - Returns: The store, or `nil`.
     open func persistentStore(for url: URL) -> NSPersistentStore? {
         persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
     }
 
     /// The URL of a store.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Returns: Its file, or `/dev/null` for a store in memory.
     open func url(for store: NSPersistentStore) -> URL { store.url ?? URL(fileURLWithPath: "/dev/null") }
 
     /// The metadata of a store.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Returns: Its metadata, with unsaved changes to it.
     open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
 
     /// Writes the metadata set on any store since its last save (a save with no object changes).
@@ -206,11 +264,22 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Replaces a store's metadata (its `NSStoreUUID` stays); written with the next save.
+    ///
+    /// - Parameters:
+    ///   - metadata: Property-list values by key; `nil` for none. The store keeps its `NSStoreUUID`.
+    ///   - store: A store of this coordinator.
     open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         store.metadata = metadata ?? [:]
     }
 
     /// Reads a store file's metadata without opening it for use.
+    ///
+    /// - Parameters:
+    ///   - storeType: The store's type.
+    ///   - url: The store file.
+    ///   - options: Store options.
+    /// - Returns: The metadata: the store's UUID, type and entity version hashes among them.
+    /// - Throws: An `NSError` when the file is missing or not a store.
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         try requireFileStoreType(storeType)
         return try StoreEngines.sqlite().metadata(ofStoreAt: url)
@@ -220,6 +289,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// model that last opened the store, so a store can be read without its app's model
     /// file. Throws when the file is not a store, or the store caches no model (stores
     /// OpenCoreData writes cache none).
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - options: Store options.
+    /// - Returns: The cached model.
+    /// - Throws: An `NSError` when there is no store or no cached model.
     open class func cachedModelForPersistentStore(at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectModel {
         guard let model = try StoreEngines.sqlite().cachedModel(inStoreAt: url) else {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model", [NSFilePathErrorKey: url.path])
@@ -228,12 +303,25 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Swift spelling of ``metadataForPersistentStore(ofType:at:options:)``.
+    ///
+    /// - Parameters:
+    ///   - type: The store's type.
+    ///   - url: The store file.
+    ///   - options: Store options.
+    /// - Returns: The metadata.
+    /// - Throws: An `NSError` when the file is missing or not a store.
     public class func metadataForPersistentStore(type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         try metadataForPersistentStore(ofType: type.rawValue, at: url, options: options)
     }
 
     /// Deletes a store's files (the database, its journal files and external data),
     /// removing the store from this coordinator first when it was added.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - storeType: The store's type.
+    ///   - options: Store options.
+    /// - Throws: An `NSError` when the files cannot be removed.
     open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         let inMemory = storeType == NSInMemoryStoreType
         if !inMemory { try Self.requireFileStoreType(storeType) }
@@ -242,6 +330,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Swift spelling of ``destroyPersistentStore(at:ofType:options:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - type: The store's type.
+    ///   - options: Store options.
+    /// - Throws: An `NSError` when the files cannot be removed.
     public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
         try destroyPersistentStore(at: url, ofType: type.rawValue, options: options)
     }
@@ -253,6 +347,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The source may be in use; the destination must not be added to this coordinator
     /// (remove it first, then add it again). Throws when the source is missing or not a
     /// store, leaving the destination as it was.
+    ///
+    /// - Parameters:
+    ///   - destinationURL: The store to replace, or where to create the copy.
+    ///   - destinationOptions: Options of the destination store.
+    ///   - sourceURL: The store to copy.
+    ///   - sourceOptions: Options of the source store.
+    ///   - storeType: The stores' type; it must be a file store.
+    /// - Throws: An `NSError` when the source is missing or not a store, or the destination
+    ///   is in use by this coordinator.
     open func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                      withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                      ofType storeType: String) throws {
@@ -265,6 +368,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Swift spelling of ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)``.
+    ///
+    /// - Parameters:
+    ///   - destinationURL: The store to replace, or where to create the copy.
+    ///   - destinationOptions: Options of the destination store.
+    ///   - sourceURL: The store to copy.
+    ///   - sourceOptions: Options of the source store.
+    ///   - type: The stores' type.
+    /// - Throws: An `NSError` when the source is missing or not a store.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                        type: NSPersistentStore.StoreType) throws {
@@ -280,6 +391,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The ID named by a URI from `uriRepresentation()`, when one of the stores holds that entity.
+    ///
+    /// - Parameter url: A URI such as `x-coredata://<store UUID>/Person/p12`.
+    /// - Returns: The ID, or `nil` when no store of this coordinator matches.
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
         guard url.scheme == "x-coredata", let host = url.host else { return nil }
         let parts = url.path.split(separator: "/")

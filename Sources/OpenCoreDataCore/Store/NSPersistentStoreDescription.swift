@@ -31,9 +31,17 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     public override init() { super.init() }
 
     /// Sets an option.
+    ///
+    /// - Parameters:
+    ///   - option: The value, such as `true as NSNumber`; `nil` removes the option.
+    ///   - key: An option key, such as ``NSPersistentHistoryTrackingKey``.
     open func setOption(_ option: NSObject?, forKey key: String) { options[key] = option }
 
     /// Sets an SQLite pragma.
+    ///
+    /// - Parameters:
+    ///   - value: The pragma's value; `nil` removes it.
+    ///   - name: The pragma's name, such as `journal_mode`.
     open func setValue(_ value: NSObject?, forPragmaNamed name: String) { sqlitePragmas[name] = value }
 
     /// The options the coordinator sees, with the typed properties folded in.

@@ -87,6 +87,11 @@ open class UndoManager: NSObject, @unchecked Sendable {
     ///
     /// Registering with no open group while ``groupsByEvent`` is `false` is a programmer
     /// error that traps, as Apple's raises.
+    ///
+    /// - Parameters:
+    ///   - target: The object the operation acts on.
+    ///   - handler: What undoes the change; it is given `target`, and what it registers
+    ///     while undoing becomes the redo operation.
     open func registerUndo<TargetType: AnyObject>(withTarget target: TargetType, handler: @escaping (TargetType) -> Void) {
         guard isUndoRegistrationEnabled else { return }
         if openGroups.isEmpty {

@@ -62,6 +62,11 @@ extension NSManagedObjectModel {
     /// ``inferred(fromStoreAt:)`` recovers only what the tables show). OpenCoreData's own
     /// stores cache no model. Throws when the file is not a readable store or the cached
     /// model is damaged.
+    ///
+    /// - Parameter url: The SQLite store file.
+    /// - Returns: The cached model, or `nil`.
+    /// - Throws: An `NSError` when the file is not a readable store, or a ``/OpenCoreDataCore/ModelLoadingError``
+    ///   when the cached model is damaged.
     public static func cached(inStoreAt url: URL) throws -> NSManagedObjectModel? {
         try SQLiteModelCache.model(inStoreAt: url)
     }

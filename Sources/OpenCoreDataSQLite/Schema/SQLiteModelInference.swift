@@ -26,6 +26,11 @@ extension NSManagedObjectModel {
     /// `NSReadOnlyPersistentStoreOption`.
     ///
     /// Throws when the file is missing, is not an SQLite database, or is not a Core Data store.
+    ///
+    /// - Parameter url: The SQLite store file.
+    /// - Returns: A model of the store's entities, for reading the store.
+    /// - Throws: An `NSError` when the file is missing, not an SQLite database, or not a Core
+    ///   Data store.
     public static func inferred(fromStoreAt url: URL) throws -> NSManagedObjectModel {
         try SQLiteStore.readFile(at: url) { db in
             var inference = SQLiteModelInference(db: db, url: url)

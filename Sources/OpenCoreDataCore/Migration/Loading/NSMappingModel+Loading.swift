@@ -6,6 +6,8 @@ extension NSMappingModel {
     ///
     /// `url` is a compiled `.cdm` file, an `.xcmappingmodel` folder or its `xcmapping.xml`;
     /// a source file is read against the models it records (found beside it).
+    ///
+    /// - Parameter url: The mapping model file or folder; `nil` gives `nil`.
     public convenience init?(contentsOf url: URL?) {
         guard let url, let loaded = try? Self.load(contentsOf: url) else { return nil }
         self.init()
@@ -16,6 +18,11 @@ extension NSMappingModel {
     /// bundles included, when `nil`) that maps `sourceModel` to `destinationModel`: the
     /// one whose entity mappings carry exactly those models' entity version hashes.
     /// `nil` when none does.
+    ///
+    /// - Parameters:
+    ///   - bundles: The bundles to search, or `nil` for the app's bundles.
+    ///   - sourceModel: The model to migrate from.
+    ///   - destinationModel: The model to migrate to.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
         guard let sourceModel, let destinationModel,
               let found = Self.find(in: MappingModelSearch.files(in: bundles ?? ModelResourceSearch.searchedBundles()), from: sourceModel, to: destinationModel)
@@ -30,6 +37,13 @@ extension NSMappingModel {
     /// An `.xcmappingmodel` source is read against `sourceModel` and `destinationModel`
     /// when given, else against the models at the paths it records. Its entity mappings
     /// get those models' version hashes and the expressions Xcode's compiler fills in.
+    ///
+    /// - Parameters:
+    ///   - url: The mapping model file or folder.
+    ///   - sourceModel: The model to migrate from, or `nil` to load the one the file records.
+    ///   - destinationModel: The model to migrate to, or `nil` to load the one the file records.
+    /// - Returns: The mapping model.
+    /// - Throws: A ``ModelLoadingError`` naming the file and the mapping at fault.
     public static func load(contentsOf url: URL, sourceModel: NSManagedObjectModel? = nil, destinationModel: NSManagedObjectModel? = nil) throws -> NSMappingModel {
         var file = url
         if url.pathExtension == "xcmappingmodel" { file = url.appendingPathComponent("xcmapping.xml") }

@@ -72,6 +72,9 @@ extension NSManagedObjectModel {
     ///
     /// Compiled models (`.momd`, `.mom`) and Xcode's source models (`.xcdatamodeld`,
     /// `.xcdatamodel`) are all found; of a versioned model, the current version is used.
+    ///
+    /// - Parameter bundles: The bundles to search, or `nil` for the main bundle.
+    /// - Returns: The merged model, or `nil`.
     public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
         var models: [NSManagedObjectModel] = []
         for bundle in bundles ?? [Bundle.main] {
@@ -86,6 +89,11 @@ extension NSManagedObjectModel {
     /// The model of `bundles` that can open a store with `metadata`: of each versioned
     /// model, the version whose entity hashes the metadata records; `nil` when no
     /// combination is compatible (see ``isConfiguration(withName:compatibleWithStoreMetadata:)``).
+    ///
+    /// - Parameters:
+    ///   - bundles: The bundles to search, or `nil` for the main bundle.
+    ///   - metadata: A store's metadata.
+    /// - Returns: The model that opens the store, or `nil`.
     public class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.compactMapValues { $0 as? Data } ?? [:]
         var chosen: [NSManagedObjectModel] = []

@@ -7,6 +7,8 @@ extension NSManagedObjectModel {
     /// `url` is a `.xcdatamodeld` or `.momd` bundle (its current version is loaded), a
     /// `.xcdatamodel` folder, a model's `contents` file, or a compiled `.mom` file. Use ``load(contentsOf:)`` to
     /// learn what is wrong with a model that does not load.
+    ///
+    /// - Parameter url: The model file or bundle.
     public convenience init?(contentsOf url: URL) {
         self.init()
         do {
@@ -19,6 +21,10 @@ extension NSManagedObjectModel {
 
     /// Loads the model at `url` (as ``init(contentsOf:)`` does), throwing a
     /// ``ModelLoadingError`` that names the file, line and element at fault.
+    ///
+    /// - Parameter url: The model file or bundle.
+    /// - Returns: The model.
+    /// - Throws: A ``ModelLoadingError`` saying what did not load and where.
     public static func load(contentsOf url: URL) throws -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
         try ModelBundleLayout.modelFile(for: url).load(into: model)
@@ -42,6 +48,11 @@ extension NSManagedObjectModel {
     /// is the only version, or the last by name with numbers compared as numbers
     /// ("Model 10" after "Model 2"), which is the newest when versions are named as
     /// Xcode suggests. Any version that does not load throws.
+    ///
+    /// - Parameter url: A `.xcdatamodeld` or `.momd` bundle.
+    /// - Returns: Every version, and which one is current.
+    /// - Throws: A ``ModelLoadingError`` when the bundle, its current version or any version
+    ///   does not load.
     public static func versions(in url: URL) throws -> ManagedObjectModelBundle {
         let versions = try ModelBundleLayout.versions(in: url)
         let current = try ModelBundleLayout.currentVersionName(in: url, versions: versions)
