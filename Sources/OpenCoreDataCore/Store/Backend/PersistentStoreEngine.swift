@@ -4,7 +4,9 @@
 /// `NSInMemoryStoreType`; a PostgreSQL or incremental store would be another engine.
 ///
 /// An engine's open stores are ``PersistentStoreBackend``s.
-package protocol PersistentStoreEngine {
+///
+/// Its metatype is shared by every coordinator on every thread, hence `SendableMetatype`.
+package protocol PersistentStoreEngine: SendableMetatype {
     /// Opens the store file at `url` (created when missing) for `entities` of `model`.
     /// Throws when the file is not a store or holds an incompatible one.
     static func openStore(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
