@@ -124,7 +124,7 @@ extension SQLiteStore {
     }
 
     private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String) throws -> [String: Any] {
-        for statement in schema.createStatements() { try db.execute(sql: statement) }
+        for statement in SQLSchemaStatements(schema: schema).create() { try db.execute(statement) }
         for entity in schema.entities { try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: 0)) }
         let uuid = UUID().uuidString
         // Core Data keeps the UUID both in its own column and in the plist.

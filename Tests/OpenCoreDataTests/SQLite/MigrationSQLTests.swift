@@ -72,7 +72,7 @@ private final class StatementTrace: @unchecked Sendable {
         try database.close()
         #expect(trace.statements == [
             "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY",
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('ZFOLDER', 'ZNOTE')",
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?, ?)",
             "DROP INDEX \"ZNOTE_ZFOLDER_INDEX\"",
             "ALTER TABLE ZFOLDER RENAME TO OCDMIG_ZFOLDER",
             "ALTER TABLE ZNOTE RENAME TO OCDMIG_ZNOTE",
