@@ -43,7 +43,7 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
     }
 
     private static func dataVersion(_ connection: DatabaseQueue) throws -> Int {
-        try connection.read { try Int.fetchOne($0, sql: "PRAGMA data_version") ?? 0 }
+        try connection.read { try Int.fetchOne($0, SQLCatalogStatements.dataVersion) ?? 0 }
     }
 
     /// Stops watching: no report starts after this returns. (One already running may

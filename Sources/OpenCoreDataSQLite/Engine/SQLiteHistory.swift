@@ -24,6 +24,8 @@ struct SQLiteHistory {
     let tombstoneAttributes: [Int: [NSAttributeDescription]]
     /// How many `ZTOMBSTONE<n>` columns the model needs: the most any entity keeps.
     private let tombstoneColumnCount: Int
+    /// The `ACHANGE` insert, bound per change (its text depends on the tombstone columns only).
+    private let changeInsert: SQLTemplate
 
     init(schema: SQLiteSchema) {
         self.schema = schema
@@ -37,6 +39,7 @@ struct SQLiteHistory {
         }
         tombstoneAttributes = attributes
         tombstoneColumnCount = attributes.values.map(\.count).max() ?? 0
+        changeInsert = SQLHistoryStatements.insertChange(entityNumber: Self.changeEntityNumber, tombstoneColumns: tombstoneColumnCount)
     }
 
     /// Whether the database has history tables (it tracked history once).
@@ -47,18 +50,10 @@ struct SQLiteHistory {
     /// Creates the history tables and their key counters if missing, and the tombstone
     /// columns the model needs.
     func install(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR NOT NULL);
-            CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
-            CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB);
-            CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP);
-            CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB);
-            CREATE INDEX IF NOT EXISTS ACHANGE_TRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
-            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
-            """)
+        try db.execute(SQLHistoryStatements.install)
         let present = Set(try db.columns(in: "ACHANGE").map { $0.name.uppercased() })
-        for index in 0..<tombstoneColumnCount where !present.contains("ZTOMBSTONE\(index)") {
-            try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(index)")
+        for index in 0..<tombstoneColumnCount where !present.contains(SQLHistoryStatements.tombstoneColumn(index)) {
+            try db.execute(SQLHistoryStatements.addTombstoneColumn(index))
         }
     }
 
@@ -69,9 +64,9 @@ struct SQLiteHistory {
         var values: [Int64: [DatabaseValue]] = [:]
         for row in rows {
             guard let attributes = tombstoneAttributes[row.entity.facts.entityNumber] else { continue }
-            let columns = attributes.compactMap { schema.column(for: $0) }.joined(separator: ", ")
+            let columns = attributes.compactMap { schema.column(for: $0) }
             let table = try schema.table(for: row.entity).name
-            if let found = try Row.fetchOne(db, sql: "SELECT \(columns) FROM \(table) WHERE Z_PK = ?", arguments: [row.primaryKey]) {
+            if let found = try Row.fetchOne(db, SQLHistoryStatements.tombstoneValues(columns, table: table, key: row.primaryKey)) {
                 values[row.primaryKey] = Array(found.databaseValues)
             }
         }
@@ -84,18 +79,13 @@ struct SQLiteHistory {
         // A batch request that matched nothing changed nothing worth a transaction.
         guard !changes.isEmpty else { return try Self.lastTransactionNumber(db) }
         let number = try reserveKeys(db, entity: Self.transactionEntityNumber, count: 1)
-        try db.execute(
-            sql: "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [
-                number, Self.transactionEntityNumber,
-                try stringKey(db, origin.author), try stringKey(db, StoreHistoryOrigin.bundleID),
-                try stringKey(db, origin.contextName), try stringKey(db, StoreHistoryOrigin.processID),
-                Date().timeIntervalSinceReferenceDate,
-            ]
-        )
-        let tombstoneColumns = (0..<tombstoneColumnCount).map { ", ZTOMBSTONE\($0)" }.joined()
-        let placeholders = String(repeating: ", ?", count: tombstoneColumnCount)
-        let insert = try db.cachedStatement(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) VALUES (?, \(Self.changeEntityNumber), ?, ?, ?, ?, ?\(placeholders))")
+        try db.execute(SQLHistoryStatements.insertTransaction(
+            number: number, entityNumber: Self.transactionEntityNumber,
+            author: try stringKey(db, origin.author), bundleID: try stringKey(db, StoreHistoryOrigin.bundleID),
+            contextName: try stringKey(db, origin.contextName), processID: try stringKey(db, StoreHistoryOrigin.processID),
+            timestamp: Date()
+        ))
+        let insert = try db.cachedStatement(sql: changeInsert.sql)
         var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: changes.count)
         for change in changes {
             var arguments: [DatabaseValue] = [
@@ -113,20 +103,20 @@ struct SQLiteHistory {
 
     /// The first of `count` new keys for one of the history tables.
     private func reserveKeys(_ db: Database, entity: Int, count: Int) throws -> Int64 {
-        let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
+        let current = try Int64.fetchOne(db, SQLPrimaryKeyStatements.counter(of: entity)) ?? 0
         guard current <= Int64.max - Int64(count) else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store's persistent history has used up its keys (Z_MAX is \(current))")
         }
-        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [current + Int64(count), entity])
+        try db.execute(SQLPrimaryKeyStatements.setCounter(of: entity, to: current + Int64(count)))
         return current + 1
     }
 
     /// The key of `string` in `ATRANSACTIONSTRING`, added if new.
     private func stringKey(_ db: Database, _ string: String?) throws -> Int64? {
         guard let string else { return nil }
-        if let key = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", arguments: [string]) { return key }
+        if let key = try Int64.fetchOne(db, SQLHistoryStatements.stringKey(string)) { return key }
         let key = try reserveKeys(db, entity: Self.stringEntityNumber, count: 1)
-        try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (?, ?, ?)", arguments: [key, Self.stringEntityNumber, string])
+        try db.execute(SQLHistoryStatements.insertString(string, key: key, entityNumber: Self.stringEntityNumber))
         return key
     }
 
@@ -147,26 +137,14 @@ struct SQLiteHistory {
     /// The number of the store's last transaction (0 when it has none yet).
     static func lastTransactionNumber(_ db: Database) throws -> Int64 {
         guard try exists(db) else { return 0 }
-        return try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0
+        return try Int64.fetchOne(db, SQLHistoryStatements.lastTransactionNumber) ?? 0
     }
 
     /// The number up to which history was deleted: history after a token below it is lost.
     static func deletedThrough(_ db: Database) throws -> Int64 {
-        if let first = try Int64.fetchOne(db, sql: "SELECT MIN(Z_PK) FROM ATRANSACTION") { return first - 1 }
+        if let first = try Int64.fetchOne(db, SQLHistoryStatements.firstTransactionNumber) { return first - 1 }
         // No transaction left: all that were ever numbered are gone.
-        return try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [transactionEntityNumber]) ?? 0
-    }
-
-    /// The SQL condition on `ATRANSACTION` (aliased `t`) selecting `range`.
-    private static func condition(_ range: StoreHistoryRange) -> (sql: String, arguments: StatementArguments) {
-        switch range {
-        case .all: ("1", [])
-        case let .afterNumber(number): ("t.Z_PK > ?", [number])
-        case let .afterDate(date): ("t.ZTIMESTAMP > ?", [date.timeIntervalSinceReferenceDate])
-        case let .throughNumber(number): ("t.Z_PK <= ?", [number])
-        case let .beforeNumber(number): ("t.Z_PK < ?", [number])
-        case let .beforeDate(date): ("t.ZTIMESTAMP < ?", [date.timeIntervalSinceReferenceDate])
-        }
+        return try Int64.fetchOne(db, SQLPrimaryKeyStatements.counter(of: transactionEntityNumber)) ?? 0
     }
 
     /// The transactions in `range`, oldest first, with their changes when asked for.
@@ -174,12 +152,7 @@ struct SQLiteHistory {
     func transactions(_ db: Database, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?) throws -> [NSPersistentHistoryTransaction] {
         // A read-only store that never tracked history has no tables to read.
         guard try Self.exists(db) else { return [] }
-        let (condition, arguments) = Self.condition(range)
-        let text = { (column: String) in "COALESCE(t.Z\(column), (SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(column)TS))" }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT t.Z_PK, t.ZTIMESTAMP, \(text("AUTHOR")), \(text("BUNDLEID")), \(text("CONTEXTNAME")), \(text("PROCESSID"))
-            FROM ATRANSACTION t WHERE \(condition) ORDER BY t.Z_PK
-            """, arguments: arguments)
+        let rows = try Row.fetchAll(db, SQLHistoryStatements.transactions(in: range))
         var byNumber: [Int64: NSPersistentHistoryTransaction] = [:]
         let transactions = rows.compactMap { row -> NSPersistentHistoryTransaction? in
             // Database values, not typed subscripts: those trap on a value of another type.
@@ -197,9 +170,7 @@ struct SQLiteHistory {
         }
         guard withChanges, !transactions.isEmpty else { return transactions }
         for transaction in transactions { transaction.changes = [] }
-        let changeRows = try Row.fetchCursor(db, sql: """
-            SELECT c.* FROM ACHANGE c JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID WHERE \(condition) ORDER BY c.Z_PK
-            """, arguments: arguments)
+        let changeRows = try Row.fetchCursor(db, SQLHistoryStatements.changes(in: range))
         while let row = try changeRows.next() {
             guard let change = try change(from: row, store: store, decode: decode),
                   let number = Int64.fromDatabaseValue(row["ZTRANSACTIONID"] as DatabaseValue),
@@ -231,7 +202,7 @@ struct SQLiteHistory {
         if type == .delete, let attributes = tombstoneAttributes[number] {
             var values: [AnyHashable: Any] = [:]
             for (index, attribute) in attributes.enumerated() {
-                let stored = row["ZTOMBSTONE\(index)"] as DatabaseValue? ?? .null
+                let stored = row[SQLHistoryStatements.tombstoneColumn(index)] as DatabaseValue? ?? .null
                 if !stored.isNull, let value = try decode(stored, attribute) { values[attribute.name] = value }
             }
             tombstone = values
@@ -245,16 +216,10 @@ struct SQLiteHistory {
     /// Deletes the transactions in `range` with their changes; returns how many transactions went.
     static func delete(_ db: Database, in range: StoreHistoryRange) throws -> Int {
         guard try exists(db) else { return 0 }
-        let (condition, arguments) = Self.condition(range)
-        try db.execute(sql: "DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition))", arguments: arguments)
-        try db.execute(sql: "DELETE FROM ATRANSACTION WHERE Z_PK IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition))", arguments: arguments)
+        try db.execute(SQLHistoryStatements.deleteChanges(in: range))
+        try db.execute(SQLHistoryStatements.deleteTransactions(in: range))
         let deleted = db.changesCount
-        // Strings no transaction names any more.
-        try db.execute(sql: """
-            DELETE FROM ATRANSACTIONSTRING WHERE Z_PK NOT IN (
-              SELECT ZAUTHORTS FROM ATRANSACTION WHERE ZAUTHORTS IS NOT NULL UNION SELECT ZBUNDLEIDTS FROM ATRANSACTION WHERE ZBUNDLEIDTS IS NOT NULL
-              UNION SELECT ZCONTEXTNAMETS FROM ATRANSACTION WHERE ZCONTEXTNAMETS IS NOT NULL UNION SELECT ZPROCESSIDTS FROM ATRANSACTION WHERE ZPROCESSIDTS IS NOT NULL)
-            """)
+        try db.execute(SQLHistoryStatements.deleteUnusedStrings)
         return deleted
     }
 }

@@ -25,10 +25,8 @@ struct SQLiteKeyAllocator: PrimaryKeyAllocator {
         if let known = next[number] {
             current = known
         } else {
-            let tree = treeNumbers(root)
-            let counter = try Int64.fetchOne(db, sql: "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(tree))") ?? 0
-            let table = try schema.table(for: root).name
-            let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
+            let counter = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestCounter(ofTree: root)) ?? 0
+            let used = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestKey(in: try schema.table(for: root).name)) ?? 0
             current = max(counter, used)
         }
         guard current < Int64.max else {
@@ -41,11 +39,7 @@ struct SQLiteKeyAllocator: PrimaryKeyAllocator {
     func flush() throws {
         for (number, max) in next {
             guard let root = schema.entities.first(where: { $0.facts.entityNumber == number }) else { continue }
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (\(treeNumbers(root))) AND Z_MAX < ?", arguments: [max, max])
+            try db.execute(SQLPrimaryKeyStatements.raiseCounters(ofTree: root, to: max))
         }
-    }
-
-    private func treeNumbers(_ root: NSEntityDescription) -> String {
-        root.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
     }
 }

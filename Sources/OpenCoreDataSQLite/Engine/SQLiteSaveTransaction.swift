@@ -22,9 +22,9 @@ struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
 
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
         guard !keys.isEmpty else { return [:] }
-        let table = try store.schema.table(for: entity.facts.root)
-        let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_OPT FROM \(table.name) WHERE Z_PK IN (SELECT value FROM json_each(?))")
-        let cursor = try Row.fetchCursor(statement, arguments: [SQLiteStore.jsonArray(keys)])
+        let query = SQLObjectReadStatements.versions(of: keys, table: try store.schema.table(for: entity.facts.root).name)
+        let statement = try db.cachedStatement(sql: query.sql)
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         var result: [Int64: Int64] = [:]
         result.reserveCapacity(keys.count)
         let handle = statement.sqliteStatement
@@ -41,9 +41,9 @@ struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
         for ids in byTable.values {
             let root = ids[0].entity.facts.root
             let layout = store.layout(for: root.facts.selfAndDescendants)
-            let sql = "SELECT \(layout.selectList) FROM \(try store.schema.table(for: root).name) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
-            let statement = try db.makeStatement(sql: sql)
-            let cursor = try Row.fetchCursor(statement, arguments: [SQLiteStore.jsonArray(ids.compactMap(\.primaryKey))])
+            let query = SQLObjectReadStatements.rows(layout.selectList, table: try store.schema.table(for: root).name, keys: ids.compactMap(\.primaryKey))
+            let statement = try db.makeStatement(sql: query.sql)
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let timestamp = StoreRow.now()
             while try cursor.next() != nil {
                 if let row = try layout.decode(statement.sqliteStatement, store: store, persistentStore: persistentStore, timestamp: timestamp) {
@@ -56,11 +56,11 @@ struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
 
     func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID] {
         guard let persistentStore = store.store, properties.count == values.count, !properties.isEmpty else { return [] }
-        var conditions: [String] = []
+        var columns: [String] = []
         var arguments: [DatabaseValue] = []
         for (property, value) in zip(properties, values) {
             guard let column = store.schema.column(for: property) else { return [] }
-            conditions.append("\(column) = ?")
+            columns.append(column)
             switch property {
             case is NSRelationshipDescription:
                 guard let key = (value as? NSManagedObjectID)?.primaryKey else { return [] }
@@ -71,10 +71,9 @@ struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
                 return []
             }
         }
-        let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
-        let table = try store.schema.table(for: entity.facts.root).name
-        let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(numbers)) AND \(conditions.joined(separator: " AND "))")
-        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        let query = SQLObjectReadStatements.objects(of: entity, table: try store.schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
+        let statement = try db.cachedStatement(sql: query.sql)
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let handle = statement.sqliteStatement
         var result: [NSManagedObjectID] = []
         while try cursor.next() != nil {

@@ -29,11 +29,12 @@ final class SQLiteSaveWriter {
     private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
         let table = try schema.table(for: row.entity)
         try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, slots: nil)
-        try execute("DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_OPT = ?", [row.primaryKey.databaseValue, expectedVersion.databaseValue])
+        let delete = try statement(.deleteRow, of: row.entity.facts.root) { SQLSaveStatements.deleteRow(from: table.name) }
+        try run(delete, row.primaryKey, expectedVersion)
         if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
         for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
             if let join = schema.joinTable(for: relationship) {
-                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [row.primaryKey.databaseValue])
+                try run(try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) }, row.primaryKey)
             }
         }
     }
@@ -81,15 +82,8 @@ final class SQLiteSaveWriter {
             }
             columns.append(Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: hasEntityColumn))
         }
-        let text: String
-        if insert {
-            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + names
-            text = "INSERT INTO \(table.name) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
-        } else {
-            let assignments = (["Z_OPT = Z_OPT + 1"] + names.map { "\($0) = ?" }).joined(separator: ", ")
-            text = "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
-        }
-        let plan = RowPlan(statement: try db.cachedStatement(sql: text), columns: columns)
+        let template = insert ? SQLSaveStatements.insertRow(into: table.name, columns: names) : SQLSaveStatements.updateRow(in: table.name, columns: names)
+        let plan = RowPlan(statement: try db.cachedStatement(sql: template.sql), columns: columns)
         plans[shape] = plan
         return plan
     }
@@ -98,9 +92,9 @@ final class SQLiteSaveWriter {
         let plan = try plan(row, insert: true)
         let handle = plan.statement.sqliteStatement
         sqlite3_reset(handle)
-        try check(sqlite3_bind_int64(handle, 1, row.primaryKey), plan)
-        try check(sqlite3_bind_int64(handle, 2, Int64(row.entity.facts.entityNumber)), plan)
-        try check(sqlite3_bind_int64(handle, 3, 1), plan)
+        try check(sqlite3_bind_int64(handle, 1, row.primaryKey), plan.statement)
+        try check(sqlite3_bind_int64(handle, 2, Int64(row.entity.facts.entityNumber)), plan.statement)
+        try check(sqlite3_bind_int64(handle, 3, 1), plan.statement)
         _ = try bindColumns(row, plan, from: 4)
         try step(plan.statement)
     }
@@ -112,8 +106,8 @@ final class SQLiteSaveWriter {
         let handle = plan.statement.sqliteStatement
         sqlite3_reset(handle)
         let next = try bindColumns(row, plan, from: 1)
-        try check(sqlite3_bind_int64(handle, next, row.primaryKey), plan)
-        try check(sqlite3_bind_int64(handle, next + 1, row.expectedVersion), plan)
+        try check(sqlite3_bind_int64(handle, next, row.primaryKey), plan.statement)
+        try check(sqlite3_bind_int64(handle, next + 1, row.expectedVersion), plan.statement)
         try step(plan.statement)
         if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
     }
@@ -127,15 +121,15 @@ final class SQLiteSaveWriter {
             let value = row.values[column.slot]
             if facts.kind == .toOne {
                 let reference = value as? StoreSaveRequest.RowReference
-                try check(reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) } ?? sqlite3_bind_null(handle, index), plan)
+                try check(reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) } ?? sqlite3_bind_null(handle, index), plan.statement)
                 index += 1
                 if column.hasEntityColumn {
                     let number = reference.map { Int64($0.entity.facts.entityNumber) }
-                    try check(number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), plan)
+                    try check(number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), plan.statement)
                     index += 1
                 }
             } else {
-                try check(try bindAttribute(value, facts, handle, index), plan)
+                try check(try bindAttribute(value, facts, handle, index), plan.statement)
                 index += 1
             }
         }
@@ -184,9 +178,9 @@ final class SQLiteSaveWriter {
         }
     }
 
-    private func check(_ code: Int32, _ plan: RowPlan) throws {
+    private func check(_ code: Int32, _ statement: Statement) throws {
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: plan.statement.sql)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
         }
     }
 
@@ -206,7 +200,7 @@ final class SQLiteSaveWriter {
         let candidates = (slots ?? Array(facts.slots.indices)).filter { facts.slotFacts[$0].allowsExternalStorage }
         let columns = candidates.compactMap { schema.column(for: facts.slots[$0]) }
         guard !columns.isEmpty else { return }
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK = ?", arguments: [key]) else { return }
+        guard let row = try Row.fetchOne(db, SQLExternalDataStatements.values(columns, table: table.name).binding([key.databaseValue])) else { return }
         for index in columns.indices {
             if let data = Data.fromDatabaseValue(row[index]), let file = external.fileURL(forColumnValue: data) {
                 obsoleteFiles.append(file)
@@ -216,54 +210,87 @@ final class SQLiteSaveWriter {
 
     private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
         let relationship = change.relationship
+        let source = change.source.primaryKey
         switch schema.storage(of: relationship) {
         case .joinTable(let join):
             // Rows are written by one side (the other side's change mirrors it); each
             // side stores its own order. Orders are written after all rows exist.
             if join.isWritingSide {
-                for removed in change.removed {
-                    try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?", [change.source.primaryKey.databaseValue, removed.primaryKey.databaseValue])
+                if !change.removed.isEmpty {
+                    let remove = try statement(.deleteJoinRow, of: relationship) { SQLSaveStatements.deleteJoinRow(from: join) }
+                    for removed in change.removed { try run(remove, source, removed.primaryKey) }
                 }
-                for added in change.added {
-                    try execute("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue])
+                if !change.added.isEmpty {
+                    let add = try statement(.insertJoinRow, of: relationship) { SQLSaveStatements.insertJoinRow(into: join) }
+                    for added in change.added { try run(add, source, added.primaryKey) }
                 }
             }
-            if let orderColumn = join.orderColumn, let members = change.orderedMembers {
-                for (index, member) in members.enumerated() {
-                    try execute("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
-                                [Int64((index + 1) * 1024).databaseValue, change.source.primaryKey.databaseValue, member.primaryKey.databaseValue])
-                }
+            if let orderColumn = join.orderColumn, let members = change.orderedMembers, !members.isEmpty {
+                let order = try statement(.orderJoinRow, of: relationship) { SQLSaveStatements.orderJoinRow(in: join, orderColumn: orderColumn) }
+                for (index, member) in members.enumerated() { try run(order, Self.position(index), source, member.primaryKey) }
             }
         case .hiddenColumn(let hidden):
             guard let destination = relationship.destinationEntity else { return }
             let table = try schema.table(for: destination)
-            for removed in change.removed { try execute("UPDATE \(table.name) SET \(hidden) = NULL WHERE Z_PK = ?", [removed.primaryKey.databaseValue]) }
-            for added in change.added { try execute("UPDATE \(table.name) SET \(hidden) = ? WHERE Z_PK = ?", [change.source.primaryKey.databaseValue, added.primaryKey.databaseValue]) }
+            if !change.removed.isEmpty {
+                let clear = try statement(.clearMemberColumn, of: relationship) { SQLSaveStatements.clearMemberColumn(hidden, in: table.name) }
+                for removed in change.removed { try run(clear, removed.primaryKey) }
+            }
+            if !change.added.isEmpty {
+                let set = try statement(.setMemberColumn, of: relationship) { SQLSaveStatements.setMemberColumn(hidden, in: table.name) }
+                for added in change.added { try run(set, source, added.primaryKey) }
+            }
         case .inverseKey(_, _, let orderColumn?):
             // The members' keys are their own rows' to-one column (written with the rows);
             // only the order is the relationship's to write.
-            guard let members = change.orderedMembers, let destination = relationship.destinationEntity else { return }
+            guard let members = change.orderedMembers, !members.isEmpty, let destination = relationship.destinationEntity else { return }
             let table = try schema.table(for: destination)
-            for (index, member) in members.enumerated() {
-                try execute("UPDATE \(table.name) SET \(orderColumn) = ? WHERE Z_PK = ?", [Int64((index + 1) * 1024).databaseValue, member.primaryKey.databaseValue])
-            }
+            let order = try statement(.setMemberColumn, of: relationship) { SQLSaveStatements.setMemberColumn(orderColumn, in: table.name) }
+            for (index, member) in members.enumerated() { try run(order, Self.position(index), member.primaryKey) }
         case .inverseKey(_, _, nil), nil:
             break
         }
     }
 
-    /// Runs one statement, prepared once per connection (GRDB caches it by its text).
+    /// The order column value of the member at `index`: gaps of 1024, as Core Data leaves them.
+    private static func position(_ index: Int) -> Int64 { Int64((index + 1) * 1024) }
+
+    // MARK: Statements by row
+
+    /// What a statement of ``statement(_:of:_:)`` writes, for one entity tree or relationship.
+    private enum StatementKind {
+        case deleteRow, deleteJoinRows, insertJoinRow, deleteJoinRow, orderJoinRow, setMemberColumn, clearMemberColumn
+    }
+
+    private struct StatementKey: Hashable {
+        let kind: StatementKind
+        let owner: ObjectIdentifier
+    }
+
+    /// Statements by what they write and for which entity tree or relationship: found
+    /// per row by two words instead of by hashing their text, as GRDB's cache would.
+    private var statements: [StatementKey: Statement] = [:]
+
+    /// The prepared statement of `kind` for `owner` (an entity tree's root or a
+    /// relationship), its text from `template` the first time.
+    private func statement(_ kind: StatementKind, of owner: AnyObject, _ template: () throws -> SQLTemplate) throws -> Statement {
+        let key = StatementKey(kind: kind, owner: ObjectIdentifier(owner))
+        if let known = statements[key] { return known }
+        let statement = try db.cachedStatement(sql: try template().sql)
+        statements[key] = statement
+        return statement
+    }
+
+    /// Runs `statement` with its placeholders bound to keys and numbers, in order.
     ///
     /// Values are bound with SQLite's C API: a save runs one statement per row, and
     /// building GRDB `StatementArguments` for each cost more than the SQLite work.
-    private func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
-        let statement = try db.cachedStatement(sql: sql)
+    private func run(_ statement: Statement, _ first: Int64, _ second: Int64? = nil, _ third: Int64? = nil) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        for (offset, value) in arguments.enumerated() {
-            let code = Self.bind(value, handle, Int32(offset + 1))
-            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql) }
-        }
+        try check(sqlite3_bind_int64(handle, 1, first), statement)
+        if let second { try check(sqlite3_bind_int64(handle, 2, second), statement) }
+        if let third { try check(sqlite3_bind_int64(handle, 3, third), statement) }
         try step(statement)
     }
 

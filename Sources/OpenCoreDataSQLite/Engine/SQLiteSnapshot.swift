@@ -28,7 +28,7 @@ final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
             try database.inDatabase { db in
                 try db.beginTransaction(.deferred)
                 // BEGIN takes no snapshot by itself; the first read does.
-                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+                _ = try Int.fetchOne(db, SQLCatalogStatements.countSchemaEntries)
             }
         } catch {
             try? database.close()

@@ -9,18 +9,16 @@ extension SQLiteStore {
         guard let store else { throw Self.storeGone }
         let builder = try SQLBatchInsertBuilder(schema: schema, request: request)
         let files = ExternalFiles(storage: ExternalBinaryStorage(url: url))
-        let externalColumns = request.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { schema.column(for: $0) }
         let entityNumber = request.entity.facts.entityNumber.databaseValue
         var written: [NSManagedObjectID] = []
         var upserted: [NSManagedObjectID] = []
         try write(files) { db in
             var allocator = SQLiteKeyAllocator(db: db, schema: schema)
             // Prepared once, run for every row.
-            let insert = try db.makeStatement(sql: builder.insertSQL)
-            let lookups = try builder.constraintLookups.map { (statement: try db.makeStatement(sql: $0.sql), indexes: $0.valueIndexes) }
-            let update = lookups.isEmpty ? nil : try db.makeStatement(sql: builder.updateSQL)
-            let oldExternal = lookups.isEmpty || externalColumns.isEmpty ? nil
-                : try db.makeStatement(sql: "SELECT \(externalColumns.joined(separator: ", ")) FROM \(builder.table) WHERE Z_PK = ?")
+            let insert = try db.makeStatement(sql: builder.insert.sql)
+            let lookups = try builder.constraintLookups.map { (statement: try db.makeStatement(sql: $0.statement.sql), indexes: $0.valueIndexes) }
+            let update = lookups.isEmpty ? nil : try db.makeStatement(sql: builder.update.sql)
+            let oldExternal = lookups.isEmpty ? nil : try builder.externalValues.map { try db.makeStatement(sql: $0.sql) }
             for row in request.rows {
                 let values = try zip(row, request.attributes).map { try files.encode($0, $1) }
                 if let update, let (key, number) = try existingRow(matching: values, lookups) {
@@ -60,20 +58,20 @@ extension SQLiteStore {
             // History lists every updated row, so it needs their keys even when the caller does not.
             if request.wantsObjectIDs || history != nil {
                 let select = try builder.selectMatching(["Z_PK", "Z_ENT"])
-                ids = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)).compactMap { row in
+                ids = try Row.fetchAll(db, select).compactMap { row in
                     guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { return nil }
                     return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
                 }
             }
             if !externalColumns.isEmpty {
                 let select = try builder.selectMatching(externalColumns)
-                for row in try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments)) { files.collectObsolete(row) }
+                for row in try Row.fetchAll(db, select) { files.collectObsolete(row) }
             }
             let plan = try builder.plan(encode: files.encode)
-            for statement in plan.before { try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments)) }
-            try db.execute(sql: plan.update.sql, arguments: StatementArguments(plan.update.arguments))
+            for statement in plan.before { try db.execute(statement) }
+            try db.execute(plan.update)
             count = db.changesCount
-            for sql in plan.after { try db.execute(sql: sql) }
+            for statement in plan.after { try db.execute(statement) }
             if let history, let ids {
                 let slots = request.assignments.map(\.attribute.slot)
                 let changes = ids.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey!, type: .update, updatedSlots: slots) }
@@ -93,52 +91,51 @@ extension SQLiteStore {
         try write(files) { db in
             // History lists every deleted row, so it needs their keys even when the caller does not.
             if !request.wantsObjectIDs, history == nil, let delete = try builder.directDelete(request.fetch) {
-                try db.execute(sql: delete.sql, arguments: StatementArguments(delete.arguments))
+                try db.execute(delete)
                 outcome.count = db.changesCount
                 outcome.changedEntities = request.fetch.matchingEntities
                 return
             }
-            for sql in builder.setUp { try db.execute(sql: sql) }
-            let seed = try builder.seed(request.fetch)
-            try db.execute(sql: seed.sql, arguments: StatementArguments(seed.arguments))
+            for statement in builder.setUp { try db.execute(statement) }
+            try db.execute(try builder.seed(request.fetch))
             guard db.changesCount > 0 else {
-                try db.execute(sql: builder.tearDown)
+                try db.execute(builder.tearDown)
                 outcome.objectIDs = request.wantsObjectIDs ? [] : nil
                 return
             }
             // Cascade wave by wave until a wave adds no rows (rows already gathered are ignored, so cycles end).
             var wave = 0
             while true {
-                let present = Set(try Int.fetchAll(db, sql: builder.presentEntities(wave: wave)))
+                let present = Set(try Int.fetchAll(db, builder.presentEntities(wave: wave)))
                 if present.isEmpty { break }
-                for sql in try builder.cascade(wave: wave, present: present) { try db.execute(sql: sql) }
+                for statement in try builder.cascade(wave: wave, present: present) { try db.execute(statement) }
                 wave += 1
             }
-            let present = Set(try Int.fetchAll(db, sql: builder.presentEntities(wave: nil)))
+            let present = Set(try Int.fetchAll(db, builder.presentEntities(wave: nil)))
             let checks = try builder.checks(present: present)
-            for check in checks.deny where try Int64.fetchOne(db, sql: check.sql) != nil {
+            for check in checks.deny where try Int64.fetchOne(db, check.statement) != nil {
                 throw Self.denied(check.relationship)
             }
-            for check in checks.requiredInverse where try Int64.fetchOne(db, sql: check.sql) != nil {
+            for check in checks.requiredInverse where try Int64.fetchOne(db, check.statement) != nil {
                 throw Self.requiredInverseCleared(check.relationship)
             }
             var nullified: [StoreHistoryChange] = []
             for step in try builder.nullify(present: present) {
                 if history != nil, let cleared = step.clearedRows {
-                    for row in try Row.fetchAll(db, sql: cleared.sql) {
+                    for row in try Row.fetchAll(db, cleared.query) {
                         guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { continue }
                         nullified.append(StoreHistoryChange(entity: entity, primaryKey: key, type: .update, updatedSlots: [cleared.slot]))
                     }
                 }
-                try db.execute(sql: step.sql)
+                try db.execute(step.statement)
                 if db.changesCount > 0 { outcome.changedEntities.append(step.changed) }
             }
-            for sql in builder.joinRowDeletes(present: present) { try db.execute(sql: sql) }
-            for sql in try builder.externalDataSelects(present: present) {
-                for row in try Row.fetchAll(db, sql: sql) { files.collectObsolete(row) }
+            for statement in builder.joinRowDeletes(present: present) { try db.execute(statement) }
+            for query in try builder.externalDataSelects(present: present) {
+                for row in try Row.fetchAll(db, query) { files.collectObsolete(row) }
             }
             var matched: [NSManagedObjectID] = []
-            for row in try Row.fetchAll(db, sql: builder.selectKeys) {
+            for row in try Row.fetchAll(db, builder.selectKeys) {
                 guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { continue }
                 let id = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
                 outcome.changedObjectIDs.append(id)
@@ -146,7 +143,7 @@ extension SQLiteStore {
             }
             let deleted = outcome.changedObjectIDs.map { (entity: $0.entity, primaryKey: $0.primaryKey!) }
             let tombstones = try history?.tombstones(db, of: deleted) ?? [:]
-            for sql in try builder.rowDeletes(present: present) { try db.execute(sql: sql) }
+            for statement in try builder.rowDeletes(present: present) { try db.execute(statement) }
             if let history {
                 // Rows that lost a to-one and are not deleted themselves were updated.
                 let row = { (entity: NSEntityDescription, key: Int64) in StoreSaveRequest.RowReference(entity: entity.facts.root, primaryKey: key) }
@@ -155,7 +152,7 @@ extension SQLiteStore {
                 let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) } + updated
                 try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
             }
-            try db.execute(sql: builder.tearDown)
+            try db.execute(builder.tearDown)
             outcome.count = matched.count
             outcome.objectIDs = request.wantsObjectIDs ? matched : nil
         }

@@ -42,10 +42,9 @@ extension SQLiteStore {
                 let table = try schema.table(for: entity)
                 for attribute in entity.attributesByName.values where attribute.entity === entity && attribute.allowsExternalBinaryDataStorage {
                     guard let column = schema.column(for: attribute) else { continue }
-                    let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(column) FROM \(table.name) WHERE substr(\(column), 1, 1) = x'02'")
-                    for row in rows {
+                    for row in try Row.fetchAll(db, SQLExternalDataStatements.valuesInFiles(column, table: table.name)) {
                         guard let stored = row[1] as Data?, let data = try files.read(stored) else { continue }
-                        try db.execute(sql: "UPDATE \(table.name) SET \(column) = ? WHERE Z_PK = ?", arguments: [Data([0x01]) + data, row[0] as Int64])
+                        try db.execute(SQLExternalDataStatements.setValue((Data([0x01]) + data).databaseValue, column: column, table: table.name, key: row[0] as Int64))
                     }
                 }
             }

@@ -8,8 +8,7 @@ extension SQLiteStore {
     func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
         guard let store else { return [] }
         let query = try SQLDictionaryQuery(request, schema: schema)
-        let sql = query.statement.sql + SQLQueryBuilder.window(limit: request.fetch.limit, offset: request.fetch.offset)
-        let rows = try read { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(query.statement.arguments)) }
+        let rows = try read { db in try Row.fetchAll(db, query.statement) }
         return try rows.map { row in
             let dictionary = NSMutableDictionary()
             var index = 0

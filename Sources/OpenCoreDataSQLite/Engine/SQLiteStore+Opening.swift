@@ -29,8 +29,8 @@ extension SQLiteStore {
             // Before anything writes: switching to WAL rewrites the file header, and a
             // database that is not a store must be left exactly as it was.
             try rejectForeignDatabase(db, url: url)
-            if !readOnly { try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            for (name, value) in pragmas { try db.execute(sql: "PRAGMA \(name) = \(value)") }
+            if !readOnly { try db.execute(SQLCatalogStatements.useWriteAheadLog) }
+            for (name, value) in pragmas { try db.execute(SQLCatalogStatements.pragma(name, value)) }
             try SQLiteFunctions.install(in: db)
         }
         var snapshotSettings = Configuration()
@@ -42,7 +42,7 @@ extension SQLiteStore {
             log.prepare(db)
             // Connection settings (case_sensitive_like, …) shape what reads return; pragmas
             // that write the file were applied by the store's connection and fail here.
-            for (name, value) in pragmas { try? db.execute(sql: "PRAGMA \(name) = \(value)") }
+            for (name, value) in pragmas { try? db.execute(SQLCatalogStatements.pragma(name, value)) }
             try SQLiteFunctions.install(in: db)
         }
         let database: DatabaseQueue
@@ -118,19 +118,14 @@ extension SQLiteStore {
     /// database, which a store must neither adopt nor change.
     private static func rejectForeignDatabase(_ db: Database, url: URL?) throws {
         guard try !db.tableExists("Z_METADATA"),
-              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") == true
+              try Bool.fetchOne(db, SQLCatalogStatements.hasTables) == true
         else { return }
         throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
     }
 
     private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String) throws -> [String: Any] {
-        for statement in schema.createStatements() { try db.execute(sql: statement) }
-        for entity in schema.entities {
-            try db.execute(
-                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
-                arguments: [entity.facts.entityNumber, entity.name, entity.superentity?.facts.entityNumber ?? 0]
-            )
-        }
+        for statement in SQLSchemaStatements(schema: schema).create() { try db.execute(statement) }
+        for entity in schema.entities { try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: 0)) }
         let uuid = UUID().uuidString
         // Core Data keeps the UUID both in its own column and in the plist.
         var plist: [String: Any] = [
@@ -144,14 +139,14 @@ extension SQLiteStore {
         ]
         for (key, value) in versionMetadata(model: model, entities: entities) { plist[key] = value }
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, data])
+        try db.execute(SQLMetadataStatements.insert(uuid: uuid, plist: data))
         var result = plist
         result[NSStoreTypeKey] = type
         return result
     }
 
     static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
-        guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") else {
+        guard let row = try Row.fetchOne(db, SQLMetadataStatements.read) else {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
         var metadata: [String: Any] = [:]

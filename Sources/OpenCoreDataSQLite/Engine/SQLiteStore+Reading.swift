@@ -26,10 +26,11 @@ extension SQLiteStore {
 
     /// Runs a row query and decodes every row (from column `offset` on); `each` sees
     /// the statement positioned on each decoded row, to read extra leading columns.
-    private func decodeRows(_ db: Database, sql: String, arguments: [DatabaseValue], layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil) throws -> [StoreRow] {
+    /// `cached`: whether the statement is kept prepared (not for text that is seldom the same).
+    private func decodeRows(_ db: Database, _ query: SQLFragment, layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
-        let statement = cached ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
-        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        let statement = cached ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
         while try cursor.next() != nil {
@@ -40,28 +41,21 @@ extension SQLiteStore {
         return rows
     }
 
-    private func limitClause(_ fetch: StoreFetch) -> String {
-        SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
-    }
-
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        let body = try builder.fromAndWhere(fetch)
         let layout = layout(for: fetch.matchingEntities)
-        let sql = "SELECT \(layout.selectList) \(body)\(limitClause(fetch))"
+        let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).rows(fetch, columns: layout.selectList)
         return try read { db in
-            try decodeRows(db, sql: sql, arguments: builder.arguments, layout: layout, cached: fetch.restrictedToKeys == nil)
+            try decodeRows(db, query, layout: layout, cached: fetch.restrictedToKeys == nil)
         }
     }
 
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        let sql = "SELECT t0.Z_PK, t0.Z_ENT \(try builder.fromAndWhere(fetch))\(limitClause(fetch))"
+        let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).objectIDs(fetch)
         var list = StoreObjectList(entities: fetch.matchingEntities)
         let indexByNumber = Dictionary(uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
         try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
-            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(builder.arguments))
+            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let handle = statement.sqliteStatement
             let single = list.entities.count == 1 ? list.entities[0].facts.entityNumber : nil
             while try cursor.next() != nil {
@@ -78,28 +72,25 @@ extension SQLiteStore {
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        var plain = fetch
-        plain.sortDescriptors = []
-        let sql = "SELECT COUNT(*) \(try builder.fromAndWhere(plain))"
+        let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch)
         return try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, sql) : try db.makeStatement(sql: sql)
-            return try Int.fetchOne(statement, arguments: StatementArguments(builder.arguments)) ?? 0
+            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            return try Int.fetchOne(statement, arguments: StatementArguments(query.arguments)) ?? 0
         }
     }
 
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         guard let key = objectID.primaryKey else { return nil }
         let number = objectID.entity.facts.entityNumber
-        let read: (layout: SQLiteRowLayout, sql: String)
+        let read: (layout: SQLiteRowLayout, statement: SQLTemplate)
         if let known = singleRowReads[number] {
             read = known
         } else {
             let layout = layout(for: [objectID.entity])
-            read = (layout, "SELECT \(layout.selectList) FROM \(try schema.table(for: objectID.entity).name) t0 WHERE t0.Z_PK = ?")
+            read = (layout, SQLObjectReadStatements.row(layout.selectList, table: try schema.table(for: objectID.entity).name))
             singleRowReads[number] = read
         }
-        return try self.read { db in try decodeRows(db, sql: read.sql, arguments: [key.databaseValue], layout: read.layout).first }
+        return try self.read { db in try decodeRows(db, read.statement.binding([key.databaseValue]), layout: read.layout).first }
     }
 
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
@@ -108,33 +99,20 @@ extension SQLiteStore {
         let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) { ObjectIdentifier($0.entity.facts.root) }
         for ids in byTable.values {
             let root = ids[0].entity.facts.root
-            let table = try schema.table(for: root)
             let layout = layout(for: root.facts.selfAndDescendants)
-            let sql = "SELECT \(layout.selectList) FROM \(table.name) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
-            let keys = Self.jsonArray(ids.compactMap(\.primaryKey))
-            result += try read { db in try decodeRows(db, sql: sql, arguments: [keys.databaseValue], layout: layout) }
+            let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: ids.compactMap(\.primaryKey))
+            result += try read { db in try decodeRows(db, query, layout: layout) }
         }
         return result
     }
 
     func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
         guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
-        let destinationTable = try schema.table(for: destination)
-        let sql: String
-        switch schema.storage(of: relationship) {
-        case .joinTable(let join):
-            let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
-            sql = "SELECT t.Z_PK, t.Z_ENT FROM \(join.name) j JOIN \(destinationTable.name) t ON t.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ?\(order)"
-        case .hiddenColumn(let hidden):
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(hidden) = ?"
-        case .inverseKey(_, let column, let orderColumn):
-            let order = orderColumn.map { " ORDER BY \($0), Z_PK" } ?? ""
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable.name) WHERE \(column) = ?\(order)"
-        case nil:
-            return []
-        }
+        let destinationTable = try schema.table(for: destination).name
+        guard let storage = schema.storage(of: relationship) else { return [] }
+        let query = SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable)
         return try read { db in
-            try Row.fetchAll(preparedStatement(db, sql), arguments: [key]).compactMap { row in
+            try Row.fetchAll(preparedStatement(db, query.sql), arguments: StatementArguments(query.arguments)).compactMap { row in
                 guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
                 return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
             }
@@ -143,37 +121,14 @@ extension SQLiteStore {
 
     func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)] {
         guard relationship.isToMany, let destination = relationship.destinationEntity else { return [] }
-        let destinationTable = try schema.table(for: destination)
+        let destinationTable = try schema.table(for: destination).name
+        guard let storage = schema.storage(of: relationship) else { return [] }
         let layout = layout(for: destination.facts.selfAndDescendants)
-        let keys = Self.jsonArray(sources.compactMap(\.primaryKey))
-        let sql: String
-        switch schema.storage(of: relationship) {
-        case .joinTable(let join):
-            let order = join.orderColumn.map { ", j.\($0)" } ?? ""
-            sql = "SELECT j.\(join.sourceColumn), \(layout.selectList) FROM \(join.name) j JOIN \(destinationTable.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY j.\(join.sourceColumn)\(order)"
-        case .hiddenColumn(let hidden):
-            sql = "SELECT t0.\(hidden), \(layout.selectList) FROM \(destinationTable.name) t0 WHERE t0.\(hidden) IN (SELECT value FROM json_each(?))"
-        case .inverseKey(_, let column, let orderColumn):
-            let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
-            sql = "SELECT t0.\(column), \(layout.selectList) FROM \(destinationTable.name) t0 WHERE t0.\(column) IN (SELECT value FROM json_each(?))\(order)"
-        case nil:
-            return []
-        }
+        let query = SQLObjectReadStatements.members(of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable, columns: layout.selectList)
         return try read { db in
             var sourceKeys: [Int64] = []
-            let rows = try decodeRows(db, sql: sql, arguments: [keys.databaseValue], layout: layout, offset: 1) { sourceKeys.append(sqlite3_column_int64($0, 0)) }
+            let rows = try decodeRows(db, query, layout: layout, offset: 1) { sourceKeys.append(sqlite3_column_int64($0, 0)) }
             return Array(zip(sourceKeys, rows))
         }
-    }
-
-    /// `[1,2,3]`: keys bound as one argument and expanded by `json_each`.
-    static func jsonArray(_ keys: [Int64]) -> String {
-        var text = "["
-        text.reserveCapacity(keys.count * 8 + 2)
-        for (index, key) in keys.enumerated() {
-            if index > 0 { text += "," }
-            text += String(key)
-        }
-        return text + "]"
     }
 }

@@ -115,7 +115,7 @@ extension SQLiteStore {
         var plist = migrated
         plist[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data])
+        try db.execute(SQLMetadataStatements.update(plist: data))
         return migrated
     }
 

@@ -18,8 +18,8 @@ final class SQLiteStore: PersistentStoreBackend {
     let statementLog: SQLStatementLog
     /// Row layouts by the entities they read (calls are serialized by the coordinator).
     var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
-    /// Per entity number, the layout and SQL that read one row by key (every fault that misses the cache).
-    var singleRowReads: [Int: (layout: SQLiteRowLayout, sql: String)] = [:]
+    /// Per entity number, the layout and statement that read one row by key (every fault that misses the cache).
+    var singleRowReads: [Int: (layout: SQLiteRowLayout, statement: SQLTemplate)] = [:]
     /// Bounds the main connection's statement cache (see `preparedStatement`).
     var statements = StatementCacheBudget()
     /// How a query generation's connection is opened: read-only, with the store's
@@ -101,7 +101,7 @@ final class SQLiteStore: PersistentStoreBackend {
         } catch {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)", [NSUnderlyingErrorKey: error as NSError])
         }
-        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data])
+        try db.execute(SQLMetadataStatements.update(plist: data))
         return version
     }
 
@@ -172,7 +172,7 @@ final class SQLiteStore: PersistentStoreBackend {
         // An in-memory store has no file to read an older state from.
         guard snapshotConfiguration != nil else { return false }
         // Only WAL keeps an older state readable while others write.
-        let mode = try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } ?? ""
+        let mode = try read { db in try String.fetchOne(db, SQLCatalogStatements.journalMode) } ?? ""
         return mode.lowercased() == "wal"
     }
 

@@ -21,13 +21,14 @@ extension SQLiteMigration {
     /// columns, so a to-one may become a to-many, a to-many a many-to-many, an unordered
     /// relationship an ordered one, and back.
     struct Links {
-        let sql: String
+        /// The query (`SQLMigrationStatements`); it binds nothing, so its text names it.
+        let query: SQLFragment
         /// The source entities whose keys `o` and `d` are.
         let owner: NSEntityDescription
         let target: NSEntityDescription
 
         var flipped: Links {
-            Links(sql: "SELECT d AS o, o AS d, ipos AS pos, pos AS ipos FROM (\(sql))", owner: target, target: owner)
+            Links(query: SQLMigrationStatements.flipped(query), owner: target, target: owner)
         }
     }
 
@@ -43,9 +44,9 @@ extension SQLiteMigration {
 
         /// Runs one statement; a failure (a NULL in a required column, a duplicate under a
         /// new uniqueness constraint) names the entity mapping it belongs to.
-        func execute(_ sql: String, arguments: [DatabaseValue] = [], mapping: String?) throws {
+        func execute(_ statement: SQLFragment, mapping: String?) throws {
             do {
-                try db.execute(sql: sql, arguments: StatementArguments(arguments))
+                try db.execute(statement)
             } catch let error as DatabaseError {
                 let place = mapping.map { " in entity mapping '\($0)'" } ?? ""
                 throw CoreDataError.make(NSMigrationError, "The migration failed\(place): \(error.message ?? error.description)", [NSUnderlyingErrorKey: error as NSError])
@@ -56,22 +57,17 @@ extension SQLiteMigration {
 
         func copyRows(of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLiteSchema.Table) throws {
             let sourceTable = try source.table(for: sourceEntity)
-            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-            var values = ["S.Z_PK", String(entity.facts.entityNumber), "S.Z_OPT"]
-            var arguments: [DatabaseValue] = []
+            var columns: [String] = []
+            var values: [SQLFragment] = []
             let roles = roles(in: table)
             for column in table.columns.map(\.name) {
-                guard let role = roles[column] else { continue }
-                guard let (value, bound) = try value(for: role, of: entity) else { continue }
+                guard let role = roles[column], let value = try value(for: role, of: entity) else { continue }
                 columns.append(column)
                 values.append(value)
-                arguments += bound
             }
-            let name = migration.entityMapping(for: entity)?.name
-            try execute(
-                "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLiteMigration.asidePrefix)\(sourceTable.name) AS S WHERE S.Z_ENT = \(sourceEntity.facts.entityNumber)",
-                arguments: arguments, mapping: name
-            )
+            try execute(SQLMigrationStatements.copyRows(of: sourceEntity.facts.entityNumber, from: sourceTable.name, as: entity.facts.entityNumber, into: table.name,
+                                                        columns: columns, values: values),
+                        mapping: migration.entityMapping(for: entity)?.name)
         }
 
         /// The destination table's columns with what each holds.
@@ -98,9 +94,9 @@ extension SQLiteMigration {
             return roles
         }
 
-        /// The SQL (and bound values) for one destination column of `entity`'s rows, read
-        /// from the source row `S`; `nil` when the column stays NULL for them.
-        private func value(for role: ColumnRole, of entity: NSEntityDescription) throws -> (String, [DatabaseValue])? {
+        /// The value of one destination column of `entity`'s rows, read from the source
+        /// row `S`; `nil` when the column stays NULL for them.
+        private func value(for role: ColumnRole, of entity: NSEntityDescription) throws -> SQLFragment? {
             func owns(_ property: NSPropertyDescription) -> Bool { entity.facts.slots.contains { $0 === property } }
             switch role {
             case .attribute(let attribute):
@@ -108,66 +104,65 @@ extension SQLiteMigration {
                 return try attributeValue(attribute, of: entity)
             case .foreignKey(let relationship):
                 guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
-                return (try validTarget(key, in: target, for: relationship, column: "Z_PK"), [])
+                return try validTarget(key, in: target, for: relationship, column: "Z_PK")
             case .entityNumber(let relationship):
                 guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
-                return (migration.renumbered(try validTarget(key, in: target, for: relationship, column: "Z_ENT")), [])
+                return SQLMigrationStatements.renumbered(try validTarget(key, in: target, for: relationship, column: "Z_ENT"), migration.renumbering)
             case .order(let relationship):
                 guard owns(relationship) else { return nil }
                 if let match = sameToOne(relationship, of: entity) {
-                    return (source.orderColumn(for: match).map { "COALESCE(S.\($0), S.Z_PK)" } ?? "S.Z_PK", [])
+                    let key = SQLMigrationStatements.source("Z_PK")
+                    return source.orderColumn(for: match).map { SQLMigrationStatements.coalesce(SQLMigrationStatements.source($0), key) } ?? key
                 }
                 guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
-                return ("COALESCE((SELECT ipos FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)", [])
+                return SQLMigrationStatements.positionInInverse(in: links.query)
             case .owner(let relationship):
                 guard let owner = relationship.entity as NSEntityDescription?, let target = relationship.destinationEntity,
                       entity.isKindOf(entity: target), let links = try links(into: relationship, of: owner).map(indexed),
                       let owners = try rows(of: links.owner, becoming: owner) else { return nil }
-                return ("(SELECT o FROM (\(links.sql)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)", [])
+                return SQLMigrationStatements.owner(in: links.query, among: owners)
             }
         }
 
-        private func attributeValue(_ attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> (String, [DatabaseValue])? {
+        private func attributeValue(_ attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> SQLFragment? {
             let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription
             let fallback = try attribute.defaultValue.map { try SQLiteValueCoding.databaseValue($0, type: attribute.attributeType, transformerName: attribute.valueTransformerName) }
             guard let match, let column = source.column(for: match) else {
-                return fallback.map { ("?", [$0]) }
+                return fallback.map(SQLMigrationStatements.constant)
             }
             let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
-            var expression = "S.\(column)"
-            if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = "CAST(\(expression) AS INTEGER)" }
-            if !attribute.isOptional, let fallback { return ("COALESCE(\(expression), ?)", [fallback]) }
-            return (expression, [])
+            var expression = SQLMigrationStatements.source(column)
+            if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = SQLMigrationStatements.integer(expression) }
+            if !attribute.isOptional, let fallback { return SQLMigrationStatements.coalesce(expression, SQLMigrationStatements.constant(fallback)) }
+            return expression
         }
 
         /// The source row a destination to-one of the row `S` points at (SQL giving its key),
         /// and the source entity that key belongs to: the same row's column when the source
         /// was a to-one too, else the first of the source links.
-        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) throws -> (String, NSEntityDescription)? {
+        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) throws -> (SQLFragment, NSEntityDescription)? {
             if let match = sameToOne(relationship, of: entity), let column = source.column(for: match), let target = match.destinationEntity {
-                return ("S.\(column)", target)
+                return (SQLMigrationStatements.source(column), target)
             }
             guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
-            return ("(SELECT d FROM (\(links.sql)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)", links.target)
+            return (SQLMigrationStatements.firstDestination(in: links.query), links.target)
         }
 
         /// `column` (`Z_PK` or `Z_ENT`) of the source row `key` names, when that row becomes
         /// an object the destination relationship may hold; NULL otherwise (the target was
         /// removed, or became an entity outside the relationship's destination), so no
         /// link points at a row that is gone or of the wrong entity.
-        private func validTarget(_ key: String, in target: NSEntityDescription, for relationship: NSRelationshipDescription, column: String) throws -> String {
-            guard let destinationTarget = relationship.destinationEntity, let rows = try rows(of: target, becoming: destinationTarget) else { return "NULL" }
-            let table = try source.table(for: target)
-            return "(SELECT T.\(column) FROM \(SQLiteMigration.asidePrefix)\(table.name) AS T WHERE T.Z_PK = \(key) AND T.Z_PK IN (\(rows)))"
+        private func validTarget(_ key: SQLFragment, in target: NSEntityDescription, for relationship: NSRelationshipDescription, column: String) throws -> SQLFragment {
+            guard let destinationTarget = relationship.destinationEntity, let rows = try rows(of: target, becoming: destinationTarget) else { return SQLMigrationStatements.null }
+            return SQLMigrationStatements.target(column, ofKey: key, in: try source.table(for: target).name, among: rows)
         }
 
         /// A query of the keys of the rows in `sourceEntity`'s table that become objects of
         /// `destinationEntity` (or its subentities); `nil` when none do.
-        private func rows(of sourceEntity: NSEntityDescription, becoming destinationEntity: NSEntityDescription) throws -> String? {
+        private func rows(of sourceEntity: NSEntityDescription, becoming destinationEntity: NSEntityDescription) throws -> SQLFragment? {
             let numbers = migration.sourceNumbers(becoming: destinationEntity)
             guard !numbers.isEmpty else { return nil }
-            let table = try source.table(for: sourceEntity)
-            return "SELECT Z_PK FROM \(SQLiteMigration.asidePrefix)\(table.name) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+            return SQLMigrationStatements.rows(in: try source.table(for: sourceEntity).name, entityNumbers: numbers)
         }
 
         /// The source to-one stored in a column of the same row that a destination to-one
@@ -186,21 +181,20 @@ extension SQLiteMigration {
         /// quadratic on a large store.
         private func indexed(_ links: Links) throws -> Links {
             let name: String
-            if let known = linkTables.names[links.sql] {
+            if let known = linkTables.names[links.query.sql] {
                 name = known
             } else {
-                name = "\(SQLiteMigration.asidePrefix)LINKS_\(linkTables.names.count)"
-                try db.execute(sql: "CREATE TEMP TABLE \(name) AS SELECT o, d, pos, ipos FROM (\(links.sql))")
-                try db.execute(sql: "CREATE INDEX temp.\(name)_O ON \(name) (o, pos); CREATE INDEX temp.\(name)_D ON \(name) (d)")
-                linkTables.names[links.sql] = name
+                name = SQLMigrationStatements.linkTableName(linkTables.names.count)
+                for statement in SQLMigrationStatements.createLinkTable(name, links: links.query) { try db.execute(statement) }
+                linkTables.names[links.query.sql] = name
             }
-            return Links(sql: "SELECT o, d, pos, ipos FROM temp.\(name)", owner: links.owner, target: links.target)
+            return Links(query: SQLMigrationStatements.linkTable(name), owner: links.owner, target: links.target)
         }
 
         /// Drops the temporary link tables (they would outlive the migration on the
         /// store's connection).
         func dropLinkTables() throws {
-            for name in linkTables.names.values { try db.execute(sql: "DROP TABLE temp.\(name)") }
+            for name in linkTables.names.values { try db.execute(SQLMigrationStatements.dropLinkTable(name)) }
             linkTables.names = [:]
         }
 
@@ -218,7 +212,7 @@ extension SQLiteMigration {
             var parts: [Links] = []
             for owner in entity.facts.selfAndDescendants {
                 guard let match = migration.sourceProperty(for: relationship, of: owner) as? NSRelationshipDescription,
-                      let links = migration.links(of: match), !parts.contains(where: { $0.sql == links.sql }) else { continue }
+                      let links = migration.links(of: match), !parts.contains(where: { $0.query.sql == links.query.sql }) else { continue }
                 if let first = parts.first {
                     guard (try? source.table(for: first.owner).name) == (try? source.table(for: links.owner).name),
                           (try? source.table(for: first.target).name) == (try? source.table(for: links.target).name) else { continue }
@@ -227,7 +221,7 @@ extension SQLiteMigration {
             }
             guard let first = parts.first else { return nil }
             guard parts.count > 1 else { return first }
-            return Links(sql: parts.map(\.sql).joined(separator: " UNION ALL "), owner: first.owner, target: first.target)
+            return Links(query: SQLMigrationStatements.union(parts.map(\.query)), owner: first.owner, target: first.target)
         }
 
         // MARK: External storage, required values, constraints
@@ -243,12 +237,11 @@ extension SQLiteMigration {
                     guard let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription,
                           match.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage,
                           let column = destination.column(for: attribute) else { continue }
-                    let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
-                    let keys = try Int64.fetchAll(db, sql: "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IS NOT NULL")
-                    for key in keys {
-                        guard let stored = try Data.fetchOne(db, sql: "SELECT \(column) FROM \(table.name) WHERE Z_PK = ?", arguments: [key]) else { continue }
+                    let read = SQLExternalDataStatements.values([column], table: table.name)
+                    for key in try Int64.fetchAll(db, SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity)) {
+                        guard let stored = try Data.fetchOne(db, read.binding([key.databaseValue])) else { continue }
                         let converted = attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
-                        try db.execute(sql: "UPDATE \(table.name) SET \(column) = ? WHERE Z_PK = ?", arguments: [converted, key])
+                        try db.execute(SQLExternalDataStatements.setValue(converted.databaseValue, column: column, table: table.name, key: key))
                     }
                 }
             }
@@ -260,11 +253,10 @@ extension SQLiteMigration {
         func checkRequiredValues() throws {
             for entity in destination.entities {
                 let table = try destination.table(for: entity)
-                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
                 for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name })
                     where attribute.entity === entity && !attribute.isOptional && attribute.isStored {
                     guard let column = destination.column(for: attribute),
-                          let missing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(column) IS NULL"), missing > 0
+                          let missing = try Int.fetchOne(db, SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)), missing > 0
                     else { continue }
                     throw CoreDataError.make(
                         NSMigrationError,
@@ -284,15 +276,11 @@ extension SQLiteMigration {
         func checkUniquenessConstraints() throws {
             for entity in destination.entities {
                 let table = try destination.table(for: entity)
-                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
                 for constraint in entity.uniquenessConstraints {
                     let names = NSEntityDescription.propertyNames(inConstraint: constraint)
                     let columns = names.compactMap { entity.propertiesByName[$0].flatMap(destination.column(for:)) }
-                    guard !columns.isEmpty, columns.count == names.count else { continue }
-                    let filled = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
-                    let list = columns.joined(separator: ", ")
-                    let sql = "SELECT \(list) FROM \(table.name) WHERE Z_ENT IN (\(numbers)) AND \(filled) GROUP BY \(list) HAVING COUNT(*) > 1 LIMIT 1"
-                    guard let row = try Row.fetchOne(db, sql: sql) else { continue }
+                    guard !columns.isEmpty, columns.count == names.count,
+                          let row = try Row.fetchOne(db, SQLMigrationStatements.duplicate(columns, table: table.name, entity: entity)) else { continue }
                     let values = row.databaseValues.map(\.description).joined(separator: ", ")
                     throw CoreDataError.make(
                         NSMigrationConstraintViolationError,
@@ -311,19 +299,18 @@ extension SQLiteMigration {
                           let links = links(into: relationship, of: entity),
                           let columns = destination.joinTables.first(where: { $0.name == join.name })?.columns.map(\.name) else { continue }
                     // Positions the source did not keep become the keys' order.
-                    let values = columns.map { column -> String in
+                    let values = columns.map { column -> (name: String, value: SQLMigrationStatements.JoinValue) in
                         switch column {
-                        case join.sourceColumn: "o"
-                        case join.destinationColumn: "d"
-                        case join.orderColumn: "COALESCE(pos, d)"
-                        default: "COALESCE(ipos, o)"
+                        case join.sourceColumn: (column, .owner)
+                        case join.destinationColumn: (column, .destination)
+                        case join.orderColumn: (column, .position)
+                        default: (column, .inversePosition)
                         }
                     }
                     guard let target = relationship.destinationEntity, let owners = try rows(of: links.owner, becoming: entity),
                           let targets = try rows(of: links.target, becoming: target) else { continue }
-                    let mapping = migration.entityMapping(for: entity)?.name
-                    try execute("INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(links.sql)) WHERE o IN (\(owners)) AND d IN (\(targets))",
-                                mapping: mapping)
+                    try execute(SQLMigrationStatements.copyJoinRows(into: join.name, columns: values, links: links.query, owners: owners, targets: targets),
+                                mapping: migration.entityMapping(for: entity)?.name)
                 }
             }
         }
@@ -333,23 +320,16 @@ extension SQLiteMigration {
     func links(of relationship: NSRelationshipDescription) -> Links? {
         guard let owner = relationship.entity, let target = relationship.destinationEntity,
               let ownerTable = try? source.table(for: owner), let targetTable = try? source.table(for: target) else { return nil }
-        let aside = Self.asidePrefix
-        func numbers(_ entity: NSEntityDescription) -> String {
-            entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
-        }
         if !relationship.isToMany, let key = source.column(for: relationship) {
-            let ipos = source.orderColumn(for: relationship) ?? "NULL"
-            return Links(sql: "SELECT Z_PK AS o, \(key) AS d, NULL AS pos, \(ipos) AS ipos FROM \(aside)\(ownerTable.name) WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers(owner)))",
+            return Links(query: SQLMigrationStatements.toOneLinks(of: owner, table: ownerTable.name, column: key, orderColumn: source.orderColumn(for: relationship)),
                          owner: owner, target: target)
         }
         switch source.storage(of: relationship) {
         case .joinTable(let join):
-            let ipos = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.joinTable(for: $0)?.orderColumn } ?? "NULL"
-            return Links(sql: "SELECT \(join.sourceColumn) AS o, \(join.destinationColumn) AS d, \(join.orderColumn ?? "NULL") AS pos, \(ipos) AS ipos FROM \(aside)\(join.name)",
-                         owner: owner, target: target)
+            let inverseOrder = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.joinTable(for: $0)?.orderColumn }
+            return Links(query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder), owner: owner, target: target)
         case .hiddenColumn(let hidden):
-            return Links(sql: "SELECT \(hidden) AS o, Z_PK AS d, NULL AS pos, NULL AS ipos FROM \(aside)\(targetTable.name) WHERE \(hidden) IS NOT NULL AND Z_ENT IN (\(numbers(target)))",
-                         owner: owner, target: target)
+            return Links(query: SQLMigrationStatements.hiddenColumnLinks(to: target, table: targetTable.name, column: hidden), owner: owner, target: target)
         case .inverseKey(let inverse, _, _):
             // Stored by its inverse's key: the inverse's links, the other way round.
             return links(of: inverse)?.flipped

@@ -33,11 +33,11 @@ extension SQLiteMigration {
         let oldSlots = sourceEntity.facts.slots
         let moves = newPositions(of: oldSlots, in: entity.facts.slots, of: entity)
         guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
-        let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, ZCOLUMNS FROM ACHANGE WHERE ZENTITY = ? AND ZCOLUMNS IS NOT NULL", arguments: [number])
+        let rows = try Row.fetchAll(db, SQLHistoryStatements.updatedColumns(ofEntity: number))
         for row in rows {
             guard let key = row[0] as Int64?, let bits = row[1] as Data? else { continue }
             let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap { moves[$0] }
-            try db.execute(sql: "UPDATE ACHANGE SET ZCOLUMNS = ? WHERE Z_PK = ?", arguments: [SQLiteHistory.columnBits(slots), key])
+            try db.execute(SQLHistoryStatements.setUpdatedColumns(SQLiteHistory.columnBits(slots), key: key))
         }
     }
 
@@ -46,14 +46,12 @@ extension SQLiteMigration {
     private func remapTombstones(number: Int, from old: [NSAttributeDescription], to new: [NSAttributeDescription], of entity: NSEntityDescription) throws {
         let moves = newPositions(of: old, in: new, of: entity)
         guard !old.isEmpty, moves.count != old.count || moves.contains(where: { $0.key != $0.value }) || new.count != old.count else { return }
-        let oldColumns = old.indices.map { "ZTOMBSTONE\($0)" }
-        let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(oldColumns.joined(separator: ", ")) FROM ACHANGE WHERE ZENTITY = ? AND ZCHANGETYPE = ?",
-                                    arguments: [number, NSPersistentHistoryChangeType.delete.rawValue])
-        let cleared = (0..<max(old.count, new.count)).map { "ZTOMBSTONE\($0) = ?" }.joined(separator: ", ")
+        let rows = try Row.fetchAll(db, SQLHistoryStatements.tombstones(old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue))
         for row in rows {
+            guard let key = Int64.fromDatabaseValue(row[0]) else { continue }
             var values = [DatabaseValue](repeating: .null, count: max(old.count, new.count))
             for (oldIndex, newIndex) in moves { values[newIndex] = row[oldIndex + 1] as DatabaseValue }
-            try db.execute(sql: "UPDATE ACHANGE SET \(cleared) WHERE Z_PK = ?", arguments: StatementArguments(values + [row[0] as DatabaseValue]))
+            try db.execute(SQLHistoryStatements.setTombstones(values, key: key))
         }
     }
 
@@ -61,11 +59,9 @@ extension SQLiteMigration {
     private func renumberHistory() throws {
         // Changes of removed entities go: their numbers may now name other entities.
         let removed = source.entitiesByNumber.keys.filter { destinationNumber(ofSource: $0) == nil }.sorted()
-        if !removed.isEmpty {
-            try db.execute(sql: "DELETE FROM ACHANGE WHERE ZENTITY IN (\(removed.map(String.init).joined(separator: ", ")))")
-        }
-        let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
-        guard !cases.isEmpty else { return }
-        try db.execute(sql: "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE ZENTITY END")
+        if !removed.isEmpty { try db.execute(SQLHistoryStatements.deleteChanges(ofEntities: removed)) }
+        let numbers = renumbering
+        guard !numbers.isEmpty else { return }
+        try db.execute(SQLHistoryStatements.renumberChanges(numbers))
     }
 }

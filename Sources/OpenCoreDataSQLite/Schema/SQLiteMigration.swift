@@ -18,23 +18,20 @@ struct SQLiteMigration {
     /// The store's file, for values kept in files beside it (`nil` in memory).
     var url: URL? = nil
 
-    static let asidePrefix = "OCDMIG_"
-
     func run() throws {
         try checkIdentifiers()
-        let oldMaxima = try Dictionary(Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
+        let oldMaxima = try Dictionary(Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
         let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
-        let quotedOld = oldTables.map { "'\($0)'" }.joined(separator: ", ")
-        for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(quotedOld))") {
-            try db.execute(sql: "DROP INDEX \"\(index.replacingOccurrences(of: "\"", with: "\"\""))\"")
+        for index in try String.fetchAll(db, SQLCatalogStatements.indexNames(onTables: oldTables)) {
+            try db.execute(SQLSchemaStatements.dropIndex(index))
         }
-        for table in oldTables { try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(Self.asidePrefix)\(table)") }
-        let bookkeeping = ["CREATE TABLE Z_PRIMARYKEY", "CREATE TABLE Z_METADATA", "CREATE TABLE Z_MODELCACHE"]
+        for table in oldTables { try db.execute(SQLSchemaStatements.rename(table, to: SQLMigrationStatements.aside(table))) }
         let run = Run(migration: self)
         // A child of the caller's current progress, if any (`cdtool migrate` draws it):
         // one unit per destination entity, one for the join tables, one for the checks.
         let progress = Progress(totalUnitCount: Int64(destination.entities.count + 2))
-        for statement in destination.createStatements() where !bookkeeping.contains(where: statement.hasPrefix) {
+        // The bookkeeping tables stay: they are the same in every model.
+        for statement in SQLSchemaStatements(schema: destination).create(bookkeeping: false) {
             try run.execute(statement, mapping: nil)
         }
         for table in destination.tables {
@@ -50,11 +47,11 @@ struct SQLiteMigration {
         try run.checkRequiredValues()
         try run.checkUniquenessConstraints()
         progress.completedUnitCount = progress.totalUnitCount
-        for table in oldTables { try db.execute(sql: "DROP TABLE \(Self.asidePrefix)\(table)") }
+        for table in oldTables { try db.execute(SQLSchemaStatements.dropTable(SQLMigrationStatements.aside(table))) }
         try rebuildPrimaryKeys(oldMaxima: oldMaxima)
         try migrateHistory()
         // A cached model of the old version would describe tables that are gone.
-        if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        if try db.tableExists("Z_MODELCACHE") { try db.execute(SQLMetadataStatements.clearModelCache) }
     }
 
     /// Table and column names come from entity and property names, and a source model
@@ -103,26 +100,23 @@ struct SQLiteMigration {
         return destination.entities.first { sourceEntity(for: $0) === entity }?.facts.entityNumber
     }
 
-    /// `CASE x WHEN old THEN new … END`: a source entity number as its destination one.
-    func renumbered(_ expression: String) -> String {
-        let cases = source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { "WHEN \(old) THEN \($0)" } }
-        return cases.isEmpty ? "NULL" : "(CASE \(expression) \(cases.joined(separator: " ")) END)"
+    /// Each source entity number that stays, with its destination number, in order.
+    var renumbering: [(old: Int, new: Int)] {
+        source.entitiesByNumber.keys.sorted().compactMap { old in destinationNumber(ofSource: old).map { (old, $0) } }
     }
 
     // MARK: Keys, history
 
     private func rebuildPrimaryKeys(oldMaxima: [Int: Int64]) throws {
         // Persistent history keeps its key counters in the same table (16001…), untouched.
-        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistory.firstReservedEntityNumber])
+        try db.execute(SQLPrimaryKeyStatements.deleteEntities(below: SQLiteHistory.firstReservedEntityNumber))
         for entity in destination.entities {
             let table = try destination.table(for: entity)
-            let number = entity.facts.entityNumber
-            let used = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.name) WHERE Z_ENT = ?", arguments: [number]) ?? 0
+            let used = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestKey(in: table.name, entityNumber: entity.facts.entityNumber)) ?? 0
             // Keys of deleted objects are never handed out again: the old counters of the
             // source entity and of its root (which may be the one that counted) both hold.
             let counter = sourceEntity(for: entity).map { max(oldMaxima[$0.facts.entityNumber] ?? 0, oldMaxima[$0.facts.root.facts.entityNumber] ?? 0) } ?? 0
-            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                           arguments: [number, entity.name, entity.superentity?.facts.entityNumber ?? 0, max(used, counter)])
+            try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: max(used, counter)))
         }
     }
 

@@ -17,7 +17,7 @@ enum SQLiteModelCache {
             defer { try? database.close() }
             blob = try database.read { db -> Data? in
                 guard try db.tableExists("Z_MODELCACHE") else { return nil }
-                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+                return try Data.fetchOne(db, SQLMetadataStatements.cachedModel)
             }
         } catch {
             throw SQLiteStore.wrap(error, url: url, opening: true)
@@ -29,7 +29,7 @@ enum SQLiteModelCache {
     /// read (a migration then looks no further, and opening fails as without a cache).
     static func model(in db: Database) -> NSManagedObjectModel? {
         guard (try? db.tableExists("Z_MODELCACHE")) == true,
-              let blob = try? Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+              let blob = try? Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         else { return nil }
         return try? decode(blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
     }

@@ -82,7 +82,7 @@ struct SQLiteModelInference {
             let children = numbers.filter { parentNumber[$0] == number }
             if !children.isEmpty { entitiesByNumber[number]!.subentities = children.map { entitiesByNumber[$0]! } }
         }
-        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        let tables = Set(try String.fetchAll(db, SQLCatalogStatements.tableNames))
         for root in numbers where entitiesByNumber[parentNumber[root] ?? 0] == nil {
             let table = "Z" + (entitiesByNumber[root]!.name ?? "").uppercased()
             treeByTable[table] = tree(of: root)
@@ -170,7 +170,7 @@ struct SQLiteModelInference {
         guard try hasKeys(column, in: table) else { return nil }
         let candidates = try treeByTable.keys.sorted().filter { try keys(of: column, in: table, allIn: $0) }
         guard candidates.count == 1, let rootTable = candidates.first else { return nil }
-        let referenced = try Int.fetchAll(db, sql: "SELECT DISTINCT Z_ENT FROM \(rootTable) WHERE Z_PK IN (SELECT \(column) FROM \(table))")
+        let referenced = try Int.fetchAll(db, SQLInferenceStatements.entitiesReferenced(by: column, table: table, in: rootTable))
         return commonAncestor(of: referenced) ?? treeByTable[rootTable]?.first
     }
 
@@ -179,15 +179,12 @@ struct SQLiteModelInference {
     }
 
     private func hasKeys(_ column: String, in table: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) IS NOT NULL)") ?? false
+        try Bool.fetchOne(db, SQLInferenceStatements.hasValues(column, table: table)) ?? false
     }
 
     /// Whether every non-null value of `column` is a `Z_PK` of `rootTable`.
     private func keys(of column: String, in table: String, allIn rootTable: String) throws -> Bool {
-        let missing = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) IS NOT NULL
-                AND \(column) NOT IN (SELECT Z_PK FROM \(rootTable)))
-            """) ?? true
+        let missing = try Bool.fetchOne(db, SQLInferenceStatements.hasValuesMissing(column, table: table, from: rootTable)) ?? true
         return !missing
     }
 
@@ -195,7 +192,7 @@ struct SQLiteModelInference {
     /// fills it (or the tree is a single entity, where the answer is the root).
     private func owningEntity(of column: String, in table: String, tree: [Int]) throws -> Int? {
         guard tree.count > 1 else { return nil }
-        let numbers = try Int.fetchAll(db, sql: "SELECT DISTINCT Z_ENT FROM \(table) WHERE \(column) IS NOT NULL")
+        let numbers = try Int.fetchAll(db, SQLInferenceStatements.entitiesFilling(column, table: table))
         return commonAncestor(of: numbers)
     }
 

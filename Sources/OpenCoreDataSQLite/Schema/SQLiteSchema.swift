@@ -6,7 +6,8 @@ import OpenCoreDataCore
 /// columns (`Z<NAME>1`, … on collisions); a to-one whose destination has subentities
 /// adds `Z<ent>_<NAME>` with the destination's entity number; ordered to-manys keep
 /// positions in `Z_FOK_` columns; many-to-many relationships use `Z_<ent><NAME>` join
-/// tables. Pure mapping: no SQLite calls happen here.
+/// tables. Pure mapping: the statements creating these tables are
+/// `SQLSchemaStatements`'s, and no SQLite calls happen here.
 final class SQLiteSchema {
     struct Column {
         let name: String
@@ -193,38 +194,6 @@ final class SQLiteSchema {
         joinTables.append((name, columns, [firstColumn, secondColumn], ("\(name)_\(secondColumn)_INDEX", [secondColumn, firstColumn])))
     }
 
-    /// The statement creating a model's fetch index, in Core Data's style
-    /// (`CREATE INDEX Z_Person_byName ON ZPERSON (ZNAME COLLATE BINARY ASC)`).
-    ///
-    /// `nil` when an element is not a stored column of the table (an expression, a
-    /// to-many) or is an R-tree element, which would need an R-tree virtual table;
-    /// the partial index predicate is not applied. See docs/DEVIATIONS.md.
-    private func fetchIndexStatement(_ index: NSFetchIndexDescription, entity: NSEntityDescription, table: Table) -> String? {
-        var columns: [String] = []
-        for element in index.elements {
-            guard element.collationType == .binary,
-                  let property = element.property ?? element.propertyName.flatMap({ entity.propertiesByName[$0] }),
-                  let column = column(for: property)
-            else { return nil }
-            columns.append("\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")")
-        }
-        guard !columns.isEmpty else { return nil }
-        let name = "Z_\(entity.name ?? "")_\(index.name)".replacingOccurrences(of: "\"", with: "\"\"")
-        return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
-    }
-
-    /// An index on a uniqueness constraint's columns, so the check every save of the entity
-    /// makes finds the matching rows without scanning the table. Not `UNIQUE`: rows of
-    /// other entities share the table, and conflicts go to the merge policy rather than
-    /// failing in SQLite. `nil` when a property has no column of this table.
-    private func constraintIndexStatement(_ constraint: [Any], entity: NSEntityDescription, table: Table) -> String? {
-        let names = NSEntityDescription.propertyNames(inConstraint: constraint)
-        let columns = names.compactMap { entity.facts.propertiesByName[$0].flatMap(column(for:)) }
-        guard !columns.isEmpty, columns.count == names.count else { return nil }
-        let name = "Z_\(entity.name ?? "")_CONSTRAINT_\(names.joined(separator: "_"))".replacingOccurrences(of: "\"", with: "\"\"")
-        return "CREATE INDEX \"\(name)\" ON \(table.name) (\(columns.joined(separator: ", ")))"
-    }
-
     /// Core Data's declared column type for an attribute type.
     static func sqlType(for type: NSAttributeType) -> String {
         switch type {
@@ -235,39 +204,5 @@ final class SQLiteSchema {
         case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: "VARCHAR"
         default: "BLOB"
         }
-    }
-
-    // MARK: DDL
-
-    /// The statements that create the store's tables and indexes, in Core Data's style.
-    func createStatements() -> [String] {
-        var statements: [String] = []
-        var indexes: [String] = []
-        for table in tables.sorted(by: { $0.name < $1.name }) {
-            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
-            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
-            if table.entityCount > 1 {
-                indexes.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
-            }
-            for entity in table.root.facts.selfAndDescendants {
-                for property in entity.facts.slots where property.entity === entity && property.isStored {
-                    guard let column = column(for: property) else { continue }
-                    if property is NSRelationshipDescription || property.isIndexed {
-                        indexes.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
-                    }
-                }
-                indexes += entity.indexes.compactMap { fetchIndexStatement($0, entity: entity, table: table) }
-                indexes += entity.uniquenessConstraints.compactMap { constraintIndexStatement($0, entity: entity, table: table) }
-            }
-        }
-        for joinTable in joinTables {
-            let columns = joinTable.columns.map { "\($0.name) \($0.type)" } + ["PRIMARY KEY (\(joinTable.primaryKey.joined(separator: ", ")))"]
-            statements.append("CREATE TABLE \(joinTable.name) ( \(columns.joined(separator: ", ")) )")
-            indexes.append("CREATE INDEX \(joinTable.index.0) ON \(joinTable.name) (\(joinTable.index.1.joined(separator: ", ")))")
-        }
-        statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-        statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
-        statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
-        return statements + Array(Set(indexes)).sorted()
     }
 }

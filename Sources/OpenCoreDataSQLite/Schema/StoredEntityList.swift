@@ -20,8 +20,7 @@ extension StoredEntity {
     /// Data's own tables (persistent history), not entities, and are left out.
     package static func all(in db: Database) throws -> [StoredEntity]? {
         guard try db.tableExists("Z_PRIMARYKEY") else { return nil }
-        let sql = "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(SQLiteHistory.firstReservedEntityNumber) ORDER BY Z_ENT"
-        return try Row.fetchAll(db, sql: sql).compactMap { row in
+        return try Row.fetchAll(db, SQLPrimaryKeyStatements.entities(below: SQLiteHistory.firstReservedEntityNumber)).compactMap { row in
             guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
                   let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty
             else { return nil }

@@ -12,7 +12,7 @@ import GRDB
 struct SQLBatchDeleteBuilder {
     /// A statement whose answer, when it has a row, refuses the delete.
     struct Check {
-        let sql: String
+        let statement: SQLFragment
         /// The relationship whose rule the answer breaks.
         let relationship: NSRelationshipDescription
     }
@@ -21,20 +21,18 @@ struct SQLBatchDeleteBuilder {
     static let keysTable = "temp.Z_BATCHKEYS"
 
     /// Drops a leftover table and creates the empty key table.
-    var setUp: [String] {
-        ["DROP TABLE IF EXISTS \(Self.keysTable)",
-         "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))"]
+    var setUp: [SQLFragment] {
+        [tearDown, "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))"]
     }
 
     /// Removes the key table.
-    var tearDown: String { "DROP TABLE IF EXISTS \(Self.keysTable)" }
+    var tearDown: SQLFragment { "DROP TABLE IF EXISTS \(raw: Self.keysTable)" }
 
     /// Wave 0: the rows the fetch matches (its limit and offset included).
     func seed(_ fetch: StoreFetch) throws -> SQLFragment {
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
+        let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let root = fetch.entity.facts.root.facts.entityNumber
-        return SQLFragment(sql: "INSERT INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), t0.Z_PK, t0.Z_ENT, 0 \(body)", arguments: builder.arguments)
+        return "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch))"
     }
 
     /// One `DELETE` for a fetch whose entities have no relationships and no external
@@ -42,25 +40,24 @@ struct SQLBatchDeleteBuilder {
     /// needed. `nil` when something is.
     func directDelete(_ fetch: StoreFetch) throws -> SQLFragment? {
         guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else { return nil }
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
-        let body = try builder.fromAndWhere(fetch) + SQLQueryBuilder.window(limit: fetch.limit, offset: fetch.offset)
+        let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let table = try schema.table(for: fetch.entity).name
-        return SQLFragment(sql: "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK \(body))", arguments: builder.arguments)
+        return "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT t0.Z_PK \(body)\(raw: SQLQueryBuilder.window(fetch)))"
     }
 
     /// The entity numbers of one wave's rows (all waves when `nil`).
-    func presentEntities(wave: Int?) -> String {
-        "SELECT DISTINCT Z_ENT FROM \(Self.keysTable)" + (wave.map { " WHERE Z_WAVE = \($0)" } ?? "")
+    func presentEntities(wave: Int?) -> SQLFragment {
+        "SELECT DISTINCT Z_ENT FROM \(raw: Self.keysTable)\(raw: wave.map { " WHERE Z_WAVE = \($0)" } ?? "")"
     }
 
     /// Adds the destinations of Cascade relationships of wave `wave` as wave `wave + 1`.
-    func cascade(wave: Int, present: Set<Int>) throws -> [String] {
+    func cascade(wave: Int, present: Set<Int>) throws -> [SQLFragment] {
         try relationships(present: present).filter { $0.deleteRule == .cascadeDeleteRule }.compactMap { relationship in
             guard let destination = relationship.destinationEntity,
                   let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: wave)) else { return nil }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
-            return "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"
+            return SQLFragment(sql: "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))")
         }
     }
 
@@ -76,11 +73,12 @@ struct SQLBatchDeleteBuilder {
                   let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: nil)) else { continue }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
-            let sql = "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
+            let check = Check(statement: SQLFragment(sql: "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"),
+                              relationship: relationship)
             if isDeny {
-                deny.append(Check(sql: sql, relationship: relationship))
+                deny.append(check)
             } else {
-                required.append(Check(sql: sql, relationship: relationship))
+                required.append(check)
             }
         }
         return (deny, required)
@@ -92,9 +90,9 @@ struct SQLBatchDeleteBuilder {
     /// to-one property, a query for those rows' keys and entity numbers (run before it, for
     /// the persistent history) and the to-one's slot.
     struct Nullification {
-        let sql: String
+        let statement: SQLFragment
         let changed: NSEntityDescription
-        let clearedRows: (sql: String, slot: Int)?
+        let clearedRows: (query: SQLFragment, slot: Int)?
     }
 
     func nullify(present: Set<Int>) throws -> [Nullification] {
@@ -107,7 +105,7 @@ struct SQLBatchDeleteBuilder {
             switch schema.storage(of: relationship) {
             case .hiddenColumn(let hidden):
                 // A hidden column is no property of the destination: nothing to report.
-                result.append(Nullification(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))", changed: destination, clearedRows: nil))
+                result.append(Nullification(statement: SQLFragment(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))"), changed: destination, clearedRows: nil))
                 continue
             case .inverseKey(let to, let key, let order) where relationship.deleteRule == .nullifyDeleteRule:
                 (inverse, column, orderColumn) = (to, key, order)
@@ -115,17 +113,17 @@ struct SQLBatchDeleteBuilder {
                 continue
             }
             let cleared = [column, schema.entityColumn(for: inverse), orderColumn].compactMap { $0 }
-            let assignments = (cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+            let assignments = SQLList.of(cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"])
             result.append(Nullification(
-                sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))", changed: destination,
-                clearedRows: ("SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))", inverse.slot)
+                statement: SQLFragment(sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))"), changed: destination,
+                clearedRows: (SQLFragment(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))"), inverse.slot)
             ))
         }
         return result
     }
 
     /// Deletes the many-to-many join rows of deleted rows.
-    func joinRowDeletes(present: Set<Int>) -> [String] {
+    func joinRowDeletes(present: Set<Int>) -> [SQLFragment] {
         relationships(present: present).compactMap { relationship in
             guard let join = schema.joinTable(for: relationship) else { return nil }
             let sources = keys(of: relationship.entity, wave: nil)
@@ -134,13 +132,13 @@ struct SQLBatchDeleteBuilder {
             if relationship.inverseRelationship === relationship {
                 sql += " OR \(join.destinationColumn) IN (\(sources))"
             }
-            return sql
+            return SQLFragment(sql: sql)
         }
     }
 
     /// For each table with deleted rows and external-storage attributes: the
     /// `SELECT` of those columns, to find the files to remove after the commit.
-    func externalDataSelects(present: Set<Int>) throws -> [String] {
+    func externalDataSelects(present: Set<Int>) throws -> [SQLFragment] {
         try tables(present: present).compactMap { table in
             let columns = Set(table.root.facts.selfAndDescendants.flatMap { entity in
                 entity.facts.slots.compactMap { $0 as? NSAttributeDescription }
@@ -148,17 +146,17 @@ struct SQLBatchDeleteBuilder {
                     .compactMap { schema.column(for: $0) }
             }).sorted()
             guard !columns.isEmpty else { return nil }
-            return "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))"
+            return SQLFragment(sql: "SELECT \(SQLList.of(columns)) FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))")
         }
     }
 
     /// Every deleted row: key, entity number, wave (0: matched by the request).
-    var selectKeys: String { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(Self.keysTable)" }
+    var selectKeys: SQLFragment { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(raw: Self.keysTable)" }
 
     /// Deletes the rows, one statement per table.
-    func rowDeletes(present: Set<Int>) throws -> [String] {
+    func rowDeletes(present: Set<Int>) throws -> [SQLFragment] {
         try tables(present: present).map { table in
-            "DELETE FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))"
+            SQLFragment(sql: "DELETE FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))")
         }
     }
 
@@ -187,7 +185,7 @@ struct SQLBatchDeleteBuilder {
     private func keys(of entity: NSEntityDescription, wave: Int?) -> String {
         var sql = "SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(entity.facts.root.facts.entityNumber)"
         if entity !== entity.facts.root {
-            sql += " AND Z_ENT IN (\(entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")))"
+            sql += " AND Z_ENT IN (\(SQLList.entityNumbers(of: entity)))"
         }
         if let wave { sql += " AND Z_WAVE = \(wave)" }
         return sql

@@ -1,37 +1,38 @@
 import OpenCoreDataCore
+
 /// The statements of a batch insert, prepared once and run for every row: the
 /// `INSERT`, and for entities with uniqueness constraints the lookup of a stored row
 /// with the same constrained values and the `UPDATE` that overwrites it.
-/// SQL text only: binding and running are the store's job.
+/// Templates only: binding and running are the store's job.
 struct SQLBatchInsertBuilder {
     /// A uniqueness constraint the rows can be matched on.
     struct ConstraintLookup {
         /// `SELECT Z_PK, Z_ENT … WHERE <constrained columns> = ? … LIMIT 1`.
-        let sql: String
+        let statement: SQLTemplate
         /// Which of the row's values bind the placeholders, in order.
         let valueIndexes: [Int]
     }
 
-    let table: String
     /// `INSERT INTO … (Z_PK, Z_ENT, Z_OPT, <attribute columns>) VALUES (?, ?, 1, ?, …)`.
-    let insertSQL: String
+    let insert: SQLTemplate
     /// `UPDATE … SET <attribute columns> = ?, …, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?`.
-    let updateSQL: String
+    let update: SQLTemplate
+    /// `SELECT <external-storage columns> … WHERE Z_PK = ?`: the files a row's update
+    /// replaces; `nil` when no attribute allows external storage.
+    let externalValues: SQLTemplate?
     /// One lookup per constraint whose members are all stored attributes of the row.
     let constraintLookups: [ConstraintLookup]
 
     init(schema: SQLiteSchema, request: StoreBatchInsert) throws {
-        table = try schema.table(for: request.entity).name
+        let table = try schema.table(for: request.entity).name
         let columns = request.attributes.map { schema.column(for: $0) ?? "" }
-        insertSQL = Self.insert(table: table, columns: columns)
-        let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-        updateSQL = "UPDATE \(table) SET \(assignments) WHERE Z_PK = ?"
+        let values = SQLList.of(["?", "?", "1"] + columns.map { _ in "?" })
+        insert = SQLTemplate(sql: "INSERT INTO \(table) (\(SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) VALUES (\(values))")
+        let assignments = SQLList.of(columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"])
+        update = SQLTemplate(sql: "UPDATE \(table) SET \(assignments) WHERE Z_PK = ?")
         constraintLookups = Self.lookups(for: request, table: table, schema: schema)
-    }
-
-    private static func insert(table: String, columns: [String]) -> String {
-        let values = (["?", "?", "1"] + columns.map { _ in "?" }).joined(separator: ", ")
-        return "INSERT INTO \(table) (\((["Z_PK", "Z_ENT", "Z_OPT"] + columns).joined(separator: ", "))) VALUES (\(values))"
+        let externalColumns = request.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { schema.column(for: $0) }
+        externalValues = externalColumns.isEmpty ? nil : SQLExternalDataStatements.values(externalColumns, table: table)
     }
 
     /// Constraints declared on the entity or inherited from its ancestors; each is
@@ -47,9 +48,8 @@ struct SQLBatchInsertBuilder {
                 // Constraints on relationships cannot match rows that batch inserts never relate.
                 guard !indexes.isEmpty, indexes.count == names.count else { continue }
                 let conditions = indexes.map { "\(schema.column(for: request.attributes[$0]) ?? "") = ?" }
-                let numbers = entity.facts.selfAndDescendants.map { String($0.facts.entityNumber) }.joined(separator: ", ")
-                let sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(numbers)) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
-                result.append(ConstraintLookup(sql: sql, valueIndexes: indexes))
+                let sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(SQLList.entityNumbers(of: entity))) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
+                result.append(ConstraintLookup(statement: SQLTemplate(sql: sql), valueIndexes: indexes))
             }
             owner = entity.superentity
         }

@@ -23,10 +23,8 @@ struct SQLBatchUpdateBuilder {
 
     /// `SELECT t0.<columns> FROM … WHERE …` over the matching rows.
     func selectMatching(_ columns: [String]) throws -> SQLFragment {
-        let builder = SQLQueryBuilder(schema: schema, entity: request.fetch.entity)
-        let body = try builder.fromAndWhere(request.fetch)
-        let list = columns.map { "t0." + $0 }.joined(separator: ", ")
-        return SQLFragment(sql: "SELECT \(list) \(body)", arguments: builder.arguments)
+        let body = try SQLQueryBuilder(schema: schema, entity: request.fetch.entity).fromAndWhere(request.fetch)
+        return "SELECT \(raw: SQLList.of(columns.map { "t0." + $0 })) \(body)"
     }
 
     /// The statements, in order: `before` (empty, or the computation of the new
@@ -35,7 +33,7 @@ struct SQLBatchUpdateBuilder {
     struct Plan {
         var before: [SQLFragment] = []
         var update: SQLFragment
-        var after: [String] = []
+        var after: [SQLFragment] = []
     }
 
     static let valuesTable = "temp.Z_BATCHVALUES"
@@ -66,7 +64,7 @@ struct SQLBatchUpdateBuilder {
         guard !computed.isEmpty else {
             return Plan(update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (\(matching))")
         }
-        let columns = (["Z_PK INTEGER PRIMARY KEY"] + computed.indices.map { "V\($0)" }).joined(separator: ", ")
+        let columns = SQLList.of(["Z_PK INTEGER PRIMARY KEY"] + computed.indices.map { "V\($0)" })
         return Plan(
             before: [
                 "DROP TABLE IF EXISTS \(raw: Self.valuesTable)",
@@ -74,7 +72,7 @@ struct SQLBatchUpdateBuilder {
                 "INSERT INTO \(raw: Self.valuesTable) SELECT m.Z_PK, \(SQLFragment.joined(computed, separator: ", ")) FROM \(raw: table) m WHERE m.Z_PK IN (\(matching))",
             ],
             update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (SELECT Z_PK FROM \(raw: Self.valuesTable))",
-            after: ["DROP TABLE \(Self.valuesTable)"]
+            after: ["DROP TABLE \(raw: Self.valuesTable)"]
         )
     }
 

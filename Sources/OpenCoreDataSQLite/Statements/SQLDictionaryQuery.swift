@@ -34,7 +34,7 @@ struct SQLDictionaryQuery {
         let decoding: Decoding
     }
 
-    /// The statement, without LIMIT and OFFSET.
+    /// The statement, the fetch's LIMIT and OFFSET included.
     let statement: SQLFragment
     /// The entries in select-list order.
     let columns: [Column]
@@ -42,7 +42,7 @@ struct SQLDictionaryQuery {
     init(_ request: StoreDictionaryFetch, schema: SQLiteSchema) throws {
         let builder = SQLQueryBuilder(schema: schema, entity: request.fetch.entity)
         var columns: [Column] = []
-        statement = try builder.select(request.fetch) { translator, scope in
+        let select = try builder.select(request.fetch) { translator, scope in
             let translation = SQLDictionaryTranslation(translator: translator, scope: scope)
             let selected = try request.columns.map { column in
                 try builder.naming("propertiesToFetch entry '\(column.key)'") { try translation.translate(column) }
@@ -58,6 +58,7 @@ struct SQLDictionaryQuery {
             }
             return selection
         }
+        statement = "\(select)\(raw: SQLQueryBuilder.window(request.fetch))"
         self.columns = columns
     }
 

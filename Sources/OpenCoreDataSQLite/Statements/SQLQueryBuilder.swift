@@ -1,27 +1,41 @@
 import OpenCoreDataCore
 import GRDB
 
-/// Builds the `FROM … WHERE … ORDER BY …` of a fetch (after the SELECT list) in one
-/// statement: the entity filter, the predicate and the sort descriptors, all
-/// translated by `SQLTranslator`; or a whole SELECT whose list and grouping are
-/// translated in the same scope (dictionary fetches). SQL text and arguments only: execution is the
-/// store's job.
+/// Builds the statements of a fetch: the `FROM … WHERE … ORDER BY …` with the entity
+/// filter, the predicate and the sort descriptors, all translated by `SQLTranslator`,
+/// under the SELECT of rows, object IDs or a count; or a whole SELECT whose list and
+/// grouping are translated in the same scope (dictionary fetches). SQL text and
+/// arguments only: execution is the store's job.
 final class SQLQueryBuilder {
     private let translator: SQLTranslator
     private let entity: NSEntityDescription
-    /// The values bound to the statement's placeholders, in order.
-    private(set) var arguments: [DatabaseValue] = []
 
     init(schema: SQLiteSchema, entity: NSEntityDescription) {
         self.translator = SQLTranslator(schema: schema)
         self.entity = entity
     }
 
-    /// `FROM … JOIN … WHERE … ORDER BY …` for a fetch.
-    func fromAndWhere(_ fetch: StoreFetch) throws -> String {
-        let statement = try build(fetch) { _, _ in nil }
-        arguments = statement.arguments
-        return statement.sql
+    /// `SELECT <columns> FROM … LIMIT … OFFSET …`: the rows of a fetch, `columns` being a
+    /// row layout's SELECT list.
+    func rows(_ fetch: StoreFetch, columns: String) throws -> SQLFragment {
+        "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
+    }
+
+    /// `SELECT t0.Z_PK, t0.Z_ENT FROM … LIMIT … OFFSET …`: the object IDs a fetch matches.
+    func objectIDs(_ fetch: StoreFetch) throws -> SQLFragment {
+        "SELECT t0.Z_PK, t0.Z_ENT \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
+    }
+
+    /// `SELECT COUNT(*) FROM …`: how many objects a fetch matches (its order left out).
+    func count(_ fetch: StoreFetch) throws -> SQLFragment {
+        var unordered = fetch
+        unordered.sortDescriptors = []
+        return "SELECT COUNT(*) \(try fromAndWhere(unordered))"
+    }
+
+    /// `FROM … JOIN … WHERE … ORDER BY …` for a fetch (no window).
+    func fromAndWhere(_ fetch: StoreFetch) throws -> SQLFragment {
+        try build(fetch) { _, _ in nil }
     }
 
     /// A whole `SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY …` for a fetch,
@@ -34,12 +48,12 @@ final class SQLQueryBuilder {
     private func build(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection?) throws -> SQLFragment {
         let scope = try translator.rootScope(for: entity)
         let table = try translator.schema.table(for: entity)
-        let numbers = fetch.matchingEntities.map { String($0.facts.entityNumber) }
+        let numbers = fetch.matchingEntities.map(\.facts.entityNumber)
         if numbers.count != table.root.facts.selfAndDescendants.count {
-            scope.addCondition("t0.Z_ENT IN (\(raw: numbers.joined(separator: ", ")))")
+            scope.addCondition("t0.Z_ENT IN (\(raw: SQLList.numbers(numbers)))")
         }
         if let keys = fetch.restrictedToKeys {
-            scope.addCondition(keys.isEmpty ? "0" : "t0.Z_PK IN (\(raw: keys.map(String.init).joined(separator: ", ")))")
+            scope.addCondition(keys.isEmpty ? "0" : "t0.Z_PK IN (\(raw: SQLList.numbers(keys)))")
         }
         if let predicate = fetch.predicate {
             let condition = try naming("predicate \(predicate.predicateFormat)") { try translator.condition(predicate, in: scope) }
@@ -60,10 +74,10 @@ final class SQLQueryBuilder {
         return statement
     }
 
-    /// ` LIMIT … OFFSET …` for a fetch window (0 means none), or nothing when there is none.
-    static func window(limit: Int, offset: Int) -> String {
-        guard limit > 0 || offset > 0 else { return "" }
-        return " LIMIT \(limit > 0 ? limit : -1) OFFSET \(offset)"
+    /// ` LIMIT … OFFSET …` for a fetch's window (0 means none), or nothing when it has none.
+    static func window(_ fetch: StoreFetch) -> String {
+        guard fetch.limit > 0 || fetch.offset > 0 else { return "" }
+        return " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
     }
 
     /// Runs a translation, adding what was being translated to its error.

@@ -11,7 +11,7 @@ import Testing
 /// many-to-many (join table), Reader → Book without inverse (hidden column),
 /// Publisher ⟷ Book unordered one-to-many (inverse key). Entities are numbered by name:
 /// Author 1, Book 2, Publisher 3, Reader 4, Shelf 5.
-private func libraryModel() -> NSManagedObjectModel {
+func libraryModel() -> NSManagedObjectModel {
     let author = ModelBuilder.entity("Author", className: "NSManagedObject")
     let book = ModelBuilder.entity("Book", className: "NSManagedObject")
     let publisher = ModelBuilder.entity("Publisher", className: "NSManagedObject")

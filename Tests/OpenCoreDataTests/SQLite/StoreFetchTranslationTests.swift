@@ -91,7 +91,7 @@ import Testing
         let schema = SQLiteSchema(entities: model.entities)
         let fetch = StoreFetch(entity: target, predicate: NSPredicate(format: format, argumentArray: arguments), sortDescriptors: sort,
                                limit: 0, offset: 0, includesSubentities: true)
-        return try SQLQueryBuilder(schema: schema, entity: target).fromAndWhere(fetch)
+        return try SQLQueryBuilder(schema: schema, entity: target).fromAndWhere(fetch).sql
     }
 
     @Test func oneStatementWithCorrelatedSubqueries() throws {

@@ -1,0 +1,26 @@
+import OpenCoreDataCore
+import GRDB
+
+/// The statements on a store's own description: `Z_METADATA` (one row, version 1, with
+/// the store's UUID and its metadata as a binary property list) and `Z_MODELCACHE`
+/// (the compiled model Core Data caches in its stores).
+enum SQLMetadataStatements {
+    /// The metadata row of a new store.
+    static func insert(uuid: String, plist: Data) -> SQLFragment {
+        "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, \(.bind(uuid.databaseValue)), \(.bind(plist.databaseValue)))"
+    }
+
+    /// `Z_UUID, Z_PLIST` of the metadata row.
+    static let read: SQLFragment = "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"
+
+    /// Replaces the metadata property list.
+    static func update(plist: Data) -> SQLFragment {
+        "UPDATE Z_METADATA SET Z_PLIST = \(.bind(plist.databaseValue)) WHERE Z_VERSION = 1"
+    }
+
+    /// The cached model (`Z_CONTENT`), if any.
+    static let cachedModel: SQLFragment = "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1"
+
+    /// Forgets the cached model.
+    static let clearModelCache: SQLFragment = "DELETE FROM Z_MODELCACHE"
+}
