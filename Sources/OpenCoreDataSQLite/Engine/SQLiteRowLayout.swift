@@ -33,12 +33,12 @@ final class SQLiteRowLayout {
     let plans: [Int: (entity: NSEntityDescription, slotCount: Int, fields: [Field])]
 
     init(entities: [NSEntityDescription], schema: SQLiteSchema) {
-        var columns = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var indexByColumn: [String: Int32] = [:]
         func index(of column: String) -> Int32 {
             if let known = indexByColumn[column] { return known }
             let index = Int32(columns.count)
-            columns.append("t0." + column)
+            columns.append(column)
             indexByColumn[column] = index
             return index
         }
@@ -58,7 +58,7 @@ final class SQLiteRowLayout {
             plans[entity.facts.entityNumber] = (entity, entity.facts.slots.count, fields)
         }
         self.plans = plans
-        self.selectList = columns.joined(separator: ", ")
+        self.selectList = SQLObjectReadStatements.selectList(columns)
         self.columnCount = Int32(columns.count)
     }
 

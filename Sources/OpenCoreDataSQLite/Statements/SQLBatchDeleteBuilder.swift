@@ -12,6 +12,7 @@ import GRDB
 struct SQLBatchDeleteBuilder {
     /// A statement whose answer, when it has a row, refuses the delete.
     struct Check {
+        /// `SELECT d.Z_PK … LIMIT 1`: a destination that stays.
         let statement: SQLFragment
         /// The relationship whose rule the answer breaks.
         let relationship: NSRelationshipDescription
@@ -90,8 +91,11 @@ struct SQLBatchDeleteBuilder {
     /// to-one property, a query for those rows' keys and entity numbers (run before it, for
     /// the persistent history) and the to-one's slot.
     struct Nullification {
+        /// The `UPDATE`.
         let statement: SQLFragment
+        /// The entity whose rows it changes.
         let changed: NSEntityDescription
+        /// `Z_PK, Z_ENT` of the rows whose to-one it clears, and that to-one's slot.
         let clearedRows: (query: SQLFragment, slot: Int)?
     }
 

@@ -10,6 +10,12 @@ import GRDB
 /// size runs the same prepared statement. Row reads take the row layout's SELECT list
 /// (`SQLiteRowLayout.selectList`, columns of the table aliased `t0`).
 enum SQLObjectReadStatements {
+    /// `t0.Z_PK, t0.Z_ENT, …`: `columns` of the table aliased `t0`, as row reads select
+    /// them (made once per row layout).
+    static func selectList(_ columns: [String]) -> String {
+        SQLList.of(columns.map { "t0." + $0 })
+    }
+
     /// `SELECT <columns> FROM <table> t0 WHERE t0.Z_PK = ?`: one row by its key, kept per
     /// entity and bound per fault.
     static func row(_ columns: String, table: String) -> SQLTemplate {

@@ -6,6 +6,7 @@ import OpenCoreDataCore
 /// shared by subentities, on foreign keys and indexed attributes, the model's fetch
 /// indexes and uniqueness constraints), and the `ALTER`/`DROP` a migration uses.
 struct SQLSchemaStatements {
+    /// The mapping whose tables the statements create.
     let schema: SQLiteSchema
 
     /// The statements creating the store's tables, then its indexes; without the
