@@ -48,9 +48,7 @@ final class DeviationTests: XCTestCase {
     /// `Z_MODELCACHE`): a store made with a model built in code has no source model to
     /// migrate from here, where Core Data finds the one it cached in the store.
     func testMigratingAStoreMadeWithAModelBuiltInCode() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryDirectory()
         let url = folder.appendingPathComponent("Library.sqlite")
         let first = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         try first.remove(try first.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil))

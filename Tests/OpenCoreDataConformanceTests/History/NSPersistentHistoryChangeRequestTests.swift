@@ -10,9 +10,7 @@ import OpenCoreData
 final class NSPersistentHistoryChangeRequestTests: XCTestCase {
     private func trackedContext() throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryDirectory()
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
                                            at: folder.appendingPathComponent("History.sqlite"),
                                            options: [NSPersistentHistoryTrackingKey: true as NSNumber])

@@ -21,10 +21,7 @@ final class NSMigrationManagerTests: XCTestCase {
     }
 
     private func storeURL() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        return folder.appendingPathComponent("Library.sqlite")
+        try temporaryDirectory().appendingPathComponent("Library.sqlite")
     }
 
     /// Writes a version 1 store with one book at `url`.

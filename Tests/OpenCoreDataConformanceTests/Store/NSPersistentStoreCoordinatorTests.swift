@@ -91,13 +91,6 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
 
     // MARK: The Swift API of iOS 15 (typed store types) and store files
 
-    private func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     /// A store file at `url` holding the authors named.
     private func makeStore(at url: URL, authors: [String]) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
