@@ -96,4 +96,24 @@ enum BenchmarkData {
         Int(number) &+ (name?.utf8.count ?? 0) &+ (note?.utf8.count ?? 0) &+ Int((amount * 100).rounded())
             &+ Int(created.timeIntervalSinceReferenceDate) % 1_000 &+ (flag ? 1 : 0)
     }
+
+    /// The checksum of every attribute of `items`, whichever contender read them.
+    static func checksum(of items: [some ItemAttributes]) -> Int {
+        items.reduce(0) { sum, item in
+            sum &+ checksum(
+                name: item.name, number: item.number, amount: item.amount,
+                created: item.created ?? .distantPast, flag: item.flag, note: item.note
+            )
+        }
+    }
+}
+
+/// An item's six attributes as each contender holds them (object, record or struct).
+protocol ItemAttributes {
+    var name: String? { get }
+    var number: Int64 { get }
+    var amount: Double { get }
+    var created: Date? { get }
+    var flag: Bool { get }
+    var note: String? { get }
 }

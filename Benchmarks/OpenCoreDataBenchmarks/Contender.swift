@@ -7,6 +7,11 @@ import OpenCoreData
 struct PreparedRun {
     let body: () throws -> Int
     var finish: () -> Void = {}
+
+    /// This run, with `cleanup` after its own `finish`.
+    func finishing(with cleanup: @escaping () -> Void) -> PreparedRun {
+        PreparedRun(body: body, finish: { finish(); cleanup() })
+    }
 }
 
 /// An implementation under comparison, working on its own store file.
@@ -36,4 +41,13 @@ protocol Contender: AnyObject {
     func sumChildren() throws -> PreparedRun
     /// Workload 7: on a copy of the store at `scratch`, delete the items below the delete limit.
     func batchDelete(scratch: URL) throws -> PreparedRun
+    /// Workload 8: workload 2 read the way generic code reads (by key or column name).
+    func keyValueFetchAndRead() throws -> PreparedRun
+    /// Workload 9: every item fetched, every attribute read, and the result held until `finish`.
+    func fetchAndHold() throws -> PreparedRun
+}
+
+/// What a workload 9 body keeps alive until its run's `finish` (measured in between).
+final class HeldResult {
+    var value: Any?
 }

@@ -57,15 +57,44 @@ final class GRDBContender: Contender {
                     .order(ItemRecord.Columns.number)
                     .fetchAll(db)
             }
-            var checksum = 0
-            for item in items {
-                checksum &+= BenchmarkData.checksum(
-                    name: item.name, number: item.number, amount: item.amount,
-                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
-                )
-            }
+            let checksum = BenchmarkData.checksum(of: items)
             return checksum
         }
+    }
+
+    /// GRDB's reading by name: database rows, every value by its column name.
+    func keyValueFetchAndRead() throws -> PreparedRun {
+        try prepare { queue in
+            try queue.read { db in
+                let rows = try ItemRecord
+                    .filter(ItemRecord.Columns.amount >= BenchmarkData.fetchMinimumAmount)
+                    .order(ItemRecord.Columns.number)
+                    .asRequest(of: Row.self)
+                    .fetchAll(db)
+                var checksum = 0
+                for row in rows {
+                    let created: Double? = row["ZCREATED"]
+                    checksum &+= BenchmarkData.checksum(
+                        name: row["ZNAME"], number: row["ZNUMBER"], amount: row["ZAMOUNT"],
+                        created: created.map(Date.init(timeIntervalSinceReferenceDate:)) ?? .distantPast,
+                        flag: row["ZFLAG"], note: row["ZNOTE"]
+                    )
+                }
+                return checksum
+            }
+        }
+    }
+
+    /// Every item as a record, held until `finish`.
+    func fetchAndHold() throws -> PreparedRun {
+        let held = HeldResult()
+        let run = try prepare { queue in
+            let items = try queue.read { db in try ItemRecord.fetchAll(db) }
+            let checksum = BenchmarkData.checksum(of: items)
+            held.value = items
+            return checksum
+        }
+        return run.finishing { held.value = nil }
     }
 
     func count() throws -> PreparedRun {
@@ -149,11 +178,12 @@ final class GRDBContender: Contender {
 
     func batchDelete(scratch: URL) throws -> PreparedRun {
         try StoreFiles.copy(storeURL, to: scratch)
-        var run = try prepare(scratch) { queue in
+        let run = try prepare(scratch) { queue in
             try queue.write { db in try ItemRecord.filter(ItemRecord.Columns.number < BenchmarkData.deleteNumberLimit).deleteAll(db) }
         }
-        let close = run.finish
-        run.finish = { close(); StoreFiles.remove(scratch) }
-        return run
+        return run.finishing { StoreFiles.remove(scratch) }
     }
+
 }
+
+extension ItemRecord: ItemAttributes {}

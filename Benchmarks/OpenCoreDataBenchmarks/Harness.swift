@@ -49,7 +49,7 @@ struct Harness {
                 }
                 for contender in contenders {
                     let label = type(of: contender).label
-                    let measurement = try measure(repetitions: repetitions) {
+                    let measurement = try measure(repetitions: repetitions, rows: workload == .heldMemory ? size : nil) {
                         switch workload {
                         case .insert: try contender.insert(items)
                         case .fetch: try contender.fetchAndRead()
@@ -58,10 +58,12 @@ struct Harness {
                         case .update: try contender.update()
                         case .prefetch: try contender.sumChildren()
                         case .batchDelete: try contender.batchDelete(scratch: scratch)
+                        case .keyValueFetch: try contender.keyValueFetchAndRead()
+                        case .heldMemory: try contender.fetchAndHold()
                         }
                     }
                     results[workload, size, label] = measurement
-                    progress("size \(size) workload \(workload.rawValue) \(label): \(Report.time(measurement.seconds)) (best of \(measurement.runs)), peak +\(Report.mebibytes(measurement.peakBytes)) MiB, checksum \(measurement.checksum)")
+                    progress("size \(size) workload \(workload.rawValue) \(label): \(Report.time(measurement.seconds)) (best of \(measurement.runs)), peak +\(Report.mebibytes(measurement.peakBytes)) MiB\(measurement.heldBytesPerRow.map { ", held \(Int($0)) B/row" } ?? ""), checksum \(measurement.checksum)")
                 }
             }
         }
@@ -69,10 +71,14 @@ struct Harness {
     }
 
     /// Runs `prepare` (untimed) then the prepared body (timed) `repetitions` times.
+    ///
+    /// With `rows`, also the resident memory the body's result holds when it returns
+    /// (before `finish` releases it), per row: the smallest over the runs.
     @discardableResult
-    func measure(repetitions: Int, _ prepare: () throws -> PreparedRun) throws -> Measurement {
+    func measure(repetitions: Int, rows: Int? = nil, _ prepare: () throws -> PreparedRun) throws -> Measurement {
         var best = Double.infinity
         var peak: Int? = 0
+        var held: Double?
         var checksum = 0
         for _ in 0..<repetitions {
             let run = try prepare()
@@ -81,11 +87,15 @@ struct Harness {
             checksum = try run.body()
             let elapsed = start.duration(to: clock.now)
             let high = MemoryMeter.peak()
+            if let rows, let baseline, let resident = MemoryMeter.residentHeld() {
+                let perRow = Double(resident - baseline) / Double(max(rows, 1))
+                held = min(held ?? perRow, perRow)
+            }
             run.finish()
             best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
             if let baseline, let current = peak { peak = max(current, high - baseline) } else { peak = nil }
         }
-        return Measurement(seconds: best, peakBytes: peak, checksum: checksum, runs: repetitions)
+        return Measurement(seconds: best, peakBytes: peak, checksum: checksum, runs: repetitions, heldBytesPerRow: held)
     }
 
     /// Progress goes to standard error, so standard output holds only the report.

@@ -20,6 +20,13 @@ enum MemoryMeter {
         return status("VmRSS")
     }
 
+    /// The resident size in bytes once the heap's free pages went back to the kernel:
+    /// what the live allocations (and the allocator's fragmentation) occupy.
+    static func residentHeld() -> Int? {
+        _ = releaseFreeHeap?(0)
+        return status("VmRSS")
+    }
+
     /// The peak resident size in bytes since `startRun()`.
     static func peak() -> Int {
         status("VmHWM") ?? 0

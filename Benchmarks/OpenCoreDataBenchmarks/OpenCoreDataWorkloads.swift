@@ -61,15 +61,42 @@ final class OpenCoreDataContender: Contender {
             let request = NSFetchRequest<Item>(entityName: "Item")
             request.predicate = NSPredicate(format: "amount >= %@", BenchmarkData.fetchMinimumAmount)
             request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
+            let checksum = BenchmarkData.checksum(of: try context.fetch(request))
+            return checksum
+        }
+    }
+
+    /// Generic code's reading: `NSManagedObject`s, every value through `value(forKey:)`.
+    func keyValueFetchAndRead() throws -> PreparedRun {
+        try prepare { context in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSPredicate(format: "amount >= %@", BenchmarkData.fetchMinimumAmount)
+            request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
             var checksum = 0
             for item in try context.fetch(request) {
                 checksum &+= BenchmarkData.checksum(
-                    name: item.name, number: item.number, amount: item.amount,
-                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
+                    name: item.value(forKey: "name") as? String,
+                    number: (item.value(forKey: "number") as? NSNumber)?.int64Value ?? 0,
+                    amount: (item.value(forKey: "amount") as? NSNumber)?.doubleValue ?? 0,
+                    created: item.value(forKey: "created") as? Date ?? .distantPast,
+                    flag: (item.value(forKey: "flag") as? NSNumber)?.boolValue ?? false,
+                    note: item.value(forKey: "note") as? String
                 )
             }
             return checksum
         }
+    }
+
+    /// Every item as a registered, loaded object (faults fired), held with its context.
+    func fetchAndHold() throws -> PreparedRun {
+        let held = HeldResult()
+        let run = try prepare { context in
+            let items = try context.fetch(NSFetchRequest<Item>(entityName: "Item"))
+            let checksum = BenchmarkData.checksum(of: items)
+            held.value = (items, context)
+            return checksum
+        }
+        return run.finishing { held.value = nil }
     }
 
     func count() throws -> PreparedRun {
@@ -142,12 +169,10 @@ final class OpenCoreDataContender: Contender {
 
     func batchDelete(scratch: URL) throws -> PreparedRun {
         try StoreFiles.copy(storeURL, to: scratch)
-        var run = try prepare(scratch) { context in
+        let run = try prepare(scratch) { context in
             try Self.deleteItems(matching: NSPredicate(format: "number < %@", BenchmarkData.deleteNumberLimit), in: context)
         }
-        let close = run.finish
-        run.finish = { close(); StoreFiles.remove(scratch) }
-        return run
+        return run.finishing { StoreFiles.remove(scratch) }
     }
 
     /// Workload 7's delete, returning how many items went: one `NSBatchDeleteRequest`.
@@ -158,4 +183,7 @@ final class OpenCoreDataContender: Contender {
         delete.resultType = .resultTypeCount
         return (try context.execute(delete) as? NSBatchDeleteResult)?.result as? Int ?? 0
     }
+
 }
+
+extension Item: ItemAttributes {}

@@ -9,9 +9,10 @@ struct Options {
     var runsResults = true
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,parse,migrate,results]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
+                       8 fetch read by key, 9 memory per held object,
                        parse (predicate parsing), migrate (lightweight migration),
                        results (NSFetchedResultsController); default all
         """

@@ -82,15 +82,24 @@ final class RawSQLiteContender: Contender {
         try prepare { db in
             let select = try db.prepare("SELECT \(Self.itemColumns) FROM ZITEM t0 WHERE t0.ZAMOUNT >= ? ORDER BY t0.ZNUMBER ASC")
             select.bind(BenchmarkData.fetchMinimumAmount, at: 1)
-            var checksum = 0
-            for item in try Self.readAll(select) {
-                checksum &+= BenchmarkData.checksum(
-                    name: item.name, number: item.number, amount: item.amount,
-                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
-                )
-            }
+            let checksum = BenchmarkData.checksum(of: try Self.readAll(select))
             return checksum
         }
+    }
+
+    /// The C API reads columns by index whatever the caller's style: workload 2's reading.
+    func keyValueFetchAndRead() throws -> PreparedRun { try fetchAndRead() }
+
+    /// Every item as a plain struct, held until `finish`.
+    func fetchAndHold() throws -> PreparedRun {
+        let held = HeldResult()
+        let run = try prepare { db in
+            let items = try Self.readAll(db.prepare("SELECT \(Self.itemColumns) FROM ZITEM t0"))
+            let checksum = BenchmarkData.checksum(of: items)
+            held.value = items
+            return checksum
+        }
+        return run.finishing { held.value = nil }
     }
 
     func count() throws -> PreparedRun {
@@ -198,14 +207,15 @@ final class RawSQLiteContender: Contender {
 
     func batchDelete(scratch: URL) throws -> PreparedRun {
         try StoreFiles.copy(storeURL, to: scratch)
-        var run = try prepare(scratch) { db in
+        let run = try prepare(scratch) { db in
             let delete = try db.prepare("DELETE FROM ZITEM WHERE ZNUMBER < ?")
             delete.bind(BenchmarkData.deleteNumberLimit, at: 1)
             _ = try delete.step()
             return db.changes
         }
-        let close = run.finish
-        run.finish = { close(); StoreFiles.remove(scratch) }
-        return run
+        return run.finishing { StoreFiles.remove(scratch) }
     }
+
 }
+
+extension RawItem: ItemAttributes {}

@@ -6,7 +6,9 @@ enum Report {
         let ours = OpenCoreDataContender.label, raw = RawSQLiteContender.label, grdb = GRDBContender.label
         for workload in workloads {
             Swift.print("\n### \(workload.rawValue). \(workload.title)\n")
-            var rows = [["N", "\(ours) (per row)", "\(raw) (per row)", "\(grdb) (per row)", "ours/raw", "ours/GRDB", "peak MiB ours (raw, GRDB)", "target \(workload.target)"]]
+            let holds = workload == .heldMemory
+            var rows = [["N", "\(ours) (per row)", "\(raw) (per row)", "\(grdb) (per row)", "ours/raw", "ours/GRDB", "peak MiB ours (raw, GRDB)"]
+                + (holds ? ["held B/row ours (raw, GRDB)"] : []) + ["target \(workload.target)"]]
             var notes: [String] = []
             for size in sizes {
                 guard let mine = results[workload, size, ours] else { continue }
@@ -18,6 +20,7 @@ enum Report {
                     cell(mine, size), theirs.map { cell($0, size) } ?? "–", other.map { cell($0, size) } ?? "–",
                     ratio(mine, theirs), ratio(mine, other),
                     "\(mebibytes(mine.peakBytes)) (\(mebibytes(theirs?.peakBytes)), \(mebibytes(other?.peakBytes)))",
+                ] + (holds ? ["\(bytes(mine.heldBytesPerRow)) (\(bytes(theirs?.heldBytesPerRow)), \(bytes(other?.heldBytesPerRow)))"] : []) + [
                     met.map { $0 ? "met" : "**missed**" } ?? "?",
                 ])
                 let checksums = Set([mine, theirs, other].compactMap { $0?.checksum })
@@ -62,6 +65,10 @@ enum Report {
 
     private static func perRow(_ seconds: Double) -> String {
         seconds >= 1e-6 ? String(format: "%.2f µs", seconds * 1e6) : String(format: "%.0f ns", seconds * 1e9)
+    }
+
+    private static func bytes(_ value: Double?) -> String {
+        value.map { String(format: "%.0f", $0) } ?? "?"
     }
 
     static func mebibytes(_ bytes: Int?) -> String {
