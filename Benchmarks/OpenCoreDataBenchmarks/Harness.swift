@@ -7,7 +7,8 @@ import OpenCoreData
 struct Harness {
     let sizes: [Int]
     let workloads: [Workload]
-    let contenderTypes: [any Contender.Type] = [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self]
+    var contenderTypes: [any Contender.Type] = Harness.allContenders
+    static var allContenders: [any Contender.Type] { [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self] }
     private let clock = ContinuousClock()
 
     /// Small sizes run several times (the best counts); 1M runs once, as it takes long.

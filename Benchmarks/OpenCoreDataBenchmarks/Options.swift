@@ -7,14 +7,18 @@ struct Options {
     var runsParse = true
     var runsMigration = true
     var runsResults = true
+    /// The contenders to run (all by default; one alone for profiling).
+    var contenders: [any Contender.Type] = Harness.allContenders
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
                        8 fetch read by key, 9 memory per held object,
                        parse (predicate parsing), migrate (lightweight migration),
                        results (NSFetchedResultsController); default all
+          --contenders which implementations run: opencoredata, raw, grdb (one alone is for
+                       profiling, e.g. under valgrind); default all
         """
 
     struct UsageError: Error { let message: String }
@@ -22,13 +26,20 @@ struct Options {
     init(arguments: [String]) throws {
         var remaining = arguments[...]
         while let option = remaining.popFirst() {
-            guard option == "--sizes" || option == "--workloads" else {
+            guard ["--sizes", "--workloads", "--contenders"].contains(option) else {
                 throw UsageError(message: option == "--help" || option == "-h" ? "" : "unknown option '\(option)'")
             }
             guard let value = remaining.popFirst() else { throw UsageError(message: "\(option) needs a value") }
             let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             if option == "--sizes" {
                 sizes = try items.map { try Self.size($0) }
+            } else if option == "--contenders" {
+                contenders = try items.map { item in
+                    guard let type = Harness.allContenders.first(where: { $0.label.lowercased().replacingOccurrences(of: " sqlite", with: "") == item }) else {
+                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb)")
+                    }
+                    return type
+                }
             } else {
                 workloads = try items.filter { !["parse", "migrate", "results"].contains($0) }.map { item in
                     guard let number = Int(item), let workload = Workload(rawValue: number) else {

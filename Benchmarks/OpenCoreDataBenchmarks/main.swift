@@ -24,7 +24,7 @@ print("\nSQLite \(RawConnection.libraryVersion); sizes \(options.sizes.map(Repor
 
 if !options.workloads.isEmpty {
     do {
-        let results = try Harness(sizes: options.sizes, workloads: options.workloads).run()
+        let results = try Harness(sizes: options.sizes, workloads: options.workloads, contenderTypes: options.contenders).run()
         Report.print(results, sizes: options.sizes, workloads: options.workloads)
     } catch {
         FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))

@@ -94,15 +94,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a child context has used this one as its parent: only then does a save
     /// remember which permanent ID replaced each temporary one (children still hold
     /// their objects under the temporary IDs).
-    var servesChildren = false
+    @exclusivity(unchecked) var servesChildren = false
     /// Temporary IDs this context's saves replaced, with their permanent IDs, for children.
-    var temporaryIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
+    @exclusivity(unchecked) var temporaryIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// In a child: the permanent IDs the parent's saves gave objects this context still
     /// holds under their temporary IDs (which they keep, as in Core Data), learned before
     /// each fetch so that a row read under the permanent ID is the child's own object.
-    var sourcePermanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    @exclusivity(unchecked) var sourcePermanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// ``sourcePermanentIDs`` the other way round: permanent ID → temporary ID.
-    var temporaryIDsBySourceID: [NSManagedObjectID: NSManagedObjectID] = [:]
+    @exclusivity(unchecked) var temporaryIDsBySourceID: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// The query generation the context reads at (`nil`: the latest data); see
     /// ``queryGenerationToken``. Changed on this context's queue, read by its children on
     /// theirs (they read at their root's generation), hence the lock.
@@ -123,10 +123,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var undoCheckpointObserver: (any NSObjectProtocol)?
     /// Counts saves, refreshes and merges: an undo state taken in another generation is
     /// applied to the saved values as they are now rather than restored exactly.
-    var undoGeneration = 0
+    @exclusivity(unchecked) var undoGeneration = 0
     /// Set while `save()` runs `willSave()`: the changes registered before it and the ones
     /// `willSave()` makes belong to one undo group, as they belong to one event.
-    var holdsUndoEvent = false
+    @exclusivity(unchecked) var holdsUndoEvent = false
 
     /// The model of the coordinator.
     var managedObjectModel: NSManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
@@ -167,25 +167,27 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
     let registry = ObjectRegistry()
-    // The change sets are changed by this class and by undo (which restores them).
+    // The change sets are changed by this class and by undo (which restores them). They
+    // skip dynamic exclusivity checks, which only ever catch same-thread overlaps: the
+    // context's queue already orders every access, and each object change touches them.
     /// Objects inserted since the last save.
-    var insertedSet = ManagedObjectSet()
+    @exclusivity(unchecked) var insertedSet = ManagedObjectSet()
     /// Saved objects changed since the last save.
-    var updatedSet = ManagedObjectSet()
+    @exclusivity(unchecked) var updatedSet = ManagedObjectSet()
     /// Saved objects deleted since the last save.
-    var deletedSet = ManagedObjectSet()
+    @exclusivity(unchecked) var deletedSet = ManagedObjectSet()
     /// Deleted objects whose delete rules have not run yet.
-    var deletionQueue: [NSManagedObject] = []
+    @exclusivity(unchecked) var deletionQueue: [NSManagedObject] = []
     /// Objects deleted before they were ever saved: dropped once their rules ran.
-    var discardedInserts: [NSManagedObject] = []
+    @exclusivity(unchecked) var discardedInserts: [NSManagedObject] = []
     /// Changes not yet announced with `NSManagedObjectContextObjectsDidChange`.
-    var pendingInserted = ManagedObjectSet()
-    var pendingUpdated = ManagedObjectSet()
-    var pendingDeleted = ManagedObjectSet()
+    @exclusivity(unchecked) var pendingInserted = ManagedObjectSet()
+    @exclusivity(unchecked) var pendingUpdated = ManagedObjectSet()
+    @exclusivity(unchecked) var pendingDeleted = ManagedObjectSet()
     /// Objects refreshed since the last announcement (`NSRefreshedObjectsKey`).
-    var pendingRefreshed = ManagedObjectSet()
+    @exclusivity(unchecked) var pendingRefreshed = ManagedObjectSet()
     /// Re-entrancy guard: delete propagation and change announcements run once at a time.
-    private var isProcessingPendingChanges = false
+    @exclusivity(unchecked) private var isProcessingPendingChanges = false
 
     /// Creates a context with the given queue discipline.
     ///

@@ -38,9 +38,10 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The recorder of the context's undo manager, if it has one. It lives here because
     /// every registered object holds its registry strongly: a property write reaches the
     /// recorder without the weak load of the object's context (context's queue only).
-    var undoRecorder: ContextUndoRecorder?
+    /// Read on every property write, so without a dynamic exclusivity check.
+    @exclusivity(unchecked) var undoRecorder: ContextUndoRecorder?
     /// Strong references while the context retains its registered objects (context's queue only).
-    private var retained: [ObjectIdentifier: NSManagedObject]?
+    @exclusivity(unchecked) private var retained: [ObjectIdentifier: NSManagedObject]?
 
     /// Whether the registry keeps its objects alive.
     var retainsObjects: Bool {

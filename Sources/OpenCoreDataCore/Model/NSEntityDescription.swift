@@ -138,7 +138,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     // MARK: Facts (set when the model is frozen)
 
     /// What the model computed about the entity when it was frozen; `nil` before.
-    package var frozenFacts: EntityFacts?
+    @exclusivity(unchecked) package var frozenFacts: EntityFacts?
 
     /// The frozen facts; the model must be frozen (every context path guarantees it).
     package var facts: EntityFacts {

@@ -5,6 +5,10 @@
 /// hashing the key. Larger entities use a dictionary.
 package struct PropertyTable: Sequence {
     private let names: [String]
+    /// Each name's 16 bytes as `String` lays them out. Two small strings with equal
+    /// bytes are equal, so an accessor's key finds its property by comparing words;
+    /// `String` equality would call into the runtime for every name that differs.
+    private let nameBits: [StringBits]
     private let properties: [NSPropertyDescription]
     private let slots: [Int]
     private let index: [String: Int]?
@@ -24,6 +28,7 @@ package struct PropertyTable: Sequence {
             properties.append(property)
         }
         self.names = names
+        self.nameBits = names.map(StringBits.init)
         self.properties = properties
         self.slots = properties.map(\.slot)
         self.dictionary = Dictionary(uniqueKeysWithValues: zip(names, properties))
@@ -31,16 +36,21 @@ package struct PropertyTable: Sequence {
     }
 
     package subscript(name: String) -> NSPropertyDescription? {
-        if let index { return index[name].map { properties[$0] } }
-        for position in names.indices where names[position] == name { return properties[position] }
-        return nil
+        position(of: name).map { properties[$0] }
     }
 
     /// The slot of the property `name` (what accessors need, without touching the description).
     func slot(named name: String) -> Int? {
-        if let index { return index[name].map { slots[$0] } }
-        for position in names.indices where names[position] == name { return slots[position] }
-        return nil
+        position(of: name).map { slots[$0] }
+    }
+
+    private func position(of name: String) -> Int? {
+        if let index { return index[name] }
+        let bits = StringBits(name)
+        // Equal bits are equal strings; different bits may still be (a large string, or
+        // another normalization), which the full comparison below settles.
+        for position in nameBits.indices where nameBits[position] == bits { return position }
+        return names.firstIndex(of: name)
     }
 
     /// The property names.
@@ -51,5 +61,15 @@ package struct PropertyTable: Sequence {
 
     package func makeIterator() -> some IteratorProtocol<(key: String, value: NSPropertyDescription)> {
         zip(names, properties).lazy.map { (key: $0, value: $1) }.makeIterator()
+    }
+}
+
+/// A string's two words, compared as integers (see ``PropertyTable``).
+private struct StringBits: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ string: String) {
+        (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 }

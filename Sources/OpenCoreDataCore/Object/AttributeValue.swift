@@ -104,7 +104,7 @@ enum AttributeValue {
         case .integer64AttributeType: if let v = stored as? Int64 { return NSNumber(value: v) }
         case .doubleAttributeType: if let v = stored as? Double { return NSNumber(value: v) }
         case .floatAttributeType: if let v = stored as? Float { return NSNumber(value: v) }
-        case .booleanAttributeType: if let v = stored as? Bool { return NSNumber(value: v) }
+        case .booleanAttributeType: if let v = stored as? Bool { return v ? BooleanNumbers.yes : BooleanNumbers.no }
         case .decimalAttributeType: if let v = stored as? Decimal { return NSDecimalNumber(decimal: v) }
         default: break
         }
@@ -134,4 +134,11 @@ enum AttributeValue {
         if double.rounded(.towardZero) != double { return Int64(exactly: double.rounded(.towardZero)) }
         return number.int64Value
     }
+}
+
+/// The two Boolean `NSNumber`s, made once: Foundation on Apple platforms hands out
+/// shared instances for them too, and here every read would allocate one.
+private enum BooleanNumbers {
+    static let yes = NSNumber(value: true)
+    static let no = NSNumber(value: false)
 }

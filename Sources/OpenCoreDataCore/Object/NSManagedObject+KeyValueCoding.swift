@@ -32,10 +32,16 @@ extension NSManagedObject {
     ///
     /// An unknown key goes to ``value(forUndefinedKey:)``.
     func kvcValue(forKey key: String) -> Any? {
-        guard let property = entityFacts.propertiesByName[key] else { return ownValue(forKey: key) ?? value(forUndefinedKey: key) }
+        let facts = entityFacts
+        guard let slot = facts.propertiesByName.slot(named: key) else { return ownValue(forKey: key) ?? value(forUndefinedKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        return publicValue(of: property)
+        let slotFacts = facts.slotFacts[slot]
+        // An attribute's value, found by slot and type without casting its description.
+        if slotFacts.kind == .attribute, let stored = storage[slot] {
+            return AttributeValue.publicValue(stored, type: slotFacts.attributeType)
+        }
+        return publicValue(of: slotFacts.property)
     }
 
     /// The value of one of `NSManagedObject`'s own properties that key-value coding

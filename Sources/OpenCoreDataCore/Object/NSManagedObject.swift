@@ -32,41 +32,44 @@ open class NSManagedObject: NSObject {
     /// inserted into a context gets its ID during insertion, on the context's queue;
     /// only an object created without a context makes it later, on its first reader's
     /// thread (such an object belongs to no queue yet, so one thread uses it).
-    private var assignedID: NSManagedObjectID?
+    @exclusivity(unchecked) private var assignedID: NSManagedObjectID?
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     open internal(set) weak var managedObjectContext: NSManagedObjectContext?
     /// The registry of the context the object is registered with; the object leaves it
     /// when it deallocates (the registry does not keep it alive).
-    var registry: ObjectRegistry?
+    @exclusivity(unchecked) var registry: ObjectRegistry?
     /// The ID the registry files the object under (its ID when registered or last promoted).
-    var registeredID: NSManagedObjectID?
+    @exclusivity(unchecked) var registeredID: NSManagedObjectID?
 
     // MARK: Storage
+    // The stored state is `@exclusivity(unchecked)`: an object is confined to its
+    // context's queue (as in Core Data; Thread Sanitizer checks the tests), and a dynamic
+    // exclusivity check on every property read and write cost more than the read itself.
 
     /// One value per property slot (see `EntityFacts.slots`).
     ///
     /// Attributes hold their native stored value. A to-one holds the related
     /// `NSManagedObject`, or its `NSManagedObjectID` until first read. A to-many holds
     /// a `ToManyRelationship`, or `nil` while it is a fault.
-    var storage: [Any?]
+    @exclusivity(unchecked) var storage: [Any?]
     /// Stored values as of the last fetch or save (to-ones as IDs); `nil` for new objects.
-    var committed: [Any?]?
+    @exclusivity(unchecked) var committed: [Any?]?
     /// The shared snapshot the object was loaded from (keeping it alive in the row cache),
     /// or, while the object is a fault, the row a fetch already read for it.
-    var snapshot: StoreRow?
+    @exclusivity(unchecked) var snapshot: StoreRow?
     /// Slots set since the last save.
-    var changedSlots = SlotSet()
+    @exclusivity(unchecked) var changedSlots = SlotSet()
     /// An unsaved insert its context has announced (in `NSManagedObjectContextObjectsDidChange`):
     /// its later changes are announced as updates.
-    var insertAnnounced = false
+    @exclusivity(unchecked) var insertAnnounced = false
     /// Assignments refused because the key is unknown or the value has the wrong type.
     /// Reported by validation, so the next save throws instead of losing data silently.
-    var rejectedAssignments: [String: String] = [:]
+    @exclusivity(unchecked) var rejectedAssignments: [String: String] = [:]
     /// The row version (`Z_OPT`) the object was fetched or last saved with.
-    var storedVersion: Int64 = 0
+    @exclusivity(unchecked) var storedVersion: Int64 = 0
     /// Whether the object's values are not loaded yet.
-    var isFaultStorage = false
-    var lifecycle: Lifecycle = .detached
+    @exclusivity(unchecked) var isFaultStorage = false
+    @exclusivity(unchecked) var lifecycle: Lifecycle = .detached
 
     /// Where the object is in its life with a context.
     enum Lifecycle {

@@ -12,24 +12,15 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Held strongly: a weak reference costs an atomic side-table update per ID, and
     /// IDs are made for every fetched row.
     private let store: NSPersistentStore?
-    /// The ID's identity as a plain value, for the dictionaries of the context and the row cache.
+    /// The ID's identity as a plain value, for the dictionaries of the context and the
+    /// row cache: the row's key, or for a temporary ID its token. An ID holds nothing
+    /// else, as one is made for every row a fetch reads.
     let key: ObjectKey
-
-    /// What distinguishes this ID: a store row or a temporary token.
-    enum Reference: Hashable, Sendable {
-        /// A saved row: the store's identifier and the row's `Z_PK`.
-        case row(storeIdentifier: String, primaryKey: Int64)
-        /// An object not yet saved.
-        /// Numbered in creation order, unique in the process (see `temporaryPrefix`).
-        case temporary(UInt64)
-    }
-    let reference: Reference
 
     package init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
         self.store = store
-        self.reference = .row(storeIdentifier: store.identifier, primaryKey: primaryKey)
-        self.key = ObjectKey(owner: ObjectIdentifier(store), table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
+        self.key = ObjectKey(owner: store.number, table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
     }
 
     /// Temporary IDs are a process-wide UUID and a counter, as Core Data's are: a
@@ -41,49 +32,40 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.entity = entity
         self.store = nil
         let token = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
-        self.reference = .temporary(token)
         // The token is unique in the process; table -1 is no store table's number.
-        self.key = ObjectKey(owner: nil, table: -1, primaryKey: Int64(bitPattern: token))
+        self.key = ObjectKey(owner: 0, table: -1, primaryKey: Int64(bitPattern: token))
         super.init()
     }
 
     /// Whether the object has not been saved yet (its ID will change on save).
-    open var isTemporaryID: Bool {
-        if case .temporary = reference { return true }
-        return false
-    }
+    open var isTemporaryID: Bool { store == nil }
 
     /// The row's primary key (`Z_PK`), for permanent IDs.
-    package var primaryKey: Int64? {
-        if case let .row(_, primaryKey) = reference { return primaryKey }
-        return nil
-    }
+    package var primaryKey: Int64? { store == nil ? nil : key.primaryKey }
 
     /// A URL that names the object across launches: `x-coredata://<store UUID>/<Entity>/p<Z_PK>`.
     ///
     /// Temporary IDs give `x-coredata:///<Entity>/t<UUID>-<n>`, as Core Data does.
     open func uriRepresentation() -> URL {
         let entityName = entity.name ?? ""
-        switch reference {
-        case let .row(storeIdentifier, primaryKey):
-            return URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)")!
-        case let .temporary(token):
-            return URL(string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(token)")!
+        guard let store else {
+            return URL(string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(UInt64(bitPattern: key.primaryKey))")!
         }
+        return URL(string: "x-coredata://\(store.storeIdentifier)/\(entityName)/p\(key.primaryKey)")!
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
-        return other.reference == reference && (isTemporaryID || other.entity.facts.root === entity.facts.root)
+        guard let store, let otherStore = other.store else { return store == nil && other.store == nil && other.key == key }
+        // Two coordinators' stores of one file name the same rows.
+        return other.key.primaryKey == key.primaryKey && other.entity.facts.root === entity.facts.root
+            && (otherStore === store || otherStore.storeIdentifier == store.storeIdentifier)
     }
 
     /// Rows hash by key and table only: hashing the store's UUID string for every
     /// lookup would dominate fetches, and IDs of one row in two stores are rare.
     open override var hash: Int {
-        switch reference {
-        case let .row(_, primaryKey): return primaryKey.hashValue &+ 31 &* entity.facts.root.facts.entityNumber
-        case let .temporary(token): return token.hashValue
-        }
+        store == nil ? key.primaryKey.hashValue : key.primaryKey.hashValue &+ 31 &* entity.facts.root.facts.entityNumber
     }
 
     /// IDs are immutable, so a copy is the ID itself.

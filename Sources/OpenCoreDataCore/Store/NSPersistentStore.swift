@@ -1,3 +1,4 @@
+import Synchronization
 /// The store type name of SQLite stores.
 public let NSSQLiteStoreType = "SQLite"
 /// The store type name of in-memory stores.
@@ -88,7 +89,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         default: false
         }
     }
-    private let storeIdentifier: String
+    /// The store's UUID string, fixed for the store's life (object IDs read it).
+    let storeIdentifier: String
+    /// A number no other store of this process has, for compact object-ID keys (``ObjectKey``).
+    let number: UInt32 = NSPersistentStore.numbers.add(1, ordering: .relaxed).newValue
+    private static let numbers = Atomic<UInt32>(0)
 
     package init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {
         self.type = type

@@ -57,7 +57,7 @@ final class RowCache: Sendable {
     func remove(entities: [NSEntityDescription]) {
         let doomed = Set(entities.map { $0.facts.root.facts.entityNumber })
         entries.withLock { entries in
-            entries.removeAll { doomed.contains($0.table) }
+            entries.removeAll { doomed.contains(Int($0.table)) }
         }
     }
 

@@ -27,13 +27,13 @@ struct ObjectKeyTable<Value> {
     }
 
     private static func emptyBuckets(_ capacity: Int) -> [Bucket] {
-        Array(repeating: Bucket(key: ObjectKey(owner: nil, table: 0, primaryKey: 0), value: nil), count: capacity)
+        Array(repeating: Bucket(key: ObjectKey(owner: 0, table: 0, primaryKey: 0), value: nil), count: capacity)
     }
 
     /// The bucket a key starts probing from.
     private func home(_ key: ObjectKey) -> Int {
         var mixed = UInt64(bitPattern: key.primaryKey) &+ UInt64(truncatingIfNeeded: key.table) &* 0x9E37_79B9_7F4A_7C15
-        if let owner = key.owner { mixed ^= UInt64(UInt(bitPattern: owner)) &* 0xC2B2_AE3D_27D4_EB4F }
+        mixed ^= UInt64(key.owner) &* 0xC2B2_AE3D_27D4_EB4F
         // A multiply then a fold of the high half into the low one, twice: every input
         // bit reaches the low bits the mask keeps.
         mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93

@@ -29,8 +29,11 @@ final class SQLiteRowLayout {
     let selectList: String
     /// How many columns the SELECT list has.
     let columnCount: Int32
-    /// Per entity number: the entity, its slot count and its fields.
-    let plans: [Int: (entity: NSEntityDescription, slotCount: Int, fields: [Field])]
+    /// How one entity's rows decode: the entity, its slot count and its fields.
+    typealias Plan = (entity: NSEntityDescription, slotCount: Int, fields: [Field])
+    /// Indexed by entity number (small and dense, from 1): an array index per row where
+    /// a dictionary would hash.
+    let plans: [Plan?]
 
     init(entities: [NSEntityDescription], schema: SQLiteSchema) {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -42,7 +45,7 @@ final class SQLiteRowLayout {
             indexByColumn[column] = index
             return index
         }
-        var plans: [Int: (NSEntityDescription, Int, [Field])] = [:]
+        var plans: [Plan?] = []
         for entity in entities {
             var fields: [Field] = []
             for property in entity.facts.slots where property.isStored {
@@ -55,7 +58,10 @@ final class SQLiteRowLayout {
                     fields.append(Field(slot: property.slot, column: keyColumn, decoder: .toOne(destination, entityColumn: entityColumn)))
                 }
             }
-            plans[entity.facts.entityNumber] = (entity, entity.facts.slots.count, fields)
+            let number = entity.facts.entityNumber
+            guard number >= 0 else { continue }  // numbered from 1; never negative
+            if number >= plans.count { plans += Array(repeating: nil, count: number - plans.count + 1) }
+            plans[number] = (entity, entity.facts.slots.count, fields)
         }
         self.plans = plans
         self.selectList = SQLObjectReadStatements.selectList(columns)
@@ -80,9 +86,8 @@ final class SQLiteRowLayout {
     /// Decodes the statement's current row (columns from `offset` on), or `nil` for a row
     /// without a key or with an entity number the model lacks (skipped, not trusted).
     func decode(_ statement: SQLiteStatement, offset: Int32 = 0, store: SQLiteStore, persistentStore: NSPersistentStore, timestamp: TimeInterval) throws -> StoreRow? {
-        guard sqlite3_column_type(statement, offset) != SQLITE_NULL,
-              let plan = plans[Int(sqlite3_column_int64(statement, offset + 1))]
-        else { return nil }
+        let number = Int(sqlite3_column_int64(statement, offset + 1))
+        guard sqlite3_column_type(statement, offset) != SQLITE_NULL, plans.indices.contains(number), let plan = plans[number] else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
         var values = [Any?](unsafeUninitializedCapacity: plan.slotCount) { buffer, initialized in

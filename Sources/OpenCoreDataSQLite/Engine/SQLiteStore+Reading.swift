@@ -57,13 +57,13 @@ extension SQLiteStore {
             let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let handle = statement.sqliteStatement
-            let single = list.entities.count == 1 ? list.entities[0].facts.entityNumber : nil
+            // One entity: the query selected its keys alone (see `SQLQueryBuilder.objectIDs`).
+            let single = list.entities.count == 1
             while try cursor.next() != nil {
                 guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { continue }
-                let number = Int(sqlite3_column_int64(handle, 1))
-                if let single {
-                    if number == single { list.append(key: sqlite3_column_int64(handle, 0), entityIndex: 0) }
-                } else if let index = indexByNumber[number] {
+                if single {
+                    list.append(key: sqlite3_column_int64(handle, 0), entityIndex: 0)
+                } else if let index = indexByNumber[Int(sqlite3_column_int64(handle, 1))] {
                     list.append(key: sqlite3_column_int64(handle, 0), entityIndex: index)
                 }
             }

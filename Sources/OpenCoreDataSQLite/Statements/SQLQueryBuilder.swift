@@ -22,8 +22,13 @@ final class SQLQueryBuilder {
     }
 
     /// `SELECT t0.Z_PK, t0.Z_ENT FROM … LIMIT … OFFSET …`: the object IDs a fetch matches.
+    ///
+    /// A fetch of one entity selects `Z_PK` alone (the WHERE clause already keeps other
+    /// entities' rows out): then an index on the sort key covers the query, where
+    /// reading `Z_ENT` would look up every row in the table.
     func objectIDs(_ fetch: StoreFetch) throws -> SQLFragment {
-        "SELECT t0.Z_PK, t0.Z_ENT \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
+        let columns = fetch.matchingEntities.count == 1 ? "t0.Z_PK" : "t0.Z_PK, t0.Z_ENT"
+        return "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
     }
 
     /// `SELECT COUNT(*) FROM …`: how many objects a fetch matches (its order left out).

@@ -13,9 +13,11 @@ package final class StoreRow: @unchecked Sendable {
     package let timestamp: TimeInterval
     /// The coordinator's cache generation when the row was cached: while it is current,
     /// no save or batch request has touched the cache since, so the row is the freshest.
-    package var generation = 0
+    /// (Written once, under the coordinator's lock, before the row reaches any context;
+    /// no dynamic exclusivity check, which would only catch same-thread overlaps.)
+    @exclusivity(unchecked) package var generation = 0
     /// The row cache holding the row (without keeping it alive); the row leaves it when it deallocates.
-    var cache: RowCache?
+    @exclusivity(unchecked) var cache: RowCache?
 
     package init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
         self.objectID = objectID
