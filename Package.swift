@@ -114,9 +114,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite's C API (GRDB's module for it) for the raw baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "BenchmarkHeap",
             ],
             path: "Benchmarks/OpenCoreDataBenchmarks"
         ),
+        // The C heap's statistics (glibc's malloc.h), for the memory held per object.
+        .target(name: "BenchmarkHeap", path: "Benchmarks/BenchmarkHeap"),
         .executableTarget(
             name: "Acquaintance",
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],

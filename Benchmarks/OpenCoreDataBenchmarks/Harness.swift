@@ -73,7 +73,7 @@ struct Harness {
 
     /// Runs `prepare` (untimed) then the prepared body (timed) `repetitions` times.
     ///
-    /// With `rows`, also the resident memory the body's result holds when it returns
+    /// With `rows`, also the heap memory the body's result holds when it returns
     /// (before `finish` releases it), per row: the smallest over the runs.
     @discardableResult
     func measure(repetitions: Int, rows: Int? = nil, _ prepare: () throws -> PreparedRun) throws -> Measurement {
@@ -83,13 +83,14 @@ struct Harness {
         var checksum = 0
         for _ in 0..<repetitions {
             let run = try prepare()
+            let heapBefore = rows == nil ? nil : MemoryMeter.heapInUse()
             let baseline = MemoryMeter.startRun()
             let start = clock.now
             checksum = try run.body()
             let elapsed = start.duration(to: clock.now)
             let high = MemoryMeter.peak()
-            if let rows, let baseline, let resident = MemoryMeter.residentHeld() {
-                let perRow = Double(resident - baseline) / Double(max(rows, 1))
+            if let rows, let heapBefore, let heapAfter = MemoryMeter.heapInUse() {
+                let perRow = Double(heapAfter - heapBefore) / Double(max(rows, 1))
                 held = min(held ?? perRow, perRow)
             }
             run.finish()

@@ -1,4 +1,5 @@
 // Peak memory of one run, from the kernel's own accounting (Linux /proc).
+import BenchmarkHeap
 import OpenCoreData
 #if canImport(Glibc)
 import Glibc
@@ -20,11 +21,18 @@ enum MemoryMeter {
         return status("VmRSS")
     }
 
-    /// The resident size in bytes once the heap's free pages went back to the kernel:
-    /// what the live allocations (and the allocator's fragmentation) occupy.
-    static func residentHeld() -> Int? {
-        _ = releaseFreeHeap?(0)
-        return status("VmRSS")
+    /// Bytes allocated on the C heap now (every Swift object, array and string lives
+    /// there), or nil where the C library does not report it. Exact, unlike the resident
+    /// size, which moves with pages freed but not returned.
+    static func heapInUse() -> Int? {
+        let bytes = benchmark_heap_in_use()
+        return bytes > 0 ? bytes : nil
+    }
+
+    /// One malloc arena for every thread, so ``heapInUse()`` counts allocations made on
+    /// a context's queue too. Called once, before the first workload.
+    static func useOneHeapArena() {
+        benchmark_heap_single_arena()
     }
 
     /// The peak resident size in bytes since `startRun()`.

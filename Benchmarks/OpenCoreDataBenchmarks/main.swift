@@ -7,6 +7,7 @@
 // store file; the report gives times, per-row costs, ratios, peak memory and targets.
 import OpenCoreData
 
+MemoryMeter.useOneHeapArena()
 let options: Options
 do {
     options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -35,7 +35,11 @@ extension NSManagedObjectContext {
         case .managedObjectIDResultType:
             return try results(objects.map(\.objectID), of: request, kind: "object IDs")
         default:
+            // Objects of exactly the requested class (the usual case) are reinterpreted,
+            // not cast: the runtime's general cast costs more per object than registering it.
+            let exactClass = T.self as? NSManagedObject.Type
             return try objects.map { object in
+                if let exactClass, type(of: object) == exactClass { return unsafeBitCast(object, to: T.self) }
                 guard let typed = object as? T else {
                     throw CoreDataError.make(NSCoreDataError, "Fetched a \(type(of: object)) for entity '\(object.entity.name ?? "?")', which is not a \(T.self); check the entity's managedObjectClassName")
                 }

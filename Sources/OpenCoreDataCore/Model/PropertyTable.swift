@@ -66,10 +66,16 @@ package struct PropertyTable: Sequence {
 
 /// A string's two words, compared as integers (see ``PropertyTable``).
 private struct StringBits: Equatable {
+    #if _pointerBitWidth(_64)
     let low: UInt64
     let high: UInt64
 
     init(_ string: String) {
         (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
+    #else
+    // `String` has another layout here: no shortcut, every name goes through `String` equality.
+    init(_ string: String) {}
+    static func == (lhs: Self, rhs: Self) -> Bool { false }
+    #endif
 }
