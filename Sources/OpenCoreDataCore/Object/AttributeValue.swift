@@ -117,10 +117,29 @@ enum AttributeValue {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
         case let (l?, r?):
+            // Stored forms of the common attribute types compare directly: a cast to
+            // `AnyHashable` looks up a conformance and boxes both values.
+            if let equal = sameTypeEquality(l, r) {
+                return equal
+            }
             if let l = l as? AnyHashable, let r = r as? AnyHashable { return l == r }
             if let l = l as? NSObject, let r = r as? NSObject { return l.isEqual(r) }
             return false
         }
+    }
+
+    /// Whether `lhs` equals `rhs` when both are exactly one of the common stored types
+    /// (the same one); `nil` when they are not, or of different types, for the general
+    /// comparison. Spelled out per type, so each comparison is specialized.
+    private static func sameTypeEquality(_ lhs: Any, _ rhs: Any) -> Bool? {
+        /// `nil`: `lhs` is not a `T`; `.some(nil)`: `rhs` is not, so no shortcut.
+        @inline(__always) func compare<T: Equatable>(_ type: T.Type) -> Bool?? {
+            guard let l = exactCast(lhs, to: type) else { return nil }
+            guard let r = exactCast(rhs, to: type) else { return .some(nil) }
+            return .some(l == r)
+        }
+        return compare(String.self) ?? compare(Int64.self) ?? compare(Double.self) ?? compare(Date.self)
+            ?? compare(Bool.self) ?? compare(Int32.self) ?? compare(Int16.self) ?? compare(Float.self) ?? nil
     }
 
     private static func number(_ value: Any) -> NSNumber? {
