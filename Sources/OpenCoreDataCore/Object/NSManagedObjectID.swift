@@ -51,7 +51,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         guard let store else {
             return URL(string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(UInt64(bitPattern: key.primaryKey))")!
         }
-        return URL(string: "x-coredata://\(store.storeIdentifier)/\(entityName)/p\(key.primaryKey)")!
+        return URL(string: "x-coredata://\(store.identifier ?? "")/\(entityName)/p\(key.primaryKey)")!
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -59,7 +59,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         guard let store, let otherStore = other.store else { return store == nil && other.store == nil && other.key == key }
         // Two coordinators' stores of one file name the same rows.
         return other.key.primaryKey == key.primaryKey && other.entity.facts.root === entity.facts.root
-            && (otherStore === store || otherStore.storeIdentifier == store.storeIdentifier)
+            && (otherStore === store || otherStore.identifier == store.identifier)
     }
 
     /// Rows hash by key and table only: hashing the store's UUID string for every

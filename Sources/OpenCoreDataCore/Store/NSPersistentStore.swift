@@ -89,8 +89,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         default: false
         }
     }
-    /// The store's UUID string, fixed for the store's life (object IDs read it).
-    let storeIdentifier: String
+    private let storeIdentifier: String
     /// A number no other store of this process has, for compact object-ID keys (``ObjectKey``).
     let number: UInt32 = NSPersistentStore.numbers.add(1, ordering: .relaxed).newValue
     private static let numbers = Atomic<UInt32>(0)
