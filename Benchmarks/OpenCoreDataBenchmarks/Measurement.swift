@@ -9,7 +9,7 @@ struct Measurement {
     /// The last run's checksum, compared across contenders.
     var checksum: Int
     var runs: Int
-    /// Workload 9: resident bytes the run's result still held when its body returned, per row.
+    /// Workload 9: C-heap bytes the run's result still held when its body returned, per row.
     var heldBytesPerRow: Double?
 }
 

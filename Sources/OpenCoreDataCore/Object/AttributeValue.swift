@@ -99,12 +99,12 @@ enum AttributeValue {
     /// The value key-value coding reports: numbers and Booleans boxed in `NSNumber`.
     static func publicValue(_ stored: Any, type: NSAttributeType) -> Any {
         switch type {
-        case .integer16AttributeType: if let v = exactCast(stored, to: Int16.self) ?? stored as? Int16 { return NSNumber(value: v) }
-        case .integer32AttributeType: if let v = exactCast(stored, to: Int32.self) ?? stored as? Int32 { return NSNumber(value: v) }
-        case .integer64AttributeType: if let v = exactCast(stored, to: Int64.self) ?? stored as? Int64 { return NSNumber(value: v) }
-        case .doubleAttributeType: if let v = exactCast(stored, to: Double.self) ?? stored as? Double { return NSNumber(value: v) }
-        case .floatAttributeType: if let v = exactCast(stored, to: Float.self) ?? stored as? Float { return NSNumber(value: v) }
-        case .booleanAttributeType: if let v = exactCast(stored, to: Bool.self) ?? stored as? Bool { return v ? BooleanNumbers.yes : BooleanNumbers.no }
+        case .integer16AttributeType: if let v = storedCast(stored, to: Int16.self) { return NSNumber(value: v) }
+        case .integer32AttributeType: if let v = storedCast(stored, to: Int32.self) { return NSNumber(value: v) }
+        case .integer64AttributeType: if let v = storedCast(stored, to: Int64.self) { return NSNumber(value: v) }
+        case .doubleAttributeType: if let v = storedCast(stored, to: Double.self) { return NSNumber(value: v) }
+        case .floatAttributeType: if let v = storedCast(stored, to: Float.self) { return NSNumber(value: v) }
+        case .booleanAttributeType: if let v = storedCast(stored, to: Bool.self) { return v ? BooleanNumbers.yes : BooleanNumbers.no }
         case .decimalAttributeType: if let v = stored as? Decimal { return NSDecimalNumber(decimal: v) }
         default: break
         }

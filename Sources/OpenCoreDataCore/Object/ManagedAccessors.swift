@@ -45,7 +45,7 @@ extension NSManagedObject {
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         guard let stored = storage[slot] else { return .some(nil) }
-        guard let typed = exactCast(stored, to: V.self) ?? stored as? V else { return nil }
+        guard let typed = storedCast(stored, to: V.self) else { return nil }
         return .some(typed)
     }
 

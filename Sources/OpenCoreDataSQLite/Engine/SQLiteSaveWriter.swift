@@ -143,14 +143,14 @@ final class SQLiteSaveWriter {
         guard let value else { return sqlite3_bind_null(handle, index) }
         if !facts.allowsExternalStorage {
             switch facts.attributeType {
-            case .integer64AttributeType: if let number = exactCast(value, to: Int64.self) ?? value as? Int64 { return sqlite3_bind_int64(handle, index, number) }
-            case .integer32AttributeType: if let number = exactCast(value, to: Int32.self) ?? value as? Int32 { return sqlite3_bind_int64(handle, index, Int64(number)) }
-            case .integer16AttributeType: if let number = exactCast(value, to: Int16.self) ?? value as? Int16 { return sqlite3_bind_int64(handle, index, Int64(number)) }
-            case .booleanAttributeType: if let flag = exactCast(value, to: Bool.self) ?? value as? Bool { return sqlite3_bind_int64(handle, index, flag ? 1 : 0) }
-            case .doubleAttributeType: if let number = exactCast(value, to: Double.self) ?? value as? Double { return sqlite3_bind_double(handle, index, number) }
-            case .floatAttributeType: if let number = exactCast(value, to: Float.self) ?? value as? Float { return sqlite3_bind_double(handle, index, Double(number)) }
-            case .dateAttributeType: if let date = exactCast(value, to: Date.self) ?? value as? Date { return sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate) }
-            case .stringAttributeType: if let text = exactCast(value, to: String.self) ?? value as? String { return Self.bindText(text, handle, index) }
+            case .integer64AttributeType: if let number = storedCast(value, to: Int64.self) { return sqlite3_bind_int64(handle, index, number) }
+            case .integer32AttributeType: if let number = storedCast(value, to: Int32.self) { return sqlite3_bind_int64(handle, index, Int64(number)) }
+            case .integer16AttributeType: if let number = storedCast(value, to: Int16.self) { return sqlite3_bind_int64(handle, index, Int64(number)) }
+            case .booleanAttributeType: if let flag = storedCast(value, to: Bool.self) { return sqlite3_bind_int64(handle, index, flag ? 1 : 0) }
+            case .doubleAttributeType: if let number = storedCast(value, to: Double.self) { return sqlite3_bind_double(handle, index, number) }
+            case .floatAttributeType: if let number = storedCast(value, to: Float.self) { return sqlite3_bind_double(handle, index, Double(number)) }
+            case .dateAttributeType: if let date = storedCast(value, to: Date.self) { return sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate) }
+            case .stringAttributeType: if let text = storedCast(value, to: String.self) { return Self.bindText(text, handle, index) }
             default: break
             }
         }
