@@ -26,7 +26,11 @@ final class ObjectRegistry: @unchecked Sendable {
         }
 
         mutating func remove(_ id: NSManagedObjectID, ifIdenticalTo object: ObjectIdentifier) {
-            if self[id]?.refers(to: object) == true { self[id] = nil }
+            if id.isTemporaryID {
+                temporary.removeValue(forKey: id.key) { $0.refers(to: object) }
+            } else {
+                permanent.removeValue(forKey: id.key) { $0.refers(to: object) }
+            }
         }
 
         var objects: [NSManagedObject] {

@@ -36,10 +36,12 @@ extension NSManagedObject {
             errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: nil, value: nil,
                                                    "cannot save an instance of abstract entity '\(entity.name ?? "?")'; insert one of its subentities"))
         }
-        for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
-            errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
-        }
         let hasRejected = !rejectedAssignments.isEmpty
+        if hasRejected {
+            for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
+                errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
+            }
+        }
         let facts = entityFacts
         let isUnsaved = isUnsaved
         for slot in facts.slotFacts.indices {

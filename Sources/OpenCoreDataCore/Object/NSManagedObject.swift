@@ -57,16 +57,18 @@ open class NSManagedObject: NSObject {
     /// The shared snapshot the object was loaded from (keeping it alive in the row cache),
     /// or, while the object is a fault, the row a fetch already read for it.
     @exclusivity(unchecked) var snapshot: StoreRow?
-    /// Slots set since the last save.
-    @exclusivity(unchecked) var changedSlots = SlotSet()
-    /// An unsaved insert its context has announced (in `NSManagedObjectContextObjectsDidChange`):
-    /// its later changes are announced as updates.
-    @exclusivity(unchecked) var insertAnnounced = false
     /// Assignments refused because the key is unknown or the value has the wrong type.
     /// Reported by validation, so the next save throws instead of losing data silently.
     @exclusivity(unchecked) var rejectedAssignments: [String: String] = [:]
     /// The row version (`Z_OPT`) the object was fetched or last saved with.
     @exclusivity(unchecked) var storedVersion: Int64 = 0
+    // The flags come right after the nine-byte slot set, in its padding (declaration
+    // order is layout order): the object stays within 128 bytes.
+    /// Slots set since the last save.
+    @exclusivity(unchecked) var changedSlots = SlotSet()
+    /// An unsaved insert its context has announced (in `NSManagedObjectContextObjectsDidChange`):
+    /// its later changes are announced as updates.
+    @exclusivity(unchecked) var insertAnnounced = false
     /// Whether the object's values are not loaded yet.
     @exclusivity(unchecked) var isFaultStorage = false
     @exclusivity(unchecked) var lifecycle: Lifecycle = .detached
@@ -305,11 +307,19 @@ open class NSManagedObject: NSObject {
     /// Identity, as Core Data requires (subclasses must not override it). Spelled out
     /// because the inherited `NSObject` equality boxes its argument on every set insert.
     public final override func isEqual(_ object: Any?) -> Bool {
-        (object as? NSManagedObject) === self
+        guard let object else { return false }
+        // Hashed collections call this for every occupied bucket they probe. A value of
+        // exactly this object's class is compared by address; anything else takes the cast.
+        func isSelf<T>(_ value: T) -> Bool {
+            if T.self == type(of: self) { return unsafeBitCast(value, to: AnyObject.self) === self }
+            return (value as? NSManagedObject) === self
+        }
+        return _openExistential(object, do: isSelf)
     }
 
-    /// The identity's hash, matching ``isEqual(_:)``.
-    public final override var hash: Int { ObjectIdentifier(self).hashValue }
+    /// The identity's hash, matching ``isEqual(_:)``: the address itself, since every
+    /// hashed collection mixes `hash` through its own hasher again.
+    public final override var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
 
     open override var description: String {
         let address = String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16)

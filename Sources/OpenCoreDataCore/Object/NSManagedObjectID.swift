@@ -55,7 +55,9 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSManagedObjectID else { return false }
+        // Exactly an NSManagedObjectID (every ID the framework makes) without the general
+        // cast: hashed collections of IDs call this for every occupied bucket they probe.
+        guard let object, let other = storedCast(object, to: NSManagedObjectID.self) else { return false }
         guard let store, let otherStore = other.store else { return store == nil && other.store == nil && other.key == key }
         // Two coordinators' stores of one file name the same rows.
         return other.key.primaryKey == key.primaryKey && other.entity.facts.root === entity.facts.root
@@ -65,7 +67,8 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Rows hash by key and table only: hashing the store's UUID string for every
     /// lookup would dominate fetches, and IDs of one row in two stores are rare.
     open override var hash: Int {
-        store == nil ? key.primaryKey.hashValue : key.primaryKey.hashValue &+ 31 &* entity.facts.root.facts.entityNumber
+        // Plain arithmetic, not `hashValue`: hashed collections mix `hash` through their own hasher.
+        store == nil ? Int(truncatingIfNeeded: key.primaryKey) : Int(truncatingIfNeeded: key.primaryKey) &+ 31 &* entity.facts.root.facts.entityNumber
     }
 
     /// IDs are immutable, so a copy is the ID itself.

@@ -5,7 +5,7 @@
 /// bridging, optionals and protocols and costs a few hundred instructions; comparing
 /// the opened value's type with `V` and reinterpreting it costs a few dozen. Most
 /// callers want ``storedCast(_:to:)``, which falls back to `as?`.
-@inline(__always)
+@inlinable @inline(__always)
 package func exactCast<V>(_ value: Any, to type: V.Type) -> V? {
     func reinterpret<T>(_ opened: T) -> V? {
         T.self == V.self ? unsafeBitCast(opened, to: V.self) : nil
@@ -14,8 +14,10 @@ package func exactCast<V>(_ value: Any, to type: V.Type) -> V? {
 }
 
 /// `value as? V`, with the exact-type shortcut of ``exactCast(_:to:)`` tried first: the
-/// same answers, cheaper for a stored value of exactly its attribute's type.
-@inline(__always)
+/// same answers, cheaper for a stored value of exactly its attribute's type. Inlinable:
+/// the store binds values through it from another module, where an unspecialized
+/// generic call would cost more than the `as?` it saves.
+@inlinable @inline(__always)
 package func storedCast<V>(_ value: Any, to type: V.Type) -> V? {
     exactCast(value, to: type) ?? value as? V
 }

@@ -77,6 +77,13 @@ struct ObjectKeyTable<Value> {
         }
     }
 
+    /// Removes the value for `key` when `condition` holds for it, with one lookup (an entry
+    /// leaves as its object deallocates, only if it still refers to that object).
+    mutating func removeValue(forKey key: ObjectKey, if condition: (Value) -> Bool) {
+        let (index, found) = position(of: key)
+        if found, let value = buckets[index].value, condition(value) { remove(at: index) }
+    }
+
     /// Grows the table once so that `minimumCount` keys fit, instead of doubling step by step
     /// while a fetch's rows go in.
     mutating func reserveCapacity(_ minimumCount: Int) {
