@@ -35,6 +35,9 @@ package enum CollectionValue {
             || type == Int.self || type == Int16.self || type == Int32.self || type == Float.self || type == Data.self {
             return value
         }
+        // A class instance (a managed object, a collection) is never an `Optional`: its
+        // metatype answers that, where the casts below cost thousands of instructions.
+        if type is AnyObject.Type { return type is NSNull.Type ? nil : value }
         if value is NSNull { return nil }
         if let optional = value as? OptionalProtocol { return optional.wrappedAny }
         return value
