@@ -77,11 +77,33 @@ struct ManagedObjectSet: RandomAccessCollection, ExpressibleByArrayLiteral, Equa
         return remove(at: position)
     }
 
-    /// Removes the member at `position` (positions after it move down, so the index is rebuilt).
+    /// Removes the member at `position`; the positions after it move down by one.
     @discardableResult
     mutating func remove(at position: Int) -> NSManagedObject {
-        let removed = objects.remove(at: position)
-        if !index.isEmpty { rebuildIndex(minimumCapacity: objects.count) }
+        guard !index.isEmpty else { return objects.remove(at: position) }
+        let removed = objects[position]
+        // Out of the index in place (backward-shift deletion: later members of the probe
+        // run move into the hole unless their home lies cyclically after it), then the
+        // positions above it renumbered: no allocation, no hashing of the other members.
+        let mask = index.count - 1
+        var hole = probe(for: removed).slot
+        var next = (hole + 1) & mask
+        while index[next] != 0 {
+            let home = Self.home(of: objects[Int(index[next]) - 1], mask: mask)
+            let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
+            if movable {
+                index[hole] = index[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        index[hole] = 0
+        objects.remove(at: position)
+        if position < objects.count {
+            let entry = Int32(position + 1)
+            for slot in index.indices where index[slot] > entry { index[slot] -= 1 }
+        }
+        if objects.count <= Self.scanLimit { index = [] }
         return removed
     }
 
@@ -89,8 +111,18 @@ struct ManagedObjectSet: RandomAccessCollection, ExpressibleByArrayLiteral, Equa
     @discardableResult
     mutating func insert(_ object: NSManagedObject, at position: Int) -> (inserted: Bool, index: Int) {
         if let existing = firstIndex(of: object) { return (false, existing) }
+        guard !index.isEmpty, Self.indexSize(for: objects.count + 1) <= index.count else {
+            objects.insert(object, at: position)
+            if objects.count > Self.scanLimit { rebuildIndex(minimumCapacity: objects.count) }
+            return (true, position)
+        }
+        // The free slot first, while entries and positions agree; then the members from
+        // `position` on move up by one.
+        let slot = probe(for: object).slot
+        let entry = Int32(position + 1)
+        for other in index.indices where index[other] >= entry { index[other] += 1 }
+        index[slot] = entry
         objects.insert(object, at: position)
-        if !index.isEmpty || objects.count > Self.scanLimit { rebuildIndex(minimumCapacity: objects.count) }
         return (true, position)
     }
 

@@ -322,7 +322,7 @@ open class NSManagedObject: NSObject {
     public final override var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
 
     open override var description: String {
-        let address = String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16)
+        let address = String(UInt(bitPattern: ObjectIdentifier(self)), radix: 16)
         let name = entity.name ?? "?"
         guard !isFaultStorage else {
             return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)"

@@ -8,18 +8,30 @@ import Synchronization
 /// released with the objects. Rows die on whatever thread drops them last, so the
 /// table has its own lock; nothing is released while it is held.
 final class RowCache: Sendable {
-    /// Only the reference, keyed: a row's version and timestamp are constants read through
-    /// it under the lock (24 bytes a row where copies of them made 40, at a million rows
-    /// and a half-full table that is 34 MB).
-    private let entries = Mutex(ObjectKeyTable<UnretainedReference<StoreRow>>())
+    private struct Entry {
+        let row: UnretainedReference<StoreRow>
+        /// The row's version, copied: choosing between two rows must not touch a row that
+        /// may be deallocating (reading it takes a reference, and dropping that reference
+        /// could end the row's life, and run its `deinit`, under the lock).
+        let version: Int64
+    }
+
+    /// 32 bytes a row (key, reference, version); the timestamp is read from the row once
+    /// it is loaded, outside the lock.
+    private let entries = Mutex(ObjectKeyTable<Entry>())
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
-        entries.withLock { entries in
+        // Loaded under the lock, judged outside it: if it is too old, dropping it may be
+        // its last release. (Spelled out: the one-line `withLock { $0[key]?.row.load() }`
+        // loaded a null reference in debug builds with Swift 6.3.)
+        let loaded: StoreRow? = entries.withLock { entries in
             guard let entry = entries[objectID.key] else { return nil }
-            if maxAge >= 0, now - entry.readUnretained(\.timestamp) > maxAge { return nil }
-            return entry.load()
+            return entry.row.load()
         }
+        guard let row = loaded else { return nil }
+        if maxAge >= 0, now - row.timestamp > maxAge { return nil }
+        return row
     }
 
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
@@ -35,8 +47,8 @@ final class RowCache: Sendable {
             entries.reserveCapacity(max(entries.count, rows.count))
             for row in rows {
                 let key = row.objectID.key
-                if let cached = entries[key], cached.readUnretained(\.version) > row.version { continue }
-                entries[key] = UnretainedReference(row)
+                if let cached = entries[key], cached.version > row.version { continue }
+                entries[key] = Entry(row: UnretainedReference(row), version: row.version)
             }
         }
     }
@@ -62,7 +74,7 @@ final class RowCache: Sendable {
     /// Called by a row's `deinit`, on whatever thread released it last.
     func rowWillDeallocate(_ row: ObjectIdentifier, key: ObjectKey) {
         entries.withLock { entries in
-            entries.removeValue(forKey: key) { $0.refers(to: row) }
+            entries.removeValue(forKey: key) { $0.row.refers(to: row) }
         }
     }
 }

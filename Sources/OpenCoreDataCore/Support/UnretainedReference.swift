@@ -45,14 +45,6 @@ struct UnretainedReference<Object: AnyObject>: @unchecked Sendable {
         #endif
     }
 
-    /// Reads a constant of the object without retaining it, even while its `deinit` waits
-    /// for the lock: the object's stored properties live until that `deinit` returns.
-    /// Same contract as ``load()``: call only under the owner's lock, and read only `let`s.
-    func readUnretained<Value>(_ constant: (Object) -> Value) -> Value {
-        let address = UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: identity))!
-        return Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(constant)
-    }
-
     /// Whether this references the object with `identity` (`ObjectIdentifier(object)`,
     /// safe to take in the object's `deinit`: nothing is retained).
     func refers(to identity: ObjectIdentifier) -> Bool { self.identity == identity }

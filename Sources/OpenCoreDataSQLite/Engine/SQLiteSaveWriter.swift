@@ -28,16 +28,20 @@ final class SQLiteSaveWriter {
 
     private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
         let table = try schema.table(for: row.entity)
-        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, slots: nil)
+        try collectExternalFiles(entity: row.entity, key: row.primaryKey, slots: nil)
         let delete = try statement(.deleteRow, of: row.entity.facts.root) { SQLSaveStatements.deleteRow(from: table.name) }
         try run(delete, row.primaryKey, expectedVersion)
-        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
+        if changedRows == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
         for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
             if let join = schema.joinTable(for: relationship) {
                 try run(try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) }, row.primaryKey)
             }
         }
     }
+
+    /// Rows the last statement changed: SQLite's own count (GRDB's `changesCount` checks
+    /// the calling queue first, which costs more than the call; this runs inside its write).
+    private var changedRows: Int32 { sqlite3_changes(db.sqliteConnection) }
 
     /// A prepared row statement and how to bind a row's slots to it.
     private struct RowPlan {
@@ -57,6 +61,10 @@ final class SQLiteSaveWriter {
     /// same columns, so the text is built and the statement looked up once per save.
     private var plans: [PlanShape: RowPlan] = [:]
 
+    /// The plan of the previous row: a save writes runs of rows of one shape, and
+    /// comparing with it costs less than hashing the shape into `plans`.
+    private var lastPlan: (shape: PlanShape, plan: RowPlan)?
+
     private struct PlanShape: Hashable {
         let entity: ObjectIdentifier
         let isInsert: Bool
@@ -66,7 +74,11 @@ final class SQLiteSaveWriter {
 
     private func plan(_ row: StoreSaveRequest.RowWrite, insert: Bool) throws -> RowPlan {
         let shape = PlanShape(entity: ObjectIdentifier(row.entity), isInsert: insert, slots: insert ? [] : row.slots)
-        if let known = plans[shape] { return known }
+        if let last = lastPlan, last.shape == shape { return last.plan }
+        if let known = plans[shape] {
+            lastPlan = (shape, known)
+            return known
+        }
         let table = try schema.table(for: row.entity)
         let facts = row.entity.facts
         var names: [String] = []
@@ -85,6 +97,7 @@ final class SQLiteSaveWriter {
         let template = insert ? SQLSaveStatements.insertRow(into: table.name, columns: names) : SQLSaveStatements.updateRow(in: table.name, columns: names)
         let plan = RowPlan(statement: try db.cachedStatement(sql: template.sql), columns: columns)
         plans[shape] = plan
+        lastPlan = (shape, plan)
         return plan
     }
 
@@ -100,8 +113,7 @@ final class SQLiteSaveWriter {
     }
 
     private func update(_ row: StoreSaveRequest.RowWrite) throws {
-        let table = try schema.table(for: row.entity)
-        try collectExternalFiles(table: table, entity: row.entity, key: row.primaryKey, slots: row.slots)
+        try collectExternalFiles(entity: row.entity, key: row.primaryKey, slots: row.slots)
         let plan = try plan(row, insert: false)
         let handle = plan.statement.sqliteStatement
         sqlite3_reset(handle)
@@ -109,7 +121,7 @@ final class SQLiteSaveWriter {
         try check(sqlite3_bind_int64(handle, next, row.primaryKey), plan.statement)
         try check(sqlite3_bind_int64(handle, next + 1, row.expectedVersion), plan.statement)
         try step(plan.statement)
-        if db.changesCount == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
+        if changedRows == 0 { throw conflict(row.entity, row.primaryKey, row.expectedVersion) }
     }
 
     /// Binds the row's values to the plan's columns from parameter `first` on; returns the next parameter.
@@ -194,9 +206,10 @@ final class SQLiteSaveWriter {
     }
 
     /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
-    private func collectExternalFiles(table: SQLiteSchema.Table, entity: NSEntityDescription, key: Int64, slots: [Int]?) throws {
+    private func collectExternalFiles(entity: NSEntityDescription, key: Int64, slots: [Int]?) throws {
         let facts = entity.facts
         guard facts.hasExternalStorage else { return }
+        let table = try schema.table(for: entity)
         let candidates = (slots ?? Array(facts.slots.indices)).filter { facts.slotFacts[$0].allowsExternalStorage }
         let columns = candidates.compactMap { schema.column(for: facts.slots[$0]) }
         guard !columns.isEmpty else { return }
