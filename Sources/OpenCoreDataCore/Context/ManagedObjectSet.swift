@@ -82,16 +82,14 @@ struct ManagedObjectSet: RandomAccessCollection, ExpressibleByArrayLiteral, Equa
     mutating func remove(at position: Int) -> NSManagedObject {
         guard !index.isEmpty else { return objects.remove(at: position) }
         let removed = objects[position]
-        // Out of the index in place (backward-shift deletion: later members of the probe
-        // run move into the hole unless their home lies cyclically after it), then the
-        // positions above it renumbered: no allocation, no hashing of the other members.
+        // Out of the index in place (backward-shift deletion), then the positions above
+        // it renumbered: no allocation, no hashing of the other members.
         let mask = index.count - 1
         var hole = probe(for: removed).slot
         var next = (hole + 1) & mask
         while index[next] != 0 {
             let home = Self.home(of: objects[Int(index[next]) - 1], mask: mask)
-            let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
-            if movable {
+            if backwardShiftCanFill(hole: hole, from: next, home: home) {
                 index[hole] = index[next]
                 hole = next
             }

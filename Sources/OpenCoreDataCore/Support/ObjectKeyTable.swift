@@ -117,8 +117,7 @@ struct ObjectKeyTable<Value> {
         var next = (removed + 1) & mask
         while buckets[next].value != nil {
             let start = home(buckets[next].key)
-            let movable = hole <= next ? (start <= hole || start > next) : (start <= hole && start > next)
-            if movable {
+            if backwardShiftCanFill(hole: hole, from: next, home: start) {
                 buckets[hole] = buckets[next]
                 hole = next
             }
