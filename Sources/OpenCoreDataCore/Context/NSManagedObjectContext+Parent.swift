@@ -244,7 +244,7 @@ struct ChildPush: @unchecked Sendable {
 struct ChildReadState {
     let objectID: NSManagedObjectID
     /// The committed values (to-ones as IDs); `nil` when the child never loaded them.
-    let values: [Any?]?
+    let values: SlotValues?
 
     init(_ object: NSManagedObject) {
         objectID = object.objectID

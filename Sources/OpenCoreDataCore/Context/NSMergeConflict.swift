@@ -71,7 +71,7 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
 /// Snapshot dictionaries in the form conflicts hand them out.
 enum ConflictSnapshot {
     /// Attributes (public values) and to-ones (IDs) of slot-indexed `values`; `NSNull` for nil.
-    static func dictionary(_ values: [Any?], of entity: NSEntityDescription) -> [String: Any] {
+    static func dictionary(_ values: SlotValues, of entity: NSEntityDescription) -> [String: Any] {
         var result: [String: Any] = [:]
         for property in entity.facts.slots where !property.isTransient && property.slot < values.count {
             switch property {

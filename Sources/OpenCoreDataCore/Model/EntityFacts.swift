@@ -20,8 +20,12 @@ package final class EntityFacts {
     /// This entity and every entity below it.
     package let selfAndDescendants: [NSEntityDescription]
 
+    /// Where each slot's value lives in the entity's ``SlotValues``.
+    package let slotLayout: SlotLayout
     /// A new object's storage: coerced default values, `nil` elsewhere.
-    let defaultStorage: [Any?]
+    let defaultStorage: SlotValues
+    /// Storage without values (a fault's), shared until written.
+    let emptyStorage: SlotValues
     /// Whether some attribute may keep its value in an external file.
     package let hasExternalStorage: Bool
     /// To-many slots: snapshots leave them empty.
@@ -53,10 +57,17 @@ package final class EntityFacts {
         }.map(\.slot)
         self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
         self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
-        self.defaultStorage = slots.map { property in
-            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
-            return AttributeValue.coerce(value, to: attribute)
+        let layout = SlotLayout(facts.map { slot in
+            slot.kind == .attribute ? SlotRepresentation(attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed
+        })
+        self.slotLayout = layout
+        self.emptyStorage = SlotValues(layout: layout)
+        var defaults = SlotValues(layout: layout)
+        for property in slots {
+            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { continue }
+            defaults[property.slot] = AttributeValue.coerce(value, to: attribute)
         }
+        self.defaultStorage = defaults
     }
 
     /// The class that represents the entity's objects (cached: the registry's lookup builds strings).

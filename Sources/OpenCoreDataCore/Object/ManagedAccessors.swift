@@ -44,9 +44,7 @@ extension NSManagedObject {
         guard let slot = facts.propertiesByName.slot(named: key), facts.slotFacts[slot].kind == .attribute else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        guard let stored = storage[slot] else { return .some(nil) }
-        guard let typed = storedCast(stored, to: V.self) else { return nil }
-        return .some(typed)
+        return storage.native(slot, as: V.self)
     }
 
     /// The generic read: conversions, relationships, and the traps for mismatched declarations.
@@ -146,7 +144,7 @@ extension NSManagedObject {
             assign(value.map { $0 as Any }, to: managedProperty(key), maintainingInverse: true)
             return
         }
-        setAttribute(slot: slot, key: key, value.map { $0 as Any })
+        setAttribute(slot: slot, key: key, value)
     }
 
     /// Body of a generated `addTo<Key>(_:)` for one object.

@@ -30,7 +30,7 @@ extension NSManagedObject {
         // A fault may hold the row its fetch read; a refresh must not fire from it.
         guard !isFaultStorage else { snapshot = nil; return }
         willTurnIntoFault()
-        storage = [Any?](repeating: nil, count: storage.count)
+        storage = entityFacts.emptyStorage
         committed = nil
         snapshot = nil
         changedSlots.removeAll()
@@ -76,7 +76,7 @@ extension NSManagedObject {
 
     /// The object's values as a row holds them: to-ones as object IDs, to-manys left out
     /// (they load from their own source), transient values kept.
-    func rowValues() -> [Any?] {
+    func rowValues() -> SlotValues {
         var values = storage
         let facts = entityFacts
         guard facts.hasRelationships else { return values }

@@ -222,7 +222,7 @@ extension NSManagedObject {
     }
 
     /// The snapshot of last saved values, loading the object if it is a fault.
-    func committedSnapshot() -> [Any?]? {
+    func committedSnapshot() -> SlotValues? {
         fireFaultIfNeeded()
         return committed
     }

@@ -51,9 +51,9 @@ open class NSManagedObject: NSObject {
     /// Attributes hold their native stored value. A to-one holds the related
     /// `NSManagedObject`, or its `NSManagedObjectID` until first read. A to-many holds
     /// a `ToManyRelationship`, or `nil` while it is a fault.
-    @exclusivity(unchecked) var storage: [Any?]
+    @exclusivity(unchecked) var storage: SlotValues
     /// Stored values as of the last fetch or save (to-ones as IDs); `nil` for new objects.
-    @exclusivity(unchecked) var committed: [Any?]?
+    @exclusivity(unchecked) var committed: SlotValues?
     /// The shared snapshot the object was loaded from (keeping it alive in the row cache),
     /// or, while the object is a fault, the row a fetch already read for it.
     @exclusivity(unchecked) var snapshot: StoreRow?

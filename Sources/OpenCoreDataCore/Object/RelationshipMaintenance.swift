@@ -142,10 +142,11 @@ extension NSManagedObject {
     }
 
     /// Stores an attribute value already in its stored form, with the change hooks unless told not to.
-    func setAttribute(slot: Int, key: String, _ value: Any?, notifying: Bool = true) {
+    /// Generic so that a typed accessor's value reaches its unboxed field without an `Any` in between.
+    func setAttribute<V>(slot: Int, key: String, _ value: V?, notifying: Bool = true) {
         if notifying { willChangeValue(forKey: key) }
         noteUndoableChange(slot: slot)
-        storage[slot] = value
+        storage.setNative(value, at: slot)
         if !rejectedAssignments.isEmpty { rejectedAssignments[key] = nil }
         recordChange(slot: slot)
         if notifying { didChangeValue(forKey: key) }

@@ -29,8 +29,8 @@ final class SQLiteRowLayout {
     let selectList: String
     /// How many columns the SELECT list has.
     let columnCount: Int32
-    /// How one entity's rows decode: the entity, its slot count and its fields.
-    typealias Plan = (entity: NSEntityDescription, slotCount: Int, fields: [Field])
+    /// How one entity's rows decode: the entity, and its fields.
+    typealias Plan = (entity: NSEntityDescription, fields: [Field])
     /// Indexed by entity number (small and dense, from 1): an array index per row where
     /// a dictionary would hash.
     let plans: [Plan?]
@@ -61,7 +61,7 @@ final class SQLiteRowLayout {
             let number = entity.facts.entityNumber
             guard number >= 0 else { continue }  // numbered from 1; never negative
             if number >= plans.count { plans += Array(repeating: nil, count: number - plans.count + 1) }
-            plans[number] = (entity, entity.facts.slots.count, fields)
+            plans[number] = (entity, fields)
         }
         self.plans = plans
         self.selectList = SQLObjectReadStatements.selectList(columns)
@@ -90,26 +90,23 @@ final class SQLiteRowLayout {
         guard sqlite3_column_type(statement, offset) != SQLITE_NULL, plans.indices.contains(number), let plan = plans[number] else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
-        var values = [Any?](unsafeUninitializedCapacity: plan.slotCount) { buffer, initialized in
-            for index in 0..<buffer.count { (buffer.baseAddress! + index).initialize(to: nil) }
-            initialized = buffer.count
-        }
+        var values = SlotValues(layout: plan.entity.facts.slotLayout)
         for field in plan.fields {
             let column = field.column + offset
             let type = sqlite3_column_type(statement, column)
             if type == SQLITE_NULL { continue }
             switch field.decoder {
-            case .integer16 where type == SQLITE_INTEGER: values[field.slot] = Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column))
-            case .integer32 where type == SQLITE_INTEGER: values[field.slot] = Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column))
-            case .integer64 where type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_int64(statement, column)
-            case .boolean where type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_int64(statement, column) != 0
-            case .double where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values[field.slot] = sqlite3_column_double(statement, column)
-            case .float where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values[field.slot] = Float(sqlite3_column_double(statement, column))
+            case .integer16 where type == SQLITE_INTEGER: values.setNative(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
+            case .integer32 where type == SQLITE_INTEGER: values.setNative(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
+            case .integer64 where type == SQLITE_INTEGER: values.setNative(sqlite3_column_int64(statement, column), at: field.slot)
+            case .boolean where type == SQLITE_INTEGER: values.setNative(sqlite3_column_int64(statement, column) != 0, at: field.slot)
+            case .double where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values.setNative(sqlite3_column_double(statement, column), at: field.slot)
+            case .float where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values.setNative(Float(sqlite3_column_double(statement, column)), at: field.slot)
             case .date where type == SQLITE_FLOAT || type == SQLITE_INTEGER:
-                values[field.slot] = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column))
+                values.setNative(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)), at: field.slot)
             case .string where type == SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(statement, column))
-                values[field.slot] = sqlite3_column_text(statement, column).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
+                values.setNative(sqlite3_column_text(statement, column).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "", at: field.slot)
             case let .toOne(destination, entityColumn):
                 let exact = entityColumn.flatMap { store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))] }
                 values[field.slot] = NSManagedObjectID(entity: exact ?? destination, store: persistentStore, primaryKey: sqlite3_column_int64(statement, column))

@@ -130,9 +130,8 @@ final class SQLiteSaveWriter {
         var index = first
         for column in plan.columns {
             let facts = column.facts
-            let value = row.values[column.slot]
             if facts.kind == .toOne {
-                let reference = value as? StoreSaveRequest.RowReference
+                let reference = row.values[column.slot] as? StoreSaveRequest.RowReference
                 try check(reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) } ?? sqlite3_bind_null(handle, index), plan.statement)
                 index += 1
                 if column.hasEntityColumn {
@@ -141,7 +140,7 @@ final class SQLiteSaveWriter {
                     index += 1
                 }
             } else {
-                try check(try bindAttribute(value, facts, handle, index), plan.statement)
+                try check(try bindAttribute(row.values, column.slot, facts, handle, index), plan.statement)
                 index += 1
             }
         }
@@ -151,21 +150,28 @@ final class SQLiteSaveWriter {
     /// Binds one attribute value. The common types bind straight from their stored
     /// form; the rest (external storage, transformables, UUIDs…) go through the
     /// shared column encoding.
-    private func bindAttribute(_ value: Any?, _ facts: SlotFacts, _ handle: OpaquePointer?, _ index: Int32) throws -> Int32 {
-        guard let value else { return sqlite3_bind_null(handle, index) }
+    private func bindAttribute(_ values: SlotValues, _ slot: Int, _ facts: SlotFacts, _ handle: OpaquePointer?, _ index: Int32) throws -> Int32 {
+        // A typed field binds without unboxing; `native` answers `nil` only for a value
+        // kept in another form, which takes the general encoding below.
         if !facts.allowsExternalStorage {
-            switch facts.attributeType {
-            case .integer64AttributeType: if let number = storedCast(value, to: Int64.self) { return sqlite3_bind_int64(handle, index, number) }
-            case .integer32AttributeType: if let number = storedCast(value, to: Int32.self) { return sqlite3_bind_int64(handle, index, Int64(number)) }
-            case .integer16AttributeType: if let number = storedCast(value, to: Int16.self) { return sqlite3_bind_int64(handle, index, Int64(number)) }
-            case .booleanAttributeType: if let flag = storedCast(value, to: Bool.self) { return sqlite3_bind_int64(handle, index, flag ? 1 : 0) }
-            case .doubleAttributeType: if let number = storedCast(value, to: Double.self) { return sqlite3_bind_double(handle, index, number) }
-            case .floatAttributeType: if let number = storedCast(value, to: Float.self) { return sqlite3_bind_double(handle, index, Double(number)) }
-            case .dateAttributeType: if let date = storedCast(value, to: Date.self) { return sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate) }
-            case .stringAttributeType: if let text = storedCast(value, to: String.self) { return Self.bindText(text, handle, index) }
-            default: break
+            func bind<V>(_ read: V??, _ body: (V) -> Int32) -> Int32? {
+                read.map { $0.map(body) ?? sqlite3_bind_null(handle, index) }
             }
+            let bound: Int32?
+            switch facts.attributeType {
+            case .integer64AttributeType: bound = bind(values.native(slot, as: Int64.self)) { sqlite3_bind_int64(handle, index, $0) }
+            case .integer32AttributeType: bound = bind(values.native(slot, as: Int32.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
+            case .integer16AttributeType: bound = bind(values.native(slot, as: Int16.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
+            case .booleanAttributeType: bound = bind(values.native(slot, as: Bool.self)) { sqlite3_bind_int64(handle, index, $0 ? 1 : 0) }
+            case .doubleAttributeType: bound = bind(values.native(slot, as: Double.self)) { sqlite3_bind_double(handle, index, $0) }
+            case .floatAttributeType: bound = bind(values.native(slot, as: Float.self)) { sqlite3_bind_double(handle, index, Double($0)) }
+            case .dateAttributeType: bound = bind(values.native(slot, as: Date.self)) { sqlite3_bind_double(handle, index, $0.timeIntervalSinceReferenceDate) }
+            case .stringAttributeType: bound = bind(values.native(slot, as: String.self)) { Self.bindText($0, handle, index) }
+            default: bound = nil
+            }
+            if let bound { return bound }
         }
+        guard let value = values[slot] else { return sqlite3_bind_null(handle, index) }
         guard let attribute = facts.property as? NSAttributeDescription else { return sqlite3_bind_null(handle, index) }
         let (column, file) = try external.columnValue(value, for: attribute)
         if let file { writtenFiles.append(file) }

@@ -8,7 +8,7 @@ package final class StoreRow: @unchecked Sendable {
     package let objectID: NSManagedObjectID
     /// The row version, Core Data's `Z_OPT`.
     package let version: Int64
-    package let values: [Any?]
+    package let values: SlotValues
     /// When the store read (or wrote) these values, on ``StoreRow/now()``'s clock; staleness is measured from here.
     package let timestamp: TimeInterval
     /// The coordinator's cache generation when the row was cached: while it is current,
@@ -19,7 +19,7 @@ package final class StoreRow: @unchecked Sendable {
     /// The row cache holding the row (without keeping it alive); the row leaves it when it deallocates.
     @exclusivity(unchecked) var cache: RowCache?
 
-    package init(objectID: NSManagedObjectID, version: Int64, values: [Any?], timestamp: TimeInterval) {
+    package init(objectID: NSManagedObjectID, version: Int64, values: SlotValues, timestamp: TimeInterval) {
         self.objectID = objectID
         self.version = version
         self.values = values

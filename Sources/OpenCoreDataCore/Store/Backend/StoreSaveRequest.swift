@@ -6,7 +6,7 @@ package struct StoreSaveRequest {
         package let primaryKey: Int64
         /// Values by slot: the object's storage (shared, not copied) with to-ones as
         /// `RowReference` (or `nil`). Only the slots in `slots` are written.
-        package var values: [Any?]
+        package var values: SlotValues
         /// The slots to write, increasing: every row column of the entity for an
         /// insert (`EntityFacts.rowColumnSlots`), the changed ones for an update.
         package var slots: [Int]

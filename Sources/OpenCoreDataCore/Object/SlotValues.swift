@@ -1,0 +1,350 @@
+/// How one slot keeps its value inside a ``SlotValues`` buffer.
+///
+/// The attribute types whose Swift type is a plain scalar, and strings, are kept
+/// unboxed: 8 bytes a scalar, 16 a string, where an `Any` takes 32 and every read
+/// through it is an existential copy and a cast.
+package enum SlotRepresentation: UInt8, Sendable {
+    /// Any value in an existential: relationships, data, decimals, transformables, ….
+    case boxed
+    case int16, int32, int64, bool, double, float, date
+    /// A `String`, inline.
+    case string
+
+    /// The representation of an attribute of `type` (kept in `Any` when it may live in a file).
+    init(attributeType type: NSAttributeType, allowsExternalStorage: Bool) {
+        guard !allowsExternalStorage else { self = .boxed; return }
+        switch type {
+        case .integer16AttributeType: self = .int16
+        case .integer32AttributeType: self = .int32
+        case .integer64AttributeType: self = .int64
+        case .booleanAttributeType: self = .bool
+        case .doubleAttributeType: self = .double
+        case .floatAttributeType: self = .float
+        case .dateAttributeType: self = .date
+        case .stringAttributeType: self = .string
+        default: self = .boxed
+        }
+    }
+
+    /// The representation that keeps exactly a `V` unboxed, if any. A constant once specialized.
+    @inline(__always)
+    package static func of<V>(_ type: V.Type) -> SlotRepresentation? {
+        if V.self == Int64.self { return .int64 }
+        if V.self == String.self { return .string }
+        if V.self == Double.self { return .double }
+        if V.self == Date.self { return .date }
+        if V.self == Bool.self { return .bool }
+        if V.self == Int32.self { return .int32 }
+        if V.self == Int16.self { return .int16 }
+        if V.self == Float.self { return .float }
+        return nil
+    }
+
+    /// Bytes the value takes in the buffer (a multiple of 8, so fields need no padding).
+    var byteCount: Int {
+        switch self {
+        case .boxed: MemoryLayout<Any>.size
+        case .string: MemoryLayout<String>.size
+        default: 8
+        }
+    }
+
+    /// Whether the value holds references (released when it is replaced).
+    var holdsReferences: Bool { self == .boxed || self == .string }
+}
+
+/// Where each slot of an entity's values lives in a ``SlotValues`` buffer.
+///
+/// One per entity, made when the model freezes. A buffer starts with one presence
+/// byte per slot (a slot without a value is `nil`), then the fields at their offsets.
+package final class SlotLayout: Sendable {
+    struct Field {
+        let representation: SlotRepresentation
+        /// Byte offset from the buffer's first element.
+        let offset: Int
+    }
+
+    let fields: [Field]
+    /// Words (8 bytes) a buffer needs: presence bytes, rounded up, then the fields.
+    let wordCount: Int
+    /// Words holding the presence bytes (zeroed when a buffer is made).
+    let presenceWordCount: Int
+    /// Whether some field holds references (a buffer must release them).
+    let holdsReferences: Bool
+    /// The same slots with every value boxed: where a value arrives that its typed field
+    /// cannot hold (a value of another type than the attribute's), the buffer moves to it.
+    let boxed: SlotLayout?
+
+    package init(_ representations: [SlotRepresentation]) {
+        presenceWordCount = (representations.count + 7) / 8
+        var offset = presenceWordCount * 8
+        var fields: [Field] = []
+        fields.reserveCapacity(representations.count)
+        for representation in representations {
+            fields.append(Field(representation: representation, offset: offset))
+            offset += representation.byteCount
+        }
+        self.fields = fields
+        wordCount = offset / 8
+        holdsReferences = representations.contains { $0.holdsReferences }
+        boxed = representations.allSatisfy { $0 == .boxed } ? nil : SlotLayout(Array(repeating: .boxed, count: representations.count))
+    }
+
+    var count: Int { fields.count }
+}
+
+/// The tail-allocated storage behind ``SlotValues``: the layout as header, the
+/// presence bytes and fields as elements.
+final class SlotBuffer: ManagedBuffer<SlotLayout, UInt64> {
+    static func make(_ layout: SlotLayout) -> SlotBuffer {
+        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: SlotBuffer.self)
+        buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: layout.presenceWordCount) }
+        return buffer
+    }
+
+    /// The header, read through its address: `header` is a stored class property, and each
+    /// access to it would be checked for exclusivity at run time.
+    var layout: SlotLayout {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee } }
+    }
+
+    deinit {
+        let layout = self.layout
+        guard layout.holdsReferences else { return }
+        withUnsafeMutablePointerToElements { words in
+            let base = UnsafeMutableRawPointer(words)
+            for slot in layout.fields.indices where base.load(fromByteOffset: slot, as: UInt8.self) != 0 {
+                Self.release(layout.fields[slot], base)
+            }
+        }
+    }
+
+    /// Deinitializes a present field's value if it holds references.
+    @inline(__always)
+    static func release(_ field: SlotLayout.Field, _ base: UnsafeMutableRawPointer) {
+        switch field.representation {
+        case .boxed: (base + field.offset).assumingMemoryBound(to: Any.self).deinitialize(count: 1)
+        case .string: (base + field.offset).assumingMemoryBound(to: String.self).deinitialize(count: 1)
+        default: break
+        }
+    }
+
+    /// A buffer of the same layout holding the same values.
+    func copy() -> SlotBuffer {
+        let layout = self.layout
+        let new = SlotBuffer.make(layout)
+        withUnsafeMutablePointerToElements { source in
+            new.withUnsafeMutablePointerToElements { target in
+                let from = UnsafeMutableRawPointer(source), to = UnsafeMutableRawPointer(target)
+                for (slot, field) in layout.fields.enumerated() where from.load(fromByteOffset: slot, as: UInt8.self) != 0 {
+                    switch field.representation {
+                    case .boxed:
+                        (to + field.offset).initializeMemory(as: Any.self, to: (from + field.offset).assumingMemoryBound(to: Any.self).pointee)
+                    case .string:
+                        (to + field.offset).initializeMemory(as: String.self, to: (from + field.offset).assumingMemoryBound(to: String.self).pointee)
+                    default:
+                        (to + field.offset).storeBytes(of: (from + field.offset).load(as: UInt64.self), as: UInt64.self)
+                    }
+                    to.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+                }
+            }
+        }
+        return new
+    }
+}
+
+/// An object's values, one per property slot, as the context and the stores keep them.
+///
+/// A value type with copy-on-write storage, like the `[Any?]` it replaces, but laid out
+/// per entity (``SlotLayout``): scalars and strings unboxed, everything else in `Any`.
+/// A store's row, the row cache and every object loaded from it share one buffer until
+/// an object writes. Reads as a collection of `Any?`; ``native(_:as:)`` and
+/// ``setNative(_:at:)`` read and write a field of its own type without boxing.
+///
+/// `@unchecked Sendable`: a buffer is written only while uniquely referenced (the
+/// copy-on-write check), so a shared buffer is immutable, as an array's is.
+package struct SlotValues: @unchecked Sendable {
+    private var buffer: SlotBuffer
+
+    /// Values of `layout`'s slots, all `nil`.
+    package init(layout: SlotLayout) {
+        buffer = SlotBuffer.make(layout)
+    }
+
+    /// The layout the values follow.
+    package var layout: SlotLayout { buffer.layout }
+
+    /// The value of `slot` when its field keeps exactly a `V` (or a boxed `V`): `.some(nil)`
+    /// when it has none, `nil` when it holds something else (the caller takes the general path).
+    @inline(__always)
+    package func native<V>(_ slot: Int, as type: V.Type) -> V?? {
+        nativeValue(slot, as: type)
+    }
+
+    @inline(__always)
+    private func nativeValue<V>(_ slot: Int, as type: V.Type) -> V?? {
+        let field = buffer.layout.fields[slot]
+        return buffer.withUnsafeMutablePointerToElements { words -> V?? in
+            let base = UnsafeMutableRawPointer(words)
+            guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return .some(nil) }
+            if field.representation == SlotRepresentation.of(V.self) {
+                return .some((base + field.offset).assumingMemoryBound(to: V.self).pointee)
+            }
+            guard field.representation == .boxed, let value = storedCast((base + field.offset).assumingMemoryBound(to: Any.self).pointee, to: V.self) else { return nil }
+            return .some(value)
+        }
+    }
+
+    /// Writes `value` into `slot`: unboxed when the slot keeps exactly a `V`, else as `Any`.
+    @inline(__always)
+    package mutating func setNative<V>(_ value: V?, at slot: Int) {
+        setNativeValue(value, at: slot)
+    }
+
+    @inline(__always)
+    private mutating func setNativeValue<V>(_ value: V?, at slot: Int) {
+        guard buffer.layout.fields[slot].representation == SlotRepresentation.of(V.self) else {
+            self[slot] = value.map { $0 as Any }
+            return
+        }
+        makeUnique()
+        let field = buffer.layout.fields[slot]
+        buffer.withUnsafeMutablePointerToElements { words in
+            let base = UnsafeMutableRawPointer(words)
+            let present = base.load(fromByteOffset: slot, as: UInt8.self) != 0
+            if present, field.representation == .string { SlotBuffer.release(field, base) }
+            if let value {
+                (base + field.offset).initializeMemory(as: V.self, to: value)
+                base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+            } else {
+                base.storeBytes(of: 0, toByteOffset: slot, as: UInt8.self)
+            }
+        }
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+    }
+
+    /// Moves every value into boxed fields, for a value its typed field cannot hold.
+    private mutating func box() {
+        guard let boxed = buffer.layout.boxed else { return }
+        var moved = SlotValues(layout: boxed)
+        for slot in indices { if let value = self[slot] { moved[slot] = value } }
+        self = moved
+    }
+
+    private mutating func store(_ value: Any?, at slot: Int) {
+        makeUnique()
+        let field = buffer.layout.fields[slot]
+        guard let value else {
+            buffer.withUnsafeMutablePointerToElements { words in
+                let base = UnsafeMutableRawPointer(words)
+                guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return }
+                SlotBuffer.release(field, base)
+                base.storeBytes(of: 0, toByteOffset: slot, as: UInt8.self)
+            }
+            return
+        }
+        func put<T>(_ typed: T) {
+            buffer.withUnsafeMutablePointerToElements { words in
+                let base = UnsafeMutableRawPointer(words)
+                if base.load(fromByteOffset: slot, as: UInt8.self) != 0 { SlotBuffer.release(field, base) }
+                (base + field.offset).initializeMemory(as: T.self, to: typed)
+                base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+            }
+        }
+        func putExact<T>(_ type: T.Type) -> Bool {
+            guard let typed = exactCast(value, to: T.self) else { return false }
+            put(typed)
+            return true
+        }
+        let stored: Bool
+        switch field.representation {
+        case .boxed: put(value as Any); stored = true  // `as Any`: keeps Swift from opening the existential into `T`
+        case .int16: stored = putExact(Int16.self)
+        case .int32: stored = putExact(Int32.self)
+        case .int64: stored = putExact(Int64.self)
+        case .bool: stored = putExact(Bool.self)
+        case .double: stored = putExact(Double.self)
+        case .float: stored = putExact(Float.self)
+        case .date: stored = putExact(Date.self)
+        case .string: stored = putExact(String.self)
+        }
+        if !stored {
+            box()
+            store(value, at: slot)
+        }
+    }
+}
+
+extension SlotValues: RandomAccessCollection, MutableCollection {
+    package typealias Index = Int
+    package typealias Indices = Range<Int>
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { buffer.layout.count }
+
+    /// The value of a slot, boxed; `nil` when it has none.
+    package subscript(slot: Int) -> Any? {
+        get {
+            let field = buffer.layout.fields[slot]
+            return buffer.withUnsafeMutablePointerToElements { words -> Any? in
+                let base = UnsafeMutableRawPointer(words)
+                guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return nil }
+                let address = base + field.offset
+                switch field.representation {
+                case .boxed: return address.assumingMemoryBound(to: Any.self).pointee
+                case .int16: return address.load(as: Int16.self)
+                case .int32: return address.load(as: Int32.self)
+                case .int64: return address.load(as: Int64.self)
+                case .bool: return address.load(as: Bool.self)
+                case .double: return address.load(as: Double.self)
+                case .float: return address.load(as: Float.self)
+                case .date: return address.load(as: Date.self)
+                case .string: return address.assumingMemoryBound(to: String.self).pointee
+                }
+            }
+        }
+        set { store(newValue, at: slot) }
+    }
+}
+
+// Concrete entry points for the stores' modules: a generic call across modules runs
+// unspecialized (type metadata looked up at run time on every value), so the row
+// decoder and the save writer call these instead.
+extension SlotValues {
+    /// Reads an `Int16` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Int16.Type) -> Int16?? { nativeValue(slot, as: type) }
+    /// Reads an `Int32` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Int32.Type) -> Int32?? { nativeValue(slot, as: type) }
+    /// Reads an `Int64` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Int64.Type) -> Int64?? { nativeValue(slot, as: type) }
+    /// Reads a `Bool` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Bool.Type) -> Bool?? { nativeValue(slot, as: type) }
+    /// Reads a `Double` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Double.Type) -> Double?? { nativeValue(slot, as: type) }
+    /// Reads a `Float` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Float.Type) -> Float?? { nativeValue(slot, as: type) }
+    /// Reads a `Date` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: Date.Type) -> Date?? { nativeValue(slot, as: type) }
+    /// Reads a `String` field (see ``native(_:as:)``).
+    package func native(_ slot: Int, as type: String.Type) -> String?? { nativeValue(slot, as: type) }
+
+    /// Writes an `Int16` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Int16?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes an `Int32` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Int32?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes an `Int64` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Int64?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes a `Bool` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Bool?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes a `Double` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Double?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes a `Float` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Float?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes a `Date` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: Date?, at slot: Int) { setNativeValue(value, at: slot) }
+    /// Writes a `String` (see ``setNative(_:at:)``).
+    package mutating func setNative(_ value: String?, at slot: Int) { setNativeValue(value, at: slot) }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import OpenCoreDataCore
+
+/// An object's values laid out per entity: scalars and strings unboxed, the rest in
+/// `Any`, copy-on-write between the row cache, snapshots and objects.
+@Suite struct SlotValuesTests {
+    private final class Token {}
+
+    private static let layout = SlotLayout([.int16, .int32, .int64, .bool, .double, .float, .date, .string, .boxed])
+
+    private static func filled() -> SlotValues {
+        var values = SlotValues(layout: layout)
+        values[0] = Int16(-7)
+        values[1] = Int32(70_000)
+        values[2] = Int64.max
+        values[3] = true
+        values[4] = 2.5
+        values[5] = Float(1.25)
+        values[6] = Date(timeIntervalSinceReferenceDate: 1_000)
+        values[7] = String(repeating: "long string, not a small one ", count: 3)
+        values[8] = Data([1, 2, 3])
+        return values
+    }
+
+    @Test func everyRepresentationReadsBackWhatWasStored() {
+        let values = Self.filled()
+        #expect(values.count == 9)
+        #expect(values[0] as? Int16 == -7)
+        #expect(values[1] as? Int32 == 70_000)
+        #expect(values[2] as? Int64 == .max)
+        #expect(values[3] as? Bool == true)
+        #expect(values[4] as? Double == 2.5)
+        #expect(values[5] as? Float == 1.25)
+        #expect(values[6] as? Date == Date(timeIntervalSinceReferenceDate: 1_000))
+        #expect((values[7] as? String)?.hasPrefix("long string") == true)
+        #expect(values[8] as? Data == Data([1, 2, 3]))
+        #expect(values.native(2, as: Int64.self) == .some(.max))
+        #expect(values.native(7, as: String.self)??.count == 87)
+        #expect(values.native(8, as: Data.self) == .some(Data([1, 2, 3])))
+    }
+
+    @Test func aMissingValueIsNilAndClearingForgetsIt() {
+        var values = Self.filled()
+        let empty = SlotValues(layout: Self.layout)
+        #expect(empty.allSatisfy { $0 == nil })
+        #expect(empty.native(2, as: Int64.self) == .some(nil))
+        values[7] = nil
+        values.setNative(nil as Int64?, at: 2)
+        #expect(values[7] == nil && values[2] == nil)
+        #expect(values.native(7, as: String.self) == .some(nil))
+        #expect(values[6] != nil)
+    }
+
+    @Test func aReadOfAnotherTypeAsksForTheGeneralPath() {
+        let values = Self.filled()
+        #expect(values.native(2, as: Int32.self) == nil)  // an Int64 field read as Int32
+        #expect(values.native(8, as: String.self) == nil)  // boxed Data read as String
+    }
+
+    @Test func copiesShareUntilOneWrites() {
+        let original = Self.filled()
+        var copy = original
+        copy[7] = "changed"
+        copy.setNative(Int64(1), at: 2)
+        copy[8] = nil
+        #expect((original[7] as? String)?.hasPrefix("long string") == true)
+        #expect(original[2] as? Int64 == .max)
+        #expect(original[8] as? Data == Data([1, 2, 3]))
+        #expect(copy[7] as? String == "changed" && copy[2] as? Int64 == 1 && copy[8] == nil)
+        // Untouched slots were copied across.
+        #expect(copy[6] as? Date == Date(timeIntervalSinceReferenceDate: 1_000) && copy[3] as? Bool == true)
+    }
+
+    @Test func aValueItsTypedFieldCannotHoldMovesTheValuesIntoBoxes() {
+        var values = Self.filled()
+        values[2] = NSNumber(value: 5)  // not an Int64: kept as given, not converted or dropped
+        #expect(values[2] is NSNumber)
+        #expect(values.layout.fields.allSatisfy { $0.representation == .boxed })
+        #expect(values[0] as? Int16 == -7 && (values[7] as? String)?.hasPrefix("long") == true)
+        #expect(values.native(7, as: String.self)??.hasPrefix("long") == true)
+        values.setNative(Int64(9), at: 2)
+        #expect(values.native(2, as: Int64.self) == .some(9))
+    }
+
+    @Test func referencesAreReleasedWhenReplacedClearedOrDropped() {
+        weak var first: Token?
+        weak var second: Token?
+        var values = SlotValues(layout: Self.layout)
+        do {
+            let a = Token(), b = Token()
+            first = a
+            second = b
+            values[8] = a
+        }
+        #expect(first != nil)
+        values[8] = second  // nil already: `b` died with its scope
+        #expect(first == nil)
+        do {
+            let c = Token()
+            second = c
+            values[8] = c
+            var shared: SlotValues? = values
+            values[8] = nil
+            #expect(second != nil)  // the copy still holds it
+            shared = nil
+            _ = shared
+        }
+        #expect(second == nil)
+    }
+
+    @Test func storingEveryTypeInEverySlotNeverLosesAValue() {
+        // Each slot takes each kind of value, typed or not; what goes in comes out.
+        let samples: [Any] = [Int16(1), Int32(2), Int64(3), false, 4.5, Float(5.5), Date(timeIntervalSince1970: 6), "seven", Data([8]), NSNumber(value: 9)]
+        for slot in 0..<Self.layout.count {
+            for sample in samples {
+                var values = Self.filled()
+                values[slot] = sample
+                #expect(String(describing: values[slot]!) == String(describing: sample))
+                #expect(values.indices.filter { $0 != slot }.allSatisfy { values[$0].map { String(describing: $0) } == Self.filled()[$0].map { String(describing: $0) } })
+            }
+        }
+    }
+}
