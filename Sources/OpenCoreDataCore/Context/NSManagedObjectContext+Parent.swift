@@ -340,7 +340,7 @@ extension NSManagedObject {
     func snapshotForChild() -> StoreRow {
         var values = rowValues()
         for slot in entityFacts.transientSlots { values[slot] = nil }
-        return StoreRow(objectID: objectID, version: storedVersion, values: values, timestamp: StoreRow.now())
+        return StoreRow.make(objectID: objectID, version: storedVersion, values: values, timestamp: StoreRow.now())
     }
 
     /// After a child's save: its values are its parent's now, so they are committed

@@ -66,9 +66,12 @@ extension NSManagedObject {
         // Other contexts must not see this context's transient values.
         var shared = values
         for slot in transientSlots { shared[slot] = nil }
-        let row = StoreRow(objectID: objectID, version: version, values: shared, timestamp: timestamp)
+        let row = StoreRow.make(objectID: objectID, version: version, values: shared, timestamp: timestamp)
         snapshot = row
-        committed = values
+        // The row's buffer is a copy of the values; where they are the same, the object
+        // reads the row's and lets its own go (one buffer per saved object, not two).
+        committed = transientSlots.isEmpty ? row.values : values
+        if transientSlots.isEmpty, !facts.hasRelationships { storage = row.values }
         storedVersion = version
         changedSlots.removeAll()
         return row

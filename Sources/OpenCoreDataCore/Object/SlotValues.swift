@@ -93,22 +93,44 @@ package final class SlotLayout: Sendable {
     var count: Int { fields.count }
 }
 
-/// The tail-allocated storage behind ``SlotValues``: the layout as header, the
-/// presence bytes and fields as elements.
-final class SlotBuffer: ManagedBuffer<SlotLayout, UInt64> {
+/// What a ``SlotBuffer`` starts with: its layout, and when the buffer is a store's
+/// row (``StoreRow``), the row's identity and bookkeeping.
+package struct SlotHeader {
+    let layout: SlotLayout
+    /// The row's object; `nil` for values that are no row (an object's own changes, defaults).
+    var objectID: NSManagedObjectID?
+    var version: Int64 = 0
+    var timestamp: TimeInterval = 0
+    var generation = 0
+    var cache: RowCache?
+
+    init(layout: SlotLayout) { self.layout = layout }
+}
+
+/// The tail-allocated storage behind ``SlotValues``: the header, then the presence
+/// bytes and fields as elements. A row a store reads is one of these (``StoreRow``):
+/// one allocation holds the snapshot's identity and its values.
+package final class SlotBuffer: ManagedBuffer<SlotHeader, UInt64>, @unchecked Sendable {
     static func make(_ layout: SlotLayout) -> SlotBuffer {
-        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in layout }, to: SlotBuffer.self)
+        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in SlotHeader(layout: layout) }, to: SlotBuffer.self)
         buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: layout.presenceWordCount) }
         return buffer
     }
 
-    /// The header, read through its address: `header` is a stored class property, and each
-    /// access to it would be checked for exclusivity at run time.
+    /// The header's fields are read and written through its address: `header` is a stored
+    /// class property, and each access to it would be checked for exclusivity at run time.
+    /// (A row's fields are written once, under the coordinator's lock, before any context sees it.)
+    @inline(__always)
+    var headerFields: UnsafeMutablePointer<SlotHeader> { withUnsafeMutablePointerToHeader { $0 } }
+
     var layout: SlotLayout {
-        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee } }
+        @inline(__always) get { headerFields.pointee.layout }
     }
 
     deinit {
+        if let cache = headerFields.pointee.cache, let objectID = headerFields.pointee.objectID {
+            cache.rowWillDeallocate(ObjectIdentifier(self), key: objectID.key)
+        }
         let layout = self.layout
         guard layout.holdsReferences else { return }
         withUnsafeMutablePointerToElements { words in
@@ -162,9 +184,13 @@ final class SlotBuffer: ManagedBuffer<SlotLayout, UInt64> {
 /// ``setNative(_:at:)`` read and write a field of its own type without boxing.
 ///
 /// `@unchecked Sendable`: a buffer is written only while uniquely referenced (the
-/// copy-on-write check), so a shared buffer is immutable, as an array's is.
+/// copy-on-write check) and never once it is a row, so a shared buffer is immutable,
+/// as an array's is.
 package struct SlotValues: @unchecked Sendable {
-    private var buffer: SlotBuffer
+    private(set) var buffer: SlotBuffer
+
+    /// The values of a row's buffer.
+    init(buffer: SlotBuffer) { self.buffer = buffer }
 
     /// Values of `layout`'s slots, all `nil`.
     package init(layout: SlotLayout) {
@@ -222,8 +248,10 @@ package struct SlotValues: @unchecked Sendable {
         }
     }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+    /// Makes the buffer this value's own, copying it when shared or when it is a row (the
+    /// row cache may hand out a row nobody else holds right now: it must never change).
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&buffer) || buffer.headerFields.pointee.objectID != nil { buffer = buffer.copy() }
     }
 
     /// Moves every value into boxed fields, for a value its typed field cannot hold.

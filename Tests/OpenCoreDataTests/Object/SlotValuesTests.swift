@@ -121,4 +121,24 @@ import Testing
             }
         }
     }
+
+    @Test func aRowKeepsItsValuesEvenWhenItsLastHolderWrites() {
+        let entity = NSEntityDescription()
+        entity.name = "Row"
+        var values: SlotValues
+        weak var dead: StoreRow?
+        do {
+            let row = StoreRow.make(objectID: NSManagedObjectID(temporaryFor: entity), version: 3, values: Self.filled(), timestamp: 1)
+            #expect(row.version == 3 && row.timestamp == 1 && row.objectID.entity === entity)
+            #expect(row.values[2] as? Int64 == .max)
+            dead = row
+            values = row.values
+        }
+        // `values` alone holds the row now; writing must still copy (the row cache may
+        // hand the row out again), so the row dies instead of changing.
+        #expect(dead != nil)
+        values[2] = Int64(1)
+        #expect(dead == nil)
+        #expect(values[2] as? Int64 == 1 && values[0] as? Int16 == -7)
+    }
 }
