@@ -33,6 +33,8 @@ package final class EntityFacts {
     /// Transient slots: not in the store, so a reload keeps their values.
     /// (Fetched properties are not among them: a refresh drops their results.)
     let transientSlots: [Int]
+    /// Fetched property slots: their results are the context's own objects, never part of a row.
+    let fetchedSlots: [Int]
     /// Derived attributes, recomputed on every save of an inserted or updated object.
     let derivedAttributes: [NSDerivedAttributeDescription]
     /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
@@ -56,6 +58,7 @@ package final class EntityFacts {
             $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && !($0 is NSFetchedPropertyDescription)
         }.map(\.slot)
         self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
+        self.fetchedSlots = slots.filter { $0 is NSFetchedPropertyDescription }.map(\.slot)
         self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
         let layout = SlotLayout(facts.map { slot in
             slot.kind == .attribute ? SlotRepresentation(attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed

@@ -71,17 +71,19 @@ extension NSManagedObject {
         // The row's buffer is a copy of the values; where they are the same, the object
         // reads the row's and lets its own go (one buffer per saved object, not two).
         committed = transientSlots.isEmpty ? row.values : values
-        if transientSlots.isEmpty, !facts.hasRelationships { storage = row.values }
+        if transientSlots.isEmpty, !facts.hasRelationships, facts.fetchedSlots.isEmpty { storage = row.values }
         storedVersion = version
         changedSlots.removeAll()
         return row
     }
 
     /// The object's values as a row holds them: to-ones as object IDs, to-manys left out
-    /// (they load from their own source), transient values kept.
+    /// (they load from their own source), fetched properties' results left out, transient values kept.
     func rowValues() -> SlotValues {
         var values = storage
         let facts = entityFacts
+        // A fetched property's results (this context's objects) would reach other contexts.
+        for slot in facts.fetchedSlots where values[slot] != nil { values[slot] = nil }
         guard facts.hasRelationships else { return values }
         for slot in facts.slotFacts.indices {
             switch facts.slotFacts[slot].kind {

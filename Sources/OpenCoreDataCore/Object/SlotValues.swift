@@ -151,6 +151,20 @@ package final class SlotBuffer: ManagedBuffer<SlotHeader, UInt64>, @unchecked Se
         }
     }
 
+    /// Moves a present field's value out and marks the slot empty. The caller releases it
+    /// once the slot holds its new value: released first, its `deinit` could read the
+    /// buffer with the slot marked present and its value already gone.
+    @inline(__always)
+    static func take(_ field: SlotLayout.Field, _ slot: Int, _ base: UnsafeMutableRawPointer) -> Any? {
+        guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return nil }
+        base.storeBytes(of: 0, toByteOffset: slot, as: UInt8.self)
+        switch field.representation {
+        case .boxed: return (base + field.offset).assumingMemoryBound(to: Any.self).move()
+        case .string: return (base + field.offset).assumingMemoryBound(to: String.self).move()
+        default: return nil
+        }
+    }
+
     /// A buffer of the same layout holding the same values.
     func copy() -> SlotBuffer {
         let layout = self.layout
@@ -214,7 +228,7 @@ package struct SlotValues: @unchecked Sendable {
             let base = UnsafeMutableRawPointer(words)
             guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return .some(nil) }
             if field.representation == SlotRepresentation.of(V.self) {
-                return .some((base + field.offset).assumingMemoryBound(to: V.self).pointee)
+                return .some((base + field.offset).load(as: V.self))
             }
             guard field.representation == .boxed, let value = storedCast((base + field.offset).assumingMemoryBound(to: Any.self).pointee, to: V.self) else { return nil }
             return .some(value)
@@ -237,13 +251,11 @@ package struct SlotValues: @unchecked Sendable {
         let field = buffer.layout.fields[slot]
         buffer.withUnsafeMutablePointerToElements { words in
             let base = UnsafeMutableRawPointer(words)
-            let present = base.load(fromByteOffset: slot, as: UInt8.self) != 0
-            if present, field.representation == .string { SlotBuffer.release(field, base) }
-            if let value {
+            let old = SlotBuffer.take(field, slot, base)
+            withExtendedLifetime(old) {
+                guard let value else { return }
                 (base + field.offset).initializeMemory(as: V.self, to: value)
                 base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
-            } else {
-                base.storeBytes(of: 0, toByteOffset: slot, as: UInt8.self)
             }
         }
     }
@@ -267,19 +279,18 @@ package struct SlotValues: @unchecked Sendable {
         let field = buffer.layout.fields[slot]
         guard let value else {
             buffer.withUnsafeMutablePointerToElements { words in
-                let base = UnsafeMutableRawPointer(words)
-                guard base.load(fromByteOffset: slot, as: UInt8.self) != 0 else { return }
-                SlotBuffer.release(field, base)
-                base.storeBytes(of: 0, toByteOffset: slot, as: UInt8.self)
+                _ = SlotBuffer.take(field, slot, UnsafeMutableRawPointer(words))
             }
             return
         }
         func put<T>(_ typed: T) {
             buffer.withUnsafeMutablePointerToElements { words in
                 let base = UnsafeMutableRawPointer(words)
-                if base.load(fromByteOffset: slot, as: UInt8.self) != 0 { SlotBuffer.release(field, base) }
-                (base + field.offset).initializeMemory(as: T.self, to: typed)
-                base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+                let old = SlotBuffer.take(field, slot, base)
+                withExtendedLifetime(old) {
+                    (base + field.offset).initializeMemory(as: T.self, to: typed)
+                    base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+                }
             }
         }
         func putExact<T>(_ type: T.Type) -> Bool {

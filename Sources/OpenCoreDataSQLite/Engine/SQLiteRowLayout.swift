@@ -120,6 +120,6 @@ final class SQLiteRowLayout {
                 values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
             }
         }
-        return StoreRow.make(objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version, values: values, timestamp: timestamp)
+        return StoreRow.make(objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version, values: consume values, timestamp: timestamp)
     }
 }

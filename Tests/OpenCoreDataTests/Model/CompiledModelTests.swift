@@ -66,6 +66,33 @@ import Testing
         #expect(book.relationshipsByName["author"]?.isToMany == false)
     }
 
+    @Test func aFetchedPropertysResultsStayInTheContextThatFetchedThem() throws {
+        let model = try library()
+        let context = try makeContext(model)
+        let authorID = try context.performAndWait {
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Ann", forKey: "name")
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            book.setValue("Notes", forKey: "title")
+            book.setValue(author, forKey: "author")
+            try context.save()
+            #expect((author.value(forKey: "namesakeBooks") as? [NSManagedObject])?.count == 1)
+            author.setValue("Ann", forKey: "name")
+            try context.save()  // the saved snapshot goes to the row cache
+            return author.objectID
+        }
+        // Another context fires its fault from that cached snapshot: the results it reads
+        // must be its own objects, fetched for it, not the first context's.
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try other.performAndWait {
+            let author = try other.existingObject(with: authorID)
+            let namesakes = try #require(author.value(forKey: "namesakeBooks") as? [NSManagedObject])
+            #expect(namesakes.count == 1)
+            #expect(namesakes.allSatisfy { $0.managedObjectContext === other })
+        }
+    }
+
     @Test func validationRulesAndTemplatesWork() throws {
         let model = try library()
         let context = try makeContext(model)

@@ -20,7 +20,11 @@ extension SlotBuffer {
         return row
     }
 
-    package var objectID: NSManagedObjectID { headerFields.pointee.objectID.unsafelyUnwrapped }
+    /// The row's object (asked only of rows: other buffers have none).
+    package var objectID: NSManagedObjectID {
+        assert(headerFields.pointee.objectID != nil, "objectID asked of values that are no row")
+        return headerFields.pointee.objectID.unsafelyUnwrapped
+    }
     /// The row version, Core Data's `Z_OPT`.
     package var version: Int64 { headerFields.pointee.version }
     package var values: SlotValues { SlotValues(buffer: self) }
