@@ -46,7 +46,8 @@ open class NSManagedObject: NSObject {
     // context's queue (as in Core Data; Thread Sanitizer checks the tests), and a dynamic
     // exclusivity check on every property read and write cost more than the read itself.
 
-    /// One value per property slot (see `EntityFacts.slots`).
+    /// One value per property slot (see `EntityFacts.slots`), laid out per entity; a loaded
+    /// object reads its row's buffer until its first write.
     ///
     /// Attributes hold their native stored value. A to-one holds the related
     /// `NSManagedObject`, or its `NSManagedObjectID` until first read. A to-many holds
