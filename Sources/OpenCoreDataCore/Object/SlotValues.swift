@@ -91,6 +91,9 @@ package final class SlotLayout: Sendable {
     }
 
     var count: Int { fields.count }
+
+    /// How `slot`'s value is kept: what a decoder must produce for it to be stored unboxed.
+    package func representation(of slot: Int) -> SlotRepresentation { fields[slot].representation }
 }
 
 /// What a ``SlotBuffer`` starts with: its layout, and when the buffer is a store's

@@ -51,7 +51,7 @@ final class SQLiteRowLayout {
             for property in entity.facts.slots where property.isStored {
                 guard let column = schema.column(for: property) else { continue }
                 if let attribute = property as? NSAttributeDescription {
-                    fields.append(Field(slot: property.slot, column: index(of: column), decoder: Self.decoder(for: attribute)))
+                    fields.append(Field(slot: property.slot, column: index(of: column), decoder: Self.decoder(for: attribute, entity.facts.slotLayout.representation(of: property.slot))))
                 } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, let destination = relationship.destinationEntity {
                     let keyColumn = index(of: column)
                     let entityColumn = schema.entityColumn(for: relationship).map(index(of:))
@@ -68,18 +68,20 @@ final class SQLiteRowLayout {
         self.columnCount = Int32(columns.count)
     }
 
-    private static func decoder(for attribute: NSAttributeDescription) -> Decoder {
+    /// The decoder producing exactly what the slot's field keeps (the layout decides which
+    /// attribute types are unboxed; the decoder follows it).
+    private static func decoder(for attribute: NSAttributeDescription, _ representation: SlotRepresentation) -> Decoder {
         if attribute.allowsExternalBinaryDataStorage { return .external(attribute) }
-        switch attribute.attributeType {
-        case .integer16AttributeType: return .integer16
-        case .integer32AttributeType: return .integer32
-        case .integer64AttributeType: return .integer64
-        case .booleanAttributeType: return .boolean
-        case .doubleAttributeType: return .double
-        case .floatAttributeType: return .float
-        case .dateAttributeType: return .date
-        case .stringAttributeType: return .string
-        default: return .general(attribute)
+        switch representation {
+        case .int16: return .integer16
+        case .int32: return .integer32
+        case .int64: return .integer64
+        case .bool: return .boolean
+        case .double: return .double
+        case .float: return .float
+        case .date: return .date
+        case .string: return .string
+        case .boxed: return .general(attribute)
         }
     }
 
