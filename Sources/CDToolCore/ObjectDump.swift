@@ -77,7 +77,10 @@ public struct ObjectDump {
                     let properties = Self.dumpedProperties(of: entity, includingSubentities: includesSubentities)
                     let objects = try context.fetchBatched(request)
                     writer.begin(properties: properties.map(\.name))
-                    for object in objects {
+                    for fetched in objects {
+                        // Filled here so that a row the store cannot read stops the dump with
+                        // its error instead of being written out with empty values.
+                        let object = try context.existingObject(with: fetched.objectID)
                         writer.write(object: object, properties: properties)
                         written += 1
                         if written % progressInterval == 0 { progress("dumped \(written) objects") }

@@ -3,7 +3,8 @@
 ///
 /// A pattern is checked on its own first: it is wrapped in `\A(?:…)\z` to match the
 /// whole string, and wrapping could make an invalid pattern such as `a)(b` valid.
-/// An invalid pattern is remembered as `nil` (it matches nothing).
+/// An invalid pattern is remembered as `nil` (it matches nothing in memory; a store
+/// fetch reports it, see ``StringMatching/checkRegularExpression(_:options:)``).
 /// `NSRegularExpression` is immutable and safe to use from several threads; the table
 /// itself is behind a lock and emptied when it grows past a bound, since patterns
 /// usually come from a handful of predicates.

@@ -92,17 +92,40 @@ package enum StringMatching {
 
     /// Whether the regular expression `pattern` (ICU syntax) matches all of `string`.
     ///
-    /// An invalid pattern matches nothing. `[d]` folds both the string and the pattern.
+    /// An invalid pattern matches nothing (in-memory evaluation cannot throw; a store
+    /// fetch checks its patterns, see ``checkedMatch(_:pattern:options:)``). `[d]` folds
+    /// both the string and the pattern.
     package static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+        (try? checkedMatch(string, pattern: pattern, options: options)) ?? false
+    }
+
+    /// ``matchesRegularExpression(_:pattern:options:)`` that throws for an invalid pattern,
+    /// as Core Data raises for `MATCHES` with one (a fetch fails rather than match nothing).
+    package static func checkedMatch(_ string: String, pattern: String, options: NSComparisonPredicate.Options) throws -> Bool {
         let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         let subject = fold(string, options: diacritics)
-        // Anchored with `\A…\z`, not `^…$`: `$` also matches before a final newline.
-        guard let regex = RegularExpressionCache.wholeStringMatcher(
-            for: fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)
-        ) else {
-            return false
-        }
+        let regex = try matcher(for: pattern, options: options)
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
         return regex.firstMatch(in: subject, options: [], range: range) != nil
+    }
+
+    /// Throws when `pattern` is not a valid regular expression (see ``checkedMatch(_:pattern:options:)``).
+    package static func checkRegularExpression(_ pattern: String, options: NSComparisonPredicate.Options) throws {
+        _ = try matcher(for: pattern, options: options)
+    }
+
+    /// The cached whole-string matcher for `pattern` under `options`' folding.
+    ///
+    /// - Throws: An `NSError` naming the pattern when it is invalid, in `NSCocoaErrorDomain`
+    ///   with code 134060 (`NSCoreDataError`, which the core module above this one names).
+    private static func matcher(for pattern: String, options: NSComparisonPredicate.Options) throws -> NSRegularExpression {
+        let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
+        // Anchored with `\A…\z`, not `^…$`: `$` also matches before a final newline.
+        guard let regex = RegularExpressionCache.wholeStringMatcher(for: fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)) else {
+            throw NSError(domain: NSCocoaErrorDomain, code: 134_060, userInfo: [
+                NSLocalizedDescriptionKey: "Can't do regex matching: \"\(pattern)\" is not a valid regular expression (MATCHES)",
+            ])
+        }
+        return regex
     }
 }

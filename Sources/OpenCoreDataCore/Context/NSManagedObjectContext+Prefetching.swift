@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
         var wanted: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
         for object in sources {
-            if object.isFaultStorage, object.snapshot != nil { fulfillFault(for: object) }
+            if object.isFaultStorage, object.snapshot != nil, try !loadFault(object) { handleInaccessibleFault(object, triggeredBy: nil) }
             guard !object.isFaultStorage else { continue }
             holders.append(object)
             guard let id = object.storage[relationship.slot] as? NSManagedObjectID, seen.insert(id).inserted else { continue }

@@ -20,6 +20,7 @@ extension NSManagedObjectContext {
         processPendingChanges()
         // Closed even when `willSave()` changed nothing (then nothing was registered just now).
         closeUndoEvent()
+        try refuseUnreadChanges()
         try validatePendingChanges()
 
         if let parent {

@@ -78,6 +78,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set { registry.retainsObjects = newValue }
     }
     /// Whether a fault whose row is gone becomes a deleted object instead of an error.
+    ///
+    /// With `true` (the default) such an object reads `nil` or 0 for every property and is
+    /// marked deleted; with `false` it stays a fault, is listed in ``faultingErrors``, and a
+    /// save that would write it throws. ``shouldHandleInaccessibleFault(_:for:triggeredByProperty:)``
+    /// decides for each fault, and returns this value unless a subclass overrides it.
     open var shouldDeleteInaccessibleFaults = true
     /// How a save settles conflicts with the store: an `NSMergePolicy` (`NSErrorMergePolicy`,
     /// the default, fails the save). A value of another type fails saves that meet conflicts.
@@ -188,6 +193,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var pendingRefreshed = ManagedObjectSet()
     /// Re-entrancy guard: delete propagation and change announcements run once at a time.
     @exclusivity(unchecked) private var isProcessingPendingChanges = false
+    /// Objects whose values or to-many members the store failed to give, with the error
+    /// (see ``faultingErrors``). Usually empty; held strongly so the error outlives a
+    /// passing reference, and so a save can refuse the object.
+    @exclusivity(unchecked) var faultFailures: [ObjectIdentifier: FaultFailure] = [:]
 
     /// Creates a context with the given queue discipline.
     ///
@@ -394,8 +403,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
         }
         guard !objectID.isTemporaryID || parent != nil, persistentStoreCoordinator != nil else { throw missing() }
-        if let object = registered(objectID), object.snapshot != nil {
-            fulfillFault(for: object)
+        // A registered fault is filled here, so that a store error or a missing row reaches
+        // the caller instead of an object that cannot be read.
+        if let object = registered(objectID) {
+            guard try loadFault(object) else { throw missing() }
             return object
         }
         guard let row = try sourceRow(for: objectID) else { throw missing() }
@@ -595,6 +606,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         sourcePermanentIDs.removeAll()
         temporaryIDsBySourceID.removeAll()
+        faultFailures.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
@@ -642,48 +654,74 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Store access for objects
 
-    /// Loads a fault's values: from the row its fetch read, else from the coordinator's
-    /// row cache (within `stalenessInterval`), else with one query.
-    func fulfillFault(for object: NSManagedObject) {
-        guard let coordinator = persistentStoreCoordinator else { return }
-        do {
-            if parent != nil {
-                // A child's fault fires from the row its fetch read, else from the parent.
-                if let row = try object.snapshot ?? sourceRow(for: object.objectID) {
-                    object.load(row)
-                    object.awakeFromFetch()
-                    return
-                }
-                object.isFaultStorage = false
-                if shouldDeleteInaccessibleFaults { object.lifecycle = .deleted }
-                return
-            }
-            let generation = readGeneration
-            if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) {
-                object.load(row)
-                object.awakeFromFetch()
-                return
-            }
-            if let row = try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation) {
-                object.load(row)
-                object.awakeFromFetch()
-                return
-            }
-        } catch {
-            // The store could not be read: keep the object a fault-free empty shell rather than crash.
-        }
-        object.isFaultStorage = false
-        if shouldDeleteInaccessibleFaults { object.lifecycle = .deleted }
+    /// Decides what becomes of a fault whose row the store no longer has (another context
+    /// or process deleted it): `true` turns it into a deleted object that reads `nil` or 0;
+    /// `false` leaves it a fault, listed in ``faultingErrors``, that a save refuses to write.
+    ///
+    /// Override it to log or count such faults. It returns ``shouldDeleteInaccessibleFaults``.
+    /// It is not asked by methods that throw instead (``existingObject(with:)``), nor for
+    /// store errors: an object the store failed to read is never deleted (see ``faultingErrors``).
+    ///
+    /// - Parameters:
+    ///   - fault: The object whose fault fired.
+    ///   - oid: Its object ID.
+    ///   - property: The property whose access fired the fault, or `nil` when not known.
+    /// - Returns: Whether the context turns the fault into a deleted object.
+    open func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?) -> Bool {
+        shouldDeleteInaccessibleFaults
     }
 
-    /// The objects a to-many relationship holds in the store, as registered objects or faults.
-    func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+    /// Loads a fault's values: from the row its fetch read, else from the coordinator's
+    /// row cache (within `stalenessInterval`), else with one query.
+    ///
+    /// A store error leaves the object a fault that reads `nil` or 0 (never the model's
+    /// defaults, which would pass for stored values) and is recorded in ``faultingErrors``;
+    /// a row that no longer exists goes to ``shouldHandleInaccessibleFault(_:for:triggeredByProperty:)``.
+    func fulfillFault(for object: NSManagedObject, triggeredBy key: String? = nil) {
+        do {
+            if try !loadFault(object) { handleInaccessibleFault(object, triggeredBy: key) }
+        } catch {
+            noteFaultFailure(of: object, error)
+        }
+    }
+
+    /// Fills a fault from its source: `false` when the source no longer has the object.
+    ///
+    /// - Throws: The store's error when it could not be read; the object is left as it was.
+    func loadFault(_ object: NSManagedObject) throws -> Bool {
+        guard let coordinator = persistentStoreCoordinator else { return true }
+        guard let row = try faultRow(for: object, coordinator) else { return false }
+        // Changes made while the store could not be read stay on top of the values read now.
+        if object.changedSlots.isEmpty { object.load(row) } else { object.loadKeepingChanges(row) }
+        noteRead(object)
+        object.awakeFromFetch()
+        return true
+    }
+
+    /// The row a fault fires from: for a child, the one its fetch read or the parent's
+    /// state; for a root context, the fetched row if still current, else the row cache or
+    /// the store. `nil` when the source no longer has the object.
+    private func faultRow(for object: NSManagedObject, _ coordinator: NSPersistentStoreCoordinator) throws -> StoreRow? {
+        if parent != nil { return try object.snapshot ?? sourceRow(for: object.objectID) }
+        let generation = readGeneration
+        if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) { return row }
+        return try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation)
+    }
+
+    /// The objects a to-many relationship holds in the store, as registered objects or faults;
+    /// `nil` when the store could not be read (the error is then in ``faultingErrors``).
+    func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject]? {
         if let parent {
             return parent.relatedObjectIDsForChild(of: object.objectID, relationship: relationship).map { self.object(with: $0) }
         }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
-        let ids = (try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship, at: readGeneration)) ?? []
-        return ids.map { self.object(with: $0) }
+        do {
+            let ids = try coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship, at: readGeneration)
+            return ids.map { self.object(with: $0) }
+        } catch {
+            noteFaultFailure(of: object, error)
+            return nil
+        }
     }
 
     /// Names the store a newly inserted object is saved to.

@@ -96,6 +96,10 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
             let ids = (start..<Swift.min(start + batchSize, list.count)).map { list.objectID(at: $0, store: store) }
             var objects = ids.map { id in context.registeredObject(for: id).flatMap { !$0.isFaultStorage || $0.snapshot != nil ? $0 : nil } }
             let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
+            // A batch the store fails to read leaves its objects plain faults: each then
+            // reads its own row when used, and a failure there is reported for that object
+            // (the context's `faultingErrors`; `existingObject(with:)` throws it), never
+            // filled with made-up values.
             if !missing.isEmpty, let rows = try? context.persistentStoreCoordinator?.rows(for: missing, at: context.readGeneration) {
                 var loaded: [ObjectKey: NSManagedObject] = [:]
                 for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }

@@ -26,9 +26,15 @@ extension NSManagedObject {
         guard let context = managedObjectContext, let request = property.objectRequest else { return nil }
         let variables: [String: Any] = ["FETCH_SOURCE": self, "FETCHED_PROPERTY": property]
         request.predicate = request.predicate.map { DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables)) }
-        let results = (try? context.fetch(request)) ?? []
-        storage[property.slot] = results
-        return results
+        do {
+            let results = try context.fetch(request)
+            storage[property.slot] = results
+            return results
+        } catch {
+            // Not kept: the next read tries again. The error is the context's to report.
+            context.noteFaultFailure(of: self, error)
+            return [NSManagedObject]()
+        }
     }
 }
 

@@ -27,8 +27,18 @@ extension NSManagedObject {
 
     /// Discards loaded values (and unsaved changes); the next access reloads them.
     func turnIntoFault() {
+        managedObjectContext?.forgetFaultFailure(of: self)
         // A fault may hold the row its fetch read; a refresh must not fire from it.
-        guard !isFaultStorage else { snapshot = nil; return }
+        guard !isFaultStorage else {
+            snapshot = nil
+            // A fault its store could not fill may hold changes made since: discarded too.
+            if !changedSlots.isEmpty {
+                storage = entityFacts.emptyStorage
+                changedSlots.removeAll()
+                rejectedAssignments.removeAll()
+            }
+            return
+        }
         willTurnIntoFault()
         storage = entityFacts.emptyStorage
         committed = nil
@@ -42,8 +52,22 @@ extension NSManagedObject {
 
     /// Reloads the saved values (row cache within the context's staleness interval,
     /// else the store) and applies the unsaved changes on top again: `refresh(_:mergeChanges: true)`.
+    ///
+    /// When the store cannot be read the object keeps the values it has (they were read
+    /// before) and the error is listed in the context's `faultingErrors`.
     func reloadKeepingChanges() {
-        guard let context = managedObjectContext, let row = (try? context.sourceRow(for: objectID)) ?? nil else { return }
+        guard let context = managedObjectContext else { return }
+        do {
+            guard let row = try context.sourceRow(for: objectID) else { return }
+            loadKeepingChanges(row)
+            context.noteRead(self)
+        } catch {
+            context.noteFaultFailure(of: self, error)
+        }
+    }
+
+    /// Loads `row` and applies the unsaved changes on top again.
+    func loadKeepingChanges(_ row: StoreRow) {
         let pending = changedSlots.map { ($0, storage[$0]) }
         let rejected = rejectedAssignments
         load(row)
@@ -52,6 +76,17 @@ extension NSManagedObject {
             changedSlots.insert(slot)
         }
         rejectedAssignments = rejected
+    }
+
+    /// Clears the values of a fault its store could not fill: a fault starts from the
+    /// model's defaults, which must not pass for stored values. Changes made here and
+    /// transient values (never stored) are kept.
+    func clearUnreadValues() {
+        let facts = entityFacts
+        var values = facts.emptyStorage
+        for slot in changedSlots { values[slot] = storage[slot] }
+        for slot in facts.transientSlots { values[slot] = storage[slot] }
+        storage = values
     }
 
     /// After a successful save: the current values become the committed ones, and the

@@ -196,7 +196,7 @@ open class NSManagedObject: NSObject {
     /// Called before a key is read; fires the fault when needed.
     ///
     /// - Parameter key: The key about to be read, or `nil`.
-    open func willAccessValue(forKey key: String?) { fireFaultIfNeeded() }
+    open func willAccessValue(forKey key: String?) { fireFaultIfNeeded(triggeredBy: key) }
     /// Called after a key was read.
     ///
     /// - Parameter key: The key that was read, or `nil`.
@@ -274,9 +274,11 @@ open class NSManagedObject: NSObject {
     // MARK: Faulting
 
     /// Loads the object's values from its context's store when they are not loaded.
-    func fireFaultIfNeeded() {
+    ///
+    /// - Parameter key: The property being read, when known (for the context's inaccessible-fault hook).
+    func fireFaultIfNeeded(triggeredBy key: String? = nil) {
         guard isFaultStorage, let context = managedObjectContext else { return }
-        context.fulfillFault(for: self)
+        context.fulfillFault(for: self, triggeredBy: key)
     }
 
     /// Whether the to-many relationship `key` has not been loaded yet.
@@ -286,7 +288,11 @@ open class NSManagedObject: NSObject {
     open func hasFault(forRelationshipNamed key: String) -> Bool {
         guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription else { return false }
         if isFaultStorage { return true }
-        if relationship.isToMany { return storage[relationship.slot] == nil && !isUnsaved }
+        if relationship.isToMany {
+            // Members the store failed to give are not loaded (see `toMany`).
+            guard !isUnsaved else { return false }
+            return (storage[relationship.slot] as? ToManyRelationship)?.committed == nil
+        }
         return storage[relationship.slot] is NSManagedObjectID
     }
 

@@ -24,17 +24,43 @@ extension NSManagedObject {
 
     /// The members of a to-many relationship, loading them from the store on first use.
     func toMany(_ relationship: NSRelationshipDescription) -> ToManyRelationship {
-        if let loaded = storage[relationship.slot] as? ToManyRelationship { return loaded }
-        if isUnsaved {
-            let empty = ToManyRelationship(committed: nil)
-            storage[relationship.slot] = empty
-            return empty
+        if let loaded = storage[relationship.slot] as? ToManyRelationship {
+            // A saved object's members with nothing committed stand in for members the
+            // store failed to give: they are read again, under the changes made since.
+            if loaded.committed == nil, !isUnsaved { loadMembers(relationship, into: loaded) }
+            return loaded
         }
-        let members = managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? []
-        let set = ManagedObjectSet(members)
-        let loaded = ToManyRelationship(members: set, committed: set)
+        let loaded = ToManyRelationship(committed: nil)
         storage[relationship.slot] = loaded
+        if !isUnsaved { loadMembers(relationship, into: loaded) }
         return loaded
+    }
+
+    /// Reads a saved object's members from its source into `loaded`, keeping members added
+    /// meanwhile. When the store fails, `loaded` stays a stand-in (nothing committed) holding
+    /// only the changes, and the context lists the error and refuses to save the object.
+    private func loadMembers(_ relationship: NSRelationshipDescription, into loaded: ToManyRelationship) {
+        guard let context = managedObjectContext else {
+            loaded.committed = loaded.members
+            return
+        }
+        guard let members = context.relatedObjects(of: self, relationship: relationship) else { return }
+        let stored = ManagedObjectSet(members)
+        if loaded.members.isEmpty {
+            loaded.members = stored
+        } else {
+            var merged = stored
+            for object in loaded.members { merged.append(object) }
+            loaded.members = merged
+        }
+        loaded.committed = stored
+        context.noteRead(self)
+    }
+
+    /// Whether a to-many of this saved object stands in for members the store failed to give.
+    var hasUnreadMembers: Bool {
+        guard !isUnsaved else { return false }
+        return entityFacts.toManySlots.contains { slot in (storage[slot] as? ToManyRelationship).map { $0.committed == nil } ?? false }
     }
 
     // MARK: Writing with inverse maintenance

@@ -40,7 +40,9 @@ enum SQLiteFunctions {
         case 1: return StringMatching.hasSuffix(string, pattern, options: opts)
         case 2: return StringMatching.contains(string, pattern, options: opts)
         case 3: return StringMatching.like(string, pattern: pattern, options: opts)
-        default: return StringMatching.matchesRegularExpression(string, pattern: pattern, options: opts)
+        default:
+            // An invalid pattern from a column fails the query, as Core Data raises.
+            return try StringMatching.checkedMatch(string, pattern: pattern, options: opts)
         }
     }
 

@@ -93,6 +93,9 @@ extension SQLTranslator {
             let (a, b, collate) = try operandsForComparison(left, right, options: options)
             return SQLCondition("\(a) \(raw: symbol) \(b)\(raw: collate)", isNullable: left.isNullable || right.isNullable)
         case .beginsWith, .endsWith, .like, .matches:
+            // A pattern known now is checked now; one read from a column is checked by the
+            // SQL function, which then fails the query.
+            if type == .matches, let pattern = right.constantText { try StringMatching.checkRegularExpression(pattern, options: options) }
             let kind = [NSComparisonPredicate.Operator.beginsWith: 0, .endsWith: 1, .like: 3, .matches: 4][type]!
             return stringMatch(left, right, kind: kind, options: options)
         default:

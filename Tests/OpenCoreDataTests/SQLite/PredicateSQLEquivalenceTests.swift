@@ -101,7 +101,9 @@ struct PredicateGenerator {
                           "a", "n", "e", "Ansel Adams", "ansel", "Edouard Boubat", "Édouard Boubat", "nature", "NATURE", "city", "z", "zebra",
                           "5", "120", "a*b?c", "Zoë Strauss"]
     static let likePatterns = ["*un*", "S?nset", "*e", "café*", "a\\*b*", "*", "?", "*a*e*", "cafe*"]
-    static let regexes = [".*e.*", "[A-Z].*", "S.*t", "(", "caf.*", "café", "[a-z]+[0-9]+"]
+    // Valid patterns only: an invalid one fails a store fetch, which cannot agree with memory
+    // (StoreFetchTranslationTests.anInvalidRegularExpressionFailsTheFetch covers it).
+    static let regexes = [".*e.*", "[A-Z].*", "S.*t", "(S|c).*", "caf.*", "café", "[a-z]+[0-9]+"]
     static var numbers: [Any] { [0, 1, 2, 3, 5, 7, 10, 42, 100, -1, 1.5, 2.5, 4.0, 1000, true, 4.75, 1.25] }
     static let dateOffsets: [Double] = [-86400, -3600, -100, 0, -1e9, -8.5e8, -7200, -60, 3600]
     static let stringOperators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]

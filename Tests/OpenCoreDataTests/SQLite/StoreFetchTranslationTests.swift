@@ -38,6 +38,30 @@ import Testing
         expectFailure(try failure(sort: [NSSortDescriptor(key: "size", ascending: true)]), mentioning: ["size"])
     }
 
+    @Test func anInvalidRegularExpressionFailsTheFetch() throws {
+        // A constant pattern is checked before the query runs.
+        let constant = try failure(predicate: NSPredicate(format: "title MATCHES %@", "a)("))
+        expectFailure(constant, mentioning: ["a)(", "regular expression"])
+        expectFailure(try failure(predicate: NSPredicate(format: "title MATCHES[cd] %@", "[z-a]")), mentioning: ["[z-a]"])
+
+        // A pattern read from a row fails the query that meets it; valid ones still match.
+        let context = try makeContext(model)
+        try context.performAndWait {
+            let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: context)
+            photo.setValue("ab+", forKey: "title")
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
+            request.predicate = NSPredicate(format: "%@ MATCHES title", "abbb")
+            #expect(try context.fetch(request).count == 1)
+            photo.setValue("(unclosed", forKey: "title")
+            try context.save()
+            let error = #expect(throws: NSError.self) { try context.fetch(request) }
+            #expect(error?.localizedDescription.contains("(unclosed") == true)
+        }
+        // In memory, which cannot throw, an invalid pattern matches nothing.
+        #expect(!NSPredicate(format: "SELF MATCHES %@", "a)(").evaluate(with: "a)("))
+    }
+
     @Test func untranslatablePredicatesThrow() throws {
         expectFailure(try failure(predicate: NSPredicate(block: { _, _ in true })), mentioning: ["block"])
         let custom = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: "title"), rightExpression: NSExpression(forConstantValue: "a"),
