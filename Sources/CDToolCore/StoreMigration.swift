@@ -26,7 +26,12 @@ public enum StoreMigration {
     /// model at `mappingURL` (a `.xcmappingmodel` or compiled `.cdm`) by objects, else by
     /// automatic lightweight migration. `progress` is called from time to time with the
     /// fraction done (from this thread).
-    public static func migrate(storeAt store: URL, modelAt modelURL: URL, mappingAt mappingURL: URL? = nil, progress: (Double) -> Void) throws -> Outcome {
+    ///
+    /// A migration that would delete rows (of an entity the model does not have and no
+    /// mapping removes, or of no entity of the store's model) fails naming them, the store
+    /// unchanged, unless `allowingDataLoss` (`--allow-data-loss`).
+    public static func migrate(storeAt store: URL, modelAt modelURL: URL, mappingAt mappingURL: URL? = nil, allowingDataLoss: Bool = false,
+                               progress: (Double) -> Void) throws -> Outcome {
         guard FileManager.default.fileExists(atPath: store.path) else { throw CDToolError("no store at \(store.path)") }
         let model = try ModelFile.load(at: modelURL)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
@@ -45,10 +50,11 @@ public enum StoreMigration {
             defer { work.resignCurrent(); finished.signal() }
             do {
                 if let mapping {
-                    try NSMigrationManager.migrateStoreInPlace(at: store, from: source.model, to: model, mapping: mapping)
+                    try NSMigrationManager.migrateStoreInPlace(at: store, from: source.model, to: model, mapping: mapping, allowingDataLoss: allowingDataLoss)
                 } else {
                     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-                    let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+                    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+                    if allowingDataLoss { options[OpenCoreDataMigrationAllowsDataLossOption] = true }
                     try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: options))
                 }
             } catch {

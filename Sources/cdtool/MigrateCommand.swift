@@ -13,6 +13,11 @@ struct MigrateCommand: ParsableCommand {
             if the migration fails or is interrupted, the store is left as it was. With --mapping, the mapping \
             model (Xcode's .xcmappingmodel or a compiled .cdm) must map that version to the current one; its \
             objects are migrated one by one into a new store that then replaces the old one.
+
+            A migration that would delete rows is refused, naming the entities and row counts: rows of an entity \
+            the model does not have (matched by name or renaming identifier) unless the mapping model removes it \
+            with a Remove entity mapping, and rows whose entity number is no entity of the store's model. \
+            --allow-data-loss lets it delete them.
             """
     )
 
@@ -25,11 +30,14 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "A mapping model (.xcmappingmodel or .cdm) from the store's version to the current one, for changes lightweight migration cannot infer.")
     var mapping: String?
 
+    @Flag(help: "Let the migration delete rows it has no destination for (entities the model does not have, rows of unknown entities) instead of refusing.")
+    var allowDataLoss = false
+
     func run() throws {
         try CommandSupport.run {
             let bar = ProgressBar()
             let outcome = try StoreMigration.migrate(storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model),
-                                                         mappingAt: mapping.map(CommandSupport.url)) { bar.draw($0) }
+                                                         mappingAt: mapping.map(CommandSupport.url), allowingDataLoss: allowDataLoss) { bar.draw($0) }
             bar.finish()
             CommandSupport.output(outcome.summary(store: CommandSupport.url(store)) + "\n")
         }

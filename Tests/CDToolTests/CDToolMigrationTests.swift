@@ -61,6 +61,40 @@ import Testing
         #expect(again.summary(store: url) == "Journal.sqlite: already at the model's version; nothing to migrate")
     }
 
+    /// A copy of a store Core Data wrote with a rollback journal (Grocery Dude, from
+    /// ../shared/fixtures), in a fresh folder.
+    private func groceryStore() throws -> URL {
+        let fixture = Self.appleStores.appendingPathComponent("gaoyve__GroceryDude__DefaultData_fw641/store.sqlite")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolMigrationTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture, to: folder.appendingPathComponent("store.sqlite"))
+        return folder.appendingPathComponent("store.sqlite")
+    }
+
+    static let appleStores = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/fixtures/apple-stores").standardized
+
+    @Test func migrateRefusesAModelOfAnotherAppAndLeavesTheStoreAsItWas() throws {
+        // Issue 31: this answered "migrated from the model cached in the store" and
+        // dropped every table.
+        let url = try groceryStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let otherApp = Self.appleStores.appendingPathComponent("neolee__FailedBanksCD__FailedBanksCD/model/FailedBanksCD/FailedBanksCD.xcdatamodeld")
+        let before = try Data(contentsOf: url)
+        #expect {
+            _ = try StoreMigration.migrate(storeAt: url, modelAt: otherApp) { _ in }
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("399 rows of entity 'Item'") && text.contains("8 rows of entity 'Unit'") && text.contains("--allow-data-loss")
+        }
+        #expect(try Data(contentsOf: url) == before)
+        let left = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(left == ["store.sqlite"], "left behind: \(left)")
+
+        let outcome = try StoreMigration.migrate(storeAt: url, modelAt: otherApp, allowingDataLoss: true) { _ in }
+        #expect(outcome.sourceVersion == "the model cached in the store")
+    }
+
     @Test func migrateRefusesAStoreNoVersionWrote() throws {
         let (url, _) = try CDToolFixture.makeStore()
         #expect {

@@ -15,6 +15,7 @@ package struct MappingInference {
 
     package func mappingModel() throws -> NSMappingModel {
         let model = NSMappingModel()
+        model.isInferred = true
         var matchedSources = Set<ObjectIdentifier>()
         var sourceRoots: [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)] = [:]
         for entity in destination.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {

@@ -11,6 +11,10 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
         return result
     }
 
+    /// Whether inference made this mapping: its removals were not chosen by the app, so a
+    /// migration refuses to drop the rows they would drop (``OpenCoreDataMigrationAllowsDataLossOption``).
+    package var isInferred = false
+
     /// Creates an empty mapping model.
     public override init() { super.init() }
 

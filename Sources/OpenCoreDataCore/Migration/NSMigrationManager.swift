@@ -61,10 +61,16 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     /// `NSMigrationEntityMappingKey`; then the source store is as it was and a
     /// destination file this call created is removed.
     ///
+    /// Before anything is created, an SQLite source's rows are counted: rows of a source
+    /// entity no entity mapping names (an inferred mapping's removals count as none), or
+    /// of no entity of ``sourceModel``, stop the migration with `NSMigrationError` naming
+    /// them, unless `sOptions` holds ``OpenCoreDataMigrationAllowsDataLossOption`` (Core
+    /// Data drops them silently; see docs/DEVIATIONS.md).
+    ///
     /// - Parameters:
     ///   - sourceURL: The store to read; it is never written.
     ///   - sStoreType: The source store's type.
-    ///   - sOptions: Options for opening the source store.
+    ///   - sOptions: Options for opening the source store (always opened read-only).
     ///   - mappings: The mapping model, or `nil` to infer one.
     ///   - dURL: The store to create or fill.
     ///   - dStoreType: The destination store's type.
@@ -80,11 +86,19 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         let source = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
         let destination = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
         do {
+            // Read-only: opening for writing would switch the file to WAL, changing its
+            // bytes even when the migration then fails.
+            var readOptions = sOptions ?? [:]
+            readOptions[NSReadOnlyPersistentStoreOption] = true
             do {
-                try source.addPersistentStore(ofType: sStoreType, configurationName: nil, at: sourceURL, options: sOptions)
+                try source.addPersistentStore(ofType: sStoreType, configurationName: nil, at: sourceURL, options: readOptions)
             } catch {
                 throw CoreDataError.make(NSMigrationManagerSourceStoreError, "Can't open the source store at \(sourceURL.path) with the source model: \((error as NSError).localizedDescription)",
                                          [NSUnderlyingErrorKey: error as NSError, NSFilePathErrorKey: sourceURL.path])
+            }
+            if sStoreType == NSSQLiteStoreType, !StoreLocation.isDevNull(sourceURL), !MigrationDataLoss.isAllowed(by: sOptions) {
+                let counts = try StoreEngines.sqlite().rowCounts(inStoreAt: sourceURL, entities: sourceModel.entities)
+                try MigrationDataLoss.check(counts, keeps: { MigrationDataLoss.accountsFor($0, in: mapping) }, store: sourceURL.path, inferred: mapping.isInferred)
             }
             do {
                 try destination.addPersistentStore(ofType: dStoreType, configurationName: nil, at: dURL, options: dOptions)

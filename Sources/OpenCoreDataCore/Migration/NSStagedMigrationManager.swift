@@ -79,7 +79,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
                 try withContainer(model: from, at: url, options: options) { try handler(self, stage) }
             }
             StoreDebugLog.annotate("\(url.path): staged migration from version \(step.from) to \(step.to)")
-            try StoreEngines.sqlite().migrateStoreFile(at: url, from: from, to: to, configuration: configuration)
+            try StoreEngines.sqlite().migrateStoreFile(at: url, from: from, to: to, configuration: configuration,
+                                                       allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
             if let stage = step.stage, let handler = stage.didMigrateHandler {
                 try withContainer(model: to, at: url, options: options) { try handler(self, stage) }
             }

@@ -118,7 +118,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                    !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false) {
                     try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 }
-                try BundledMappingMigration.migrateIfMapped(storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
+                try AutomaticMigration.migrateBeforeOpening(storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 store = try engine.openStore(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
             case NSInMemoryStoreType:
                 store = try StoreEngines.sqlite().openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,

@@ -32,8 +32,13 @@ package final class SQLiteEngine: PersistentStoreEngine {
 
     package static func replaceStoreFiles(at destination: URL, from source: URL) throws { try SQLiteStore.replaceFiles(at: destination, from: source) }
 
-    package static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws {
-        try SQLiteStore.migrateFile(at: url, from: source, to: destination, configuration: configuration)
+    package static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
+                                         allowingDataLoss: Bool) throws {
+        try SQLiteStore.migrateFile(at: url, from: source, to: destination, configuration: configuration, allowingDataLoss: allowingDataLoss)
+    }
+
+    package static func rowCounts(inStoreAt url: URL, entities: [NSEntityDescription]) throws -> StoreRowCounts {
+        try SQLiteStore.readFile(at: url) { db in try SQLiteMigration.rowCounts(db, schema: SQLiteSchema(entities: entities)) }
     }
 
     /// The coordinator hands back only stores this engine opened (see ``canCopy(_:)``).

@@ -15,9 +15,11 @@ extension SQLiteStore {
     /// 2. Version hashes equal to the model's: opens, after checking the layout.
     /// 3. With automatic migration and inference, a source model found by the store's
     ///    hashes (the bundle's versions, the app's models, then the model Core Data cached
-    ///    in the store): migrates in this transaction. Without inference, the mapping model
-    ///    is missing (`NSMigrationMissingMappingModelError`): a mapping model file that
-    ///    maps the version migrated the store before it was opened (``BundledMappingMigration``).
+    ///    in the store): migrates in this transaction. (The coordinator migrates a store file
+    ///    before it opens it, on a connection that keeps its journal mode, so this is for
+    ///    stores that changed in between.) Without inference, the mapping model is missing
+    ///    (`NSMigrationMissingMappingModelError`): a mapping model file that maps the
+    ///    version migrated the store before it was opened (`AutomaticMigration`).
     /// 4. A store Core Data wrote whose tables are exactly what the model maps to: opens
     ///    (a model edited by hand after the store was written; see docs/DEVIATIONS.md).
     /// 5. Otherwise `NSPersistentStoreIncompatibleVersionHashError`, the file untouched.
@@ -51,7 +53,8 @@ extension SQLiteStore {
                 )
             }
             StoreDebugLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
-            return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url)
+            return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url,
+                               allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
         }
         // Asked to migrate, the missing piece is the source model, as Core Data reports it.
         let failure = { (detail: String) in
@@ -72,18 +75,32 @@ extension SQLiteStore {
     }
 
     /// Migrates the closed store file at `url` from `source` to `destination` with an
-    /// inferred mapping, in one transaction (a step of a staged migration).
-    static func migrateFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws {
+    /// inferred mapping, in one transaction (automatic migration before a store opens, a
+    /// step of a staged migration).
+    ///
+    /// The connection keeps the file's journal mode (a store's own connection switches it
+    /// to WAL, which rewrites the file's header): a migration that fails leaves the file's
+    /// bytes as they were. A store another process migrated meanwhile is left alone.
+    static func migrateFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
+                            allowingDataLoss: Bool) throws {
         try destination.validateForUse()
         let entities = destination.entities(forConfigurationName: configuration) ?? destination.entities
         var settings = Configuration()
         settings.busyMode = .timeout(busyTimeout)
+        settings.prepareDatabase { db in try SQLiteFunctions.install(in: db) }
         do {
             let database = try DatabaseQueue(path: url.path, configuration: settings)
             defer { try? database.close() }
-            try database.write { db in
-                let metadata = try readMetadata(db, url: url)
-                _ = try migrate(db, metadata: metadata, from: source, to: destination, entities: entities, schema: SQLiteSchema(entities: entities), configuration: configuration, url: url)
+            // Immediate: a second process waits for the first one's migration, then finds
+            // the store already migrated.
+            try database.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let metadata = try readMetadata(db, url: url)
+                    guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return .commit }
+                    _ = try migrate(db, metadata: metadata, from: source, to: destination, entities: entities, schema: SQLiteSchema(entities: entities),
+                                    configuration: configuration, url: url, allowingDataLoss: allowingDataLoss)
+                    return .commit
+                }
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
@@ -95,7 +112,8 @@ extension SQLiteStore {
     /// Migrates the store in `db` from `sourceModel` to `entities` of `model` with an
     /// inferred mapping, in the open transaction, and returns the new metadata.
     private static func migrate(_ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,
-                                entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?) throws -> [String: Any] {
+                                entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?,
+                                allowingDataLoss: Bool) throws -> [String: Any] {
         do {
             try sourceModel.validateForUse()
         } catch let error as NSError {
@@ -109,7 +127,7 @@ extension SQLiteStore {
             throw CoreDataError.make(NSMigrationError, "Can't migrate the store at \(url?.path ?? "?"): its tables are not those of the model version its metadata names (\(error.localizedDescription))", [NSUnderlyingErrorKey: error])
         }
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
-        try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url).run()
+        try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url, allowsDataLoss: allowingDataLoss).run()
         var migrated = metadata
         for (key, value) in versionMetadata(model: model, entities: entities) { migrated[key] = value }
         var plist = migrated

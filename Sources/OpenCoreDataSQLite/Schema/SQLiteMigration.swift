@@ -17,9 +17,13 @@ struct SQLiteMigration {
     let mapping: NSMappingModel
     /// The store's file, for values kept in files beside it (`nil` in memory).
     var url: URL? = nil
+    /// Whether rows the mapping drops without saying so may go
+    /// (``OpenCoreDataMigrationAllowsDataLossOption``); otherwise the migration refuses.
+    var allowsDataLoss = false
 
     func run() throws {
         try checkIdentifiers()
+        try checkDataLoss()
         let oldMaxima = try Dictionary(Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
         let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
         for index in try String.fetchAll(db, SQLCatalogStatements.indexNames(onTables: oldTables)) {

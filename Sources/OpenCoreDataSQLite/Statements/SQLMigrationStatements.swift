@@ -20,6 +20,13 @@ enum SQLMigrationStatements {
 
     // MARK: Rows
 
+    /// Each entity number of `table`'s rows with how many rows have it (the data-loss
+    /// check before a migration). The name is quoted: the schema may come from a model
+    /// the store file itself holds.
+    static func rowCountsByEntityNumber(in table: String) -> SQLFragment {
+        "SELECT Z_ENT, COUNT(*) FROM \(raw: SQLIdentifier.quoted(table)) GROUP BY Z_ENT"
+    }
+
     /// Copies the rows of the source entity numbered `sourceEntity` from the set-aside
     /// `sourceTable` into `table` as objects of the entity numbered `entity`, keeping their
     /// keys and versions: `values` (read from `S`) go into `columns`.

@@ -4,7 +4,8 @@ import GRDB
 @testable import OpenCoreDataSQLite
 import Testing
 
-// The exact SQL of a lightweight migration: the old tables set aside, the new model's
+// The exact SQL of a lightweight migration: the rows counted (nothing may be lost
+// unasked), the old tables set aside, the new model's
 // tables and indexes created, rows copied with one INSERT … SELECT per entity, checks,
 // and Z_PRIMARYKEY rebuilt. A change to a statement is a deliberate change to this file.
 
@@ -71,6 +72,9 @@ private final class StatementTrace: @unchecked Sendable {
         }
         try database.close()
         #expect(trace.statements == [
+            // The data-loss check: rows by entity number, table by table.
+            "SELECT Z_ENT, COUNT(*) FROM \"ZFOLDER\" GROUP BY Z_ENT",
+            "SELECT Z_ENT, COUNT(*) FROM \"ZNOTE\" GROUP BY Z_ENT",
             "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY",
             "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?, ?)",
             "DROP INDEX \"ZNOTE_ZFOLDER_INDEX\"",

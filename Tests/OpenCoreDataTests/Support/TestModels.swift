@@ -119,13 +119,20 @@ enum ModelBuilder {
     }
 }
 
-/// A fresh private-queue context on a new SQLite (or in-memory) store.
-func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(), type: String = NSSQLiteStoreType) throws -> NSManagedObjectContext {
+/// A fresh private-queue context on a new SQLite (or in-memory) store, added with `options`.
+func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(), type: String = NSSQLiteStoreType,
+                 options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
+    try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
+}
+
+/// Removes every store of `context`'s coordinator, closing their files.
+func closeStores(of context: NSManagedObjectContext) throws {
+    guard let coordinator = context.persistentStoreCoordinator else { return }
+    for store in coordinator.persistentStores { try coordinator.remove(store) }
 }
 
 /// A store file in a folder of its own under the temporary directory.

@@ -36,8 +36,16 @@ package protocol PersistentStoreEngine: SendableMetatype {
     static func replaceStoreFiles(at destination: URL, from source: URL) throws
 
     /// Changes the store file at `url` from `source`'s schema to `destination`'s in place,
-    /// by the inferred (lightweight) mapping.
-    static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?) throws
+    /// by the inferred (lightweight) mapping, in one transaction on a connection that
+    /// keeps the file's journal mode, so a failure leaves the file as it was. Does nothing
+    /// when the store is already of `destination`'s version. Refuses to drop rows (see
+    /// ``MigrationDataLoss``) unless `allowingDataLoss`.
+    static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
+                                 allowingDataLoss: Bool) throws
+
+    /// The rows of the store file at `url` by entity of `entities` (the model it was
+    /// written with), and those of no entity of theirs, read without writing the file.
+    static func rowCounts(inStoreAt url: URL, entities: [NSEntityDescription]) throws -> StoreRowCounts
 }
 
 /// Where the coordinator finds the engines of its store types.
