@@ -36,8 +36,11 @@ public struct StoreInspection {
 
     /// The store file.
     public let url: URL
-    /// The store's metadata (the `Z_METADATA` plist, with its UUID).
+    /// The store's metadata (the `Z_METADATA` plist, with its UUID); only the UUID when
+    /// the plist is damaged (see ``metadataDamage``).
     public let metadata: [String: Any]
+    /// Why the store's metadata property list could not be read, when it could not.
+    public let metadataDamage: String?
     /// Its entities in `Z_ENT` order.
     public let entities: [Entity]
     /// Many-to-many join tables and their row counts, by name.
@@ -79,25 +82,25 @@ public struct StoreInspection {
     /// inferring a model from its tables.
     ///
     /// Throws a ``CDToolError`` for a missing file, a file that is not SQLite or not a
-    /// Core Data store, and a store whose tables cannot be read.
+    /// Core Data store, and a store whose tables cannot be read. Damaged metadata is
+    /// reported in ``metadataDamage``, and then no model is checked against it.
     public static func inspect(storeAt url: URL, model: NSManagedObjectModel?) throws -> StoreInspection {
         do {
-            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
-            var configuration = Configuration()
-            configuration.readonly = true
-            let database = try DatabaseQueue(path: url.path, configuration: configuration)
+            // Read-only, and without writing anything beside the store where nobody may.
+            let database = try SQLiteStoreFile.openReadOnly(url)
             defer { try? database.close() }
-            let (entities, joinTables, cacheBytes) = try database.read { db in
-                (try readEntities(db), try readJoinTables(db), try readModelCacheSize(db))
+            let (metadata, entities, joinTables, cacheBytes) = try database.read { db in
+                (try SQLiteStoreFile.metadata(in: db, url: url), try readEntities(db), try readJoinTables(db), try readModelCacheSize(db))
             }
             let recovered = model == nil ? try recoveredModel(ofStoreAt: url) : nil
             return StoreInspection(
                 url: url,
-                metadata: metadata,
+                metadata: metadata.metadata,
+                metadataDamage: metadata.damage,
                 entities: entities,
                 joinTables: joinTables,
                 modelCacheBytes: cacheBytes,
-                compatibility: model.map { compatibility(of: $0, with: metadata) },
+                compatibility: metadata.damage == nil ? model.map { compatibility(of: $0, with: metadata.metadata) } : nil,
                 inferredModel: recovered?.model,
                 inferredModelSource: recovered?.source
             )
@@ -183,7 +186,11 @@ public struct StoreInspection {
         }
         lines.append("")
         lines.append("metadata")
-        for key in metadata.keys.sorted() {
+        if let metadataDamage {
+            // What is left would look like a store whose metadata holds only its UUID.
+            lines.append("  metadata damaged: \(metadataDamage)")
+        }
+        for key in metadata.keys.sorted() where metadataDamage == nil {
             if let hashes = metadata[key] as? [String: Any] {
                 lines.append("  \(key)")
                 for name in hashes.keys.sorted() { lines.append("    \(name)  \(Self.metadataText(hashes[name]!))") }

@@ -24,6 +24,11 @@
 //
 // Opens the store with the model version (a `.xcdatamodel` inside its `.xcdatamodeld`),
 // migrating it automatically, and prints "migrated" once it is open.
+//
+//   opencoredata-store-worker read <store path>
+//
+// Opens the store read-only (NSReadOnlyPersistentStoreOption) and prints "read N", N the
+// number of Entry rows; on failure, the error on stderr and exit code 1.
 import OpenCoreData
 import StoreWorkerSupport
 
@@ -42,6 +47,21 @@ if arguments.count == 4, arguments[1] == "migrate" {
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("cannot migrate: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 3, arguments[1] == "read" {
+    do {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: entryModel())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
+                                           options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let count = try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry")) }
+        print("read \(count)")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cannot read: \(error.localizedDescription)\n".utf8))
         exit(1)
     }
 }

@@ -11,8 +11,16 @@ extension SQLiteStore {
             return try openInMemory(model: model, entities: entities, configuration: configuration, options: options, type: NSSQLiteStoreType)
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
-        if !readOnly {
+        // Before SQLite sees the path: it would block on a FIFO, and name neither a directory
+        // nor a folder it cannot write.
+        let location: (path: String, immutable: Bool)
+        if readOnly {
+            location = try SQLiteStoreFile.readOnlyLocation(of: url)
+        } else {
+            try SQLiteStoreFile.checkKind(url, mayBeMissing: true)
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try SQLiteStoreFile.prepareForWriting(url)
+            location = (url.path, false)
         }
         var settings = Configuration()
         settings.readonly = readOnly
@@ -47,11 +55,15 @@ extension SQLiteStore {
         }
         let database: DatabaseQueue
         do {
-            database = try DatabaseQueue(path: url.path, configuration: settings)
+            database = try DatabaseQueue(path: location.path, configuration: settings)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
         } catch {
             throw wrap(error, url: url, opening: true)
         }
-        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType, snapshotConfiguration: snapshotSettings)
+        // An immutable file never changes, so query generations need no snapshot of it.
+        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType,
+                          snapshotConfiguration: location.immutable ? nil : snapshotSettings)
     }
 
     /// An SQLite database in memory, as the in-memory store type and as an SQLite store at /dev/null.
@@ -75,18 +87,32 @@ extension SQLiteStore {
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
         var keepsUntrackedHistory = false
+        func openInTransaction(_ db: Database) throws -> [String: Any] {
+            // GRDB caches what it read of the schema, and another process may have changed
+            // it since (made the store this connection found empty).
+            db.clearSchemaCache()
+            var metadata: [String: Any]
+            if try db.tableExists("Z_METADATA") {
+                metadata = try readMetadata(db, url: url)
+                metadata = try adopt(db, metadata: metadata, model: model, entities: entities, schema: schema, configuration: configurationName, options: options, url: url)
+            } else {
+                // Empty: `open` already refused a database holding other tables.
+                metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type)
+            }
+            if let history, !readOnly { try history.install(db) }
+            keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
+            return metadata
+        }
         do {
-            metadata = try database.write { db -> [String: Any] in
-                var metadata: [String: Any]
-                if try db.tableExists("Z_METADATA") {
-                    metadata = try readMetadata(db, url: url)
-                    metadata = try adopt(db, metadata: metadata, model: model, entities: entities, schema: schema, configuration: configurationName, options: options, url: url)
-                } else {
-                    // Empty: `open` already refused a database holding other tables.
-                    metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type)
+            metadata = try database.writeWithoutTransaction { db -> [String: Any] in
+                var metadata: [String: Any] = [:]
+                // Writable: the write lock comes first, so of several processes creating
+                // one new store, one creates it while the others wait, then find it made.
+                // (A read-only connection cannot take it, and never creates a store.)
+                try db.inTransaction(readOnly ? .deferred : .immediate) {
+                    metadata = try openInTransaction(db)
+                    return .commit
                 }
-                if let history, !readOnly { try history.install(db) }
-                keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
                 return metadata
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -117,9 +143,8 @@ extension SQLiteStore {
     /// Throws when the database has tables but no `Z_METADATA`: another program's
     /// database, which a store must neither adopt nor change.
     private static func rejectForeignDatabase(_ db: Database, url: URL?) throws {
-        guard try !db.tableExists("Z_METADATA"),
-              try Bool.fetchOne(db, SQLCatalogStatements.hasTables) == true
-        else { return }
+        // One statement, so one moment: between two, another process may create a store.
+        guard try Bool.fetchOne(db, SQLCatalogStatements.hasTablesButNoMetadata) == true else { return }
         throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
     }
 
@@ -145,24 +170,50 @@ extension SQLiteStore {
         return result
     }
 
+    /// The store's metadata; throws when its property list is damaged, rather than
+    /// passing off what is left (the UUID) as the whole of it.
     static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
+        let (metadata, damage) = try readMetadataNotingDamage(db, url: url)
+        if let damage {
+            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The metadata of the store at \(url?.path ?? "?") is damaged: \(damage)", [NSFilePathErrorKey: url?.path ?? ""])
+        }
+        return metadata
+    }
+
+    /// The store's metadata, and why its property list could not be read when it could
+    /// not (the metadata then holds only the UUID kept in its own column).
+    static func readMetadataNotingDamage(_ db: Database, url: URL?) throws -> (metadata: [String: Any], damage: String?) {
         guard let row = try Row.fetchOne(db, SQLMetadataStatements.read) else {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
         var metadata: [String: Any] = [:]
-        if let data = Data.fromDatabaseValue(row["Z_PLIST"] as DatabaseValue),
-           let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] {
-            metadata = plist
+        var damage: String?
+        switch (row["Z_PLIST"] as DatabaseValue).storage {
+        case let .blob(data):
+            do {
+                let plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+                if let dictionary = plist as? [String: Any] {
+                    metadata = dictionary
+                } else {
+                    damage = "its Z_PLIST property list is a \(type(of: plist)), not a dictionary"
+                }
+            } catch {
+                damage = "its Z_PLIST property list can't be read (\(data.count) bytes)"
+            }
+        case .null:
+            damage = "it has no Z_PLIST property list"
+        default:
+            damage = "its Z_PLIST is not a property list"
         }
         metadata[NSStoreUUIDKey] = String.fromDatabaseValue(row["Z_UUID"] as DatabaseValue)
-        return metadata
+        return (metadata, damage)
     }
 
     /// Reads a store file's metadata without opening it as a store.
     static func readMetadata(at url: URL) throws -> [String: Any] {
         try readFile(at: url) { db in
             guard try db.tableExists("Z_METADATA") else {
-                throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store")
+                throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store", [NSFilePathErrorKey: url.path])
             }
             return try readMetadata(db, url: url)
         }
@@ -171,14 +222,9 @@ extension SQLiteStore {
     /// Runs `body` on a read-only connection to the file at `url`, closed afterwards.
     /// A missing file, or one that is not SQLite, throws a Cocoa file error naming it.
     static func readFile<T>(at url: URL, _ body: (Database) throws -> T) throws -> T {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(url.path)", [NSFilePathErrorKey: url.path])
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
+        let database = try SQLiteStoreFile.openReadOnly(url)
+        defer { try? database.close() }
         do {
-            let database = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? database.close() }
             return try database.read(body)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
@@ -209,13 +255,12 @@ extension SQLiteStore {
         }
         guard !StoreLocation.isDevNull(destination) else { return }
         _ = try readMetadata(at: source)  // a missing file or one that is not a store throws here, naming it
+        try SQLiteStoreFile.checkKind(destination, mayBeMissing: true)
         let manager = FileManager.default
         try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var readOnly = Configuration()
-        readOnly.readonly = true
+        let from = try SQLiteStoreFile.openReadOnly(source)
+        defer { try? from.close() }
         do {
-            let from = try DatabaseQueue(path: source.path, configuration: readOnly)
-            defer { try? from.close() }
             let to = try DatabaseQueue(path: destination.path)
             defer { try? to.close() }
             try from.backup(to: to)

@@ -9,18 +9,9 @@ enum SQLiteModelCache {
     /// The cached model of the store at `url`, `nil` when the store caches none (stores
     /// written by OpenCoreData, or by Core Data before the cache existed).
     static func model(inStoreAt url: URL) throws -> NSManagedObjectModel? {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let blob: Data?
-        do {
-            let database = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? database.close() }
-            blob = try database.read { db -> Data? in
-                guard try db.tableExists("Z_MODELCACHE") else { return nil }
-                return try Data.fetchOne(db, SQLMetadataStatements.cachedModel)
-            }
-        } catch {
-            throw SQLiteStore.wrap(error, url: url, opening: true)
+        let blob = try SQLiteStore.readFile(at: url) { db -> Data? in
+            guard try db.tableExists("Z_MODELCACHE") else { return nil }
+            return try Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         }
         return try blob.flatMap { try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))) }
     }

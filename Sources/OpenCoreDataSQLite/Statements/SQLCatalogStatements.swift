@@ -3,8 +3,10 @@ import GRDB
 /// The statements about the database rather than the store's tables: SQLite's catalog
 /// (`sqlite_master`) and the pragmas a connection is set up and watched with.
 enum SQLCatalogStatements {
-    /// Whether the database has any table.
-    static let hasTables: SQLFragment = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')"
+    /// Whether the database has tables but no `Z_METADATA`: not a Core Data store (one
+    /// statement, so both halves see the same moment).
+    static let hasTablesButNoMetadata: SQLFragment =
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table') AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA')"
 
     /// The names of the tables.
     static let tableNames: SQLFragment = "SELECT name FROM sqlite_master WHERE type = 'table'"

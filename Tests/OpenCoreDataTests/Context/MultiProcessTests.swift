@@ -51,6 +51,35 @@ import Glibc
         }
     }
 
+    @Test func eightFirstLaunchesAtOnceMakeOneStore() throws {
+        // Nothing at the path, not even its folder: each process finds no store and makes one.
+        let store = temporaryStoreURL("FirstLaunch")
+        let launches = (0..<8).map { index in
+            let process = Process()
+            process.executableURL = Self.worker
+            process.arguments = [store.path, "W\(index)", String(index * 10), "1", "5"]
+            let errors = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            return (process, errors)
+        }
+        for (process, _) in launches { try process.run() }
+        for (process, errors) in launches {
+            let reported = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(reported)")
+        }
+        let (perBatch, integrity) = try contents(of: store)
+        #expect(integrity == "ok")
+        #expect(perBatch == Dictionary(uniqueKeysWithValues: (0..<8).map { ($0 * 10, 5) }))
+        let db = try DatabaseQueue(path: store.path)
+        defer { try? db.close() }
+        let counts = try db.read { db in
+            try ["SELECT COUNT(*) FROM Z_METADATA", "SELECT COUNT(*) FROM Z_PRIMARYKEY", "SELECT Z_MAX FROM Z_PRIMARYKEY"].map { try Int.fetchOne(db, sql: $0) }
+        }
+        #expect(counts == [1, 1, 40], "one metadata row, one entity, 40 keys given out")
+    }
+
     @Test func twoProcessesWriteOneStoreAndSeeEachOthersSaves() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.worker.path), "the worker is built with the tests")
         let store = try newStore()
