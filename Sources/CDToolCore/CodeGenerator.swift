@@ -31,8 +31,12 @@ public struct CodeGenerator {
     public init() {}
 
     /// The class and properties files of every entity, in entity-name order.
-    public func files(for model: NSManagedObjectModel) -> [File] {
-        entities(of: model).flatMap { entity -> [File] in
+    ///
+    /// - Throws: A ``CDToolError`` naming the entity when a name the source would hold as
+    ///   code (a class, property or custom value class name) is not a Swift identifier.
+    public func files(for model: NSManagedObjectModel) throws -> [File] {
+        let entities = try checkedEntities(of: model)
+        return entities.flatMap { entity -> [File] in
             let name = Self.className(of: entity)
             let (wantsClass, wantsProperties) = parts(for: entity)
             var files: [File] = []
@@ -48,8 +52,15 @@ public struct CodeGenerator {
 
     /// Every entity's class and properties in one file named `name`: what the build
     /// plugin generates, since a build tool must name its outputs before reading the model.
-    public func singleFile(named name: String, for model: NSManagedObjectModel) -> File {
-        let bodies = entities(of: model).compactMap { entity -> String? in
+    ///
+    /// - Throws: A ``CDToolError`` when `name` is not a plain file name, or, naming the
+    ///   entity, when a name the source would hold as code is not a Swift identifier.
+    public func singleFile(named name: String, for model: NSManagedObjectModel) throws -> File {
+        // The name goes into the file's header comment, and is joined to the output folder.
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw CDToolError("the single file name '\(name)' is not a plain file name")
+        }
+        let bodies = try checkedEntities(of: model).compactMap { entity -> String? in
             let (wantsClass, wantsProperties) = parts(for: entity)
             let parts = (wantsClass ? [classDeclaration(entity)] : []) + (wantsProperties ? [propertiesExtension(entity)] : [])
             return parts.isEmpty ? nil : parts.joined(separator: "\n")
@@ -67,22 +78,66 @@ public struct CodeGenerator {
         }
     }
 
-    /// Writes `files` into `directory` (created if needed), replacing files of the same names.
+    /// Writes `files` into `directory` (created if needed), replacing files of the same
+    /// names; a file whose contents are already these is left alone (and keeps its date).
     public static func write(_ files: [File], to directory: URL) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for file in files {
-                try Data(file.contents.utf8).write(to: directory.appendingPathComponent(file.name), options: .atomic)
+                let url = directory.appendingPathComponent(file.name)
+                let data = Data(file.contents.utf8)
+                if let existing = try? Data(contentsOf: url), existing == data { continue }
+                try writeWithoutSync(data, to: url)
             }
         } catch {
             throw CDToolError("can't write to \(directory.path): \(CDToolError(wrapping: error).description)")
         }
     }
 
+    /// Writes `data` to the file at `url`, replacing it. Foundation's `Data.write` syncs
+    /// every file to disk, which made the 20,000 files of a large model take a minute;
+    /// a file cut short by a crash differs from its contents and is written again next time.
+    private static func writeWithoutSync(_ data: Data, to url: URL) throws {
+        guard let file = fopen(url.path, "wb") else {
+            throw CDToolError("can't create \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        let written = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let closed = fclose(file) == 0
+        guard written == data.count, closed else {
+            throw CDToolError("can't write \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+    }
+
     // MARK: Declarations
 
-    private func entities(of model: NSManagedObjectModel) -> [NSEntityDescription] {
-        model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+    /// The entities in name order, once every name the generated source holds as code is
+    /// known to be a Swift identifier: a name is written out as it is, so a class name such
+    /// as `X {} func f() {} class Y` would otherwise become code in the user's target.
+    private func checkedEntities(of model: NSManagedObjectModel) throws -> [NSEntityDescription] {
+        let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        for entity in entities {
+            let entityName = entity.name ?? ""
+            guard Self.isSwiftIdentifier(entityName) else {
+                throw CDToolError("entity '\(entityName)': its name is not a Swift identifier, so no class can be generated for it")
+            }
+            let declared = entity.managedObjectClassName ?? ""
+            if !declared.isEmpty, declared != "NSManagedObject" {
+                let parts = declared.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard parts.allSatisfy(Self.isSwiftIdentifier), let last = parts.last, !Self.keywords.contains(last) else {
+                    throw CDToolError("entity '\(entityName)': class name '\(declared)' is not a Swift identifier (or a module-qualified one)")
+                }
+            }
+            for property in entity.properties where property.entity === entity {
+                guard Self.isSwiftIdentifier(property.name) else {
+                    throw CDToolError("entity '\(entityName)': property name '\(property.name)' is not a Swift identifier")
+                }
+                if let attribute = property as? NSAttributeDescription, attribute.attributeType == .transformableAttributeType,
+                   let custom = attribute.attributeValueClassName, !custom.isEmpty, !Self.isSwiftTypeName(custom) {
+                    throw CDToolError("entity '\(entityName)': attribute '\(property.name)' has custom class '\(custom)', which is not a Swift type name")
+                }
+            }
+        }
+        return entities
     }
 
     private static func header(_ fileName: String) -> String {
@@ -178,6 +233,30 @@ public struct CodeGenerator {
 
     private static func unqualified(_ name: String) -> String {
         String(name.split(separator: ".").last ?? "")
+    }
+
+    /// Whether `name` is a Swift identifier (keywords included: they are written in
+    /// backticks): a letter or underscore, then letters, digits and underscores, where
+    /// letters and digits are Unicode's identifier characters.
+    static func isSwiftIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isXIDStart else { return false }
+        return name.unicodeScalars.allSatisfy { $0.properties.isXIDContinue }
+    }
+
+    /// Whether `name` can stand as a type where a transformable's custom class goes:
+    /// identifiers joined by `.`, with the brackets, colons, commas, angle brackets, question marks and
+    /// spaces of collection, generic and optional types (`[String: Int]`), nothing that could open code.
+    static func isSwiftTypeName(_ name: String) -> Bool {
+        var identifier = ""
+        for character in name + " " {
+            if "[]<>:,?. ".contains(character) {
+                guard identifier.isEmpty || isSwiftIdentifier(identifier) else { return false }
+                identifier = ""
+            } else {
+                identifier.append(character)
+            }
+        }
+        return name.contains { !" []<>:,?.".contains($0) }
     }
 
     /// A name usable as a Swift identifier: keywords in backticks.

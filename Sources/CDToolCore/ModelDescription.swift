@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataCore
 
 /// A model as readable text: what `cdtool model` prints and `cdtool inspect` shows for
 /// a model it recovered from a store.
@@ -14,14 +15,16 @@ public enum ModelDescription {
         let identifiers = model.versionIdentifiers.map { "\($0.base)" }.sorted()
         if !identifiers.isEmpty { lines.append("version identifiers: \(identifiers.joined(separator: ", "))") }
         if !model.configurations.isEmpty { lines.append("configurations: \(model.configurations.joined(separator: ", "))") }
+        // Hashed together: one entity's hash costs as much as its whole inheritance chain.
+        let hashes = VersionHasher.hashes(of: entities)
         for entity in entities {
             lines.append("")
-            lines += self.lines(for: entity)
+            lines += self.lines(for: entity, versionHash: hashes[ObjectIdentifier(entity)] ?? entity.versionHash)
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func lines(for entity: NSEntityDescription) -> [String] {
+    static func lines(for entity: NSEntityDescription, versionHash: Data) -> [String] {
         var header = "entity \(entity.name ?? "?")"
         if let parent = entity.superentity { header += " : \(parent.name ?? "?")" }
         var facts = ["class \(entity.managedObjectClassName ?? "NSManagedObject")"]
@@ -29,7 +32,7 @@ public enum ModelDescription {
         let subentities = entity.subentities.compactMap(\.name).sorted()
         if !subentities.isEmpty { facts.append("subentities \(subentities.joined(separator: ", "))") }
         var lines = [header + " (" + facts.joined(separator: ", ") + ")"]
-        lines.append("  version hash \(entity.versionHash.base64EncodedString())")
+        lines.append("  version hash \(versionHash.base64EncodedString())")
         let own = entity.properties.filter { $0.entity === entity }.sorted { $0.name < $1.name }
         for property in own {
             if let attribute = property as? NSAttributeDescription {

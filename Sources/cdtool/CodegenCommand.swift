@@ -30,7 +30,7 @@ struct CodegenCommand: ParsableCommand {
             }
             var generator = CodeGenerator()
             generator.followsCodegenSetting = followCodegenSetting
-            let files = singleFile.map { [generator.singleFile(named: $0, for: model)] } ?? generator.files(for: model)
+            let files = try singleFile.map { [try generator.singleFile(named: $0, for: model)] } ?? generator.files(for: model)
             try CodeGenerator.write(files, to: CommandSupport.url(output))
             CommandSupport.report("wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(output)")
         }

@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func generatedFilesMatchTheCompiledGoldenFiles() throws {
-        let files = Self.generator().files(for: Self.model())
+        let files = try Self.generator().files(for: Self.model())
         if ProcessInfo.processInfo.environment["CDTOOL_UPDATE_GOLDEN"] != nil {
             try CodeGenerator.write(files, to: Self.goldenDirectory)
         }
@@ -86,16 +86,60 @@ import Testing
         }
     }
 
-    @Test func singleFileHoldsEveryEntityOnce() {
+    @Test func singleFileHoldsEveryEntityOnce() throws {
         let generator = Self.generator()
         let model = Self.model()
-        let single = generator.singleFile(named: "Fixture+CoreDataClasses.swift", for: model)
+        let single = try generator.singleFile(named: "Fixture+CoreDataClasses.swift", for: model)
         #expect(single.name == "Fixture+CoreDataClasses.swift")
         #expect(single.contents.components(separatedBy: "import OpenCoreData").count == 2)
-        for file in generator.files(for: model) {
+        for file in try generator.files(for: model) {
             let body = file.contents.components(separatedBy: "import OpenCoreData\n\n")[1]
             #expect(single.contents.components(separatedBy: body).count == 2, "\(file.name)")
         }
+    }
+
+    @Test func namesThatAreNotSwiftIdentifiersAreRefusedNotWrittenAsCode() throws {
+        func refusal(_ change: (NSManagedObjectModel) -> Void) -> String? {
+            let model = Self.model()
+            change(model)
+            return #expect(throws: CDToolError.self) { try Self.generator().files(for: model) }?.description
+        }
+        let injected = "Evil: NSManagedObject {} func pwn() { print(1) } class Other"
+        #expect(refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = injected }
+            == "entity 'Tag': class name '\(injected)' is not a Swift identifier (or a module-qualified one)")
+        #expect(refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = "MyApp.class" }?.contains("class name 'MyApp.class'") == true)
+        #expect(refusal { $0.entitiesByName["Tag"]!.properties.first!.name = "label: Int\n    func pwn() {}" }?.hasPrefix("entity 'Tag': property name 'label: Int") == true)
+        #expect(refusal { $0.entitiesByName["Tag"]!.name = "Tag\"); func pwn() {} //" }?.contains("its name is not a Swift identifier") == true)
+        #expect(refusal {
+            ($0.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription).attributeValueClassName = "NSDictionary? { nil }; func pwn() {}"
+        } == "entity 'Note': attribute 'extras' has custom class 'NSDictionary? { nil }; func pwn() {}', which is not a Swift type name")
+
+        let model = Self.model()
+        model.entitiesByName["Tag"]!.managedObjectClassName = "MyApp.Étiquette"
+        (model.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription).attributeValueClassName = "[String: [Int]]"
+        let files = try Self.generator().files(for: model)
+        #expect(files.contains { $0.name == "Étiquette+CoreDataClass.swift" }, "Unicode identifiers and collection types pass")
+        #expect(files.contains { $0.contents.contains("@Managed public var extras: [String: [Int]]?") })
+        for name in ["", "..", "a/b.swift", "X.swift\nfunc pwn() {}"] {
+            #expect(throws: CDToolError.self) { try Self.generator().singleFile(named: name, for: Self.model()) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func writingAHugeModelSkipsUnchangedFiles() throws {
+        // 10,000 entities took over 30 s: every one of 20,000 files was synced to disk.
+        let files = try Self.generator().files(for: CDToolDumpTests.hugeModel(entities: 2_000))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-\(UUID().uuidString)")
+        let start = Date()
+        try CodeGenerator.write(files, to: directory)
+        #expect(Date().timeIntervalSince(start) < 20)
+        let first = directory.appendingPathComponent(files[0].name)
+        let past = Date(timeIntervalSince1970: 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: first.path)
+        var changed = files
+        changed[1] = CodeGenerator.File(name: files[1].name, contents: files[1].contents + "// changed\n")
+        try CodeGenerator.write(changed, to: directory)
+        #expect(try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date == past, "an unchanged file is left alone")
+        #expect(try String(contentsOf: directory.appendingPathComponent(files[1].name), encoding: .utf8) == changed[1].contents)
     }
 
     @Test func classNamesDropModulesAndPlainManagedObject() {

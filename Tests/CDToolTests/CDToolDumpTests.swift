@@ -137,4 +137,32 @@ import Testing
         // Nothing was created where the missing store was asked for.
         #expect(!FileManager.default.fileExists(atPath: url.deletingLastPathComponent().appendingPathComponent("nope.sqlite").path))
     }
+
+    /// `count` entities in families of ten (each a root with nine subentities), each with
+    /// an attribute and a to-one whose inverse is a to-many on the next entity.
+    static func hugeModel(entities count: Int) -> NSManagedObjectModel {
+        let entities = (0..<count).map { CDToolFixture.entity("E\($0)", [CDToolFixture.attribute("a\($0)", .stringAttributeType)]) }
+        // Linked before the families form: `properties` then holds own properties only.
+        for (index, entity) in entities.enumerated() {
+            CDToolFixture.link(entity, "to\(index)", toMany: false, entities[(index + 1) % count], "from\(index)", toMany: true)
+        }
+        for root in stride(from: 0, to: count, by: 10) {
+            entities[root].subentities = Array(entities[(root + 1)..<min(count, root + 10)])
+        }
+        let model = NSManagedObjectModel()
+        model.entities = entities
+        return model
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aHugeModelThatDoesNotFitIsRefusedInTime() throws {
+        // Mapping a model to tables searched every column's property among all the model's
+        // properties: 10,000 entities took 131 s to be refused.
+        let (url, _) = try CDToolFixture.makeStore()
+        var dump = ObjectDump(storeURL: url)
+        dump.model = Self.hugeModel(entities: 10_000)
+        let start = Date()
+        let error = #expect(throws: CDToolError.self) { try dump.run(output: { _ in }) }
+        #expect(error?.description.hasPrefix("the model does not fit the store (entities whose version hashes differ or are missing: E0, E1, E10, ") == true)
+        #expect(Date().timeIntervalSince(start) < 20)
+    }
 }

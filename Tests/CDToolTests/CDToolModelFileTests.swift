@@ -35,23 +35,23 @@ import Testing
     @Test func codegenFollowsXcodesSettingsOnlyWhenAsked() throws {
         let model = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Catalog.xcdatamodeld"))
         var generator = CodeGenerator()
-        #expect(generator.files(for: model).map(\.name) == [
+        #expect(try generator.files(for: model).map(\.name) == [
             "Archive+CoreDataClass.swift", "Archive+CoreDataProperties.swift",
             "Item+CoreDataClass.swift", "Item+CoreDataProperties.swift",
             "Shelf+CoreDataClass.swift", "Shelf+CoreDataProperties.swift",
         ])
-        let item = try #require(generator.files(for: model).first { $0.name == "Item+CoreDataProperties.swift" })
+        let item = try #require(try generator.files(for: model).first { $0.name == "Item+CoreDataProperties.swift" })
         #expect(item.contents.contains("    @Managed public var count: Int32\n"))
         #expect(item.contents.contains("    @Managed public var price: NSNumber?\n"))
         #expect(item.contents.contains("    @Managed public var shelf: Shelf?\n"))
-        let shelf = try #require(generator.files(for: model).first { $0.name == "Shelf+CoreDataProperties.swift" })
+        let shelf = try #require(try generator.files(for: model).first { $0.name == "Shelf+CoreDataProperties.swift" })
         #expect(shelf.contents.contains("    @Managed public var items: NSOrderedSet?\n"))
         #expect(shelf.contents.contains("    public var cheapItems: [NSManagedObject]? { value(forKey: \"cheapItems\") as? [NSManagedObject] }\n"))
 
         generator.followsCodegenSetting = true
         // Item is "class", Shelf "category", Archive manual.
-        #expect(generator.files(for: model).map(\.name) == ["Item+CoreDataClass.swift", "Item+CoreDataProperties.swift", "Shelf+CoreDataProperties.swift"])
-        let single = generator.singleFile(named: "Catalog+CoreDataClasses.swift", for: model).contents
+        #expect(try generator.files(for: model).map(\.name) == ["Item+CoreDataClass.swift", "Item+CoreDataProperties.swift", "Shelf+CoreDataProperties.swift"])
+        let single = try generator.singleFile(named: "Catalog+CoreDataClasses.swift", for: model).contents
         #expect(single.contains("public class Item: NSManagedObject {"))
         #expect(!single.contains("public class Shelf"))
         #expect(single.contains("extension Shelf {"))

@@ -98,7 +98,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 
     /// The entity's version hash: SHA-256 over the facts that change the store's shape.
-    open var versionHash: Data { VersionHasher.hash(of: self) }
+    open var versionHash: Data {
+        if let model = managedObjectModel, let hash = model.frozenVersionHashes()?[ObjectIdentifier(self)] { return hash }
+        return VersionHasher.hash(of: self)
+    }
 
     /// Creates an empty entity description.
     public override init() { super.init() }

@@ -104,8 +104,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     /// Version hashes of every entity, as stored in a store's metadata.
     open var entityVersionHashesByName: [String: Data] {
+        let entities = self.entities
+        let hashes = frozenVersionHashes() ?? VersionHasher.hashes(of: entities)
         var result: [String: Data] = [:]
-        for entity in entities { if let name = entity.name { result[name] = entity.versionHash } }
+        for entity in entities { if let name = entity.name { result[name] = hashes[ObjectIdentifier(entity)] } }
         return result
     }
 
@@ -169,6 +171,21 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// (finding it compares class names, too slow for every `init(context:)`).
     private let entityByClass = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
 
+    /// A frozen model's version hashes, computed together on first use: a store checks
+    /// each entity's hash, and one entity's costs as much as its whole inheritance chain's.
+    private let versionHashCache = Mutex<[ObjectIdentifier: Data]?>(nil)
+
+    /// Every entity's version hash once the model is frozen (it can no longer change); `nil` before.
+    func frozenVersionHashes() -> [ObjectIdentifier: Data]? {
+        guard isFrozen else { return nil }
+        return versionHashCache.withLock { cache in
+            if let cache { return cache }
+            let hashes = VersionHasher.hashes(of: _entities)
+            cache = hashes
+            return hashes
+        }
+    }
+
     func cachedEntity(for objectClass: AnyClass) -> NSEntityDescription? {
         entityByClass.withLock { $0[ObjectIdentifier(objectClass)] }
     }
@@ -206,7 +223,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         for entity in _entities {
             var root = entity
             var chain: [NSEntityDescription] = [entity]
-            while let parent = root.superentity, !chain.contains(where: { $0 === parent }) {
+            // A set, not a search of `chain`: that made a deep inheritance chain cubic.
+            var onChain: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
+            while let parent = root.superentity, onChain.insert(ObjectIdentifier(parent)).inserted {
                 root = parent
                 chain.append(parent)
             }

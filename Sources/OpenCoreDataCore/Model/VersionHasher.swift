@@ -22,23 +22,72 @@ import Crypto
 /// together with how a store whose hashes differ is still opened.
 package enum VersionHasher {
     static func hash(of entity: NSEntityDescription) -> Data {
-        var hasher = SHA256()
-        hasher.feed(entity.name ?? "")
-        hasher.feed(byte: entity.isAbstract ? 1 : 0)
-        if let parent = entity.superentity {
-            hasher.update(data: hash(of: parent))
+        var memo = Memo()
+        return memo.hash(of: entity)
+    }
+
+    /// The hashes of `entities`, keyed by entity identity, each entity and property
+    /// hashed once: an entity's hash contains its superentity's and every inherited
+    /// property's, so hashing entity by entity hashes each ancestor again.
+    package static func hashes(of entities: [NSEntityDescription]) -> [ObjectIdentifier: Data] {
+        var memo = Memo()
+        for entity in entities { _ = memo.hash(of: entity) }
+        return memo.entityHashes
+    }
+
+    /// What has been hashed so far. Chains are walked with loops, so a deep inheritance
+    /// chain costs neither stack nor repeated work.
+    private struct Memo {
+        var entityHashes: [ObjectIdentifier: Data] = [:]
+        /// Each hashed entity's non-transient attributes and relationships, inherited
+        /// ones first, as `properties` lists them.
+        private var hashedProperties: [ObjectIdentifier: [NSPropertyDescription]] = [:]
+        private var propertyHashes: [ObjectIdentifier: Data] = [:]
+
+        mutating func hash(of entity: NSEntityDescription) -> Data {
+            if let known = entityHashes[ObjectIdentifier(entity)] { return known }
+            // The ancestors not hashed yet, hashed from the top down. A cycle (an invalid
+            // model) is cut where it closes instead of looping.
+            var chain: [NSEntityDescription] = []
+            var seen = Set<ObjectIdentifier>()
+            var next: NSEntityDescription? = entity
+            while let current = next, entityHashes[ObjectIdentifier(current)] == nil, seen.insert(ObjectIdentifier(current)).inserted {
+                chain.append(current)
+                next = current.superentity
+            }
+            for current in chain.reversed() { entityHashes[ObjectIdentifier(current)] = compute(current) }
+            return entityHashes[ObjectIdentifier(entity)] ?? Data()
         }
-        let hashed = entity.properties.filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
-        for property in hashed.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
-            hasher.update(data: hash(of: property))
+
+        private mutating func compute(_ entity: NSEntityDescription) -> Data {
+            var hasher = SHA256()
+            hasher.feed(entity.name ?? "")
+            hasher.feed(byte: entity.isAbstract ? 1 : 0)
+            let parent = entity.superentity.map(ObjectIdentifier.init)
+            if let parent, let parentHash = entityHashes[parent] {
+                hasher.update(data: parentHash)
+            }
+            let own = entity.ownProperties.filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
+            let hashed = (parent.flatMap { hashedProperties[$0] } ?? []) + own
+            hashedProperties[ObjectIdentifier(entity)] = hashed
+            for property in hashed.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+                hasher.update(data: hash(of: property))
+            }
+            if let modifier = entity.versionHashModifier { hasher.feed(modifier) }
+            let constraints = entity.uniquenessConstraints
+                .map { NSEntityDescription.propertyNames(inConstraint: $0).joined(separator: ".") }
+                .filter { !$0.isEmpty }
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for constraint in constraints { hasher.feed(constraint) }
+            return Data(hasher.finalize())
         }
-        if let modifier = entity.versionHashModifier { hasher.feed(modifier) }
-        let constraints = entity.uniquenessConstraints
-            .map { NSEntityDescription.propertyNames(inConstraint: $0).joined(separator: ".") }
-            .filter { !$0.isEmpty }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for constraint in constraints { hasher.feed(constraint) }
-        return Data(hasher.finalize())
+
+        private mutating func hash(of property: NSPropertyDescription) -> Data {
+            if let known = propertyHashes[ObjectIdentifier(property)] { return known }
+            let computed = VersionHasher.hash(of: property)
+            propertyHashes[ObjectIdentifier(property)] = computed
+            return computed
+        }
     }
 
     static func hash(of property: NSPropertyDescription) -> Data {

@@ -56,6 +56,8 @@ final class SQLiteSchema {
     private var hiddenColumnByToMany: [ObjectIdentifier: String] = [:]
     private var joinTableByRelationship: [ObjectIdentifier: JoinTable] = [:]
     private(set) var joinTables: [(name: String, columns: [Column], primaryKey: [String], index: (String, [String]))] = []
+    /// The names in ``joinTables``, checked for each new one.
+    private var joinTableNames = Set<String>()
     private(set) var entitiesByNumber: [Int: NSEntityDescription] = [:]
     let entities: [NSEntityDescription]
 
@@ -83,7 +85,8 @@ final class SQLiteSchema {
     // MARK: Building
 
     private func buildTables() {
-        struct Pending { let rank: Int; let entity: Int; let order: Int; let name: String; let type: String; let assign: (String) -> Void }
+        /// `property`: the attribute or to-one whose column this is (`nil` for a to-many's hidden column).
+        struct Pending { let rank: Int; let entity: Int; let order: Int; let name: String; let type: String; let property: ObjectIdentifier?; let assign: (String) -> Void }
         var pendingByTable: [ObjectIdentifier: [Pending]] = [:]
         for entity in entities where entity.superentity == nil {
             let table = Table(name: "Z" + (entity.name ?? "").uppercased(), root: entity)
@@ -101,14 +104,14 @@ final class SQLiteSchema {
                 if let attribute = property as? NSAttributeDescription {
                     let type = Self.sqlType(for: attribute.attributeType)
                     pendingByTable[ObjectIdentifier(table), default: []].append(
-                        Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type) { self.columnByProperty[key] = $0 })
+                        Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type, property: key) { self.columnByProperty[key] = $0 })
                 } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
                     let destination = relationship.destinationEntity
                     let needsEntityColumn = !(destination?.facts.selfAndDescendants.count ?? 1 == 1)
                     let destinationNumber = destination?.facts.entityNumber ?? 0
                     let orderedInverse = relationship.inverseRelationship.map { $0.isToMany && $0.isOrdered } ?? false
                     pendingByTable[ObjectIdentifier(table), default: []].append(
-                        Pending(rank: 0, entity: number, order: 1, name: base, type: "INTEGER") { column in
+                        Pending(rank: 0, entity: number, order: 1, name: base, type: "INTEGER", property: key) { column in
                             self.columnByProperty[key] = column
                             let suffix = String(column.dropFirst())
                             if needsEntityColumn { self.entityColumnByProperty[key] = "Z\(destinationNumber)_\(suffix)" }
@@ -119,7 +122,7 @@ final class SQLiteSchema {
                         let destinationTable = tableByRoot[ObjectIdentifier(destination.facts.root)]
                         if let destinationTable {
                             pendingByTable[ObjectIdentifier(destinationTable), default: []].append(
-                                Pending(rank: 0, entity: number, order: 2, name: "Z\(number)\(property.name.uppercased())", type: "INTEGER") { self.hiddenColumnByToMany[key] = $0 })
+                                Pending(rank: 0, entity: number, order: 2, name: "Z\(number)\(property.name.uppercased())", type: "INTEGER", property: nil) { self.hiddenColumnByToMany[key] = $0 })
                         }
                     } else if let inverse = relationship.inverseRelationship, inverse.isToMany {
                         addJoinTable(relationship, inverse)
@@ -130,6 +133,9 @@ final class SQLiteSchema {
         for table in tables {
             var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
             var columns: [Column] = []
+            // Which property each column holds, so companions find theirs without a search
+            // through every property of the model (quadratic in a model of thousands of entities).
+            var propertyByColumn: [String: ObjectIdentifier] = [:]
             let pending = (pendingByTable[ObjectIdentifier(table)] ?? []).sorted {
                 ($0.rank, $0.entity, $0.order, $0.name) < ($1.rank, $1.entity, $1.order, $1.name)
             }
@@ -139,26 +145,20 @@ final class SQLiteSchema {
                 while used.contains(name) { name = item.name + String(suffix); suffix += 1 }
                 used.insert(name)
                 item.assign(name)
+                if let property = item.property { propertyByColumn[name] = property }
                 columns.append(Column(name: name, type: item.type))
             }
             // Companion columns follow their foreign key.
             var ordered: [Column] = []
             for column in columns {
                 ordered.append(column)
-                if let property = columnByProperty.first(where: { $0.value == column.name && isProperty($0.key, in: table) })?.key {
+                if let property = propertyByColumn[column.name] {
                     if let entityColumn = entityColumnByProperty[property] { ordered.append(Column(name: entityColumn, type: "INTEGER")) }
                     if let orderColumn = orderColumnByProperty[property] { ordered.append(Column(name: orderColumn, type: "INTEGER")) }
                 }
             }
             table.columns = ordered
         }
-    }
-
-    private func isProperty(_ key: ObjectIdentifier, in table: Table) -> Bool {
-        for entity in table.root.facts.selfAndDescendants {
-            if entity.facts.slots.contains(where: { ObjectIdentifier($0) == key }) { return true }
-        }
-        return false
     }
 
     private func addJoinTable(_ relationship: NSRelationshipDescription, _ inverse: NSRelationshipDescription) {
@@ -174,7 +174,8 @@ final class SQLiteSchema {
         let (first, firstEntity, second, secondEntity) = ownerFirst
             ? (relationship, owner, inverse, other) : (inverse, other, relationship, owner)
         var name = "Z_\(firstEntity.facts.entityNumber)\(first.name.uppercased())"
-        while joinTables.contains(where: { $0.name == name }) { name += "1" }
+        while joinTableNames.contains(name) { name += "1" }
+        joinTableNames.insert(name)
         let firstColumn = "Z_\(firstEntity.facts.entityNumber)\(second.name.uppercased())"
         var secondColumn = "Z_\(secondEntity.facts.entityNumber)\(first.name.uppercased())"
         if secondColumn == firstColumn { secondColumn += "1" }

@@ -522,6 +522,31 @@ extension SplitMix64: RandomNumberGenerator {}
         #expect(error?.description == "Library.xcdatamodeld/Library.xcdatamodel/contents line 2: <entity name=\"Book\"> names parent entity 'Nothing' that the model does not have")
     }
 
+    // MARK: Hostile sizes
+
+    @Test func deeplyNestedElementsAreRefusedNotACrash() throws {
+        // 30,000 levels overflowed the stack when the element tree was released.
+        let depth = 30_000
+        let body = String(repeating: "<entity>", count: depth) + String(repeating: "</entity>", count: depth)
+        let folder = try ModelFixtures.write(body)
+        let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: folder) }
+        #expect(error?.description == "Broken.xcdatamodel/contents line 3: nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not")
+        let nested = String(repeating: "<entity>", count: 40) + String(repeating: "</entity>", count: 40)
+        let shallow = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: ModelFixtures.write(nested)) }
+        #expect(shallow?.reason.contains("nests") == false, "ordinary depths reach the model checks")
+    }
+
+    @Test func processingInstructionsAreRefusedNotACrash() throws {
+        // Found by Fuzz/run-model-fuzz.sh: FoundationXML crashed on a processing instruction without data.
+        for text in ["<?xml version=\"1.0\"?>\n<model><?x?></model>", "<?xm?>\n<model/>", "<?xml?>\n<model/>", "<model/><?pi data?>"] {
+            let folder = try ModelFixtures.write(text, header: false)
+            let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: folder) }
+            #expect(error?.description == "Broken.xcdatamodel/contents: has a processing instruction, which model files do not have", "\(text)")
+        }
+        let declared = try ModelFixtures.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model/>", header: false)
+        #expect(try NSManagedObjectModel.load(contentsOf: declared).entities.isEmpty)
+    }
+
     // MARK: Fuzzing
 
     static let hostileValues = ["", "YES", "NO", "-1", "0", "1", "99999999999999999999", "1e400", "nan", "Item", "Owner", "Base",

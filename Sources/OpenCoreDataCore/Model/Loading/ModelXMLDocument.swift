@@ -38,6 +38,11 @@ final class ModelXMLElement {
 /// Reads a model file's XML into a ``ModelXMLElement`` tree with FoundationXML's
 /// `XMLParser` (libxml2 on Linux).
 enum ModelXMLDocument {
+    /// Deeper nesting is refused. Xcode's model and mapping files nest a handful of
+    /// levels; a hostile file nested tens of thousands deep would otherwise overflow the
+    /// stack when the tree of elements is released (each element frees its children).
+    static let maximumDepth = 256
+
     /// The root element of `data`; malformed XML throws with the parser's line and reason.
     /// `allowsExternalDoctype` accepts a `<!DOCTYPE … SYSTEM "…">` line (Xcode's mapping
     /// model files name Core Data's DTD); the DTD is never read.
@@ -50,8 +55,8 @@ enum ModelXMLDocument {
         parser.shouldProcessNamespaces = false
         let succeeded = parser.parse()
         // On Linux `parse()` can report success although the parser recorded an error.
-        if let failure = builder.failure ?? parser.parserError.map({ (parser.lineNumber, $0.localizedDescription) }) {
-            throw ModelLoadingError(source: source, line: failure.line, element: nil, reason: "is not well-formed XML (\(failure.reason))")
+        if let failure = builder.failure ?? parser.parserError.map({ (parser.lineNumber, TreeBuilder.malformed($0)) }) {
+            throw ModelLoadingError(source: source, line: failure.line, element: nil, reason: failure.reason)
         }
         guard succeeded else {
             throw ModelLoadingError(source: source, line: parser.lineNumber, element: nil, reason: "is not well-formed XML")
@@ -62,9 +67,10 @@ enum ModelXMLDocument {
         return root
     }
 
-    /// Xcode writes model files as UTF-8 without a DOCTYPE. Anything else is refused
-    /// before parsing: FoundationXML on Linux traps on names or values that are not
-    /// valid UTF-8, and a DOCTYPE could declare entities that expand without bound.
+    /// Xcode writes model files as UTF-8 without a DOCTYPE or processing instructions.
+    /// Anything else is refused before parsing: FoundationXML on Linux traps on names or
+    /// values that are not valid UTF-8, and a DOCTYPE could declare entities that expand
+    /// without bound.
     private static func checkPlainUTF8(_ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool) throws {
         func refuse(_ reason: String) -> ModelLoadingError {
             ModelLoadingError(source: source, line: nil, element: nil, reason: reason)
@@ -80,6 +86,14 @@ enum ModelXMLDocument {
                 throw refuse("has a DOCTYPE declaration, which model files do not have")
             }
         }
+        // The XML declaration is the one processing instruction model files have. FoundationXML
+        // on Linux reads one without data (`<?x?>`) through a null pointer, a crash.
+        let afterDeclaration = text.hasPrefix("<?xml") && text.dropFirst(5).first.map({ $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) == true
+            ? text.range(of: "?>").map { text[$0.upperBound...] } ?? ""
+            : text[...]
+        if afterDeclaration.contains("<?") {
+            throw refuse("has a processing instruction, which model files do not have")
+        }
         guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return }
         let declaration = text[..<end.lowerBound]
         guard let encoding = declaration.range(of: "encoding") else { return }
@@ -93,11 +107,18 @@ enum ModelXMLDocument {
     /// Collects elements and their text as the parser reports them; comments are ignored.
     private final class TreeBuilder: NSObject, XMLParserDelegate {
         var root: ModelXMLElement?
+        /// The first problem, as the reason of the error to throw.
         var failure: (line: Int, reason: String)?
         private var stack: [ModelXMLElement] = []
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            guard failure == nil else { return }
+            guard stack.count < ModelXMLDocument.maximumDepth else {
+                failure = (parser.lineNumber, "nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not")
+                parser.abortParsing()
+                return
+            }
             let element = ModelXMLElement(name: elementName, attributes: attributeDict, line: parser.lineNumber)
             if let parent = stack.last {
                 parent.children.append(element)
@@ -108,19 +129,26 @@ enum ModelXMLDocument {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard failure == nil else { return }
             stack.last?.text += string
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            guard failure == nil else { return }
             _ = stack.popLast()
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-            if failure == nil { failure = (parser.lineNumber, parseError.localizedDescription) }
+            if failure == nil { failure = (parser.lineNumber, Self.malformed(parseError)) }
         }
 
         func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
-            if failure == nil { failure = (parser.lineNumber, validationError.localizedDescription) }
+            if failure == nil { failure = (parser.lineNumber, Self.malformed(validationError)) }
+        }
+
+        /// The reason given for an error the XML parser reports.
+        static func malformed(_ error: Error) -> String {
+            "is not well-formed XML (\(error.localizedDescription))"
         }
     }
 }
