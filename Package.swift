@@ -125,10 +125,11 @@ let package = Package(
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Acquaintance"
         ),
-        // What the seed apps share: where their data lives, their failures, their models in code.
+        // What the seed apps share: where their data lives, their failures and how they are
+        // shown (hence the argument parser), their models in code.
         .target(
             name: "ExampleSupport",
-            dependencies: ["OpenCoreData"],
+            dependencies: ["OpenCoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/ExampleSupport"
         ),
         .executableTarget(

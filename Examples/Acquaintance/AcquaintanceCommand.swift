@@ -18,6 +18,9 @@ struct AcquaintanceCommand: ParsableCommand {
         subcommands: [List.self, Add.self, Update.self, Delete.self],
         defaultSubcommand: List.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() { mainPresentingFailures() }
 }
 
 /// The options every command takes.

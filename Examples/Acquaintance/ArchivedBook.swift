@@ -60,8 +60,10 @@ final class ArchivedBook: AddressBook {
             list = []
             return []
         }
-        guard let people = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, PersonRecord.self], from: Data(contentsOf: url)) as? [PersonRecord] else {
-            throw ExampleFailure("\(url.path) is not a list of people")
+        let data = try Data(contentsOf: url)
+        // Bytes that do not decode, or decode as something else, are the same problem to the user.
+        guard let people = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, PersonRecord.self], from: data) as? [PersonRecord] else {
+            throw ExampleFailure.damaged(url, isNot: "an address book archive")
         }
         list = people
         return people.sortedByName()

@@ -32,18 +32,20 @@ struct StoreBook: AddressBook {
     init(folder: String?, importing archive: ArchivedBook) throws {
         let url = try ExampleData.directory(for: "Acquaintance", in: folder).appendingPathComponent(fileName)
         if folder == nil { try Self.moveEarlierStore(to: url) }
-        let isNew = !FileManager.default.fileExists(atPath: url.path)
-        container = try ExampleData.container("Acquaintance", model: Self.model(), storeURL: url)
-        guard isNew else { return }
-        let archived = try archive.people()
-        let first = archived.isEmpty ? [
-            PersonRecord(name: "Ada Lovelace", phone: "555-0100"),
-            PersonRecord(name: "Alan Turing", phone: "555-0101"),
-            PersonRecord(name: "Grace Hopper", phone: "555-0102"),
-        ] : archived
-        for person in first { try add(person) }
-        try save()
-        print("Created \(url.path) with \(archived.isEmpty ? "sample people" : "\(archived.count) people from \(archive.fileName)").")
+        var created: String?
+        // The people taken in and the store's mark that they were are one save: a first
+        // launch killed or failing before it leaves the next launch to take them in.
+        container = try ExampleData.container("Acquaintance", model: Self.model(), storeURL: url) { context in
+            let archived = try archive.people()
+            let first = archived.isEmpty ? [
+                PersonRecord(name: "Ada Lovelace", phone: "555-0100"),
+                PersonRecord(name: "Alan Turing", phone: "555-0101"),
+                PersonRecord(name: "Grace Hopper", phone: "555-0102"),
+            ] : archived
+            for person in first { Self.insert(person, into: context) }
+            created = "Created \(url.path) with \(archived.isEmpty ? "sample people" : "\(archived.count) people from \(archive.fileName)")."
+        }
+        if let created { print(created) }
     }
 
     func people() throws -> [PersonRecord] {
@@ -51,6 +53,10 @@ struct StoreBook: AddressBook {
     }
 
     func add(_ record: PersonRecord) throws {
+        Self.insert(record, into: context)
+    }
+
+    private static func insert(_ record: PersonRecord, into context: NSManagedObjectContext) {
         let person = Person(context: context)
         person.name = record.name
         person.phone = record.phone

@@ -15,6 +15,9 @@ struct CoolNotesCommand: ParsableCommand {
         subcommands: [Notebooks.self, AddNotebook.self, Add.self, Notes.self, Frame.self, Edit.self],
         defaultSubcommand: Notebooks.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() { mainPresentingFailures() }
 }
 
 struct StoreOptions: ParsableArguments {
@@ -22,6 +25,10 @@ struct StoreOptions: ParsableArguments {
     var data: String?
     @Option(name: .long, help: "Open the store with this version of the model (1 or 2; default: the current one, 2).")
     var modelVersion: Int?
+
+    func validate() throws {
+        if let modelVersion, ![1, 2].contains(modelVersion) { throw ValidationError("there is no model version \(modelVersion) (versions: 1, 2)") }
+    }
 
     func open() throws -> NotesStore { try NotesStore(folder: data, modelVersion: modelVersion) }
 }
@@ -142,6 +149,8 @@ extension CoolNotesCommand {
             let stop = StopFlag()
             autoSave(context, every: autosave, stop: { stop.isSet }) { count in print("autosaved \(plural(count, "change"))") }
             print("Writing in \(notebook); one note per line, `quit` to end.")
+            // The prompt must show before the first line is read, also when the output is a pipe.
+            fflush(nil)
             while let line = readLine(), line != "quit" {
                 if line.hasPrefix("wait "), let seconds = Double(line.dropFirst(5)) {
                     Thread.sleep(forTimeInterval: seconds)

@@ -70,7 +70,7 @@ func autoSave(_ context: NSManagedObjectContext, every delay: TimeInterval, stop
                     try context.save()
                     saved(count)
                 } catch {
-                    FileHandle.standardError.write(Data("CoolNotes: autosave failed: \(error.localizedDescription)\n".utf8))
+                    FileHandle.standardError.write(Data("CoolNotes: autosave failed: \(ExampleFailure.sentence(for: error))\n".utf8))
                 }
             }
             autoSave(context, every: delay, stop: stop, saved: saved)

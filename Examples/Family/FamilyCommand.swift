@@ -13,6 +13,9 @@ struct FamilyCommand: ParsableCommand {
         subcommands: [List.self, Add.self, Rename.self, Join.self, Delete.self, Search.self, Families.self],
         defaultSubcommand: List.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() { mainPresentingFailures() }
 }
 
 /// The option every command takes.

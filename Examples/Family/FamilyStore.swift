@@ -23,14 +23,12 @@ struct FamilyStore {
 
     init(folder: String?) throws {
         url = try ExampleData.directory(for: "Family", in: folder).appendingPathComponent("Family.sqlite")
-        let isNew = !FileManager.default.fileExists(atPath: url.path)
-        container = try ExampleData.container("Family", model: Self.model(), storeURL: url)
-        context = container.viewContext
-        if isNew {
-            let ted = Person(context: context)
-            ted.name = "Ted"
-            try save()
+        // Ted and the store's mark that he was added are one save, so a first launch killed
+        // before it leaves the next launch to add him.
+        container = try ExampleData.container("Family", model: Self.model(), storeURL: url) { context in
+            Person(context: context).name = "Ted"
         }
+        context = container.viewContext
     }
 
     func save() throws {

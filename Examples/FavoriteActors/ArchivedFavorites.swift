@@ -82,8 +82,9 @@ enum FavoritesArchive {
         let url = try url()
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let data = try Data(contentsOf: url)
-        guard let actors = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, ActorRecord.self, MovieRecord.self], from: data) as? [ActorRecord] else {
-            throw ExampleFailure("\(url.path) is not an archive of favorite actors")
+        // Bytes that do not decode, or decode as something else, are the same problem to the user.
+        guard let actors = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, ActorRecord.self, MovieRecord.self], from: data) as? [ActorRecord] else {
+            throw ExampleFailure.damaged(url, isNot: "an archive of favorite actors")
         }
         return actors
     }

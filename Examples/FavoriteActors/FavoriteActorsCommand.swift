@@ -19,6 +19,9 @@ struct FavoriteActorsCommand: ParsableCommand {
         subcommands: [List.self, Search.self, Add.self, Remove.self, Movies.self],
         defaultSubcommand: List.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() { mainPresentingFailures() }
 }
 
 struct Options: ParsableArguments {

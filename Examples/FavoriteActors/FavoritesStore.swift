@@ -28,21 +28,17 @@ struct FavoritesStore {
 
     init(folder: String?) throws {
         let url = try ExampleData.directory(for: "FavoriteActors", in: folder).appendingPathComponent("FavoriteActors.sqlite")
-        let isNew = !FileManager.default.fileExists(atPath: url.path)
-        container = try ExampleData.container("FavoriteActors", model: Self.model(), storeURL: url)
-        guard isNew else { return }
-        do {
-            imported = try importArchive()
-        } catch {
-            // The next run tries again: a store exists only once the archive is in it.
-            for store in container.persistentStoreCoordinator.persistentStores { try? container.persistentStoreCoordinator.remove(store) }
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-            throw error
+        var imported = 0
+        // The archive's actors and the store's mark that they were taken in are one save: a
+        // first launch killed or failing before it leaves the next launch to take them in.
+        container = try ExampleData.container("FavoriteActors", model: Self.model(), storeURL: url) { context in
+            imported = try Self.importArchive(into: context)
         }
+        self.imported = imported
     }
 
-    /// Copies the version 1 archive's actors and movies into the store.
-    private func importArchive() throws -> Int {
+    /// Copies the version 1 archive's actors and movies into `context`, unsaved.
+    private static func importArchive(into context: NSManagedObjectContext) throws -> Int {
         let records = try FavoritesArchive.load()
         for record in records {
             let person = Person(context: context)
@@ -50,10 +46,9 @@ struct FavoritesStore {
             person.name = record.name
             person.imagePath = record.imagePath
             for item in record.movies {
-                Self.addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: item.releaseDate, to: person)
+                addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: item.releaseDate, to: person)
             }
         }
-        if context.hasChanges { try context.save() }
         return records.count
     }
 

@@ -32,7 +32,15 @@ enum Preferences {
 
     static func save(_ defaults: UserDefaults = .standard) throws {
         // Linux Foundation writes on synchronize(); Apple's would write soon after anyway.
-        guard defaults.synchronize() else { throw ValidationError("the preferences could not be written") }
+        guard defaults.synchronize() else { throw PreferencesNotWritten() }
+    }
+}
+
+/// The preferences file could not be written: not a usage error (exit code 1, no usage shown).
+struct PreferencesNotWritten: Error, CustomStringConvertible {
+    var description: String {
+        let folder = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? "~/.config"
+        return "the preferences could not be written: make \(folder) a writable folder and run again."
     }
 }
 

@@ -39,7 +39,7 @@ final class PhotomaniaDocument: UIManagedDocument {
         let exists = FileManager.default.fileExists(atPath: url.path)
         let ready = exists ? await document.open() : await document.save(to: url, for: .forCreating)
         guard ready else {
-            throw ExampleFailure("cannot \(exists ? "open" : "create") the document \(url.path): \(document.lastError?.localizedDescription ?? "unknown error")")
+            throw ExampleFailure("cannot \(exists ? "open" : "create") the document \(url.path): \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")")
         }
         return document
     }

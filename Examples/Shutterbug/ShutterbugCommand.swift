@@ -14,6 +14,9 @@ struct ShutterbugCommand: AsyncParsableCommand {
         subcommands: [Import.self, Photographers.self, Photos.self, Search.self, Prolific.self, Recent.self, Find.self, View.self, DeletePhotographer.self],
         defaultSubcommand: Photographers.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() async { await asyncMainPresentingFailures() }
 }
 
 struct DocumentOptions: ParsableArguments {
@@ -33,7 +36,7 @@ struct DocumentOptions: ParsableArguments {
             throw error
         }
         guard await document.close() else {
-            throw ExampleFailure("the document could not be saved: \(document.lastError?.localizedDescription ?? "unknown error")")
+            throw ExampleFailure("the document could not be saved: \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")")
         }
     }
 }
@@ -122,7 +125,11 @@ extension ShutterbugCommand {
     struct Prolific: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Photographers with more than N photos (photos.@count > N).")
         @OptionGroup var options: DocumentOptions
-        @Argument(help: "N.") var count: Int
+        @Argument(help: "N, 0 or more.") var count: Int
+
+        func validate() throws {
+            guard count >= 0 else { throw ValidationError("N is a number of photos, 0 or more, not \(count)") }
+        }
 
         @MainActor func run() async throws {
             try await options.withDocument { show(try fetchPhotographers($0, NSPredicate(format: "photos.@count > %d", count))) }

@@ -17,6 +17,9 @@ struct TagsCommand: ParsableCommand {
         subcommands: [Tag_.self, List.self, Show.self, Delete.self],
         defaultSubcommand: List.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() { mainPresentingFailures() }
 }
 
 /// The store, opened the way an app does: a container named after its model.

@@ -19,6 +19,9 @@ enum PhotoService {
     /// of its own (external binary data).
     static let imageSize = 200_000
 
+    /// The most photos one page of a listing has.
+    static let maximumPerPage = 50
+
     /// A server for the service on 127.0.0.1 (`port` 0: any free port), not yet running.
     static func server(port: UInt16) throws -> HTTPServer {
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), logger: .disabled)
@@ -32,7 +35,7 @@ enum PhotoService {
                 return HTTPResponse(statusCode: .badRequest, body: Data("lat and lon are required\n".utf8))
             }
             let page = request.query["page"].flatMap(Int.init) ?? 1
-            let count = min(request.query["per_page"].flatMap(Int.init) ?? 6, 50)
+            let count = min(request.query["per_page"].flatMap(Int.init) ?? 6, maximumPerPage)
             let root = await base()
             let place = "\(Int((lat * 100).rounded()))_\(Int((lon * 100).rounded()))"
             let photos = (1...max(count, 1)).map { index in

@@ -16,6 +16,9 @@ struct VirtualTouristCommand: AsyncParsableCommand {
         subcommands: [Pins.self, Drop.self, Album.self, Remove.self, NewCollection.self, DeletePin.self, Serve.self],
         defaultSubcommand: Pins.self
     )
+
+    /// Failures are one sentence each (ExampleSupport), never an error's dump.
+    static func main() async { await asyncMainPresentingFailures() }
 }
 
 struct StoreOptions: ParsableArguments {
@@ -33,6 +36,13 @@ struct StoreOptions: ParsableArguments {
             return url
         }
         return try await PhotoService.start()
+    }
+}
+
+/// Refuses a collection size the service would not give: it sends 1 to 50 photos a page.
+func validateCount(_ count: Int) throws {
+    guard (1...PhotoService.maximumPerPage).contains(count) else {
+        throw ValidationError("--count needs a number of photos from 1 to \(PhotoService.maximumPerPage), not \(count)")
     }
 }
 
@@ -58,7 +68,7 @@ extension VirtualTouristCommand {
     struct Drop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Drop a pin at a latitude and longitude.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Latitude, -90 to 90.") var latitude: Double
+        @Argument(help: "Latitude, -90 to 90 (a negative one after --: drop -- -33.87 151.21).") var latitude: Double
         @Argument(help: "Longitude, -180 to 180.") var longitude: Double
 
         func validate() throws {
@@ -82,7 +92,9 @@ extension VirtualTouristCommand {
         static let configuration = CommandConfiguration(abstract: "Show a pin's photos, downloading a collection the first time.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The pin's number, as `pins` shows it.") var pin: Int
-        @Option(help: "How many photos a collection has.") var count = 6
+        @Option(help: "How many photos a collection has, 1 to \(PhotoService.maximumPerPage).") var count = 6
+
+        func validate() throws { try validateCount(count) }
 
         @MainActor func run() async throws {
             let store = try options.open()
@@ -119,7 +131,9 @@ extension VirtualTouristCommand {
         static let configuration = CommandConfiguration(commandName: "new-collection", abstract: "Replace a pin's photos with a new collection.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The pin's number.") var pin: Int
-        @Option(help: "How many photos a collection has.") var count = 6
+        @Option(help: "How many photos a collection has, 1 to \(PhotoService.maximumPerPage).") var count = 6
+
+        func validate() throws { try validateCount(count) }
 
         @MainActor func run() async throws {
             let store = try options.open()
@@ -157,7 +171,12 @@ extension VirtualTouristCommand {
             let base = "http://127.0.0.1:\(port)"
             await PhotoService.install(on: server) { base }
             print("Serving photos on \(base) (GET /photos?lat=&lon=&page=&per_page=, GET /image/<id>)")
-            try await server.run()
+            do {
+                try await server.run()
+            } catch {
+                // Most often the port is taken (another service, or one still running).
+                throw ExampleFailure("cannot serve on \(base): \(ExampleFailure.sentence(for: error)); choose another port with --port.")
+            }
         }
     }
 }

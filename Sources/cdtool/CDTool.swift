@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `cdtool`: inspect Core Data models and SQLite stores, export objects, generate classes.
 ///
@@ -11,4 +12,14 @@ struct CDTool: ParsableCommand {
         abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, migrate stores.",
         subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, MigrateCommand.self]
     )
+
+    /// Refuses arguments that are not UTF-8 before parsing: Swift reads them with U+FFFD in
+    /// place of their bytes, so a path would name another file (or none) without a word.
+    static func main() {
+        if let (number, shown) = CommandSupport.firstArgumentNotUTF8() {
+            CommandSupport.report("cdtool: error: argument \(number) (\(shown)) is not UTF-8 text: type it in UTF-8 (or rename the file it names).")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        main(nil)
+    }
 }

@@ -26,6 +26,16 @@ enum CommandSupport {
         }
     }
 
+    /// The number of the first argument (1 for the first after `cdtool`) whose bytes are not
+    /// UTF-8, and how it reads with U+FFFD for those bytes.
+    static func firstArgumentNotUTF8() -> (Int, String)? {
+        (1..<Int(CommandLine.argc)).lazy.compactMap { number -> (Int, String)? in
+            guard let argument = CommandLine.unsafeArgv[number] else { return nil }
+            let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+            return String(validating: bytes, as: UTF8.self) == nil ? (number, String(decoding: bytes, as: UTF8.self)) : nil
+        }.first
+    }
+
     /// The file URL of a path argument, relative to the current directory.
     static func url(_ path: String) -> URL {
         URL(fileURLWithPath: (path as NSString).expandingTildeInPath)

@@ -72,4 +72,39 @@ import Testing
         #expect(first.lines.first?.hasSuffix("with 2 people from acqList.plist.") == true, "\(first.output)")
         #expect(Array(first.lines.dropFirst(2)) == ["- Alice", "- Bob (555-9, bob@example.com)"], "no sample people when the archive had some")
     }
+
+    @Test func aFirstLaunchKilledBeforeItsImportIsSavedImportsAgain() throws {
+        let app = ExampleProcess("Acquaintance")
+        let killed = try app.run("list", environment: ["OPENCOREDATA_EXAMPLE_KILL_AT": "seed"])
+        #expect(killed.status == SIGKILL, "\(killed.output)")
+        let next = try app.run()
+        #expect(next.status == 0)
+        #expect(next.output.contains("with sample people"), "the import was not marked done: \(next.output)")
+        #expect(next.lines.filter { $0.hasPrefix("- ") }.count == 3)
+    }
+
+    @Test func aDamagedArchiveIsOneClearLineAndItsImportWaits() throws {
+        let app = ExampleProcess("Acquaintance")
+        let archive = app.home.appendingPathComponent("Documents/acqList.plist")
+        try FileManager.default.createDirectory(at: archive.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("not an archive".utf8).write(to: archive)
+        for arguments in [["list", "--archive"], ["list"]] {
+            let damaged = try app.run(arguments)
+            #expect(damaged.status == 1)
+            #expect(damaged.lines == ["Error: \(archive.path) is damaged or is not an address book archive: move it away and run again."], "\(damaged.output)")
+        }
+        // Version 2's first launch failed while taking the archive in: without the archive,
+        // the next launch starts the store afresh.
+        try FileManager.default.removeItem(at: archive)
+        let next = try app.run()
+        #expect(next.output.contains("with sample people"), "\(next.output)")
+    }
+
+    @Test func argumentsThatAreNotUTF8AreRefused() throws {
+        let app = ExampleProcess("Acquaintance")
+        let refused = try app.runThroughShell(#"add "$(printf 'Zo\351')""#)
+        #expect(refused.status == 64)
+        #expect(refused.lines.first == "Error: argument 2 (Zo\u{FFFD}) is not UTF-8 text: type it in UTF-8 (or rename the file it names).", "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance").path), "nothing was made")
+    }
 }

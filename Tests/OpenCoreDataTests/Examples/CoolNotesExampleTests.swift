@@ -47,4 +47,24 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.output.contains("no notebook is called Garden"))
     }
+
+    @Test func anotherWriterDuringASessionIsAConflictReportedInOneLine() throws {
+        let app = ExampleProcess("CoolNotes")
+        try app.run("add-notebook", "Shopping")
+        // The session reads the notebook with its first note; another process then adds to it.
+        let session = try app.start("edit", "Shopping", "--autosave", "60")
+        session.write("Eggs\n")
+        try session.waitForOutput(containing: "Writing in Shopping")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try app.run("add", "Shopping", "Milk").status == 0)
+        let conflict = try session.finish()
+        #expect(conflict.status == 1)
+        #expect(conflict.lines == ["Writing in Shopping; one note per line, `quit` to end.",
+                                   "Error: another program changed the same data while this one was working, so nothing was saved: run the command again."], "\(conflict.output)")
+        #expect(try app.run("notes", "Shopping").lines == ["1. Milk"])
+
+        let badVersion = try app.run("notebooks", "--model-version", "3")
+        #expect(badVersion.status == 64)
+        #expect(badVersion.lines.first == "Error: there is no model version 3 (versions: 1, 2)")
+    }
 }

@@ -46,4 +46,41 @@ import Testing
         #expect(try app.run("--help").output.contains("SUBCOMMANDS"))
         #expect(try app.run().lines == ["- Ted"], "nothing was changed")
     }
+
+    @Test func aFirstLaunchKilledBeforeTedIsSavedMakesTedNextTime() throws {
+        let app = ExampleProcess("Family")
+        #expect(try app.run(environment: ["OPENCOREDATA_EXAMPLE_KILL_AT": "seed"]).status == SIGKILL)
+        #expect(try app.run().lines == ["- Ted"], "the first launch's import is retried")
+    }
+
+    @Test func firstLaunchesAtOnceMakeOneTed() async throws {
+        let app = ExampleProcess("Family")
+        let launches = (0..<4).map { _ in Task.detached { try app.run("list") } }
+        for launch in launches {
+            let run = try await launch.value
+            #expect(run.status == 0, "\(run.output)")
+        }
+        #expect(try app.run().lines == ["- Ted"])
+    }
+
+    @Test func aFolderItMayNotWriteIsOneClearLine() throws {
+        let app = ExampleProcess("Family")
+        let locked = app.home.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        let notWritable = "Error: cannot write in \(locked.path): the folder is not writable; make it writable or choose another folder with --data."
+        guard let refused = try app.runUnprivileged("add", "Joe", "--data", locked.path) else { return }
+        #expect(refused.status == 1)
+        #expect(refused.lines == [notWritable], "\(refused.output)")
+
+        // A store made while the folder was writable is still read once it is not; a change says why it cannot be saved.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: locked.path)
+        #expect(try app.runUnprivileged("add", "Joe", "--data", locked.path)?.status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        let list = try app.runUnprivileged("list", "--data", locked.path)
+        #expect(list?.lines == ["- Joe", "- Ted"], "\(list?.output ?? "")")
+        let change = try app.runUnprivileged("add", "Ann", "--data", locked.path)
+        #expect(change?.status == 1)
+        #expect(change?.lines == [notWritable], "\(change?.output ?? "")")
+    }
 }

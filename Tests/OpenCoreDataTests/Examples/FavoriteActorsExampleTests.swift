@@ -35,4 +35,17 @@ import Testing
         #expect(unknown.status == 1)
         #expect(unknown.output.contains("no actor called Nobody"))
     }
+
+    @Test func aKilledImportIsRetriedAndADamagedArchiveIsOneClearLine() throws {
+        let app = ExampleProcess("FavoriteActors")
+        #expect(try app.run("add", "--archive", "Rachel Weisz").status == 0)
+        #expect(try app.run("list", environment: ["OPENCOREDATA_EXAMPLE_KILL_AT": "seed"]).status == SIGKILL)
+        #expect(try app.run("list").lines == ["Imported 1 favorite from the archive.", "- Rachel Weisz (1 movie)"], "the killed import is done again")
+
+        let archive = app.home.appendingPathComponent("Documents/favoriteActors.archive")
+        try Data("not an archive".utf8).write(to: archive)
+        let damaged = try app.run("list", "--archive")
+        #expect(damaged.status == 1)
+        #expect(damaged.lines == ["Error: \(archive.path) is damaged or is not an archive of favorite actors: move it away and run again."], "\(damaged.output)")
+    }
 }

@@ -19,4 +19,14 @@ import Testing
         #expect(try app.run("reset").status == 0)
         #expect(try app.run().lines.first == "First launch: defaults registered.")
     }
+
+    @Test func preferencesThatCannotBeWrittenAreOneClearLine() throws {
+        let app = ExampleProcess("PickYourPitch")
+        let file = app.home.appendingPathComponent("config-file")
+        try FileManager.default.createDirectory(at: app.home, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: file)
+        let refused = try app.run("slider", "0.25", environment: ["XDG_CONFIG_HOME": file.path])
+        #expect(refused.status == 1)
+        #expect(refused.lines == ["Error: the preferences could not be written: make \(file.path) a writable folder and run again."], "\(refused.output)")
+    }
 }

@@ -19,4 +19,14 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.output.contains("no tag is called calm"))
     }
+
+    @Test func aDataFolderUnderAFileIsOneClearLine() throws {
+        let app = ExampleProcess("Tags")
+        let file = app.home.appendingPathComponent("notes.txt")
+        try FileManager.default.createDirectory(at: app.home, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: file)
+        let refused = try app.run("tag", "calm", "Lake", "--data", file.appendingPathComponent("Tags").path)
+        #expect(refused.status == 1)
+        #expect(refused.lines == ["Error: cannot make the folder \(file.path)/Tags: \(file.path) is a file, not a folder; choose another folder with --data."], "\(refused.output)")
+    }
 }

@@ -54,6 +54,11 @@ import Testing
         #expect(offline.output.contains("cannot reach the photo service"))
         #expect(try app.run().lines == ["1. (1.0, 2.0): 0 photos"])
         #expect(try app.run("drop", "100", "0").status == 64)
+        for count in ["-5", "0", "51"] {
+            let refused = try app.run("album", "1", "--count=\(count)")
+            #expect(refused.status == 64)
+            #expect(refused.lines.first == "Error: --count needs a number of photos from 1 to 50, not \(count)", "\(refused.output)")
+        }
         let noPin = try app.run("album", "7")
         #expect(noPin.status == 1)
         #expect(noPin.output.contains("there is no pin 7"))
