@@ -11,7 +11,7 @@ mkdir -p "$out/corpus"
 printf 'name == "x"' > "$out/corpus/seed1"
 printf 'ANY tags.title CONTAINS[cd] %%@ AND count BETWEEN {1, 5}' > "$out/corpus/seed2"
 printf 'SUBQUERY(items, $i, $i.price > 10 OR NOT $i.name LIKE[c] "a*").@count > 0' > "$out/corpus/seed3"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name OpenCoreData \
-  Fuzz/PredicateParserFuzz.swift Sources/OpenCoreDataCore/Exports.swift Sources/OpenCoreDataCore/Predicate/*.swift \
+swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name OpenCoreDataPredicate -package-name OpenCoreDataFuzz \
+  Fuzz/PredicateParserFuzz.swift Sources/OpenCoreDataPredicate/*.swift \
   -o "$out/predicate-parser-fuzz"
 "$out/predicate-parser-fuzz" "$out/corpus" -max_total_time="$seconds" -timeout=5 -max_len=512 -print_final_stats=1
