@@ -14,4 +14,6 @@ printf 'SUBQUERY(items, $i, $i.price > 10 OR NOT $i.name LIKE[c] "a*").@count > 
 swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name OpenCoreDataPredicate -package-name OpenCoreDataFuzz \
   Fuzz/PredicateParserFuzz.swift Sources/OpenCoreDataPredicate/*.swift \
   -o "$out/predicate-parser-fuzz"
-"$out/predicate-parser-fuzz" "$out/corpus" -max_total_time="$seconds" -timeout=5 -max_len=512 -print_final_stats=1
+mkdir -p "$out/parser-artifacts"
+"$out/predicate-parser-fuzz" "$out/corpus" -max_total_time="$seconds" -timeout=5 -max_len=512 -print_final_stats=1 \
+  -artifact_prefix="$out/parser-artifacts/"

@@ -634,8 +634,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         undoGeneration &+= 1
         // Announced with the next NSManagedObjectContextObjectsDidChange, as Core Data does.
         pendingRefreshed.append(object)
-        if flag, updatedSet.contains(object), !object.isFaultStorage {
-            object.reloadKeepingChanges()
+        if flag, updatedSet.contains(object) {
+            // A changed fault is one its store failed to fill: filling it keeps the changes.
+            if object.isFaultStorage { fulfillFault(for: object) } else { object.reloadKeepingChanges() }
             return
         }
         updatedSet.remove(object)

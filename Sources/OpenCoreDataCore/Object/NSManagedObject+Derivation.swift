@@ -31,8 +31,8 @@ extension NSManagedObject {
             storage[property.slot] = results
             return results
         } catch {
-            // Not kept: the next read tries again. The error is the context's to report.
-            context.noteFaultFailure(of: self, error)
+            // Not kept: the next read tries again. Fetched properties are never saved, so the
+            // failure does not hold the object's saves back as an unread row would.
             return [NSManagedObject]()
         }
     }

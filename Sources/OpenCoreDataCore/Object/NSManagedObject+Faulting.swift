@@ -53,17 +53,12 @@ extension NSManagedObject {
     /// Reloads the saved values (row cache within the context's staleness interval,
     /// else the store) and applies the unsaved changes on top again: `refresh(_:mergeChanges: true)`.
     ///
-    /// When the store cannot be read the object keeps the values it has (they were read
-    /// before) and the error is listed in the context's `faultingErrors`.
+    /// When the store cannot be read the object keeps the values it has: they were read
+    /// before, so nothing made up is shown or saved, and saving it stays allowed.
     func reloadKeepingChanges() {
-        guard let context = managedObjectContext else { return }
-        do {
-            guard let row = try context.sourceRow(for: objectID) else { return }
-            loadKeepingChanges(row)
-            context.noteRead(self)
-        } catch {
-            context.noteFaultFailure(of: self, error)
-        }
+        guard let context = managedObjectContext, let row = (try? context.sourceRow(for: objectID)) ?? nil else { return }
+        loadKeepingChanges(row)
+        context.noteRead(self)
     }
 
     /// Loads `row` and applies the unsaved changes on top again.

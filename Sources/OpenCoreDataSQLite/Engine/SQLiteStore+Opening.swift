@@ -38,7 +38,11 @@ extension SQLiteStore {
             // database that is not a store must be left exactly as it was.
             try rejectForeignDatabase(db, url: url)
             if !readOnly { try db.execute(SQLCatalogStatements.useWriteAheadLog) }
-            for (name, value) in pragmas { try db.execute(SQLCatalogStatements.pragma(name, value)) }
+            for (name, value) in pragmas {
+                // A read-only connection cannot apply pragmas that rewrite the file
+                // (`journal_mode`, given for the store's writable opens): they are skipped.
+                if readOnly { try? db.execute(SQLCatalogStatements.pragma(name, value)) } else { try db.execute(SQLCatalogStatements.pragma(name, value)) }
+            }
             try SQLiteFunctions.install(in: db)
         }
         var snapshotSettings = Configuration()
@@ -188,8 +192,11 @@ extension SQLiteStore {
         }
         var metadata: [String: Any] = [:]
         var damage: String?
-        switch (row["Z_PLIST"] as DatabaseValue).storage {
-        case let .blob(data):
+        let stored = row["Z_PLIST"] as DatabaseValue
+        // GRDB's Data reads a blob, or a property list stored as text (an XML plist), as bytes.
+        if stored.isNull {
+            damage = "it has no Z_PLIST property list"
+        } else if let data = Data.fromDatabaseValue(stored) {
             do {
                 let plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
                 if let dictionary = plist as? [String: Any] {
@@ -200,9 +207,7 @@ extension SQLiteStore {
             } catch {
                 damage = "its Z_PLIST property list can't be read (\(data.count) bytes)"
             }
-        case .null:
-            damage = "it has no Z_PLIST property list"
-        default:
+        } else {
             damage = "its Z_PLIST is not a property list"
         }
         metadata[NSStoreUUIDKey] = String.fromDatabaseValue(row["Z_UUID"] as DatabaseValue)

@@ -67,6 +67,9 @@ import Testing
             let saveError = try #require(throws: NSError.self) { try context.save() }
             #expect(saveError.code == NSPersistentStoreSaveError)
             #expect((saveError.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.contains(note) == true)
+            // A refresh that keeps changes keeps this one, though the store still cannot be read.
+            context.refresh(note, mergeChanges: true)
+            #expect(note.text == "changed")
 
             // Once the store reads again, the stored values come back under the change.
             try alter(url, "ALTER TABLE ZNOTE_AWAY RENAME TO ZNOTE")

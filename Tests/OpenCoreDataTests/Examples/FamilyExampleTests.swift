@@ -63,13 +63,13 @@ import Testing
         #expect(try app.run().lines == ["- Ted"])
     }
 
-    @Test func aFolderItMayNotWriteIsOneClearLine() throws {
+    @Test(.enabled(if: Unprivileged.isAvailable)) func aFolderItMayNotWriteIsOneClearLine() throws {
         let app = ExampleProcess("Family")
         let locked = app.home.appendingPathComponent("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
         let notWritable = "Error: cannot write in \(locked.path): the folder is not writable; make it writable or choose another folder with --data."
-        guard let refused = try app.runUnprivileged("add", "Joe", "--data", locked.path) else { return }
+        let refused = try #require(try app.runUnprivileged("add", "Joe", "--data", locked.path))
         #expect(refused.status == 1)
         #expect(refused.lines == [notWritable], "\(refused.output)")
 

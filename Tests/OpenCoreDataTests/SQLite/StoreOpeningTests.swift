@@ -67,6 +67,24 @@ import Glibc
         #expect(opened?.localizedDescription.contains("is damaged") == true)
     }
 
+    @Test func metadataStoredAsTextStillReads() throws {
+        // An XML property list in a TEXT column is metadata, not damage (it read before, too).
+        let url = temporaryStoreURL("TextMetadata")
+        try open(url)
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { db in
+            let blob = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
+            var metadata = try #require(try PropertyListSerialization.propertyList(from: blob, format: nil) as? [String: Any])
+            metadata["TextKey"] = "kept"
+            let xml = try PropertyListSerialization.data(fromPropertyList: metadata, format: .xml, options: 0)
+            try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [String(decoding: xml, as: UTF8.self)])
+        }
+        try db.close()
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(metadata["TextKey"] as? String == "kept")
+        try open(url)
+    }
+
     @Test func theStoreThatCreatesNothingIsNotWrittenWhenReadOnly() throws {
         // A read-only open of a missing file says so, and creates nothing.
         let url = temporaryStoreURL("Missing")

@@ -75,7 +75,9 @@ enum ModelXMLDocument {
         func refuse(_ reason: String) -> ModelLoadingError {
             ModelLoadingError(source: source, line: nil, element: nil, reason: reason)
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw refuse("is not UTF-8 text") }
+        guard let decoded = String(data: data, encoding: .utf8) else { throw refuse("is not UTF-8 text") }
+        // A byte-order mark before the declaration does not make the declaration something else.
+        let text = decoded.hasPrefix("\u{FEFF}") ? String(decoded.dropFirst()) : decoded
         if text.contains("<!ENTITY") {
             throw refuse("has an entity declaration, which model files do not have")
         }
