@@ -14,11 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-out=.build-fuzz/model
-mkdir -p "$out/Modules" "$out/corpus" "$out/artifacts"
-
-swift build --target OpenCoreDataCore
-bin="$(swift build --show-bin-path)"
+source Fuzz/fuzz-support.sh
+fuzz_prepare model OpenCoreDataCore
 crypto=.build/checkouts/swift-crypto/Sources
 c_modules=(
   -Xcc "-fmodule-map-file=$bin/OpenCoreDataRuntimeShims.build/module.modulemap" -Xcc -I -Xcc Sources/OpenCoreDataRuntimeShims/include
@@ -39,10 +36,8 @@ find Sources/OpenCoreDataCore -name '*.swift' -print0 | xargs -0 swiftc "${flags
 
 # The dependencies' objects, as the debug build made them.
 objects=()
-for module in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections InternalCollectionsUtilities \
-              OpenCoreDataRuntimeShims OpenCoreDataDeflate; do
-  while IFS= read -r -d '' object; do objects+=("$object"); done < <(find "$bin/$module.build" -name '*.o' -print0)
-done
+debug_objects Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections InternalCollectionsUtilities \
+              OpenCoreDataRuntimeShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name ModelLoaderFuzz Fuzz/ModelLoaderFuzz.swift \
   "$out/OpenCoreDataCore.o" "$out/OpenCoreDataPredicate.o" "${objects[@]}" -lz -o "$out/model-loader-fuzz"
 

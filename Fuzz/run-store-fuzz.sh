@@ -15,11 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-out=.build-fuzz/store
-mkdir -p "$out/Modules" "$out/corpus" "$out/artifacts"
-
-swift build --target OpenCoreDataSQLite
-bin="$(swift build --show-bin-path)"
+source Fuzz/fuzz-support.sh
+fuzz_prepare store OpenCoreDataSQLite
 # The engine uses the core's `package` declarations, so it is compiled under the name
 # SwiftPM gave this package (the checkout folder's, as the debug build recorded it).
 package_name="$(grep -o '"-package-name","[^"]*"' .build/debug.yaml 2>/dev/null \
@@ -40,10 +37,8 @@ find Sources/OpenCoreDataSQLite -name '*.swift' -print0 | xargs -0 swiftc "${fla
 
 # The other modules' objects, as the debug build made them.
 objects=()
-for module in OpenCoreDataCore OpenCoreDataPredicate GRDB Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims \
-              OrderedCollections InternalCollectionsUtilities OpenCoreDataRuntimeShims OpenCoreDataDeflate; do
-  while IFS= read -r -d '' object; do objects+=("$object"); done < <(find "$bin/$module.build" -name '*.o' -print0)
-done
+debug_objects OpenCoreDataCore OpenCoreDataPredicate GRDB Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims \
+              OrderedCollections InternalCollectionsUtilities OpenCoreDataRuntimeShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name StoreFuzz Fuzz/StoreFuzz.swift \
   "$out/OpenCoreDataSQLite.o" "${objects[@]}" -lsqlite3 -lz -o "$out/store-fuzz"
 

@@ -177,7 +177,12 @@ extension SQLiteStore {
     /// The store's metadata; throws when its property list is damaged, rather than
     /// passing off what is left (the UUID) as the whole of it.
     static func readMetadata(_ db: Database, url: URL?) throws -> [String: Any] {
-        let (metadata, damage) = try readMetadataNotingDamage(db, url: url)
+        try undamaged(readMetadataNotingDamage(db, url: url), url: url)
+    }
+
+    /// The metadata read, or the error naming its damage.
+    private static func undamaged(_ read: (metadata: [String: Any], damage: String?), url: URL?) throws -> [String: Any] {
+        let (metadata, damage) = read
         if let damage {
             throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The metadata of the store at \(url?.path ?? "?") is damaged: \(damage)", [NSFilePathErrorKey: url?.path ?? ""])
         }
@@ -216,12 +221,7 @@ extension SQLiteStore {
 
     /// Reads a store file's metadata without opening it as a store.
     static func readMetadata(at url: URL) throws -> [String: Any] {
-        try readFile(at: url) { db in
-            guard try db.tableExists("Z_METADATA") else {
-                throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store", [NSFilePathErrorKey: url.path])
-            }
-            return try readMetadata(db, url: url)
-        }
+        try readFile(at: url) { db in try undamaged(SQLiteStoreFile.metadata(in: db, url: url), url: url) }
     }
 
     /// Runs `body` on a read-only connection to the file at `url`, closed afterwards.
