@@ -46,6 +46,7 @@ let package = Package(
         .executable(name: "VirtualTourist", targets: ["VirtualTourist"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
+        .plugin(name: "OpenCoreDataModelCompiler", targets: ["OpenCoreDataModelCompiler"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -191,6 +192,32 @@ let package = Package(
             name: "OpenCoreDataCodegen",
             capability: .buildTool(),
             dependencies: ["cdtool"]
+        ),
+        // Runs `cdtool compile` on a target's `.xcdatamodeld`/`.xcdatamodel` files at build
+        // time, like Xcode's model compiler: `Name.momd`/`Name.mom` among the target's resources.
+        .plugin(
+            name: "OpenCoreDataModelCompiler",
+            capability: .buildTool(),
+            dependencies: ["cdtool"]
+        ),
+        // A target as a library using Core Data writes it: a `.xcdatamodeld` resource compiled
+        // by the plugin and loaded by its `momd` URL from `Bundle.module`.
+        .testTarget(
+            name: "OpenCoreDataModelCompilerTests",
+            dependencies: ["OpenCoreData"],
+            resources: [.copy("Model.xcdatamodeld"), .copy("Single.xcdatamodel")],
+            plugins: ["OpenCoreDataModelCompiler"]
+        ),
+        // A third-party Core Data library and its test suite, ported with the porting
+        // checklist's rewrites only: its model compiled by the plugin and loaded by `momd` URL,
+        // a stack on SQLite, in-memory and Binary stores, lists sectioned by a computed
+        // property, predicate constants cast as NSNumbers. Swift 5 mode, as such libraries are.
+        .testTarget(
+            name: "OpenCoreDataLibraryTests",
+            dependencies: ["OpenCoreData"],
+            resources: [.copy("Bookshelf.xcdatamodeld")],
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: ["OpenCoreDataModelCompiler"]
         ),
         .testTarget(
             name: "CDToolTests",

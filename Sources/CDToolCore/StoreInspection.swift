@@ -56,7 +56,7 @@ public struct StoreInspection {
 
     /// Where a model recovered from a store came from.
     public enum RecoveredModelSource: Equatable, Sendable {
-        /// The compiled model Core Data cached in `Z_MODELCACHE`: real names and types.
+        /// The compiled model cached in `Z_MODELCACHE` (by Core Data, or OpenCoreData): real names and types.
         case modelCache
         /// The tables, because the store caches no model.
         case tables
@@ -206,7 +206,7 @@ public struct StoreInspection {
             lines.append("")
             switch inferredModelSource {
             case .modelCache?:
-                lines.append("model: the compiled model Core Data cached in Z_MODELCACHE (\(modelCacheBytes ?? 0) bytes):")
+                lines.append("model: the compiled model cached in Z_MODELCACHE (\(modelCacheBytes ?? 0) bytes):")
             case let .tablesAfterUnreadableCache(reason)?:
                 lines.append("model: the cached model could not be read (\(reason)); inferred from the tables instead (names lower-cased):")
             case .tables?, nil:

@@ -18,7 +18,7 @@ package enum KeyPathEvaluation {
     }
 
     /// The value of the single property `key` of `object`: through ``KeyValueCoding``,
-    /// or a dictionary lookup. `self` is the object itself; anything else is `nil`.
+    /// a dictionary lookup, or a member marked `@KeyValueCoded`. `self` is the object itself; anything else is `nil`.
     package static func value(forKey key: String, of object: Any?) -> Any? {
         guard let object = CollectionValue.unwrapNull(object) else { return nil }
         if key == "self" || key == "SELF" { return object }
@@ -30,7 +30,8 @@ package enum KeyPathEvaluation {
         if let dictionary = object as? [String: Any] { return CollectionValue.unwrapNull(dictionary[key]) }
         if let dictionary = object as? [AnyHashable: Any] { return CollectionValue.unwrapNull(dictionary[AnyHashable(key)]) }
         if let dictionary = object as? NSDictionary { return CollectionValue.unwrapNull(dictionary.object(forKey: key)) }
-        return nil
+        // Members marked `@KeyValueCoded` on values that are not `KeyValueCoding` themselves.
+        return KeyValueCodedMembers.value(forKey: key, of: object) ?? nil
     }
 
     private static func value(for components: ArraySlice<String>, of object: Any?) -> Any? {

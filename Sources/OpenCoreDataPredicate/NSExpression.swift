@@ -175,9 +175,14 @@ open class NSExpression: NSObject, @unchecked Sendable {
     }
 
     /// The value of a constant expression; `nil` for other kinds.
+    ///
+    /// Numbers and Booleans come back as `NSNumber` (decimals as `NSDecimalNumber`), as
+    /// on Apple platforms, where they cross to Objective-C: `YES` and `3` parsed from a
+    /// format string, or a Swift `Bool` or `Int` passed in, answer `as? Int`, `as? Bool`
+    /// (0 and 1) and `as? Double` alike.
     open var constantValue: Any? {
         switch node {
-        case .constant(let value): return value
+        case .constant(let value): return NumberBoxing.boxed(value)
         case .symbol(let name): return name
         default: return nil
         }
@@ -282,13 +287,15 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// - Parameters:
     ///   - object: The object key paths are read from.
     ///   - context: Values of the expression's variables, by name (string keys).
-    /// - Returns: The expression's value.
+    /// - Returns: The expression's value; numbers and Booleans (arithmetic, `sum:`,
+    ///   `count:`, `average:`, …) as `NSNumber`, decimals as `NSDecimalNumber`, as
+    ///   Foundation returns them.
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var bindings: [String: Any] = [:]
         context?.forEach { key, value in
             if let name = StringMatching.string(from: key) { bindings[name] = value }
         }
-        return ExpressionEvaluator.value(of: self, object: object, bindings: bindings)
+        return NumberBoxing.boxed(ExpressionEvaluator.value(of: self, object: object, bindings: bindings))
     }
 
     /// Kept for API compatibility: expressions here are always evaluable.

@@ -71,10 +71,15 @@ enum PredicateFormatter {
 
     // MARK: Expressions
 
+    /// Functions printed as operators, with the parser's precedence (higher binds tighter).
     private static let infix: [String: (symbol: String, precedence: Int)] = [
-        "add:to:": ("+", 1), "from:subtract:": ("-", 1),
-        "multiply:by:": ("*", 2), "divide:by:": ("/", 2), "raise:toPower:": ("**", 3),
+        "bitwiseOr:with:": ("|", 1), "bitwiseXor:with:": ("^", 2), "bitwiseAnd:with:": ("&", 3),
+        "add:to:": ("+", 4), "from:subtract:": ("-", 4),
+        "multiply:by:": ("*", 5), "divide:by:": ("/", 5), "raise:toPower:": ("**", powerPrecedence),
     ]
+
+    /// The precedence of `**`, which associates right: nested powers are parenthesized.
+    private static let powerPrecedence = 6
 
     /// The format string of `expression`.
     static func format(_ expression: NSExpression) -> String {
@@ -137,7 +142,7 @@ enum PredicateFormatter {
 
     private static func arithmeticOperand(_ expression: NSExpression, parentPrecedence: Int, isRight: Bool) -> String {
         guard let own = precedence(of: expression) else { return format(expression) }
-        let needsParentheses = own < parentPrecedence || (own == parentPrecedence && (isRight || own == 3))
+        let needsParentheses = own < parentPrecedence || (own == parentPrecedence && (isRight || own == powerPrecedence))
         return needsParentheses ? "(" + format(expression) + ")" : format(expression)
     }
 

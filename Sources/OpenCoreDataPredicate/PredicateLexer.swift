@@ -46,7 +46,8 @@ struct PredicateLexer {
     }
 
     private static let symbols = ["==", "=<", "=>", "!=", "<>", "<=", ">=", "&&", "||", "**",
-                                  "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/"]
+                                  "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/",
+                                  "&", "|", "^", "~"]
 
     private func peek(_ offset: Int = 0) -> Character? {
         index + offset < characters.count ? characters[index + offset] : nil

@@ -1,8 +1,9 @@
 /// A recursive-descent parser for the predicate format-string language.
 ///
 /// Precedence, loosest first: `OR`, `AND`, `NOT`, comparisons; in expressions:
-/// `UNION`/`INTERSECT`/`MINUS`, `+ -`, `* /`, `**` (right-associative), unary
-/// minus, then postfix key paths and subscripts.
+/// `UNION`/`INTERSECT`/`MINUS`, the bitwise `|`, `^` and `&` (in C's order, all
+/// below arithmetic), `+ -`, `* /`, `**` (right-associative), unary minus and `~`,
+/// then postfix key paths and subscripts.
 struct PredicateParser {
     private let format: String
     private let tokens: [PredicateToken]
@@ -161,7 +162,9 @@ struct PredicateParser {
     /// Whether the current token could continue an expression (so a parenthesized
     /// group was an operand, not a predicate).
     private var continuesExpression: Bool {
-        if isSymbol("==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "[") { return true }
+        if isSymbol("==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "[", "&", "|", "^") {
+            return true
+        }
         guard let keyword else { return false }
         return ["IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "UNION", "INTERSECT", "MINUS"].contains(keyword)
     }
@@ -224,7 +227,7 @@ struct PredicateParser {
     private mutating func parseExpression() throws -> NSExpression {
         try descend()
         defer { depth -= 1 }
-        var left = try parseAdditive()
+        var left = try parseBitwise()
         // Each operator nests the tree one level deeper (left-assoc), though the parser
         // loops: evaluating or printing it recurses, so chains count against the limit.
         var levels = 0
@@ -233,7 +236,7 @@ struct PredicateParser {
             try descend()
             levels += 1
             advance()
-            let right = try parseAdditive()
+            let right = try parseBitwise()
             switch word {
             case "UNION": left = NSExpression(forUnionSet: left, with: right)
             case "INTERSECT": left = NSExpression(forIntersectSet: left, with: right)
@@ -241,6 +244,43 @@ struct PredicateParser {
             }
         }
         return left
+    }
+
+    /// `a | b`, `a ^ b` and `a & b`, read as the functions `bitwiseOr:with:`,
+    /// `bitwiseXor:with:` and `bitwiseAnd:with:`; `&` binds tightest and `|` loosest, all
+    /// left-associative. One loop for the three levels (operator precedence), so nesting
+    /// costs no more stack per level than before they existed.
+    private mutating func parseBitwise() throws -> NSExpression {
+        var operands = [try parseAdditive()]
+        var pending: [(function: String, precedence: Int)] = []
+        var levels = 0
+        defer { depth -= levels }
+        func combineLast() {
+            let right = operands.removeLast()
+            let left = operands.removeLast()
+            operands.append(NSExpression(forFunction: pending.removeLast().function, arguments: [left, right]))
+        }
+        while let (function, precedence) = bitwiseOperator {
+            try descend()
+            levels += 1
+            advance()
+            while let last = pending.last, last.precedence >= precedence { combineLast() }
+            pending.append((function, precedence))
+            operands.append(try parseAdditive())
+        }
+        while !pending.isEmpty { combineLast() }
+        return operands[0]
+    }
+
+    /// The function and precedence of the bitwise operator at the current token.
+    private var bitwiseOperator: (function: String, precedence: Int)? {
+        guard case .symbol(let symbol) = current.kind else { return nil }
+        switch symbol {
+        case "|": return ("bitwiseOr:with:", 1)
+        case "^": return ("bitwiseXor:with:", 2)
+        case "&": return ("bitwiseAnd:with:", 3)
+        default: return nil
+        }
     }
 
     private mutating func parseAdditive() throws -> NSExpression {
@@ -280,6 +320,13 @@ struct PredicateParser {
     }
 
     private mutating func parseUnary() throws -> NSExpression {
+        if accept("~") {
+            // `~x` is `onesComplement:(x)`, kept a function even on a constant (SQL
+            // translation folds constant arguments anyway).
+            try descend()
+            defer { depth -= 1 }
+            return NSExpression(forFunction: "onesComplement:", arguments: [try parseUnary()])
+        }
         guard isSymbol("+", "-") else { return try parsePostfix() }
         let negate = isSymbol("-")
         advance()

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 
-/// `cdtool`: inspect Core Data models and SQLite stores, export objects, generate classes.
+/// `cdtool`: inspect Core Data models and SQLite stores, export objects, generate classes,
+/// compile models.
 ///
 /// The commands' logic lives in `CDToolCore`; these types only parse arguments and
 /// turn failures into one line on stderr and a non-zero exit.
@@ -9,8 +10,8 @@ import Foundation
 struct CDTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdtool",
-        abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, migrate stores.",
-        subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, MigrateCommand.self]
+        abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, compile models, migrate stores.",
+        subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, CompileCommand.self, MigrateCommand.self]
     )
 
     /// Refuses arguments that are not UTF-8 before parsing: Swift reads them with U+FFFD in

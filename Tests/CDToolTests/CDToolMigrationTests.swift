@@ -1,5 +1,6 @@
 @testable import CDToolCore
 import Foundation
+import GRDB
 import OpenCoreData
 import Testing
 
@@ -97,6 +98,10 @@ import Testing
 
     @Test func migrateRefusesAStoreNoVersionWrote() throws {
         let (url, _) = try CDToolFixture.makeStore()
+        // Without the model the store caches, nothing knows the version that wrote it.
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        try queue.close()
         #expect {
             _ = try StoreMigration.migrate(storeAt: url, modelAt: Self.journal) { _ in }
         } throws: { error in

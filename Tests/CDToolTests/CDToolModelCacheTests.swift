@@ -10,7 +10,8 @@ import Testing
     static let compiled = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../OpenCoreDataTests/Fixtures/Compiled").standardized
 
-    /// A store of the library model with one e-book, whose Z_MODELCACHE holds `cache`.
+    /// A store of the library model with one e-book, whose Z_MODELCACHE holds `cache` in
+    /// place of the model OpenCoreData cached.
     private func store(cache: Data) throws -> URL {
         let model = try NSManagedObjectModel.load(contentsOf: Self.compiled.appendingPathComponent("Library.mom"))
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolModelCacheTests-\(UUID().uuidString)/Library.sqlite")
@@ -27,7 +28,7 @@ import Testing
             try context.save()
         }
         let db = try DatabaseQueue(path: url.path)
-        try db.write { try $0.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache]) }
+        try db.write { try $0.execute(sql: "UPDATE Z_MODELCACHE SET Z_CONTENT = ?", arguments: [cache]) }
         try db.close()
         return url
     }
@@ -36,7 +37,7 @@ import Testing
         let url = try store(cache: try Data(contentsOf: Self.compiled.appendingPathComponent("Library.modelcache")))
         let inspection = try StoreInspection.inspect(storeAt: url, model: nil)
         #expect(inspection.inferredModelSource == .modelCache)
-        #expect(inspection.text.contains("model: the compiled model Core Data cached in Z_MODELCACHE"))
+        #expect(inspection.text.contains("model: the compiled model cached in Z_MODELCACHE"))
         #expect(inspection.inferredModel?.entitiesByName["Ebook"]?.attributesByName["fileSize"] != nil)
 
         var output = ""

@@ -44,7 +44,9 @@ import Testing
         #expect(inspection.joinTables.map(\.name) == ["Z_3FRIENDS", "Z_3TAGS"])
         // A self-inverse relationship keeps both directions of each pair.
         #expect(inspection.joinTables.map(\.rows) == [4, 3])
-        #expect(inspection.modelCacheBytes == nil)
+        // OpenCoreData caches the model in each store file it creates, as Core Data does.
+        #expect((inspection.modelCacheBytes ?? 0) > 0)
+        #expect(inspection.inferredModelSource == .modelCache)
         let uuid = try #require(inspection.storeUUID)
         #expect(UUID(uuidString: uuid) != nil)
         let hashes = try #require(inspection.metadata[NSStoreModelVersionHashesKey] as? [String: Any])
@@ -54,7 +56,7 @@ import Testing
         #expect(text.contains("  Student  1 rows (Z_ENT 4, table ZPERSON, parent Person)\n"))
         #expect(text.contains("  Z_3TAGS  3 rows\n"))
         #expect(text.contains("    Person  \(model.entitiesByName["Person"]!.versionHash.base64EncodedString())\n"))
-        #expect(text.contains("model inferred from the tables"))
+        #expect(text.contains("model: the compiled model cached in Z_MODELCACHE"))
         #expect(text.contains("entity Student : Person"))
     }
 

@@ -31,6 +31,7 @@ extension NSManagedObjectContext {
                     }
                     var request = try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
                     request.origin = historyOrigin
+                    request.context = self
                     return request
                 }
                 return (inserted, updated, deleted, assignedKeys)

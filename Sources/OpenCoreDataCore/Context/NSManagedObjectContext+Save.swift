@@ -41,6 +41,17 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
         }
 
+        if store is NSAtomicStore {
+            // An atomic store hands new objects to its subclass's callbacks, which need
+            // their permanent IDs: Core Data obtains them before such a store saves.
+            let pending = insertedSet.filter { $0.objectID.isTemporaryID }
+            let temporaryIDs = pending.map(\.objectID)
+            try obtainPermanentIDs(for: pending)
+            if servesChildren {
+                for (object, temporary) in zip(pending, temporaryIDs) { temporaryIDAliases[temporary] = object.objectID }
+            }
+        }
+
         // Conflicts found in the write's transaction go to the merge policy, which may
         // change the sets (NSManagedObjectContext+ConflictResolution.swift, MergeResolution.swift); these are what was written.
         let (inserted, updated, deleted, assignedKeys) = try writeResolvingConflicts(to: store, coordinator)

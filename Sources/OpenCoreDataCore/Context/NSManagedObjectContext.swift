@@ -626,11 +626,23 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// discarded. With `flag` true its unsaved changes survive: it reloads the saved
     /// values and applies its changes on top (an unchanged object just becomes a fault).
     ///
+    /// An inserted object refreshed with `flag` false becomes a fault too, as in Core Data:
+    /// all its values were unsaved changes, so when the fault fires it has none. It stays
+    /// inserted. With `flag` true it keeps its values, as nothing saved lies beneath them.
+    ///
     /// - Parameters:
     ///   - object: An object of this context.
     ///   - flag: Whether the object keeps its unsaved changes.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
-        guard object.managedObjectContext === self, object.lifecycle == .persisted else { return }
+        guard object.managedObjectContext === self else { return }
+        if object.lifecycle == .inserted, !flag {
+            undoGeneration &+= 1
+            object.turnIntoFault()
+            // `fulfillFault` fills it with nothing: no store or parent holds its values.
+            object.isFaultStorage = true
+            return
+        }
+        guard object.lifecycle == .persisted else { return }
         undoGeneration &+= 1
         // Announced with the next NSManagedObjectContextObjectsDidChange, as Core Data does.
         pendingRefreshed.append(object)
@@ -679,6 +691,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// defaults, which would pass for stored values) and is recorded in ``faultingErrors``;
     /// a row that no longer exists goes to ``shouldHandleInaccessibleFault(_:for:triggeredByProperty:)``.
     func fulfillFault(for object: NSManagedObject, triggeredBy key: String? = nil) {
+        if object.lifecycle == .inserted {
+            // Refreshed without merging (the only way an inserted object becomes a fault):
+            // its values were all unsaved, so it fills with none.
+            object.isFaultStorage = false
+            return
+        }
         do {
             if try !loadFault(object) { handleInaccessibleFault(object, triggeredBy: key) }
         } catch {

@@ -38,4 +38,28 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
     open var entityMigrationPolicyClassName: String?
     /// Anything the app keeps with the mapping.
     open var userInfo: [AnyHashable: Any]?
+
+    // MARK: Equality
+
+    /// Whether `object` is an entity mapping with the same name, type, entities, version
+    /// hashes, source expression, policy class, property mappings and user info.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityMapping else { return false }
+        if other === self { return true }
+        return name == other.name && mappingType == other.mappingType
+            && sourceEntityName == other.sourceEntityName && destinationEntityName == other.destinationEntityName
+            && sourceEntityVersionHash == other.sourceEntityVersionHash && destinationEntityVersionHash == other.destinationEntityVersionHash
+            && sourceExpression == other.sourceExpression && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
+            && (attributeMappings ?? []) == (other.attributeMappings ?? []) && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
+            && MappingUserInfo.equal(userInfo, other.userInfo)
+    }
+
+    /// A hash consistent with ``isEqual(_:)``.
+    open override var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(name)
+        hasher.combine(mappingType)
+        hasher.combine(destinationEntityName)
+        return hasher.finalize()
+    }
 }

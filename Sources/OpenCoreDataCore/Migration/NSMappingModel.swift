@@ -35,4 +35,19 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     open class func inferredMappingModel(forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel) throws -> NSMappingModel {
         try MappingInference(source: source.entities, destination: destination.entities).mappingModel()
     }
+
+    // MARK: Equality
+
+    /// Whether `object` is a mapping model with equal entity mappings, in the same order.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSMappingModel else { return false }
+        return other === self || (entityMappings ?? []) == (other.entityMappings ?? [])
+    }
+
+    /// A hash consistent with ``isEqual(_:)``: the entity mappings' names.
+    open override var hash: Int {
+        var hasher = Hasher()
+        for mapping in entityMappings ?? [] { hasher.combine(mapping.name) }
+        return hasher.finalize()
+    }
 }

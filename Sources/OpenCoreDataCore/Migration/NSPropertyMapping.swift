@@ -11,4 +11,16 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
     /// The source property an inferred mapping copies (what `valueExpression` reads),
     /// kept so a store can copy the value without evaluating the expression per object.
     package var sourcePropertyName: String?
+
+    // MARK: Equality
+
+    /// Whether `object` is a property mapping with the same name, value expression and user info.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSPropertyMapping else { return false }
+        if other === self { return true }
+        return name == other.name && valueExpression == other.valueExpression && MappingUserInfo.equal(userInfo, other.userInfo)
+    }
+
+    /// A hash consistent with ``isEqual(_:)``.
+    open override var hash: Int { name?.hashValue ?? 0 }
 }

@@ -11,7 +11,9 @@ extension NSManagedObject {
         guard !derived.isEmpty, !isFaultStorage else { return }
         for attribute in derived {
             guard let expression = attribute.derivationExpression else { continue }
-            let value = expression.expressionValue(with: self, context: nil)
+            // The evaluator's own value, not the boxed one `expressionValue` hands users:
+            // it is coerced to the attribute's stored type next.
+            let value = ExpressionEvaluator.value(of: expression, object: self, bindings: [:])
             let stored = value.flatMap { AttributeValue.coerce(CollectionValue.unwrapNull($0) ?? $0, to: attribute) }
             if !AttributeValue.isEqual(storage[attribute.slot], stored) {
                 assign(value, to: attribute, maintainingInverse: false)
@@ -82,6 +84,6 @@ enum DerivationKeys {
         guard case .keyPath(let operand?, _) = expression.node, case .constant(let object as NSManagedObject) = operand.node else {
             return expression
         }
-        return NSExpression(forConstantValue: expression.expressionValue(with: object, context: nil))
+        return NSExpression(forConstantValue: ExpressionEvaluator.value(of: expression, object: object, bindings: [:]))
     }
 }

@@ -30,10 +30,13 @@ extension NSManagedObject {
     /// The value of a property: numbers as `NSNumber`, a to-one as its object, a
     /// to-many as `NSSet` (or `NSOrderedSet` when ordered).
     ///
-    /// An unknown key goes to ``value(forUndefinedKey:)``.
+    /// A key the entity does not have reads a member marked `@KeyValueCoded` (a computed
+    /// property, as `@objc` ones are on Apple platforms); any other goes to ``value(forUndefinedKey:)``.
     func kvcValue(forKey key: String) -> Any? {
         let facts = entityFacts
-        guard let slot = facts.propertiesByName.slot(named: key) else { return ownValue(forKey: key) ?? value(forUndefinedKey: key) }
+        guard let slot = facts.propertiesByName.slot(named: key) else {
+            return ownValue(forKey: key) ?? KeyValueCodedMembers.value(forKey: key, of: self) ?? value(forUndefinedKey: key)
+        }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         let slotFacts = facts.slotFacts[slot]
@@ -74,12 +77,13 @@ extension NSManagedObject {
 
     /// Sets a property, updating the inverse of a relationship at once.
     ///
-    /// A value of the wrong type, or an unknown key, is refused: the property keeps its
-    /// value and the next save throws a validation error that names the key (Core Data
-    /// raises an exception here instead).
+    /// A key the entity does not have sets a settable `@KeyValueCoded` member. A value of
+    /// the wrong type, or an unknown key, is refused: the property keeps its value and the
+    /// next save throws a validation error that names the key (Core Data raises an
+    /// exception here instead).
     func kvcSetValue(_ value: Any?, forKey key: String) {
         guard let property = entityFacts.propertiesByName[key] else {
-            setValue(value, forUndefinedKey: key)
+            if !KeyValueCodedMembers.setValue(value, forKey: key, of: self) { setValue(value, forUndefinedKey: key) }
             return
         }
         assign(value, to: property, maintainingInverse: true)
@@ -124,9 +128,10 @@ extension NSManagedObject {
     /// ones (giving a set of values) and with `@count`, `@sum`, `@avg`, `@min`, `@max`.
     ///
     /// - Parameter keyPath: Keys separated by dots, such as `"family.name"`.
-    /// - Returns: The value at the end of the path, or `nil` when a step is `nil`.
+    /// - Returns: The value at the end of the path, or `nil` when a step is `nil`;
+    ///   numbers (`@count`, `@sum`, …) as `NSNumber`, as key-value coding returns them.
     public func value(forKeyPath keyPath: String) -> Any? {
-        KeyPathEvaluation.value(forKeyPath: keyPath, of: self)
+        NumberBoxing.boxed(KeyPathEvaluation.value(forKeyPath: keyPath, of: self))
     }
 
     /// Sets the value at a dotted key path (the last key on the object the path leads to).

@@ -132,14 +132,18 @@ open class NSManagedObject: NSObject {
 
     /// The entity whose class is this class in any model in use.
     ///
-    /// Traps when no model in use names this class, as Core Data does.
+    /// When no model in use names this class (none is loaded yet, or the class is in no
+    /// model), Core Data logs that `+entity` is confused and hands back an entity without
+    /// a name; so does this, which keeps the common `entity().name ?? String(describing:
+    /// self)` working. Nothing is cached: a model loaded later is found by the next call.
     ///
-    /// - Returns: The entity description.
+    /// - Returns: The entity description, or an empty one without a name.
     open class func entity() -> NSEntityDescription {
         for model in ModelRegistry.shared.models {
             if let entity = entity(in: model) { return entity }
         }
-        preconditionFailure("No NSEntityDescription in any model in use names class '\(self)'")
+        UnclaimedClassLog.note(self)
+        return NSEntityDescription()
     }
 
     /// The entity of `model` that this class represents; registers the class for it.
@@ -277,7 +281,13 @@ open class NSManagedObject: NSObject {
     ///
     /// - Parameter key: The property being read, when known (for the context's inaccessible-fault hook).
     func fireFaultIfNeeded(triggeredBy key: String? = nil) {
-        guard isFaultStorage, let context = managedObjectContext else { return }
+        guard isFaultStorage else { return }
+        guard let context = managedObjectContext else {
+            // A fault whose context was reset (or is gone) has nowhere to load from: as in
+            // Core Data, firing it leaves an object that is no longer a fault, with no values.
+            isFaultStorage = false
+            return
+        }
         context.fulfillFault(for: self, triggeredBy: key)
     }
 

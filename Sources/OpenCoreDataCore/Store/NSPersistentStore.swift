@@ -3,7 +3,8 @@ import Synchronization
 public let NSSQLiteStoreType = "SQLite"
 /// The store type name of in-memory stores.
 public let NSInMemoryStoreType = "InMemory"
-/// The store type name of binary stores (not supported off Apple platforms).
+/// The store type name of binary stores: the whole object graph in one file, written
+/// atomically on each save (an ``NSAtomicStore``; the file format is OpenCoreData's own).
 public let NSBinaryStoreType = "Binary"
 
 /// Metadata key: the store's type.
@@ -30,7 +31,8 @@ public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentSt
 /// Option key: infer the mapping model for automatic migration.
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 
-/// One store of a coordinator: an SQLite file or an in-memory store.
+/// One store of a coordinator: an SQLite file, an in-memory store, or an atomic store
+/// (``NSAtomicStore``: a Binary file or a custom format).
 open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// A store type, as the Swift API names them.
     public struct StoreType: Hashable, Sendable, RawRepresentable {
@@ -42,16 +44,22 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
         /// A store that lives in memory only.
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
-        /// Core Data's binary store (not supported here).
+        /// The binary store: the whole object graph in one file, written atomically on each save.
         public static let binary = StoreType(rawValue: NSBinaryStoreType)
     }
 
-    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`).
-    open private(set) var type: String
+    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`, `NSBinaryStoreType`,
+    /// or the name an atomic store class was registered under).
+    open internal(set) var type: String
     /// Where the store lives (`/dev/null` for in-memory stores, as Core Data reports).
     open var url: URL?
     /// The store's UUID string; the host of its object-ID URIs.
-    open var identifier: String! { storeIdentifier }
+    ///
+    /// An atomic store takes the UUID its file records when it loads.
+    open var identifier: String! {
+        get { storeIdentifier }
+        set { if let newValue { storeIdentifier = newValue } }
+    }
     /// The configuration the store holds.
     open private(set) var configurationName: String
     /// The options the store was added with.
@@ -89,7 +97,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         default: false
         }
     }
-    private let storeIdentifier: String
+    private var storeIdentifier: String
     /// A number no other store of this process has, for compact object-ID keys (``ObjectKey``).
     let number: UInt32 = NSPersistentStore.numbers.add(1, ordering: .relaxed).newValue
     private static let numbers = Atomic<UInt32>(0)

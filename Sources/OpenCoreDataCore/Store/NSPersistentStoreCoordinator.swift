@@ -124,7 +124,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 store = try StoreEngines.sqlite().openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
                                                                     type: NSInMemoryStoreType, copying: source)
             default:
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType or NSInMemoryStoreType")
+                // Binary and registered store types are atomic stores (Store/Atomic/).
+                guard let storeClass = try Self.atomicStoreClass(forType: storeType) else {
+                    throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType or a type registered with registerStoreClass(_:type:)")
+                }
+                store = try openAtomicStore(storeClass, type: storeType, configuration: configuration, at: storeURL, options: options, entities: entities, copying: source)
             }
             store.persistentStoreCoordinator = self
             if NSPersistentStore.isSet(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
@@ -197,7 +201,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     @discardableResult
     open func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
         try performAndWait {
-            guard persistentStores.contains(where: { $0 === store }), let backend = store.backend, try StoreEngines.sqlite().canCopy(backend) else {
+            guard persistentStores.contains(where: { $0 === store }), let backend = try Self.copyableBackend(of: store), try StoreEngines.sqlite().canCopy(backend) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate a store that is not added to this coordinator")
             }
             let destination = storeType == NSInMemoryStoreType ? nil : url
@@ -281,14 +285,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: The metadata: the store's UUID, type and entity version hashes among them.
     /// - Throws: An `NSError` when the file is missing or not a store.
     open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        if let metadata = try atomicStoreMetadata(ofType: storeType, at: url) { return metadata }
         try requireFileStoreType(storeType)
         return try StoreEngines.sqlite().metadata(ofStoreAt: url)
     }
 
-    /// The model Core Data cached in the SQLite store at `url` (its `Z_MODELCACHE`): the
-    /// model that last opened the store, so a store can be read without its app's model
-    /// file. Throws when the file is not a store, or the store caches no model (stores
-    /// OpenCoreData writes cache none).
+    /// The model cached in the SQLite store at `url` (its `Z_MODELCACHE`): the model that
+    /// created or last migrated the store, so a store can be read without its app's model
+    /// file. Core Data and OpenCoreData both write it. Throws when the file is not a store,
+    /// or the store caches no model (stores written before the cache existed).
     ///
     /// - Parameters:
     ///   - url: The store file.
@@ -300,6 +305,37 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model", [NSFilePathErrorKey: url.path])
         }
         return model
+    }
+
+    /// Writes `metadata` into the store file at `url`, which must not be open (for a store
+    /// of this or another coordinator, use ``setMetadata(_:for:)`` and save): it replaces
+    /// the store's metadata, keeping its `NSStoreUUIDKey` and, unless given, its
+    /// `NSStoreTypeKey`. Read it back with ``metadataForPersistentStore(ofType:at:options:)``.
+    ///
+    /// - Parameters:
+    ///   - metadata: Property-list values by key; `nil` for none but the UUID and type.
+    ///   - storeType: The store's type.
+    ///   - url: The store file.
+    ///   - options: Store options.
+    /// - Throws: An `NSError` when the file is missing or not a store, or a value is not a
+    ///   property-list type.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
+                                options: [AnyHashable: Any]? = nil) throws {
+        try requireFileStoreType(storeType)
+        try StoreEngines.sqlite().setMetadata(metadata ?? [:], ofStoreAt: url)
+    }
+
+    /// Swift spelling of ``setMetadata(_:forPersistentStoreOfType:at:options:)``.
+    ///
+    /// - Parameters:
+    ///   - metadata: Property-list values by key; `nil` for none but the UUID and type.
+    ///   - type: The store's type.
+    ///   - url: The store file.
+    ///   - options: Store options.
+    /// - Throws: An `NSError` when the file is missing or not a store.
+    public class func setMetadata(_ metadata: [String: Any]?, type: NSPersistentStore.StoreType, at url: URL,
+                                  options: [AnyHashable: Any]? = nil) throws {
+        try setMetadata(metadata, forPersistentStoreOfType: type.rawValue, at: url, options: options)
     }
 
     /// Swift spelling of ``metadataForPersistentStore(ofType:at:options:)``.
@@ -314,19 +350,34 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try metadataForPersistentStore(ofType: type.rawValue, at: url, options: options)
     }
 
-    /// Deletes a store's files (the database, its journal files and external data),
-    /// removing the store from this coordinator first when it was added.
+    /// Destroys a store as Core Data does, removing it from this coordinator first when it
+    /// was added: an SQLite store file stays, truncated to an empty database (its `-wal`
+    /// and `-shm` files go, and so does the data kept in files beside it), so a connection
+    /// another process still holds sees an empty store rather than a deleted file.
+    ///
+    /// Only a store is ever destroyed: a URL naming anything else (`/dev/null`, a folder, a
+    /// file that is not a Core Data store) throws and leaves it as it was. A missing file
+    /// is no error; a missing folder is.
     ///
     /// - Parameters:
     ///   - url: The store file.
     ///   - storeType: The store's type.
     ///   - options: Store options.
-    /// - Throws: An `NSError` when the files cannot be removed.
+    /// - Throws: An `NSError` when `url` names no store file of that type, or the store
+    ///   cannot be emptied (another connection is writing it).
     open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        if try Self.atomicStoreClass(forType: storeType) != nil {
+            try destroyAtomicStore(at: url, ofType: storeType)
+            return
+        }
         let inMemory = storeType == NSInMemoryStoreType
         if !inMemory { try Self.requireFileStoreType(storeType) }
+        if !inMemory, StoreLocation.isDevNull(url) {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "A store at /dev/null lives in memory: there is no store file to destroy (remove the store from its coordinator instead)",
+                                     [NSFilePathErrorKey: url.path])
+        }
         if let store = persistentStore(for: url) { try remove(store) }
-        if !inMemory { try StoreEngines.sqlite().destroyStoreFiles(at: url) }
+        if !inMemory { try StoreEngines.sqlite().destroyStore(at: url) }
     }
 
     /// Swift spelling of ``destroyPersistentStore(at:ofType:options:)``.
@@ -359,10 +410,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                      withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                      ofType storeType: String) throws {
-        try Self.requireFileStoreType(storeType)
+        let atomic = try Self.atomicStoreClass(forType: storeType) != nil
+        if !atomic { try Self.requireFileStoreType(storeType) }
         if persistentStore(for: destinationURL) != nil, !StoreLocation.isDevNull(destinationURL) {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(destinationURL.path) is in use by this coordinator; remove it before replacing it",
                                      [NSFilePathErrorKey: destinationURL.path])
+        }
+        if atomic {
+            try Self.replaceAtomicStoreFile(ofType: storeType, at: destinationURL, from: sourceURL)
+            return
         }
         try StoreEngines.sqlite().replaceStoreFiles(at: destinationURL, from: sourceURL)
     }

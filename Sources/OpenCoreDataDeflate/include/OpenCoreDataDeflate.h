@@ -1,6 +1,6 @@
-// Raw DEFLATE decompression through the system's zlib: Core Data compresses the model
-// it caches in a store's Z_MODELCACHE table this way, and Foundation on Linux has no
-// decompression API.
+// Raw DEFLATE compression and decompression through the system's zlib: Core Data
+// compresses the model it caches in a store's Z_MODELCACHE table this way, and
+// Foundation on Linux has no compression API.
 #ifndef OPENCOREDATA_DEFLATE_H
 #define OPENCOREDATA_DEFLATE_H
 
@@ -24,7 +24,15 @@ enum {
 int opencoredata_inflate_raw(const unsigned char *input, size_t length, size_t limit,
                              unsigned char **output, size_t *output_length);
 
-/// Releases a buffer returned by `opencoredata_inflate_raw`.
+/// Releases a buffer returned by `opencoredata_inflate_raw` or `opencoredata_deflate_raw`.
 void opencoredata_inflate_free(unsigned char *buffer);
+
+/// Compresses `length` bytes into raw DEFLATE (RFC 1951: no zlib header or checksum, as
+/// Core Data stores its model cache) at zlib's default level, into a buffer allocated
+/// with malloc that the caller releases with `opencoredata_inflate_free`. Returns
+/// OPENCOREDATA_INFLATE_OK, or OPENCOREDATA_INFLATE_NO_MEMORY (or _TOO_LARGE for input
+/// beyond zlib's 32-bit lengths).
+int opencoredata_deflate_raw(const unsigned char *input, size_t length,
+                             unsigned char **output, size_t *output_length);
 
 #endif

@@ -30,6 +30,12 @@ package final class SQLiteEngine: PersistentStoreEngine {
 
     package static func destroyStoreFiles(at url: URL) throws { try SQLiteStore.destroyFiles(at: url) }
 
+    package static func destroyStore(at url: URL) throws { try SQLiteStore.truncateStore(at: url) }
+
+    package static func setMetadata(_ metadata: [String: Any], ofStoreAt url: URL) throws {
+        try SQLiteStore.writeMetadata(metadata, toStoreAt: url)
+    }
+
     package static func replaceStoreFiles(at destination: URL, from source: URL) throws { try SQLiteStore.replaceFiles(at: destination, from: source) }
 
     package static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,

@@ -101,7 +101,7 @@ extension SQLiteStore {
                 metadata = try adopt(db, metadata: metadata, model: model, entities: entities, schema: schema, configuration: configurationName, options: options, url: url)
             } else {
                 // Empty: `open` already refused a database holding other tables.
-                metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type)
+                metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
             }
             if let history, !readOnly { try history.install(db) }
             keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
@@ -152,7 +152,10 @@ extension SQLiteStore {
         throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
     }
 
-    private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String) throws -> [String: Any] {
+    /// Creates the tables and metadata of a new store in the empty database `db`, and, for a
+    /// store in a file (`cachesModel`), caches its model in `Z_MODELCACHE` as Core Data does.
+    private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String,
+                                    cachesModel: Bool) throws -> [String: Any] {
         for statement in SQLSchemaStatements(schema: schema).create() { try db.execute(statement) }
         for entity in schema.entities { try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: 0)) }
         let uuid = UUID().uuidString
@@ -166,9 +169,10 @@ extension SQLiteStore {
             "_NSAutoVacuumLevel": "2",
             createdByOpenCoreDataKey: 1,
         ]
-        for (key, value) in versionMetadata(model: model, entities: entities) { plist[key] = value }
+        for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { plist[key] = value }
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         try db.execute(SQLMetadataStatements.insert(uuid: uuid, plist: data))
+        if cachesModel { try SQLiteModelCache.write(model, in: db) }
         var result = plist
         result[NSStoreTypeKey] = type
         return result

@@ -129,26 +129,14 @@ extension SQLiteStore {
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
         try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url, allowsDataLoss: allowingDataLoss).run()
         var migrated = metadata
-        for (key, value) in versionMetadata(model: model, entities: entities) { migrated[key] = value }
+        for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { migrated[key] = value }
         var plist = migrated
         plist[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         try db.execute(SQLMetadataStatements.update(plist: data))
+        // The migration emptied the cache of the old version; the new one takes its place.
+        if url != nil { try SQLiteModelCache.write(model, in: db) }
         return migrated
-    }
-
-    /// The metadata entries that describe the model a store was last written with.
-    static func versionMetadata(model: NSManagedObjectModel, entities: [NSEntityDescription]) -> [String: Any] {
-        var hashes: [String: Data] = [:]
-        for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
-        let identifiers = model.versionIdentifiers.compactMap { $0.base as? String }
-        return [
-            NSStoreModelVersionHashesKey: hashes,
-            "NSStoreModelVersionHashesVersion": 3,
-            NSStoreModelVersionIdentifiersKey: identifiers.isEmpty ? [""] : identifiers.sorted(),
-            "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
-            "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
-        ]
     }
 
     private static func versionHashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {

@@ -12,6 +12,9 @@ enum SQLiteValueCoding {
             if let v = value as? Int16 { return Int64(v).databaseValue }
             if let v = value as? Int32 { return Int64(v).databaseValue }
             if let v = value as? Int64 { return v.databaseValue }
+            // A default value given as a Swift `Int` (a model built in code), which a
+            // migration writes into rows as it stands.
+            if let v = value as? Int { return Int64(v).databaseValue }
         case .booleanAttributeType:
             if let v = value as? Bool { return (v ? 1 : 0 as Int64).databaseValue }
         case .doubleAttributeType:

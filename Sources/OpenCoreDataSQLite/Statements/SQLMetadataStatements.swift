@@ -23,4 +23,9 @@ enum SQLMetadataStatements {
 
     /// Forgets the cached model.
     static let clearModelCache: SQLFragment = "DELETE FROM Z_MODELCACHE"
+
+    /// Caches a compiled model (`Z_CONTENT`, compressed); the table holds one row.
+    static func insertModelCache(_ content: Data) -> SQLFragment {
+        "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (\(.bind(content.databaseValue)))"
+    }
 }

@@ -138,6 +138,35 @@ final class NSManagedObjectContextTests: XCTestCase {
         XCTAssertEqual(infos.last?[NSRefreshedObjectsKey] as? Set<NSManagedObject>, [author])
     }
 
+    func testRefreshWithoutMergingTurnsAnInsertedObjectIntoAFault() throws {
+        // "If flag is false, the context discards pending changes and the managed object
+        // becomes a fault": for an unsaved object every value is a pending change.
+        let context = try ConformanceModel.context()
+        let author = Author(context: context)
+        author.name = "Unsaved"
+        XCTAssertFalse(author.isFault)
+        context.refresh(author, mergeChanges: false)
+        XCTAssertTrue(author.isFault)
+        XCTAssertTrue(author.isInserted, "it stays inserted")
+        XCTAssertTrue(context.insertedObjects.contains(author))
+        author.willAccessValue(forKey: nil)
+        XCTAssertFalse(author.isFault, "firing the fault makes it an object again")
+        XCTAssertNil(author.name, "its unsaved values are gone")
+    }
+
+    func testAFaultWhoseContextWasResetFiresWithoutItsContext() throws {
+        let context = try ConformanceModel.context()
+        let author = Author(context: context)
+        author.name = "Forgotten"
+        try context.save()
+        context.reset()
+        XCTAssertTrue(author.isFault)
+        XCTAssertNil(author.managedObjectContext)
+        author.willAccessValue(forKey: nil)
+        XCTAssertFalse(author.isFault, "firing a fault without a context leaves an object that is no longer a fault")
+        XCTAssertNil(author.managedObjectContext)
+    }
+
     func testATransientAttributeWithADefaultKeepsItAfterARefresh() throws {
         let entity = NSEntityDescription()
         entity.name = "Draft"

@@ -44,29 +44,6 @@ final class DeviationTests: XCTestCase {
         XCTAssertEqual(context.undoManager != nil, expected(apple: apple, openCoreData: false))
     }
 
-    /// "The cached model is cleared by a migration" (OpenCoreData does not write
-    /// `Z_MODELCACHE`): a store made with a model built in code has no source model to
-    /// migrate from here, where Core Data finds the one it cached in the store.
-    func testMigratingAStoreMadeWithAModelBuiltInCode() throws {
-        let folder = try temporaryDirectory()
-        let url = folder.appendingPathComponent("Library.sqlite")
-        let first = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        try first.remove(try first.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil))
-
-        let next = ConformanceModel.make()
-        next.entitiesByName["Book"]!.properties.append(ConformanceModel.attribute("isbn", .stringAttributeType))
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: next)
-        var code: Int?
-        do {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSMigratePersistentStoresAutomaticallyOption: true,
-                                                         NSInferMappingModelAutomaticallyOption: true])
-        } catch let error as NSError {
-            code = error.code
-        }
-        XCTAssertEqual(code, expected(apple: nil, openCoreData: NSMigrationMissingSourceModelError))
-    }
-
     /// "`NSManagedObjectModel(byMerging:)` moves the entities": a model a coordinator uses
     /// cannot be merged here; Core Data copies it.
     func testMergingAModelInUse() throws {

@@ -60,6 +60,57 @@ final class NSFetchRequestTests: XCTestCase {
         XCTAssertEqual((try context.fetch(request) as? [NSNumber])?.first?.intValue, 3)
     }
 
+    func testDictionaryNumbersAndAggregatesAreNSNumbers() throws {
+        // Core Data hands numeric attributes and computed values back as NSNumber.
+        let books = try context.fetch(NSFetchRequest<Book>(entityName: "Book"))
+        for (index, book) in books.enumerated() { book.pages = Int32(100 * (index + 1)) }
+        try context.save()
+        let request = NSFetchRequest<NSDictionary>(entityName: "Book")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["pages"]
+        let rows = try context.fetch(request)
+        XCTAssertEqual(rows.count, 3)
+        for row in rows {
+            XCTAssertTrue(row["pages"] is NSNumber)
+            XCTAssertNotNil(row["pages"] as? Int)
+        }
+        let total = NSExpressionDescription()
+        total.name = "total"
+        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "pages")])
+        total.expressionResultType = .integer64AttributeType
+        let count = NSExpressionDescription()
+        count.name = "count"
+        count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "title")])
+        count.expressionResultType = .integer64AttributeType
+        request.propertiesToFetch = [total, count]
+        let aggregate = try XCTUnwrap(try context.fetch(request).first)
+        XCTAssertTrue(aggregate["total"] is NSNumber)
+        XCTAssertEqual(aggregate["total"] as? Int, 600)
+        XCTAssertEqual(aggregate["count"] as? Int, 3)
+        XCTAssertEqual(try context.count(for: NSFetchRequest<Book>(entityName: "Book")), 3, "count(for:) stays an Int")
+    }
+
+    func testShouldRefreshRefetchedObjectsUpdatesFetchedObjectsFromTheStore() throws {
+        // By default a refetch leaves the values of objects already in the context; with
+        // shouldRefreshRefetchedObjects it updates them from the store.
+        let request = NSFetchRequest<Book>(entityName: "Book")
+        request.predicate = NSPredicate(format: "title == 'Dune'")
+        let dune = try XCTUnwrap(try context.fetch(request).first)
+        XCTAssertEqual(dune.title, "Dune")
+        let other = try ConformanceModel.context(sharing: context)
+        let copy = try XCTUnwrap(try other.fetch(request).first)
+        copy.pages = 412
+        try other.save()
+
+        request.predicate = NSPredicate(format: "author.name == 'Herbert'")
+        XCTAssertEqual(try context.fetch(request).first, dune)
+        XCTAssertEqual(dune.pages, 0, "a plain refetch keeps the values the context has")
+        request.shouldRefreshRefetchedObjects = true
+        XCTAssertEqual(try context.fetch(request).first, dune)
+        XCTAssertEqual(dune.pages, 412, "the refetch updates the object from the store")
+        XCTAssertFalse(dune.hasChanges)
+    }
+
     func testTypedDictionaryRequest() throws {
         let request = NSFetchRequest<NSDictionary>(entityName: "Author")
         request.resultType = .dictionaryResultType

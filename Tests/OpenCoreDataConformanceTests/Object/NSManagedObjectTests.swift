@@ -6,6 +6,12 @@ import CoreData
 import OpenCoreData
 #endif
 
+/// A managed object class that no entity of any model names.
+#if canImport(CoreData) && OPENCOREDATA_COMPATIBILITY_TEST
+@objc(UnclaimedRecord)
+#endif
+final class UnclaimedRecord: NSManagedObject {}
+
 /// `NSManagedObject` classes as ported code names and finds them.
 final class NSManagedObjectTests: XCTestCase {
     func testClassNamesAreTheBareNamesCoreDataAppsUse() {
@@ -32,5 +38,32 @@ final class NSManagedObjectTests: XCTestCase {
 
     func testFoundationClassesKeepFoundationsNames() {
         XCTAssertEqual(NSStringFromClass(NSDictionary.self), Foundation.NSStringFromClass(NSDictionary.self))
+    }
+
+    func testKeyValueCodingHandsNumbersOutAsNSNumbers() throws {
+        // Key-value coding boxes numbers, so ported casts such as `as? Int` work whatever the
+        // attribute's width, and aggregates of key paths come back the same way.
+        let context = try ConformanceModel.context()
+        let author = Author(context: context)
+        for pages in [100, 200] {
+            let book = Book(context: context)
+            book.pages = Int32(pages)
+            book.author = author
+        }
+        let book = try XCTUnwrap(author.books?.anyObject() as? Book)
+        XCTAssertTrue(book.value(forKey: "pages") is NSNumber)
+        XCTAssertNotNil(book.value(forKey: "pages") as? Int)
+        XCTAssertEqual(author.value(forKeyPath: "books.@count") as? Int, 2)
+        XCTAssertEqual(author.value(forKeyPath: "books.@sum.pages") as? Int, 300)
+        let average = author.value(forKeyPath: "books.@avg.pages")
+        XCTAssertEqual(average as? Int, 150, "an average is an NSNumber, which casts to Int when whole: \(type(of: average as Any))")
+        XCTAssertEqual(author.value(forKeyPath: "books.@max.pages") as? Int, 200)
+    }
+
+    func testEntityOfAClassNoModelNamesHasNoName() {
+        // Core Data logs that +entity is confused and answers an entity without a name, so the
+        // common `entity().name ?? String(describing: self)` falls back to the class name.
+        XCTAssertNil(UnclaimedRecord.entity().name)
+        XCTAssertEqual(UnclaimedRecord.entity().name ?? String(describing: UnclaimedRecord.self), "UnclaimedRecord")
     }
 }

@@ -63,4 +63,19 @@ final class NSPredicateTests: XCTestCase {
         let swiftArray = ["Ada", "Alan", "Grace"].filtered(using: NSPredicate(format: "SELF ENDSWITH %@", "e"))
         XCTAssertEqual(swiftArray, ["Grace"])
     }
+    func testComparisonConstantsAreNSNumbersThatCastToInt() throws {
+        // Ported code reads a comparison's constant and casts it.
+        let comparison = try XCTUnwrap(NSPredicate(format: "age == 3") as? NSComparisonPredicate)
+        XCTAssertTrue(comparison.rightExpression.constantValue is NSNumber)
+        XCTAssertEqual(comparison.rightExpression.constantValue as? Int, 3)
+        let flag = try XCTUnwrap(NSPredicate(format: "isOpen = true") as? NSComparisonPredicate)
+        XCTAssertEqual(flag.rightExpression.constantValue as? Int, 1)
+        XCTAssertEqual(flag.rightExpression.constantValue as? Bool, true)
+        let real = try XCTUnwrap(NSPredicate(format: "score > 2.5") as? NSComparisonPredicate)
+        XCTAssertEqual(real.rightExpression.constantValue as? Double, 2.5)
+        // Evaluation still compares across representations.
+        XCTAssertTrue(NSPredicate(format: "age == 3").evaluate(with: ["age": Int16(3)]))
+        XCTAssertTrue(NSPredicate(format: "age == %@", NSNumber(value: 3)).evaluate(with: ["age": 3.0]))
+        XCTAssertTrue(NSPredicate(format: "isOpen == YES").evaluate(with: ["isOpen": true]))
+    }
 }

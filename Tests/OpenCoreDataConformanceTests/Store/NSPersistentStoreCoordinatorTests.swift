@@ -68,9 +68,10 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         XCTAssertEqual(try second.count(for: NSFetchRequest<Author>(entityName: "Author")), 0)
     }
 
-    func testDestroyingADevNullStoreLeavesTheDeviceAlone() throws {
+    func testDestroyingADevNullStoreFailsAndLeavesTheDeviceAlone() throws {
+        // Core Data refuses: a /dev/null store has no file to destroy.
         let coordinator = try ConformanceModel.coordinator()
-        try coordinator.destroyPersistentStore(at: devNull, ofType: NSSQLiteStoreType, options: nil)
+        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: devNull, ofType: NSSQLiteStoreType, options: nil))
         XCTAssertTrue(FileManager.default.fileExists(atPath: "/dev/null"))
         let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
         XCTAssertEqual(type, .typeCharacterSpecial, "still the device, not a file")
@@ -123,10 +124,60 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         XCTAssertTrue(coordinator.persistentStores.isEmpty, "destroying removes the store first")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
-        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)) { error in
-            XCTAssertEqual((error as NSError).code, NSFileReadNoSuchFileError)
-        }
+        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url), "no store is left")
+    }
+
+    func testDestroyTruncatesTheStoreToAnEmptyDatabase() throws {
+        // Core Data empties an SQLite store in place rather than deleting its file, so
+        // connections still holding it see an empty database, not a missing file.
+        let url = try temporaryDirectory().appendingPathComponent("Library.sqlite")
+        try makeStore(at: url, authors: ["Austen", "Brontë"])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType, options: nil)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: url.path), "the file stays")
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        XCTAssertEqual(walSize, 0, "no write-ahead log holds the old rows")
+        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url),
+                             "an empty database holds no store")
+        XCTAssertEqual(try authors(at: url), [], "a store added there again starts empty")
+    }
+
+    func testDestroyRefusesAPathThatIsNotAStore() throws {
+        let directory = try temporaryDirectory()
+        let notes = directory.appendingPathComponent("notes.txt")
+        try Data("keep me".utf8).write(to: notes)
+        let folder = directory.appendingPathComponent("Folder.sqlite")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: notes, type: .sqlite))
+        XCTAssertEqual(try Data(contentsOf: notes), Data("keep me".utf8), "a file that is not a store is left as it was")
+        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: folder, type: .sqlite))
+        var isDirectory: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        let nowhere = directory.appendingPathComponent("Missing/Library.sqlite")
+        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: nowhere, type: .sqlite), "a folder that is not there")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: nowhere.deletingLastPathComponent().path))
+    }
+
+    func testSetMetadataWritesIntoAStoreFileThatIsNotOpen() throws {
+        let url = try temporaryDirectory().appendingPathComponent("Library.sqlite")
+        try makeStore(at: url, authors: ["Austen"])
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let uuid = metadata[NSStoreUUIDKey] as? String
+        metadata["lastSync"] = "2026-11-28"
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url, options: nil)
+        let written = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        XCTAssertEqual(written["lastSync"] as? String, "2026-11-28")
+        XCTAssertEqual(written[NSStoreUUIDKey] as? String, uuid)
+        XCTAssertEqual(written[NSStoreTypeKey] as? String, NSSQLiteStoreType)
+
+        metadata["lastSync"] = "2026-11-29"
+        try NSPersistentStoreCoordinator.setMetadata(metadata, type: .sqlite, at: url)
+        XCTAssertEqual(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)["lastSync"] as? String, "2026-11-29")
+        XCTAssertEqual(try authors(at: url), ["Austen"], "the store still opens, its rows untouched")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        XCTAssertEqual(coordinator.metadata(for: store)["lastSync"] as? String, "2026-11-29")
     }
 
     func testReplaceCopiesIntoNothingAndOverAnExistingStore() throws {

@@ -208,7 +208,8 @@ import Testing
     }
 
     @Test func withNoSourceModelTheStoreIsRefusedAndUntouched() throws {
-        // A store written with a model built in code: no bundle holds its version.
+        // A store written with a model built in code: no bundle holds its version, and the
+        // store caches no model (as those OpenCoreData wrote before it cached models).
         let old = ModelBuilder.entity("Sketch")
         old.properties = [ModelBuilder.attribute("title", .stringAttributeType)]
         let url = temporaryStoreURL()
@@ -218,6 +219,9 @@ import Testing
             try context.save()
         }
         try context.persistentStoreCoordinator?.remove(try #require(context.persistentStoreCoordinator?.persistentStores.first))
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        try queue.close()
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).sorted()
         let bytes = try files.map { try Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent($0)) }
 

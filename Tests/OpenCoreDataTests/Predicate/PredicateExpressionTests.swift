@@ -74,6 +74,24 @@ import Testing
         #expect(try value("%d + %d", nil, Int.max, 1) as? Double != nil)
     }
 
+    @Test func bitwiseOperators() throws {
+        // Below arithmetic, in C's order: & binds tighter than ^, which binds tighter than |.
+        #expect(try value("6 & 3 + 1") as? Int == 4)
+        #expect(try value("1 | 2 ^ 6 & 3") as? Int == 1)
+        #expect(try value("(1 | 2) ^ 6") as? Int == 5)
+        #expect(try value("~0") as? Int == -1)
+        #expect(try value("~-a", ["a": 1]) as? Int == 0)
+        #expect(try value("a & 4", ["a": Int16(5)]) as? Int == 4)
+        #expect(try value("a | 1", ["a": 2.5]) == nil, "bitwise operators take integers")
+        let predicate = try NSPredicate.parse(format: "flags & %d != 0 || flags ^ 1 == 0", argumentArray: [2])
+        #expect(predicate.predicateFormat == "flags & 2 != 0 OR flags ^ 1 == 0")
+        #expect(NSPredicate(format: predicate.predicateFormat) == predicate)
+        #expect(NSExpression(format: "(a | b) & c").description == "(a | b) & c")
+        #expect(NSExpression(format: "a | b & c").description == "a | b & c")
+        #expect(NSExpression(format: "(a + 1) & -2").description == "a + 1 & (-2)")
+        #expect(NSExpression(format: "~a").description == "onesComplement:(a)")
+    }
+
     @Test func functions() throws {
         #expect(try value("sum({1, 2, 3.5})") as? Double == 6.5)
         #expect(try value("count({1, 2, 3})") as? Int == 3)

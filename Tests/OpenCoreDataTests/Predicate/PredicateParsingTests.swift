@@ -249,7 +249,7 @@ import Testing
     /// Found by the fuzzer: every nesting construct recursed without bound, so 100,000
     /// `(` or `!` overflowed the stack. Past 128 levels the parse fails, naming the position.
     @Test(arguments: [
-        ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127),
+        ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127), ("~", "a == 1", "", 127),
         ("{", "a", "}", 127), ("a[", "0", "]", 128), ("2 ** ", "2 == a", "", 635), ("abs(", "a", ") == 1", 508),
         ("SUBQUERY(a, $x, ", "$x == 1", ")", 1017), ("TERNARY(", "a == 1", ", 1, 2) == 1", 512),
     ])
@@ -263,7 +263,7 @@ import Testing
 
     /// Operator chains nest the tree one level per operator though the parser loops:
     /// 100,000 `1+` parsed fine, then evaluating or printing the tree overflowed the stack.
-    @Test(arguments: ["1 + ", "2 * ", "a[0]", "{1} UNION "])
+    @Test(arguments: ["1 + ", "2 * ", "a[0]", "{1} UNION ", "1 & ", "1 | 2 ^ "])
     func longOperatorChainsFailInsteadOfNestingWithoutBound(_ link: String) {
         let format = link.hasPrefix("a[")
             ? "x == a" + String(repeating: "[0]", count: 100_000)
@@ -277,6 +277,8 @@ import Testing
         #expect(try NSPredicate.parse(format: sum).evaluate(with: ["x": 101]))
         let product = "x == " + String(repeating: "1 * ", count: 100) + "2"
         #expect(try NSPredicate.parse(format: product).evaluate(with: ["x": 2]))
+        let bits = "x == " + String(repeating: "1 | 2 & ", count: 50) + "3"
+        #expect(try NSPredicate.parse(format: bits).evaluate(with: ["x": 3]))
     }
 
     @Test func nestingUpToTheLimitParses() throws {

@@ -107,6 +107,11 @@ extension PredicateSQLEquivalenceTests {
                 // Int64.min % -1 once trapped, in a stored value and in a folded constant.
                 #expect(try names("modulus:by:(big, -1) == 0", in: context) == ["a", "b", "c", "d"])
                 #expect(try names("modulus:by:(%@, -1) == 0", Int64.min, in: context) == ["a", "b", "c", "d"])
+                // The bitwise operators of format strings, on all 64 bits.
+                #expect(try names("big & 1 == 1", in: context) == ["a", "c"])
+                #expect(try names("(big | 1) == big", in: context) == ["a", "c"])
+                #expect(try names("big ^ 1 == %@", CornerCasesModel.twoTo53, in: context) == ["a"])
+                #expect(try names("~big == %@", Int64.max, in: context) == ["b"])
                 // IN a dictionary means IN its values.
                 #expect(try names("big IN %@", ["x": Int64.min, "y": Int64.max], in: context) == ["b", "c"])
                 #expect(try names("amount IN %@", ["p": Decimal(string: "1.25")!], in: context) == ["a"])

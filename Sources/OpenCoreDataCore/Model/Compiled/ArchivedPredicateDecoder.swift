@@ -78,9 +78,10 @@ final class ArchivedPredicateDecoder {
         case "NSKeyPathExpression", "NSFunctionExpression":
             guard let selector = try value.string("NSSelectorName") else { throw failure("a function expression without a selector") }
             let arguments = try (value.field("NSArguments")?.members() ?? []).map { try expression($0, depth: depth + 1) }
-            // A key path is archived as `valueForKeyPath:` applied to its operand: SELF,
-            // or a variable for paths such as `$FETCH_SOURCE.name`.
-            if selector == "valueForKeyPath:", arguments.count == 1, arguments[0].expressionType == .keyPath {
+            // A key path is archived as `valueForKeyPath:` (`valueForKey:` for a single
+            // key, as Core Data's archives hold it) applied to its operand: SELF, or a
+            // variable for paths such as `$FETCH_SOURCE.name`.
+            if selector == "valueForKeyPath:" || selector == "valueForKey:", arguments.count == 1, arguments[0].expressionType == .keyPath {
                 let operand = try value.field("NSOperand").map { try expression($0, depth: depth + 1) }
                 guard let operand, operand.expressionType != .evaluatedObject else { return arguments[0] }
                 return NSExpression(node: .keyPath(operand: operand, path: arguments[0].keyPath))

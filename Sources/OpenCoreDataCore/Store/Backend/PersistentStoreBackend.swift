@@ -51,6 +51,10 @@ package protocol PersistentStoreBackend: AnyObject {
     func observeChanges(_ changed: @escaping @Sendable () -> Void) throws
     /// Releases files and connections.
     func close()
+    /// Makes `store` the store whose object IDs this engine's rows and answers carry: a
+    /// store type built over another engine's store (``NSAtomicStore`` over an in-memory
+    /// database) serves those rows as its own.
+    func serve(as store: NSPersistentStore)
 
     // MARK: Query generations
 

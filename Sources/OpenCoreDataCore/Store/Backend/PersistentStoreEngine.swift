@@ -32,6 +32,16 @@ package protocol PersistentStoreEngine: SendableMetatype {
     /// Deletes the store's files (database, journals, external data); a missing store is no error.
     static func destroyStoreFiles(at url: URL) throws
 
+    /// Destroys the store at `url` for ``NSPersistentStoreCoordinator/destroyPersistentStore(at:ofType:options:)``,
+    /// leaving what Core Data leaves (an SQLite store stays, truncated to an empty database),
+    /// and throws for anything at `url` that is not one of this engine's stores. A missing
+    /// store is no error. Engines that do not say otherwise delete the store's files.
+    static func destroyStore(at url: URL) throws
+
+    /// Replaces the metadata of the store file at `url`, which is not open, with `metadata`
+    /// (the store's UUID and type stay when `metadata` lacks them).
+    static func setMetadata(_ metadata: [String: Any], ofStoreAt url: URL) throws
+
     /// Replaces the store at `destination` with a copy of the store at `source`.
     static func replaceStoreFiles(at destination: URL, from source: URL) throws
 
@@ -46,6 +56,17 @@ package protocol PersistentStoreEngine: SendableMetatype {
     /// The rows of the store file at `url` by entity of `entities` (the model it was
     /// written with), and those of no entity of theirs, read without writing the file.
     static func rowCounts(inStoreAt url: URL, entities: [NSEntityDescription]) throws -> StoreRowCounts
+}
+
+extension PersistentStoreEngine {
+    /// Deletes the store's files: a store type whose files hold nothing else to keep.
+    package static func destroyStore(at url: URL) throws { try destroyStoreFiles(at: url) }
+
+    /// Store types whose files cannot be written without opening them refuse.
+    package static func setMetadata(_ metadata: [String: Any], ofStoreAt url: URL) throws {
+        throw CoreDataError.make(NSPersistentStoreOperationError, "This store type can't write metadata to a store that is not open; add the store and use setMetadata(_:for:)",
+                                 [NSFilePathErrorKey: url.path])
+    }
 }
 
 /// Where the coordinator finds the engines of its store types.

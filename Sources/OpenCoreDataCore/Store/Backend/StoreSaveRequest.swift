@@ -46,6 +46,9 @@ package struct StoreSaveRequest {
     package var memberships: [MembershipChange] = []
     /// Who makes the save, for the store's persistent history.
     package var origin = StoreHistoryOrigin()
+    /// The context whose objects are saved: an ``NSAtomicStore`` hands them to its
+    /// subclass's node callbacks, as Core Data does. Stores that write rows ignore it.
+    package var context: NSManagedObjectContext?
 }
 
 /// Hands out primary keys during a save, from the store's `Z_PRIMARYKEY` counters.
