@@ -11,6 +11,7 @@ import SwiftSyntaxMacros
 /// A property's nested type holds its key path (so a settable property is also set by
 /// key); a method without parameters is called.
 public struct KeyValueCodedMacro: PeerMacro {
+    /// Writes the nested type of a property or a method without parameters.
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,

@@ -21,5 +21,5 @@
 /// Swift runtime finds by name; members of a type declared `private`, of a generic type,
 /// or in an extension written in another module than the type are not found (see
 /// docs/DEVIATIONS.md).
-@attached(peer, names: prefixed(__KeyValueCoded_))
+@attached(peer, names: prefixed(__KeyValueCoded_), arbitrary)
 public macro KeyValueCoded() = #externalMacro(module: "OpenCoreDataMacros", type: "KeyValueCodedMacro")

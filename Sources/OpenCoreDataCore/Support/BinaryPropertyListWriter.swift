@@ -80,7 +80,9 @@ struct BinaryPropertyListWriter {
     // MARK: Serializing
 
     private func serialize(top: Int) -> Data {
-        let referenceSize = Self.byteCount(for: UInt64(max(nodes.count - 1, 0)))
+        // Sized for the object count itself, not the largest index: Apple's reader refuses
+        // a file whose reference size cannot also hold the count (256 objects need 2 bytes).
+        let referenceSize = Self.byteCount(for: UInt64(nodes.count))
         var bytes: [UInt8] = Array("bplist00".utf8)
         var offsets: [Int] = []
         offsets.reserveCapacity(nodes.count)

@@ -142,6 +142,20 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         XCTAssertEqual(try authors(at: url), [], "a store added there again starts empty")
     }
 
+    func testDestroyingADestroyedStoreAgainSucceeds() throws {
+        // Test suites destroy their store in every setUp: the empty database the first
+        // destroy leaves must be destroyable again, and an empty file too.
+        let url = try temporaryDirectory().appendingPathComponent("Again.sqlite")
+        try makeStore(at: url, authors: ["Austen"])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+        try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType, options: nil)
+        try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType, options: nil)
+        XCTAssertEqual(try authors(at: url), [])
+        let empty = try temporaryDirectory().appendingPathComponent("Empty.sqlite")
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+        try coordinator.destroyPersistentStore(at: empty, ofType: NSSQLiteStoreType, options: nil)
+    }
+
     func testDestroyRefusesAPathThatIsNotAStore() throws {
         let directory = try temporaryDirectory()
         let notes = directory.appendingPathComponent("notes.txt")

@@ -168,4 +168,17 @@ import Testing
         #expect(foundation["unicode"] as? String == "Grüße ✓")
         #expect(foundation["ascii"] as? String == long)
     }
+
+    /// Apple's reader refuses a file whose object reference size cannot hold the object
+    /// count: exactly 256 objects need two-byte references.
+    @Test(arguments: [255, 256, 257]) func referenceSizesHoldTheObjectCount(objects: Int) throws {
+        // An array of distinct strings: the array itself is one object.
+        let value = PropertyListValue.array((1..<objects).map { .string("s\($0)") })
+        let data = BinaryPropertyListWriter.data(for: value)
+        let trailer = data.suffix(32)
+        let referenceSize = Int(trailer[trailer.startIndex + 7])
+        #expect(1 << (8 * referenceSize) > objects)
+        let foundation = try #require(PropertyListSerialization.propertyList(from: data, format: nil) as? [String])
+        #expect(foundation.count == objects - 1)
+    }
 }

@@ -35,6 +35,8 @@ final class Card {
     var title: String
     init(title: String) { self.title = title }
     @KeyValueCoded var words: Int { title.split(separator: " ").count }
+    /// A key outside ASCII: its nested type's name is spelled in hex.
+    @KeyValueCoded var größe: Int { title.count }
 }
 
 @Suite struct KeyValueCodedTests {
@@ -130,6 +132,8 @@ final class Card {
         let predicate = NSPredicate(format: "words >= 2")
         #expect(cards.filter { predicate.evaluate(with: $0) }.map(\.title) == ["one two three", "five six"])
         #expect(cards.sorted(using: [NSSortDescriptor(key: "words", ascending: true)]).map(\.title) == ["four", "five six", "one two three"])
+        #expect(NSPredicate(format: "%K > 4", "größe").evaluate(with: cards[1]) == false)
+        #expect(NSPredicate(format: "%K > 4", "größe").evaluate(with: cards[2]) == true)
         // A key no member answers stays unknown.
         #expect(NSPredicate(format: "pages == 2").evaluate(with: cards[0]) == false)
     }

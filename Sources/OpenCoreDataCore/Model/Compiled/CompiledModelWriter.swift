@@ -72,9 +72,13 @@ package enum CompiledModelWriter {
             try manager.removeItem(at: url)
         }
         try manager.createDirectory(at: url, withIntermediateDirectories: true)
+        // The models first and the plist naming the current one last, then the stale files:
+        // a write that fails halfway never leaves the plist naming a model that is not there.
+        for (name, data) in files.sorted(by: { ($0.key == "VersionInfo.plist" ? 1 : 0, $0.key) < ($1.key == "VersionInfo.plist" ? 1 : 0, $1.key) }) {
+            try data.write(to: url.appendingPathComponent(name), options: .atomic)
+        }
         for stale in try manager.contentsOfDirectory(atPath: url.path) where files[stale] == nil {
             try manager.removeItem(at: url.appendingPathComponent(stale))
         }
-        for (name, data) in files { try data.write(to: url.appendingPathComponent(name), options: .atomic) }
     }
 }

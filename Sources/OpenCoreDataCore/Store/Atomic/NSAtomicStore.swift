@@ -155,19 +155,30 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Registers nodes with the store: in ``load()``, the objects read from the file.
     ///
     /// Nodes registered outside ``load()`` become objects of the store at once (their
-    /// relationships may name only nodes registered by then).
+    /// relationships may name only nodes registered by then). The call cannot throw, as in
+    /// Core Data: nodes the store cannot take are refused together, so its fetches and its
+    /// next file agree, and the reason is printed to standard error.
     ///
     /// - Parameter cacheNodes: Nodes whose IDs this store made.
     open func addCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) {
-        lock.withLock {
-            for node in cacheNodes { nodesByID[node.objectID] = node }
-            if isLoading || backend == nil {
-                loadedNodes.append(contentsOf: cacheNodes)
-            } else {
-                // Written with the next save at the latest; a failure here surfaces then.
-                try? writeAddedNodes(Array(cacheNodes))
+        // Under the coordinator's lock (taken before the store's, as saves take them): a
+        // failed save may replace the database these nodes are written into.
+        let add = {
+            self.lock.withLock {
+                for node in cacheNodes { self.nodesByID[node.objectID] = node }
+                if self.isLoading || self.backend == nil {
+                    self.loadedNodes.append(contentsOf: cacheNodes)
+                    return
+                }
+                do {
+                    try self.writeAddedNodes(Array(cacheNodes))
+                } catch {
+                    for node in cacheNodes { self.nodesByID[node.objectID] = nil }
+                    FileHandle.standardError.write(Data("OpenCoreData: addCacheNodes(_:) refused \(cacheNodes.count) node(s) of the store at \(self.url?.path ?? "?"): \(error)\n".utf8))
+                }
             }
         }
+        if let coordinator = persistentStoreCoordinator { coordinator.performAndWait(add) } else { add() }
     }
 
     /// The node of an object of the store, `nil` when it has none.

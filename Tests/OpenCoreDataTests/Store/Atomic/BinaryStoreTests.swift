@@ -150,6 +150,36 @@ import Testing
         #expect(try Self.fetch("Item", in: reopened).count == 3, "removed from the relationship, not deleted")
     }
 
+    /// Each save rewrites the whole file, so a value the store cannot read back must stop
+    /// the load rather than be skipped (and erased by the next save).
+    @Test func aValueNoTransformerReadsStopsTheLoad() throws {
+        final class Reversing: ValueTransformer, @unchecked Sendable {
+            override class func allowsReverseTransformation() -> Bool { true }
+            override func transformedValue(_ value: Any?) -> Any? { (value as? String).map { Data(String($0.reversed()).utf8) } }
+            override func reverseTransformedValue(_ value: Any?) -> Any? { (value as? Data).map { String(String(decoding: $0, as: UTF8.self).reversed()) } }
+        }
+        let name = NSValueTransformerName("BinaryStoreTestsReversing")
+        let model = NSManagedObjectModel()
+        let note = ModelBuilder.entity("Note", className: "NSManagedObject")
+        let text = ModelBuilder.attribute("text", .transformableAttributeType)
+        text.valueTransformerName = name.rawValue
+        note.properties = [text]
+        model.entities = [note]
+        let url = Self.binaryURL("Transformed")
+        ValueTransformer.setValueTransformer(Reversing(), forName: name)
+        let context = try Self.context(model, at: url)
+        NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue("hello", forKey: "text")
+        try context.save()
+        let before = try Data(contentsOf: url)
+        let reopened = try Self.context(model, at: url)
+        #expect(try Self.fetch("Note", in: reopened).first?.value(forKey: "text") as? String == "hello")
+        ValueTransformer.setValueTransformer(nil, forName: name)
+        defer { ValueTransformer.setValueTransformer(Reversing(), forName: name) }
+        let error = #expect(throws: NSError.self) { try Self.context(model, at: url) }
+        #expect(error?.code == NSPersistentStoreInvalidTypeError)
+        #expect(try Data(contentsOf: url) == before, "the file is left as it was")
+    }
+
     @Test func objectsKeepTheirKeysAsReferenceObjects() throws {
         let model = Self.model()
         let url = Self.binaryURL()

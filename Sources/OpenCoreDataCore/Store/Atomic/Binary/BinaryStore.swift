@@ -9,6 +9,16 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
     /// when the model cannot be archived); made once, as the model never changes.
     private lazy var modelArchive: Data = (try? persistentStoreCoordinator?.managedObjectModel.compiledModelData()) ?? Data()
 
+    /// An object ID of this store from its URI: while it loads, the store is not yet among
+    /// the coordinator's stores, which ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` searches.
+    private func ownObjectID(_ uri: URL, model: NSManagedObjectModel) -> NSManagedObjectID? {
+        guard uri.scheme == "x-coredata", let host = uri.host, host == metadata[NSStoreUUIDKey] as? String else { return nil }
+        let parts = uri.path.split(separator: "/")
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
+              let entity = model.entitiesByName[String(parts[0])] else { return nil }
+        return objectID(for: entity, referenceObject: key)
+    }
+
     override func load() throws {
         guard let url, let model = persistentStoreCoordinator?.managedObjectModel else { return }
         let contents = try BinaryStoreFile.read(at: url, model: model)
@@ -38,7 +48,14 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
             for (name, value) in record.attributes {
                 guard let attribute = entity.attributesByName[name] else { continue }
                 if attribute.attributeType == .objectIDAttributeType {
-                    if let uri = value as? URL, let id = persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) { cache[name] = id }
+                    guard let uri = value as? URL else { continue }
+                    // Never dropped: the next save would rewrite the file without it.
+                    guard let id = ownObjectID(uri, model: model) ?? persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else {
+                        throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                                 "The Binary store at \(url.path) holds the object ID \(uri.absoluteString) in attribute '\(name)', of no store added to the coordinator; add that store first",
+                                                 [NSFilePathErrorKey: url.path])
+                    }
+                    cache[name] = id
                     continue
                 }
                 cache[name] = value

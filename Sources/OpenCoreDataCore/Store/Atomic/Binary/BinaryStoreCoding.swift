@@ -171,7 +171,12 @@ struct BinaryStoreDecoder {
             return decimal
         case .transformed:
             let bytes = try bytes()
-            return ValueTransformerRegistry.decode(bytes, transformerName: attribute?.valueTransformerName)
+            // A value no transformer can read must stop the load: each save rewrites the
+            // whole file, so skipping it would erase it at the next save.
+            guard let value = ValueTransformerRegistry.decode(bytes, transformerName: attribute?.valueTransformerName) else {
+                throw BinaryStoreDamage("no value transformer (\(attribute?.valueTransformerName ?? "the default") registered?) reads the value of attribute '\(attribute?.name ?? "?")'")
+            }
+            return value
         case .objectURI:
             return URL(string: try string())
         }
