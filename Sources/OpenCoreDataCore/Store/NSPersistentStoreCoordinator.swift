@@ -451,13 +451,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Parameter url: A URI such as `x-coredata://<store UUID>/Person/p12`.
     /// - Returns: The ID, or `nil` when no store of this coordinator matches.
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard let parts = Self.objectURIParts(url),
+              let store = persistentStores.first(where: { $0.identifier == parts.store }),
+              let entity = managedObjectModel.entitiesByName[parts.entity]
+        else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: parts.key)
+    }
+
+    /// What an object ID's URI (`x-coredata://STORE-UUID/Entity/pKEY`) names, or `nil`
+    /// when `url` is not such a URI.
+    static func objectURIParts(_ url: URL) -> (store: String, entity: String, key: Int64)? {
         guard url.scheme == "x-coredata", let host = url.host else { return nil }
         let parts = url.path.split(separator: "/")
-        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
-              let store = persistentStores.first(where: { $0.identifier == host }),
-              let entity = managedObjectModel.entitiesByName[String(parts[0])]
-        else { return nil }
-        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()) else { return nil }
+        return (host, String(parts[0]), key)
     }
 
     // MARK: Requests from contexts

@@ -12,11 +12,9 @@ final class BinaryStore: NSAtomicStore, @unchecked Sendable {
     /// An object ID of this store from its URI: while it loads, the store is not yet among
     /// the coordinator's stores, which ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` searches.
     private func ownObjectID(_ uri: URL, model: NSManagedObjectModel) -> NSManagedObjectID? {
-        guard uri.scheme == "x-coredata", let host = uri.host, host == metadata[NSStoreUUIDKey] as? String else { return nil }
-        let parts = uri.path.split(separator: "/")
-        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()),
-              let entity = model.entitiesByName[String(parts[0])] else { return nil }
-        return objectID(for: entity, referenceObject: key)
+        guard let parts = NSPersistentStoreCoordinator.objectURIParts(uri), parts.store == metadata[NSStoreUUIDKey] as? String,
+              let entity = model.entitiesByName[parts.entity] else { return nil }
+        return objectID(for: entity, referenceObject: parts.key)
     }
 
     override func load() throws {
