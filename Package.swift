@@ -36,6 +36,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
         .executable(name: "Family", targets: ["Family"]),
         .executable(name: "Tags", targets: ["Tags"]),
@@ -108,6 +109,25 @@ let package = Package(
         // the core brings it, because it is imported here by name, and because the combined
         // documentation build lets a catalog link only into its target's direct dependencies.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
+        // `#Index`, `@ModelActor`): a plugin of their own, so the Core Data layer's macros do
+        // not grow with SwiftData's.
+        .macro(
+            name: "OpenSwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        // SwiftData's API on the Core Data layer, as Apple built SwiftData on Core Data: a
+        // `Schema` becomes an `NSManagedObjectModel`, a `ModelContext` drives an
+        // `NSManagedObjectContext`, `#Predicate` becomes an `NSPredicate` the SQLite store runs
+        // in SQL. Its stores are Core Data stores. Foundation's `Predicate` and the toolchain's
+        // Observation module carry the expression trees and change tracking.
+        .target(
+            name: "OpenSwiftData",
+            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenSwiftDataMacros"]
+        ),
         .executableTarget(
             name: "OpenCoreDataBenchmarks",
             dependencies: [
@@ -262,10 +282,25 @@ let package = Package(
             resources: [.copy("Notes.xcdatamodeld")],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The SwiftData layer's internals (predicate translation, schema mapping).
+        .testTarget(
+            name: "OpenSwiftDataTests",
+            dependencies: ["OpenSwiftData", "OpenCoreData"]
+        ),
+        // SwiftData's documented behaviour, written as SwiftData user code (one file per Apple
+        // type, `import Foundation` + `import OpenSwiftData`). On a Mac,
+        // `OPENCOREDATA_COMPATIBILITY_TEST=1 swift test --filter OpenSwiftDataConformanceTests`
+        // compiles the same files against Apple's SwiftData.
+        .testTarget(
+            name: "OpenSwiftDataConformanceTests",
+            dependencies: ["OpenSwiftData"],
+            swiftSettings: compatibilityTest ? [.define("OPENCOREDATA_COMPATIBILITY_TEST")] : []
+        ),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
                 "OpenCoreDataMacros",
+                "OpenSwiftDataMacros",
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
         ),

@@ -216,7 +216,10 @@ public struct CodeGenerator {
             // Xcode uses the attribute's custom class, else NSObject.
             let custom = attribute.attributeValueClassName.map(Self.unqualified)
             return (custom.flatMap { $0.isEmpty ? nil : $0 } ?? "NSObject") + "?"
-        case .undefinedAttributeType, .compositeAttributeType:
+        case .compositeAttributeType:
+            // Element name → value, as Core Data's generated classes declare composites.
+            return "[String: Any]?"
+        case .undefinedAttributeType:
             return nil
         }
     }

@@ -37,6 +37,7 @@ public enum ModelDescription {
         for property in own {
             if let attribute = property as? NSAttributeDescription {
                 lines.append("  attribute \(attribute.name): " + attributeFacts(attribute).joined(separator: ", "))
+                if let composite = attribute as? NSCompositeAttributeDescription { lines += elementLines(composite, indent: "    ", depth: 0) }
             } else if let relationship = property as? NSRelationshipDescription {
                 lines.append("  relationship \(relationship.name): " + relationshipFacts(relationship).joined(separator: ", "))
             } else if let fetched = property as? NSFetchedPropertyDescription {
@@ -46,6 +47,18 @@ public enum ModelDescription {
             } else {
                 lines.append("  property \(property.name): \(type(of: property))")
             }
+        }
+        return lines
+    }
+
+    /// One line per element of a composite (`element city: String, optional`), nested
+    /// composites' elements indented below theirs.
+    static func elementLines(_ composite: NSCompositeAttributeDescription, indent: String, depth: Int) -> [String] {
+        guard depth < 8 else { return ["\(indent)…"] }
+        var lines: [String] = []
+        for element in composite.elements {
+            lines.append("\(indent)element \(element.name): " + attributeFacts(element).joined(separator: ", "))
+            if let nested = element as? NSCompositeAttributeDescription { lines += elementLines(nested, indent: indent + "  ", depth: depth + 1) }
         }
         return lines
     }

@@ -7,9 +7,9 @@
 /// across processes and launches.
 open class NSPersistentHistoryToken: NSObject, NSSecureCoding, @unchecked Sendable {
     /// Store UUID → number of the last transaction the token covers.
-    let transactionNumbers: [String: Int64]
+    package let transactionNumbers: [String: Int64]
 
-    init(transactionNumbers: [String: Int64]) {
+    package init(transactionNumbers: [String: Int64]) {
         self.transactionNumbers = transactionNumbers
         super.init()
     }

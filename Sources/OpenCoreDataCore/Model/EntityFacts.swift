@@ -67,6 +67,11 @@ package final class EntityFacts {
         self.emptyStorage = SlotValues(layout: layout)
         var defaults = SlotValues(layout: layout)
         for property in slots {
+            if let composite = property as? NSCompositeAttributeDescription {
+                // The composite's default dictionary, completed by its elements' defaults.
+                defaults[property.slot] = CompositeValue.defaultValue(of: composite)
+                continue
+            }
             guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { continue }
             defaults[property.slot] = AttributeValue.coerce(value, to: attribute)
         }

@@ -61,6 +61,8 @@ enum ModelValidator {
                 for key in NSEntityDescription.propertyNames(inConstraint: constraint) {
                     if entity.propertiesByName[key] == nil {
                         problems.append("uniqueness constraint of '\(name)' names unknown property '\(key)'")
+                    } else if entity.propertiesByName[key] is NSCompositeAttributeDescription {
+                        problems.append("uniqueness constraint of '\(name)' names composite attribute '\(key)', which OpenCoreData cannot check (see docs/DEVIATIONS.md)")
                     }
                 }
             }
@@ -87,7 +89,10 @@ enum ModelValidator {
         case .undefinedAttributeType:
             return ["\(label) has an undefined attribute type"]
         case .compositeAttributeType:
-            return ["\(label) is a composite attribute, which OpenCoreData cannot store yet (see docs/DEVIATIONS.md)"]
+            guard let composite = attribute as? NSCompositeAttributeDescription else {
+                return ["\(label) has the Composite type but is not an NSCompositeAttributeDescription (create one to give it elements)"]
+            }
+            return compositeProblems(composite, label: label, depth: 0)
         default:
             break
         }
@@ -95,6 +100,53 @@ enum ModelValidator {
             return ["\(label) has a default value of type \(type(of: value)), which is not a \(attribute.attributeType.displayName)"]
         }
         return []
+    }
+
+    /// What makes a composite unusable: no elements, elements without a usable name or
+    /// of a type composites cannot hold (Core Data's rule: not Undefined, not Object ID,
+    /// not binary data stored externally), and defaults that do not fit.
+    private static func compositeProblems(_ composite: NSCompositeAttributeDescription, label: String, depth: Int) -> [String] {
+        guard depth < CompositeValue.maximumDepth else {
+            return ["\(label) nests composites more than \(CompositeValue.maximumDepth) deep"]
+        }
+        if composite.elements.isEmpty { return ["\(label) is a composite attribute without elements"] }
+        var problems: [String] = []
+        var names = Set<String>()
+        for element in composite.elements {
+            let elementLabel = "element '\(element.name)' of \(label)"
+            if element.name.isEmpty {
+                problems.append("\(label) has an element with no name")
+                continue
+            }
+            if !names.insert(element.name).inserted { problems.append("\(label) has two elements named '\(element.name)'") }
+            if !isIdentifier(element.name) { problems.append("\(elementLabel) has a name that is not made of letters, digits and underscores") }
+            if element is NSDerivedAttributeDescription { problems.append("\(elementLabel) is derived, which a composite's elements cannot be") }
+            if element.isTransient { problems.append("\(elementLabel) is transient, which a composite's elements cannot be (make the composite transient instead)") }
+            switch element.attributeType {
+            case .undefinedAttributeType, .objectIDAttributeType:
+                problems.append("\(elementLabel) has type \(element.attributeType.displayName), which composites cannot hold")
+                continue
+            case .binaryDataAttributeType where element.allowsExternalBinaryDataStorage:
+                problems.append("\(elementLabel) allows external storage, which composites cannot hold")
+                continue
+            case .compositeAttributeType:
+                guard let nested = element as? NSCompositeAttributeDescription else {
+                    problems.append("\(elementLabel) has the Composite type but is not an NSCompositeAttributeDescription")
+                    continue
+                }
+                problems += compositeProblems(nested, label: elementLabel, depth: depth + 1)
+                continue
+            default:
+                break
+            }
+            if let value = element.defaultValue, AttributeValue.coerce(value, to: element) == nil {
+                problems.append("\(elementLabel) has a default value of type \(type(of: value)), which is not a \(element.attributeType.displayName)")
+            }
+        }
+        if problems.isEmpty, let value = composite.defaultValue, let problem = CompositeValue.problem(with: value, for: composite) {
+            problems.append("\(label) has a default value that does not fit the composite: \(problem)")
+        }
+        return problems
     }
 
     private static func relationshipProblems(

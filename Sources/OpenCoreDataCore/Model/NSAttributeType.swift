@@ -30,7 +30,7 @@ public enum NSAttributeType: UInt, Sendable, CaseIterable {
     case transformableAttributeType = 1800
     /// A managed object ID, stored as its URI.
     case objectIDAttributeType = 2000
-    /// A composite of other attributes (model files only, not supported in code yet).
+    /// A composite of other attributes: an ``NSCompositeAttributeDescription``, whose value is a dictionary.
     case compositeAttributeType = 2100
 
     /// A readable name, as Xcode's model editor shows it ("Integer 16", "Binary Data"),

@@ -19,6 +19,10 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     open var renamingIdentifier: String? { willSet { assertMutable() } }
     /// A string mixed into the version hash to force a new hash for the same shape.
     open var versionHashModifier: String? { willSet { assertMutable() } }
+    /// The property's version hash: SHA-256 of what migration compares (name, kind, type,
+    /// optionality, and for relationships destination, inverse and counts), as Core Data
+    /// computes it; see ``NSEntityDescription/versionHash``.
+    open var versionHash: Data { VersionHasher.hash(of: self) }
     /// The entity that owns the property; set when the property is added to an entity.
     open internal(set) weak var entity: NSEntityDescription!
 

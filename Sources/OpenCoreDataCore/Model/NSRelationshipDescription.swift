@@ -41,7 +41,4 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     /// Creates a to-one relationship description with the nullify rule.
     public override init() { super.init() }
-
-    /// Version hash of the relationship, derived from its shape (see ``NSEntityDescription/versionHash``).
-    open var versionHash: Data { VersionHasher.hash(of: self) }
 }

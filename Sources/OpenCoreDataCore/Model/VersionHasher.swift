@@ -8,7 +8,9 @@ import Crypto
 /// - property: name, a 16-bit flag word (1 optional, 2 transient, 4 read-only), the
 ///   version hash modifier;
 /// - attribute: the property hash, the attribute type as 32 bits, one `1` byte when it
-///   allows external storage, one more when it preserves its value in history on deletion;
+///   allows external storage, one more when it preserves its value in history on deletion,
+///   then for a composite the hashes of its elements in name order (OpenCoreData's choice:
+///   Core Data's treatment of elements is not known here);
 /// - relationship: the property hash, the destination's name, the inverse's name (not
 ///   when the relationship is its own inverse), max count then min count as 32 bits
 ///   (0 = unbounded), two bytes `1 0` when ordered;
@@ -91,6 +93,12 @@ package enum VersionHasher {
     }
 
     static func hash(of property: NSPropertyDescription) -> Data {
+        hash(of: property, depth: 0)
+    }
+
+    /// `depth`: how many composites `property` is nested in (a composite holding itself
+    /// is cut off there, as the model validator refuses it anyway).
+    private static func hash(of property: NSPropertyDescription, depth: Int) -> Data {
         let base = baseHash(of: property)
         var hasher = SHA256()
         hasher.update(data: base)
@@ -98,6 +106,13 @@ package enum VersionHasher {
             hasher.feed(uint32: UInt32(truncatingIfNeeded: attribute.attributeType.rawValue))
             if attribute.allowsExternalBinaryDataStorage { hasher.feed(byte: 1) }
             if attribute.preservesValueInHistoryOnDeletion { hasher.feed(byte: 1) }
+            // A composite's elements are columns of the store: adding, removing or changing
+            // one must change the hash, or a store would open without the migration it needs.
+            if let composite = attribute as? NSCompositeAttributeDescription, depth < CompositeValue.maximumDepth {
+                for element in composite.elements.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+                    hasher.update(data: hash(of: element, depth: depth + 1))
+                }
+            }
         } else if let relationship = property as? NSRelationshipDescription {
             if let destination = relationship.destinationEntity?.name { hasher.feed(destination) }
             if let inverse = relationship.inverseRelationship, inverse !== relationship { hasher.feed(inverse.name) }

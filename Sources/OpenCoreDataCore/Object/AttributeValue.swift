@@ -7,7 +7,10 @@
 enum AttributeValue {
     /// The stored form of `value` for `attribute`, or `nil` when the value does not fit the type.
     static func coerce(_ value: Any, to attribute: NSAttributeDescription) -> Any? {
-        coerce(value, to: attribute.attributeType)
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            return CompositeValue.coerce(value, to: composite)
+        }
+        return coerce(value, to: attribute.attributeType)
     }
 
     static func coerce(_ value: Any, to type: NSAttributeType) -> Any? {
@@ -106,6 +109,7 @@ enum AttributeValue {
         case .floatAttributeType: if let v = storedCast(stored, to: Float.self) { return NSNumber(value: v) }
         case .booleanAttributeType: if let v = storedCast(stored, to: Bool.self) { return v ? BooleanNumbers.yes : BooleanNumbers.no }
         case .decimalAttributeType: if let v = stored as? Decimal { return NSDecimalNumber(decimal: v) }
+        case .compositeAttributeType: if let v = stored as? [String: Any] { return CompositeValue.publicValue(v) }
         default: break
         }
         return stored
@@ -123,6 +127,8 @@ enum AttributeValue {
                 return equal
             }
             if let l = l as? AnyHashable, let r = r as? AnyHashable { return l == r }
+            // Composite attributes' dictionaries.
+            if let l = l as? [String: Any], let r = r as? [String: Any] { return CompositeValue.isEqual(l, r) }
             if let l = l as? NSObject, let r = r as? NSObject { return l.isEqual(r) }
             return false
         }

@@ -67,8 +67,10 @@ extension NSManagedObject {
             preconditionFailure("@Managed property '\(key)' is declared \(T.self), but the related object is a \(type(of: object))")
         }
         guard let stored = storage[property.slot] else { return ManagedTypeConversion.absent(T.self, key: key) }
-        if let typed = stored as? T { return typed }
         let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
+        // A composite reads as key-value coding gives it (numbers as NSNumber), not in its stored form.
+        if type == .compositeAttributeType, let converted = AttributeValue.publicValue(stored, type: type) as? T { return converted }
+        if let typed = stored as? T { return typed }
         if let converted = AttributeValue.publicValue(stored, type: type) as? T { return converted }
         preconditionFailure("@Managed property '\(key)' is declared \(T.self), but its attribute holds \(Swift.type(of: stored))")
     }

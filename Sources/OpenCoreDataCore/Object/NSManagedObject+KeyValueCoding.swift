@@ -136,13 +136,22 @@ extension NSManagedObject {
 
     /// Sets the value at a dotted key path (the last key on the object the path leads to).
     ///
+    /// A path into a composite attribute (`location.latitude`) sets that element of the
+    /// composite's dictionary (`nil` removes it) and stores the dictionary back.
+    ///
     /// - Parameters:
     ///   - value: The new value.
-    ///   - keyPath: Keys separated by dots; every key but the last must lead to one object.
+    ///   - keyPath: Keys separated by dots; every key but the last must lead to one object
+    ///     or into a composite attribute.
     public func setValue(_ value: Any?, forKeyPath keyPath: String) {
         let keys = keyPath.split(separator: ".").map(String.init)
         guard let last = keys.last else { return }
         if keys.count == 1 { setValue(value, forKey: last); return }
+        if entityFacts.propertiesByName[keys[0]] is NSCompositeAttributeDescription {
+            let current = (self.value(forKey: keys[0])).flatMap(CompositeValue.dictionary) ?? [:]
+            setValue(CompositeValue.setting(value, at: Array(keys.dropFirst()), in: current), forKey: keys[0])
+            return
+        }
         let ownerPath = keys.dropLast().joined(separator: ".")
         (self.value(forKeyPath: ownerPath) as? NSManagedObject)?.setValue(value, forKey: last)
     }

@@ -140,7 +140,16 @@ extension NSManagedObject {
             if property.isOptional { return nil }
             return CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil, "is a required value")
         }
-        if let attribute = property as? NSAttributeDescription, AttributeValue.coerce(value, to: attribute) == nil {
+        if let composite = property as? NSCompositeAttributeDescription {
+            guard let stored = CompositeValue.coerce(value, to: composite) else {
+                let reason = CompositeValue.problem(with: value, for: composite) ?? "value of type \(type(of: value)) is not a composite value"
+                return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value, reason)
+            }
+            // Required elements and the elements' own rules, named by key path (`location.latitude`).
+            if let problem = CompositeValue.validationProblem(in: stored, of: composite, keyPath: property.name) {
+                return CoreDataError.validation(problem.code, object: self, key: problem.key, value: problem.value, problem.message, predicate: problem.predicate)
+            }
+        } else if let attribute = property as? NSAttributeDescription, AttributeValue.coerce(value, to: attribute) == nil {
             return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value,
                                             "value of type \(type(of: value)) is not a \(attribute.attributeType.displayName)")
         }

@@ -25,12 +25,20 @@ final class SQLiteRowLayout {
         let decoder: Decoder
     }
 
+    /// A composite attribute: its columns (one per leaf element), assembled into a dictionary.
+    struct CompositeField {
+        let slot: Int
+        let columns: [(index: Int32, column: SQLiteSchema.CompositeColumn)]
+        /// Whether all-NULL columns read as `nil` (an optional composite) rather than `[:]`.
+        let isOptional: Bool
+    }
+
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, …`
     let selectList: String
     /// How many columns the SELECT list has.
     let columnCount: Int32
     /// How one entity's rows decode: the entity, and its fields.
-    typealias Plan = (entity: NSEntityDescription, fields: [Field])
+    typealias Plan = (entity: NSEntityDescription, fields: [Field], composites: [CompositeField])
     /// Indexed by entity number (small and dense, from 1): an array index per row where
     /// a dictionary would hash.
     let plans: [Plan?]
@@ -48,7 +56,12 @@ final class SQLiteRowLayout {
         var plans: [Plan?] = []
         for entity in entities {
             var fields: [Field] = []
+            var composites: [CompositeField] = []
             for property in entity.facts.slots where property.isStored {
+                if let columns = schema.compositeColumns(for: property) {
+                    composites.append(CompositeField(slot: property.slot, columns: columns.map { (index(of: $0.name), $0) }, isOptional: property.isOptional))
+                    continue
+                }
                 guard let column = schema.column(for: property) else { continue }
                 if let attribute = property as? NSAttributeDescription {
                     fields.append(Field(slot: property.slot, column: index(of: column), decoder: Self.decoder(for: attribute, entity.facts.slotLayout.representation(of: property.slot))))
@@ -61,7 +74,7 @@ final class SQLiteRowLayout {
             let number = entity.facts.entityNumber
             guard number >= 0 else { continue }  // numbered from 1; never negative
             if number >= plans.count { plans += Array(repeating: nil, count: number - plans.count + 1) }
-            plans[number] = (entity, fields)
+            plans[number] = (entity, fields, composites)
         }
         self.plans = plans
         self.selectList = SQLObjectReadStatements.selectList(columns)
@@ -121,6 +134,16 @@ final class SQLiteRowLayout {
                 let attribute = plan.entity.facts.slots[field.slot] as! NSAttributeDescription
                 values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
             }
+        }
+        for composite in plan.composites {
+            var leaves: [(path: [String], value: Any)] = []
+            for (index, column) in composite.columns {
+                let value = DatabaseValue(sqliteStatement: statement, index: index + offset)
+                if value.isNull { continue }
+                if let decoded = try store.decodeAttribute(value, column.element) { leaves.append((column.path, decoded)) }
+            }
+            if leaves.isEmpty && composite.isOptional { continue }
+            values[composite.slot] = CompositeValue.assemble(leaves)
         }
         return StoreRow.make(objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version, values: consume values, timestamp: timestamp)
     }

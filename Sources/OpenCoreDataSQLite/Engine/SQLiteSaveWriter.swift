@@ -55,6 +55,8 @@ final class SQLiteSaveWriter {
         let facts: SlotFacts
         /// Whether a to-one also fills its destination-entity column.
         let hasEntityColumn: Bool
+        /// A composite attribute's columns, one per leaf element; `nil` for other slots.
+        var composite: [SQLiteSchema.CompositeColumn]? = nil
     }
 
     /// Plans by entity, kind and written slots: rows of one entity mostly write the
@@ -85,6 +87,11 @@ final class SQLiteSaveWriter {
         var columns: [Column] = []
         for slot in row.slots {
             let property = facts.slots[slot]
+            if let composite = schema.compositeColumns(for: property) {
+                names += composite.map(\.name)
+                columns.append(Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: false, composite: composite))
+                continue
+            }
             guard let column = schema.column(for: property) else { continue }
             names.append(column)
             var hasEntityColumn = false
@@ -137,6 +144,15 @@ final class SQLiteSaveWriter {
                 if column.hasEntityColumn {
                     let number = reference.map { Int64($0.entity.facts.entityNumber) }
                     try check(number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), plan.statement)
+                    index += 1
+                }
+            } else if let composite = column.composite {
+                // Each leaf element's value from the dictionary (nested ones by path), NULL when absent.
+                let dictionary = row.values[column.slot] as? [String: Any]
+                for leaf in composite {
+                    let value = dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }
+                    let encoded = try SQLiteValueCoding.databaseValue(value, type: leaf.element.attributeType, transformerName: leaf.element.valueTransformerName)
+                    try check(Self.bind(encoded, handle, index), plan.statement)
                     index += 1
                 }
             } else {

@@ -20,7 +20,7 @@ extension SQLiteStore {
             let update = lookups.isEmpty ? nil : try db.makeStatement(sql: builder.update.sql)
             let oldExternal = lookups.isEmpty ? nil : try builder.externalValues.map { try db.makeStatement(sql: $0.sql) }
             for row in request.rows {
-                let values = try zip(row, request.attributes).map { try files.encode($0, $1) }
+                let values = try builder.boundValues(row, request.attributes, encode: files.encode)
                 if let update, let (key, number) = try existingRow(matching: values, lookups) {
                     if let oldExternal { files.collectObsolete(try Row.fetchOne(oldExternal, arguments: [key])) }
                     try update.execute(arguments: StatementArguments(values + [key.databaseValue]))

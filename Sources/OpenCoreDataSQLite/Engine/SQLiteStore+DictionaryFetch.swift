@@ -34,6 +34,14 @@ extension SQLiteStore {
             guard let key = Int64.fromDatabaseValue(value), let number = Int.fromDatabaseValue(row[index + 1]),
                   let entity = schema.entitiesByNumber[number] else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        case .composite(let composite):
+            var leaves: [(path: [String], value: Any)] = []
+            for (offset, column) in composite.columns.enumerated() {
+                let stored: DatabaseValue = row[index + offset]
+                if let decoded = try decodeAttribute(stored, column.element) { leaves.append((column.path, decoded)) }
+            }
+            // Like any nil value, a composite whose elements are all nil leaves its key out.
+            return leaves.isEmpty ? nil : CompositeValue.publicValue(CompositeValue.assemble(leaves))
         case .value(.entity, _):
             return Int.fromDatabaseValue(value).flatMap { schema.entitiesByNumber[$0] }
         case .value(let kind, let resultType):
@@ -54,7 +62,7 @@ extension SQLiteStore {
         case .url: type = .URIAttributeType
         case .string: type = .stringAttributeType
         case .data: type = .binaryDataAttributeType
-        case .number, .object, .entity, .null, .opaque: type = nil
+        case .number, .object, .entity, .null, .opaque, .composite: type = nil
         }
         if let type { return SQLiteValueCoding.value(value, type: type) }
         switch value.storage {
@@ -67,16 +75,5 @@ extension SQLiteStore {
     }
 
     /// Numbers as `NSNumber` (decimals as `NSDecimalNumber`), as Core Data returns them.
-    private static func boxed(_ value: Any) -> Any {
-        switch value {
-        case let value as Decimal: return NSDecimalNumber(decimal: value)
-        case let value as Bool: return NSNumber(value: value)
-        case let value as Int16: return NSNumber(value: value)
-        case let value as Int32: return NSNumber(value: value)
-        case let value as Int64: return NSNumber(value: value)
-        case let value as Double: return NSNumber(value: value)
-        case let value as Float: return NSNumber(value: value)
-        default: return value
-        }
-    }
+    private static func boxed(_ value: Any) -> Any { NumberBoxing.boxed(value) }
 }

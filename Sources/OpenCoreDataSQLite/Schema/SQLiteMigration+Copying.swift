@@ -5,6 +5,8 @@ extension SQLiteMigration {
     /// What a destination column holds.
     enum ColumnRole {
         case attribute(NSAttributeDescription)
+        /// One leaf element's column of a composite attribute.
+        case compositeElement(NSCompositeAttributeDescription, SQLiteSchema.CompositeColumn)
         case foreignKey(NSRelationshipDescription)
         case entityNumber(NSRelationshipDescription)
         case order(NSRelationshipDescription)
@@ -75,7 +77,9 @@ extension SQLiteMigration {
             var roles: [String: ColumnRole] = [:]
             for entity in table.root.facts.selfAndDescendants {
                 for property in entity.facts.slots where property.entity === entity && property.isStored {
-                    if let attribute = property as? NSAttributeDescription, let column = destination.column(for: attribute) {
+                    if let composite = property as? NSCompositeAttributeDescription, let columns = destination.compositeColumns(for: composite) {
+                        for column in columns { roles[column.name] = .compositeElement(composite, column) }
+                    } else if let attribute = property as? NSAttributeDescription, let column = destination.column(for: attribute) {
                         roles[column] = .attribute(attribute)
                     } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
                         if let column = destination.column(for: relationship) { roles[column] = .foreignKey(relationship) }
@@ -102,6 +106,9 @@ extension SQLiteMigration {
             case .attribute(let attribute):
                 guard owns(attribute) else { return nil }
                 return try attributeValue(attribute, of: entity)
+            case .compositeElement(let composite, let column):
+                guard owns(composite) else { return nil }
+                return try elementValue(column, of: composite, entity: entity)
             case .foreignKey(let relationship):
                 guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
                 return try validTarget(key, in: target, for: relationship, column: "Z_PK")
@@ -135,6 +142,50 @@ extension SQLiteMigration {
             if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = SQLMigrationStatements.integer(expression) }
             if !attribute.isOptional, let fallback { return SQLMigrationStatements.coalesce(expression, SQLMigrationStatements.constant(fallback)) }
             return expression
+        }
+
+        /// The value of one element column of a composite: the source composite's column of
+        /// the same element (matched by name or renaming identifier along the path), else
+        /// the element's default, given only to rows whose composite was not `nil` (or to
+        /// every row when the composite itself is new or required).
+        private func elementValue(_ column: SQLiteSchema.CompositeColumn, of composite: NSCompositeAttributeDescription,
+                                  entity: NSEntityDescription) throws -> SQLFragment? {
+            let defaults = CompositeValue.defaultValue(of: composite)
+            let fallback = try defaults.flatMap { CompositeValue.value(at: column.path, in: $0) }.map {
+                SQLMigrationStatements.constant(try SQLiteValueCoding.databaseValue($0, type: column.element.attributeType, transformerName: column.element.valueTransformerName))
+            }
+            guard let match = migration.sourceProperty(for: composite, of: entity) as? NSCompositeAttributeDescription,
+                  let sourceColumns = source.compositeColumns(for: match) else {
+                return fallback
+            }
+            let sourcePath = Self.sourcePath(of: column.path, in: composite, from: match)
+            guard let sourceColumn = sourceColumns.first(where: { $0.path == sourcePath }) else {
+                guard let fallback else { return nil }
+                return composite.isOptional ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), fallback) : fallback
+            }
+            let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+            var expression = SQLMigrationStatements.source(sourceColumn.name)
+            if integers.contains(column.element.attributeType), !integers.contains(sourceColumn.element.attributeType) {
+                expression = SQLMigrationStatements.integer(expression)
+            }
+            if !column.element.isOptional, let fallback {
+                let filled = SQLMigrationStatements.coalesce(expression, fallback)
+                return composite.isOptional ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), filled) : filled
+            }
+            return expression
+        }
+
+        /// The element names the source composite used for the element at `path` of the
+        /// destination one: each element's renaming identifier when it has one.
+        private static func sourcePath(of path: [String], in composite: NSCompositeAttributeDescription, from source: NSCompositeAttributeDescription) -> [String] {
+            var result: [String] = []
+            var current: NSCompositeAttributeDescription? = composite
+            for name in path {
+                let element = current?.elements.first { $0.name == name }
+                result.append(element?.renamingIdentifier ?? name)
+                current = element as? NSCompositeAttributeDescription
+            }
+            return result
         }
 
         /// The source row a destination to-one of the row `S` points at (SQL giving its key),
@@ -255,6 +306,10 @@ extension SQLiteMigration {
                 let table = try destination.table(for: entity)
                 for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name })
                     where attribute.entity === entity && !attribute.isOptional && attribute.isStored {
+                    if let composite = attribute as? NSCompositeAttributeDescription {
+                        try checkRequiredElements(of: composite, entity: entity, table: table.name)
+                        continue
+                    }
                     guard let column = destination.column(for: attribute),
                           let missing = try Int.fetchOne(db, SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)), missing > 0
                     else { continue }
@@ -263,6 +318,25 @@ extension SQLiteMigration {
                         "The migration failed in entity mapping '\(migration.entityMapping(for: entity)?.name ?? entity.name ?? "?")': \(missing) '\(entity.name ?? "?")' object\(missing == 1 ? " has" : "s have") no value for the required attribute '\(attribute.name)' (give it a default value, or keep it optional)"
                     )
                 }
+            }
+        }
+
+        /// Throws when a migrated object's required composite lacks a required element.
+        private func checkRequiredElements(of composite: NSCompositeAttributeDescription, entity: NSEntityDescription, table: String) throws {
+            for column in destination.compositeColumns(for: composite) ?? [] {
+                var required = true
+                var current: NSCompositeAttributeDescription? = composite
+                for name in column.path {
+                    let element = current?.elements.first { $0.name == name }
+                    if element?.isOptional ?? true { required = false }
+                    current = element as? NSCompositeAttributeDescription
+                }
+                guard required, let missing = try Int.fetchOne(db, SQLMigrationStatements.countMissing(column.name, table: table, entity: entity)), missing > 0 else { continue }
+                let key = ([composite.name] + column.path).joined(separator: ".")
+                throw CoreDataError.make(
+                    NSMigrationError,
+                    "The migration failed in entity mapping '\(migration.entityMapping(for: entity)?.name ?? entity.name ?? "?")': \(missing) '\(entity.name ?? "?")' object\(missing == 1 ? " has" : "s have") no value for the required element '\(key)' (give it a default value, or keep it optional)"
+                )
             }
         }
 

@@ -3,7 +3,8 @@ import OpenCoreDataCore
 ///
 /// One table per root entity (`Z<ENTITY>`) holds the rows of its whole inheritance
 /// tree, told apart by `Z_ENT`. Attributes and to-one foreign keys are `Z<NAME>`
-/// columns (`Z<NAME>1`, … on collisions); a to-one whose destination has subentities
+/// columns (`Z<NAME>1`, … on collisions), a composite attribute one column per leaf
+/// element (`Z<NAME>_<ELEMENT>`, see `compositeColumnName`); a to-one whose destination has subentities
 /// adds `Z<ent>_<NAME>` with the destination's entity number; ordered to-manys keep
 /// positions in `Z_FOK_` columns; many-to-many relationships use `Z_<ent><NAME>` join
 /// tables. Pure mapping: the statements creating these tables are
@@ -48,7 +49,16 @@ final class SQLiteSchema {
         let isWritingSide: Bool
     }
 
+    /// One column of a composite attribute: a leaf element (not itself a composite),
+    /// the element names leading to it from the attribute, and the column's name.
+    struct CompositeColumn {
+        let path: [String]
+        let element: NSAttributeDescription
+        let name: String
+    }
+
     private(set) var tables: [Table] = []
+    private var compositeColumnsByProperty: [ObjectIdentifier: [CompositeColumn]] = [:]
     private var tableByRoot: [ObjectIdentifier: Table] = [:]
     private var columnByProperty: [ObjectIdentifier: String] = [:]
     private var entityColumnByProperty: [ObjectIdentifier: String] = [:]
@@ -76,7 +86,23 @@ final class SQLiteSchema {
         }
         return table
     }
+    /// The single column of an attribute or to-one; `nil` for a composite attribute,
+    /// which has ``compositeColumns(for:)`` instead.
     func column(for property: NSPropertyDescription) -> String? { columnByProperty[ObjectIdentifier(property)] }
+    /// The columns of a stored composite attribute, one per leaf element in element
+    /// order (depth first); `nil` for any other property.
+    func compositeColumns(for property: NSPropertyDescription) -> [CompositeColumn]? { compositeColumnsByProperty[ObjectIdentifier(property)] }
+
+    /// The name of the column of a composite's element before collisions are resolved
+    /// (a taken name gets `1`, `2`, … appended, like any column): `Z`, the attribute's
+    /// name and each element name on the way, upper-cased and joined by `_`
+    /// (`ZLOCATION_LATITUDE`, nested `ZA_B_C`).
+    ///
+    /// The one place these names are made. Core Data's own names for composite columns
+    /// could not be checked against a store it wrote (see docs/DEVIATIONS.md).
+    static func compositeColumnName(attribute: String, elementPath: [String]) -> String {
+        "Z" + ([attribute] + elementPath).map { $0.uppercased() }.joined(separator: "_")
+    }
     func entityColumn(for relationship: NSRelationshipDescription) -> String? { entityColumnByProperty[ObjectIdentifier(relationship)] }
     func orderColumn(for relationship: NSRelationshipDescription) -> String? { orderColumnByProperty[ObjectIdentifier(relationship)] }
     func hiddenColumn(for relationship: NSRelationshipDescription) -> String? { hiddenColumnByToMany[ObjectIdentifier(relationship)] }
@@ -101,7 +127,22 @@ final class SQLiteSchema {
             for property in own {
                 let key = ObjectIdentifier(property)
                 let base = "Z" + property.name.uppercased()
-                if let attribute = property as? NSAttributeDescription {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    // One column per leaf element, ranked by its own type like any attribute's.
+                    let leaves = CompositeValue.leaves(of: composite)
+                    var names = [String?](repeating: nil, count: leaves.count)
+                    for (index, leaf) in leaves.enumerated() {
+                        let type = Self.sqlType(for: leaf.element.attributeType)
+                        let name = Self.compositeColumnName(attribute: property.name, elementPath: leaf.path)
+                        pendingByTable[ObjectIdentifier(table), default: []].append(
+                            Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: name, type: type, property: nil) { column in
+                                names[index] = column
+                                if names.allSatisfy({ $0 != nil }) {
+                                    self.compositeColumnsByProperty[key] = zip(leaves, names).map { CompositeColumn(path: $0.path, element: $0.element, name: $1!) }
+                                }
+                            })
+                    }
+                } else if let attribute = property as? NSAttributeDescription {
                     let type = Self.sqlType(for: attribute.attributeType)
                     pendingByTable[ObjectIdentifier(table), default: []].append(
                         Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type, property: key) { self.columnByProperty[key] = $0 })

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import GRDB
 
 /// The statements of a batch insert, prepared once and run for every row: the
 /// `INSERT`, and for entities with uniqueness constraints the lookup of a stored row
@@ -22,23 +23,55 @@ struct SQLBatchInsertBuilder {
     let externalValues: SQLTemplate?
     /// One lookup per constraint whose members are all stored attributes of the row.
     let constraintLookups: [ConstraintLookup]
+    /// Per attribute of the request, its columns when it is a composite.
+    private let compositeColumns: [[SQLiteSchema.CompositeColumn]?]
+
+    /// A row's values as the statements bind them: one per attribute, a composite's
+    /// dictionary spread over its elements' columns.
+    func boundValues(_ row: [Any?], _ attributes: [NSAttributeDescription], encode: (Any?, NSAttributeDescription) throws -> DatabaseValue) throws -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(row.count)
+        for (index, (value, attribute)) in zip(row, attributes).enumerated() {
+            if let leaves = compositeColumns[index] {
+                let dictionary = value as? [String: Any]
+                for leaf in leaves {
+                    values.append(try encode(dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }, leaf.element))
+                }
+            } else {
+                values.append(try encode(value, attribute))
+            }
+        }
+        return values
+    }
 
     init(schema: SQLiteSchema, request: StoreBatchInsert) throws {
         let table = try schema.table(for: request.entity).name
-        let columns = request.attributes.map { schema.column(for: $0) ?? "" }
+        compositeColumns = request.attributes.map { schema.compositeColumns(for: $0) }
+        // A composite attribute spans one column per leaf element.
+        let columns = zip(request.attributes, compositeColumns).flatMap { attribute, composite in
+            composite?.map(\.name) ?? [schema.column(for: attribute) ?? ""]
+        }
         let values = SQLList.of(["?", "?", "1"] + columns.map { _ in "?" })
         insert = SQLTemplate(sql: "INSERT INTO \(table) (\(SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) VALUES (\(values))")
         let assignments = SQLList.of(columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"])
         update = SQLTemplate(sql: "UPDATE \(table) SET \(assignments) WHERE Z_PK = ?")
-        constraintLookups = Self.lookups(for: request, table: table, schema: schema)
+        constraintLookups = Self.lookups(for: request, table: table, schema: schema, compositeColumns: compositeColumns)
         let externalColumns = request.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { schema.column(for: $0) }
         externalValues = externalColumns.isEmpty ? nil : SQLExternalDataStatements.values(externalColumns, table: table)
     }
 
     /// Constraints declared on the entity or inherited from its ancestors; each is
     /// matched among rows of the entity that declares it and that entity's subentities.
-    private static func lookups(for request: StoreBatchInsert, table: String, schema: SQLiteSchema) -> [ConstraintLookup] {
+    private static func lookups(for request: StoreBatchInsert, table: String, schema: SQLiteSchema,
+                                compositeColumns: [[SQLiteSchema.CompositeColumn]?]) -> [ConstraintLookup] {
         let indexByName = Dictionary(uniqueKeysWithValues: request.attributes.enumerated().map { ($1.name, $0) })
+        // Where each attribute's value is among the bound values (composites take several).
+        var positions: [Int] = []
+        var next = 0
+        for composite in compositeColumns {
+            positions.append(next)
+            next += composite?.count ?? 1
+        }
         var result: [ConstraintLookup] = []
         var owner: NSEntityDescription? = request.entity
         while let entity = owner {
@@ -49,7 +82,7 @@ struct SQLBatchInsertBuilder {
                 guard !indexes.isEmpty, indexes.count == names.count else { continue }
                 let conditions = indexes.map { "\(schema.column(for: request.attributes[$0]) ?? "") = ?" }
                 let sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(SQLList.entityNumbers(of: entity))) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
-                result.append(ConstraintLookup(statement: SQLTemplate(sql: sql), valueIndexes: indexes))
+                result.append(ConstraintLookup(statement: SQLTemplate(sql: sql), valueIndexes: indexes.map { positions[$0] }))
             }
             owner = entity.superentity
         }

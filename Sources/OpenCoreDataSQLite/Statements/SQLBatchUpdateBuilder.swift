@@ -48,6 +48,18 @@ struct SQLBatchUpdateBuilder {
         var assignments: [SQLFragment] = []
         var computed: [SQLFragment] = []
         for (attribute, value) in request.assignments {
+            if let leaves = schema.compositeColumns(for: attribute) {
+                // A composite is set whole: each element's column from the dictionary (NULL when absent).
+                guard case .constant(let constant) = value else {
+                    throw failure(attribute, "a composite attribute can only be set to a constant dictionary")
+                }
+                let dictionary = constant as? [String: Any]
+                for leaf in leaves {
+                    let element = dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }
+                    assignments.append("\(raw: leaf.name) = \(SQLFragment.bind(try encode(element, leaf.element)))")
+                }
+                continue
+            }
             guard let column = schema.column(for: attribute) else { continue }
             switch value {
             case .constant(let constant):

@@ -20,10 +20,14 @@ struct SQLDictionaryQuery {
         /// A computed value (one column) of `kind`, returned as `resultType`
         /// (with `.undefinedAttributeType`, as the store computed it).
         case value(SQLValueKind, resultType: NSAttributeType)
+        /// A composite attribute (or nested composite element): one column per leaf
+        /// element, assembled into its dictionary.
+        case composite(SQLCompositeReference)
 
         /// How many result columns the entry spans.
         var width: Int {
             if case .objectOfAnyEntity = self { return 2 }
+            if case .composite(let composite) = self { return composite.columns.count }
             return 1
         }
     }

@@ -50,6 +50,13 @@ enum SQLMigrationStatements {
     /// `value`, or `fallback` where it is NULL.
     static func coalesce(_ value: SQLFragment, _ fallback: SQLFragment) -> SQLFragment { "COALESCE(\(value), \(fallback))" }
 
+    /// `value`, or NULL where every one of the source row's `columns` is NULL (a composite
+    /// attribute that was `nil` stays `nil` rather than gaining a new element's default).
+    static func unlessAllNull(_ columns: [String], _ value: SQLFragment) -> SQLFragment {
+        guard !columns.isEmpty else { return value }
+        return "(CASE WHEN \(raw: columns.map { "S.\($0) IS NULL" }.joined(separator: " AND ")) THEN NULL ELSE \(value) END)"
+    }
+
     /// `(CASE <value> WHEN <old> THEN <new> … END)`: a source entity number as its
     /// destination number (NULL for a removed entity); `NULL` when none stays.
     static func renumbered(_ value: SQLFragment, _ numbers: [(old: Int, new: Int)]) -> SQLFragment {

@@ -66,6 +66,10 @@ extension SQLTranslator {
             if case .opaque(let description) = value.kind, !(right.kind.isNull || left.kind.isNull) {
                 throw SQLTranslationError.unsupported("comparing \(description)")
             }
+            // A composite only compares with nil; its elements compare with anything.
+            if case .composite(let composite) = value.kind, !(right.kind.isNull || left.kind.isNull) {
+                throw SQLTranslationError.unsupported("comparing composite attribute '\(composite.keyPath)' as a whole (compare it with nil, or compare its elements: \(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))")
+            }
         }
         if left.kind.isNull || right.kind.isNull {
             let other = left.kind.isNull ? right : left

@@ -52,7 +52,7 @@ enum SQLConstantEncoding {
         case .entity:
             // An entity of a model no store uses has no number, and matches no row.
             encoded = ((constant as! NSEntityDescription).frozenFacts?.entityNumber ?? -1).databaseValue
-        case .null, .opaque:
+        case .null, .opaque, .composite:
             throw SQLTranslationError.unsupported("cannot compare stored values with \(kindDescription(kind))")
         }
         var value = SQLValue(.bind(encoded), kind: kind, isNullable: false)
@@ -81,6 +81,7 @@ enum SQLConstantEncoding {
     static func kindDescription(_ kind: SQLValueKind) -> String {
         switch kind {
         case .opaque(let description): description
+        case .composite(let composite): "composite attribute '\(composite.keyPath)'"
         case .null: "nil"
         default: "\(kind)"
         }

@@ -81,6 +81,10 @@ final class SQLDictionaryTranslation {
         if let entity = value.kind.entity {
             return (try object(value, of: entity), value)
         }
+        if case .composite(let composite) = value.kind {
+            let fragments: [SQLFragment] = composite.columns.map { "\(raw: composite.alias).\(raw: $0.name)" }
+            return (Translated(fragments: fragments, decoding: .composite(composite), isAggregate: false, isConstant: false), value)
+        }
         let decoding: SQLDictionaryQuery.Decoding = finalAttribute(path).map { .attribute($0) } ?? .value(value.kind, resultType: .undefinedAttributeType)
         return (Translated(fragments: [value.fragment], decoding: decoding, isAggregate: false, isConstant: false, isText: value.kind.isText), value)
     }
@@ -173,6 +177,14 @@ final class SQLDictionaryTranslation {
         for (index, key) in keys.enumerated() {
             guard let property = try? translator.property(key, of: entity, path: path) else { return nil }
             if index == keys.count - 1 { return property as? NSAttributeDescription }
+            if var composite = property as? NSCompositeAttributeDescription {
+                // An element of a composite (`location.latitude`, nested `a.b.c`).
+                for elementKey in keys[(index + 1)...].dropLast() {
+                    guard let nested = composite.elements.first(where: { $0.name == elementKey }) as? NSCompositeAttributeDescription else { return nil }
+                    composite = nested
+                }
+                return composite.elements.first { $0.name == keys[keys.count - 1] }
+            }
             guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
                   let destination = relationship.destinationEntity else { return nil }
             entity = destination

@@ -125,7 +125,7 @@ extension SQLTranslator {
         case "length:":
             return all(.string) ? call(.number) : .constant(nil)
         case "sum:", "average:", "median:", "stddev:", "count:":
-            if let bad = kinds.first(where: { if case .object = $0 { return true }; if case .opaque = $0 { return true }; return false }) {
+            if let bad = kinds.first(where: { if case .object = $0 { return true }; if case .opaque = $0 { return true }; if case .composite = $0 { return true }; return false }) {
                 throw SQLTranslationError.unsupported("\(name) of \(SQLConstantEncoding.kindDescription(bad)) values")
             }
             return call(.number)
@@ -168,7 +168,7 @@ extension SQLTranslator {
         switch (source.kind, target) {
         case (.null, _):
             return .constant(nil)
-        case (.object, _), (.opaque, _):
+        case (.object, _), (.opaque, _), (.composite, _):
             throw SQLTranslationError.unsupported("CAST of \(SQLConstantEncoding.kindDescription(source.kind)) values")
         // Same storage, new meaning: dates are stored as seconds since 2001.
         case (.number, .number), (.date, .date), (.string, .string), (.uuid, .uuid), (.url, .url), (.data, .data),

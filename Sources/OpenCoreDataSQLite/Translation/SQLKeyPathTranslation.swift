@@ -87,6 +87,7 @@ extension SQLTranslator {
             return .constant(KeyPathEvaluation.value(forKeyPath: key, of: value))
         case .value(let value):
             if let length = Self.stringLength(key, of: value) { return .value(length) }
+            if case .composite(let composite) = value.kind { return .value(try element(key, of: composite, path: path)) }
             let property = try objectProperty(key, of: value, path: path)
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
                 return .collection(try collection(relationship, of: value, in: scope, path: path))
@@ -95,6 +96,10 @@ extension SQLTranslator {
         case .collection(var collection):
             if let length = Self.stringLength(key, of: collection.element) {
                 collection.element = length
+                return .collection(collection)
+            }
+            if case .composite(let composite) = collection.element.kind {
+                collection.element = try element(key, of: composite, path: path)
                 return .collection(collection)
             }
             let property = try objectProperty(key, of: collection.element, path: path)
@@ -122,8 +127,24 @@ extension SQLTranslator {
         return try property(key, of: entity, path: path)
     }
 
+    /// The element `key` of a composite value: its column, or a nested composite.
+    private func element(_ key: String, of composite: SQLCompositeReference, path: String) throws -> SQLValue {
+        guard let value = composite.element(key) else {
+            let known = composite.composite.elements.map(\.name).joined(separator: ", ")
+            throw SQLTranslationError.badKeyPath(path, ": '\(key)' is not an element of composite attribute '\(composite.keyPath)' (its elements: \(known))")
+        }
+        return value
+    }
+
     /// An attribute or to-one relationship of an object: its column, on the object's row.
+    /// A composite attribute is all its elements' columns (see ``SQLCompositeReference``).
     private func read(_ property: NSPropertyDescription, of object: SQLValue, in scope: SQLScope) throws -> SQLValue {
+        if let composite = property as? NSCompositeAttributeDescription {
+            guard let columns = schema.compositeColumns(for: composite) else {
+                throw SQLTranslationError.badKeyPath(property.name, "has no columns in the store")
+            }
+            return SQLCompositeReference(composite: composite, keyPath: composite.name, alias: try rowAlias(of: object, in: scope), columns: columns).value
+        }
         guard let column = schema.column(for: property) else {
             throw SQLTranslationError.badKeyPath(property.name, "has no column in the store")
         }

@@ -24,6 +24,9 @@ enum SQLValueKind {
     /// A value SQL cannot compare (transformable, external binary data, object IDs);
     /// the string names it in errors.
     case opaque(String)
+    /// A composite attribute (or a nested composite element) of a row: its elements are
+    /// columns that key paths continue into; the value itself is only `nil` or not.
+    case composite(SQLCompositeReference)
 
     /// Whether values of the two kinds can be equal or ordered at all.
     func isComparable(with other: SQLValueKind) -> Bool {
@@ -43,7 +46,7 @@ enum SQLValueKind {
     var isOrdered: Bool {
         switch self {
         case .string, .number, .date, .uuid, .data, .url: true
-        case .object, .entity, .null, .opaque: false
+        case .object, .entity, .null, .opaque, .composite: false
         }
     }
 
@@ -64,7 +67,7 @@ enum SQLValueKind {
         case .uuid: "u"
         case .data: "b"
         case .url: "l"
-        case .object, .entity, .null, .opaque: "z"
+        case .object, .entity, .null, .opaque, .composite: "z"
         }
     }
 
@@ -78,6 +81,37 @@ enum SQLValueKind {
     var entity: NSEntityDescription? {
         if case .object(let entity) = self { return entity }
         return nil
+    }
+}
+
+/// A composite attribute (or a nested composite element of one) as read on one row:
+/// the columns of its leaf elements, with their paths relative to this composite.
+struct SQLCompositeReference {
+    /// The attribute, or the nested composite element `keyPath` ends at.
+    let composite: NSCompositeAttributeDescription
+    /// The key path that led here, for messages (`location`, `location.position`).
+    let keyPath: String
+    /// The row's alias.
+    let alias: String
+    /// The columns of `composite`'s leaf elements, their paths relative to `composite`.
+    let columns: [SQLiteSchema.CompositeColumn]
+
+    /// The element `key`: a column, or a nested composite; `nil` when there is no such element.
+    func element(_ key: String) -> SQLValue? {
+        guard let element = composite.elements.first(where: { $0.name == key }) else { return nil }
+        if let nested = element as? NSCompositeAttributeDescription {
+            let inner = columns.filter { $0.path.first == key }.map { SQLiteSchema.CompositeColumn(path: Array($0.path.dropFirst()), element: $0.element, name: $0.name) }
+            return SQLCompositeReference(composite: nested, keyPath: keyPath + "." + key, alias: alias, columns: inner).value
+        }
+        guard let column = columns.first(where: { $0.path == [key] }) else { return nil }
+        return SQLValue("\(raw: alias).\(raw: column.name)", kind: SQLConstantEncoding.kind(of: column.element))
+    }
+
+    /// The composite as a value: NULL when every column is NULL (the composite is `nil`), 1 otherwise.
+    var value: SQLValue {
+        let tests = columns.map { "\(alias).\($0.name) IS NULL" }
+        let fragment: SQLFragment = tests.isEmpty ? "NULL" : "(CASE WHEN \(raw: tests.joined(separator: " AND ")) THEN NULL ELSE 1 END)"
+        return SQLValue(fragment, kind: .composite(self), rowAlias: nil)
     }
 }
 

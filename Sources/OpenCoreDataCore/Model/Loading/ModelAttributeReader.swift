@@ -23,8 +23,9 @@ enum ModelAttributeReader {
     ]
 
     /// The attribute `values` describes. `composites` are the model's `<composite>`
-    /// definitions by name (empty while reading a composite's own elements).
-    static func attribute(_ values: ModelElementValues, composites: [String: ModelXMLElement]) throws -> NSAttributeDescription {
+    /// definitions by name; `enclosing` names the composites being read around it (an
+    /// element may be a composite in turn, but not one that contains it).
+    static func attribute(_ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String] = []) throws -> NSAttributeDescription {
         try values.checkChildren(["userInfo"])
         let typeName = values["attributeType"] ?? "Undefined"
         guard let type = typesByName[typeName] else {
@@ -32,7 +33,7 @@ enum ModelAttributeReader {
         }
         let attribute: NSAttributeDescription
         if type == .compositeAttributeType {
-            attribute = try composite(values, composites: composites)
+            attribute = try composite(values, composites: composites, enclosing: enclosing)
         } else if try values.flag("derived") {
             let derived = NSDerivedAttributeDescription()
             derived.derivationExpression = try values.expression("derivationExpression")
@@ -55,16 +56,22 @@ enum ModelAttributeReader {
         return attribute
     }
 
-    private static func composite(_ values: ModelElementValues, composites: [String: ModelXMLElement]) throws -> NSCompositeAttributeDescription {
+    private static func composite(_ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String]) throws -> NSCompositeAttributeDescription {
         let name = try values.required("composite")
         guard let definition = composites[name] else {
-            throw values.error("names composite '\(name)' that the model does not define" + (composites.isEmpty ? " (composites cannot nest)" : ""))
+            throw values.error("names composite '\(name)' that the model does not define")
+        }
+        guard !enclosing.contains(name) else {
+            throw values.error("names composite '\(name)', which contains it (\((enclosing + [name]).joined(separator: " → ")))")
+        }
+        guard enclosing.count < CompositeValue.maximumDepth else {
+            throw values.error("nests composites more than \(CompositeValue.maximumDepth) deep")
         }
         let composite = NSCompositeAttributeDescription()
         var seen = Set<String>()
         for element in definition.children(named: "attribute") {
             let elementValues = values.child(element, scope: "in composite \(name)")
-            let member = try attribute(elementValues, composites: [:])
+            let member = try attribute(elementValues, composites: composites, enclosing: enclosing + [name])
             guard seen.insert(member.name).inserted else { throw elementValues.error("repeats the name '\(member.name)'") }
             composite.elements.append(member)
         }

@@ -30,7 +30,7 @@ enum AtomicStoreRows {
                 case .attribute:
                     guard let attribute = slotFacts.property as? NSAttributeDescription,
                           let value = node.value(forKey: attribute.name) else { continue }
-                    if attribute.attributeType == .compositeAttributeType || attribute.attributeType == .undefinedAttributeType {
+                    if attribute.attributeType == .undefinedAttributeType {
                         values[slot] = value
                         continue
                     }

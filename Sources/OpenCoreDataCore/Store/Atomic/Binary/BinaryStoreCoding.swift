@@ -55,6 +55,16 @@ struct BinaryStoreEncoder {
         case let v as UUID: append(BinaryValueTag.uuid.rawValue); withUnsafeBytes(of: v.uuid) { data.append(contentsOf: $0) }
         case let v as URL: append(BinaryValueTag.url.rawValue); append(v.absoluteString)
         case let v as NSManagedObjectID: append(BinaryValueTag.objectURI.rawValue); append(v.uriRepresentation().absoluteString)
+        case let v as [String: Any] where attribute is NSCompositeAttributeDescription:
+            // A composite: its elements by name, each tagged as an attribute of the element's type.
+            let composite = attribute as! NSCompositeAttributeDescription
+            append(BinaryValueTag.composite.rawValue)
+            append(UInt64(v.count))
+            for key in v.keys.sorted() {
+                guard let element = composite.elements.first(where: { $0.name == key }) else { continue }
+                append(key)
+                try append(value: v[key], of: element)
+            }
         default:
             throw CoreDataError.make(NSManagedObjectValidationError, "A Binary store cannot write the \(type.displayName) attribute '\(attribute.name)' (a \(Swift.type(of: stored)))",
                                      [NSValidationKeyErrorKey: attribute.name])
@@ -79,6 +89,8 @@ enum BinaryValueTag: UInt8 {
     case transformed = 11
     /// An object ID attribute, as its URI.
     case objectURI = 12
+    /// A composite attribute's dictionary: a count, then each element's name and tagged value.
+    case composite = 13
 }
 
 /// Reads the primitives of ``BinaryStoreEncoder`` back, refusing to read past the end:
@@ -86,6 +98,8 @@ enum BinaryValueTag: UInt8 {
 struct BinaryStoreDecoder {
     private let data: Data
     private(set) var offset: Int
+    /// How many composite values the value being read is inside.
+    private var compositeDepth = 0
 
     init(_ data: Data) {
         self.data = data
@@ -179,6 +193,22 @@ struct BinaryStoreDecoder {
             return value
         case .objectURI:
             return URL(string: try string())
+        case .composite:
+            // Each element takes at least a name length (8 bytes) and a tag.
+            guard compositeDepth < CompositeValue.maximumDepth else {
+                throw BinaryStoreDamage("composite values nest too deeply, at byte \(offset - data.startIndex)")
+            }
+            compositeDepth += 1
+            defer { compositeDepth -= 1 }
+            let count = try count(minimumSize: 9)
+            let composite = attribute as? NSCompositeAttributeDescription
+            var result: [String: Any] = [:]
+            for _ in 0..<count {
+                let key = try string()
+                let element = composite?.elements.first { $0.name == key }
+                if let value = try self.value(for: element) { result[key] = value }
+            }
+            return result
         }
     }
 }
