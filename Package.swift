@@ -132,6 +132,8 @@ let package = Package(
             name: "OpenCoreDataBenchmarks",
             dependencies: [
                 "OpenCoreData",
+                // The SwiftData layer, run as a fourth contender beside the Core Data layer (issue 33).
+                "OpenSwiftData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite's C API (GRDB's module for it) for the raw baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

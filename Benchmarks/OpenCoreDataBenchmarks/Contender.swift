@@ -45,6 +45,12 @@ protocol Contender: AnyObject {
     func keyValueFetchAndRead() throws -> PreparedRun
     /// Workload 9: every item fetched, every attribute read, and the result held until `finish`.
     func fetchAndHold() throws -> PreparedRun
+    /// Whether the contender runs `workload` (all do every one, but OpenSwiftData).
+    static func supports(_ workload: Workload) -> Bool
+}
+
+extension Contender {
+    static func supports(_ workload: Workload) -> Bool { true }
 }
 
 /// What a workload 9 body keeps alive until its run's `finish` (measured in between).

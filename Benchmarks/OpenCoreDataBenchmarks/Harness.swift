@@ -8,7 +8,9 @@ struct Harness {
     let sizes: [Int]
     let workloads: [Workload]
     var contenderTypes: [any Contender.Type] = Harness.allContenders
-    static var allContenders: [any Contender.Type] { [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self] }
+    static var allContenders: [any Contender.Type] {
+        [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self, OpenSwiftDataContender.self]
+    }
     private let clock = ContinuousClock()
 
     /// Small sizes run several times (the best counts); 1M runs once, as it takes long.
@@ -36,19 +38,22 @@ struct Harness {
             for workload in workloads {
                 if workload.needsItems, !hasItems, workload != .insert {
                     progress("size \(size): inserting items (untimed, workload 1 not selected)")
-                    for contender in contenders { try measure(repetitions: 1) { try contender.insert(items) } }
+                    for contender in contenders where type(of: contender).supports(.insert) {
+                        try measure(repetitions: 1) { try contender.insert(items) }
+                    }
                 }
                 if workload.needsItems { hasItems = true }
                 if workload == .prefetch {
+                    let prefetching = contenders.filter { type(of: $0).supports(.prefetch) }
                     if !hasItems {
                         // Each contender's store starts as a copy of the template, made by its insert.
-                        for contender in contenders { try measure(repetitions: 1) { try contender.insert([]) } }
+                        for contender in prefetching { try measure(repetitions: 1) { try contender.insert([]) } }
                     }
                     progress("size \(size): inserting parents and children (untimed)")
                     let families = BenchmarkData.families(childCount: size)
-                    for contender in contenders { try contender.insertFamilies(families) }
+                    for contender in prefetching { try contender.insertFamilies(families) }
                 }
-                for contender in contenders {
+                for contender in contenders where type(of: contender).supports(workload) {
                     let label = type(of: contender).label
                     let measurement = try measure(repetitions: repetitions, rows: workload == .heldMemory ? size : nil) {
                         switch workload {

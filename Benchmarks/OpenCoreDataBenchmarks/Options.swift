@@ -11,14 +11,15 @@ struct Options {
     var contenders: [any Contender.Type] = Harness.allContenders
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
                        8 fetch read by key, 9 memory per held object,
                        parse (predicate parsing), migrate (lightweight migration),
                        results (NSFetchedResultsController); default all
-          --contenders which implementations run: opencoredata, raw, grdb (one alone is for
-                       profiling, e.g. under valgrind); default all
+          --contenders which implementations run: opencoredata, raw, grdb, openswiftdata (one
+                       alone is for profiling, e.g. under valgrind; openswiftdata runs
+                       workloads 1, 2, 3, 5, 7 and 9 only); default all
         """
 
     struct UsageError: Error { let message: String }
@@ -36,7 +37,7 @@ struct Options {
             } else if option == "--contenders" {
                 contenders = try items.map { item in
                     guard let type = Harness.allContenders.first(where: { $0.label.lowercased().replacingOccurrences(of: " sqlite", with: "") == item }) else {
-                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb)")
+                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb, openswiftdata)")
                     }
                     return type
                 }

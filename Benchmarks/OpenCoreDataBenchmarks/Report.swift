@@ -31,7 +31,44 @@ enum Report {
             Swift.print(table(rows))
             if let linearity = linearity(results, workload: workload, sizes: sizes) { Swift.print("\n" + linearity) }
             for note in notes { Swift.print("\n⚠️ " + note) }
+            printSwiftData(results, sizes: sizes, workload: workload)
         }
+    }
+
+    /// Issue 33's table, after the workload's own when OpenSwiftData ran it: OpenSwiftData
+    /// against the Core Data layer it is built on, raw SQLite and GRDB.
+    private static func printSwiftData(_ results: Results, sizes: [Int], workload: Workload) {
+        let swiftData = OpenSwiftDataContender.label, coreData = OpenCoreDataContender.label
+        let raw = RawSQLiteContender.label, grdb = GRDBContender.label
+        guard sizes.contains(where: { results[workload, $0, swiftData] != nil }) else { return }
+        let holds = workload == .heldMemory
+        var rows = [["N", "\(swiftData) (per row)", "\(coreData) (per row)", "SwiftData/CoreData", "SwiftData/raw", "SwiftData/GRDB",
+                     "peak MiB SwiftData (CoreData)"] + (holds ? ["held B/row SwiftData (CoreData)"] : []) + ["target \(workload.swiftDataTarget)"]]
+        var notes: [String] = []
+        for size in sizes {
+            guard let mine = results[workload, size, swiftData] else { continue }
+            let base = results[workload, size, coreData], other = results[workload, size, grdb]
+            let met = workload.isSwiftDataMet(swiftData: mine, coreData: base, grdb: other)
+            rows.append([
+                count(size), cell(mine, size), base.map { cell($0, size) } ?? "–",
+                ratio(mine, base), ratio(mine, results[workload, size, raw]), ratio(mine, other),
+                "\(mebibytes(mine.peakBytes)) (\(mebibytes(base?.peakBytes)))",
+            ] + (holds ? ["\(bytes(mine.heldBytesPerRow)) (\(bytes(base?.heldBytesPerRow)))"] : []) + [
+                met.map { $0 ? "met" : "**missed**" } ?? "?",
+            ])
+            let others = [base, results[workload, size, raw], other].compactMap { $0?.checksum }
+            if let differing = others.first(where: { $0 != mine.checksum }) {
+                notes.append("N = \(count(size)): OpenSwiftData's checksum \(mine.checksum) differs from the others' (\(differing)), so it did not do the same work.")
+            }
+        }
+        Swift.print("\n#### \(workload.rawValue). OpenSwiftData beside the Core Data layer (issue 33)\n")
+        Swift.print(table(rows))
+        if let small = sizes.min(), let large = sizes.max(), small != large,
+           let first = results[workload, small, swiftData], let last = results[workload, large, swiftData] {
+            let growth = (last.seconds / Double(large)) / (first.seconds / Double(small))
+            Swift.print("\nCost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): \(swiftData) ×\(String(format: "%.2f", growth))")
+        }
+        for note in notes { Swift.print("\n⚠️ " + note) }
     }
 
     /// How the cost per row changes from the smallest to the largest size (×1.0 = linear).

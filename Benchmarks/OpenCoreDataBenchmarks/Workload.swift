@@ -38,6 +38,20 @@ enum Workload: Int, CaseIterable, Comparable {
         }
     }
 
+    /// Issue 33's target for OpenSwiftData beside the Core Data layer, as printed.
+    var swiftDataTarget: String {
+        self == .insert ? "≤ 1.2× OpenCoreData, < 1× GRDB" : "≤ 1.2× OpenCoreData"
+    }
+
+    /// Whether OpenSwiftData met issue 33's target at one size (nil when a measurement is missing).
+    func isSwiftDataMet(swiftData: Measurement, coreData: Measurement?, grdb: Measurement?) -> Bool? {
+        guard let coreData else { return nil }
+        let withinCoreData = swiftData.seconds <= 1.2 * coreData.seconds
+        guard self == .insert else { return withinCoreData }
+        guard let grdb else { return nil }
+        return withinCoreData && swiftData.seconds < grdb.seconds
+    }
+
     /// Whether OpenCoreData met the target at one size (nil when a measurement is missing).
     func isMet(ours: Measurement, raw: Measurement?, grdb: Measurement?) -> Bool? {
         func ratio(_ limit: Double) -> Bool? { raw.map { ours.seconds <= limit * $0.seconds } }

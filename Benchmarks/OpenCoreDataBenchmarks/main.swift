@@ -5,6 +5,8 @@
 // Each workload of issue 4 runs at each size N on the same generated data, in one
 // process, on OpenCoreData, the raw SQLite C API and GRDB records, each on its own
 // store file; the report gives times, per-row costs, ratios, peak memory and targets.
+// OpenSwiftData runs workloads 1, 2, 3, 5, 7 and 9 beside them, reported against the
+// Core Data layer it is built on (issue 33).
 import OpenCoreData
 
 MemoryMeter.useOneHeapArena()
