@@ -90,11 +90,7 @@ public final class ModelContext: Equatable, Hashable {
 
     /// Deletes every model of `type` in the store.
     func deleteAll(_ type: any PersistentModel.Type) throws {
-        try deleteAll(type, typed: ())
-    }
-
-    private func deleteAll<T: PersistentModel>(_ type: T.Type, typed: Void) throws {
-        try delete(model: type, where: nil)
+        try delete(model: type)
     }
 
     // MARK: Changes

@@ -11,11 +11,7 @@ extension ModelContext {
     ///
     /// - Throws: The store's error (a store without history tracking has none).
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
-        request.resultType = .transactionsAndChanges
-        let result = try objectContext.execute(request) as? NSPersistentHistoryResult
-        let transactions = (result?.result as? [NSPersistentHistoryTransaction]) ?? []
-        var found = try transactions.compactMap { try historyTransaction($0) as? T }
+        var found = try allHistoryTransactions(.transactionsAndChanges).compactMap { historyTransaction($0) as? T }
         if let predicate = descriptor.predicate {
             found = try found.filter { try predicate.evaluate($0) }
         }
@@ -43,12 +39,10 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/invalidTransactionFetchRequest`` when the described
     ///   transactions are not the oldest ones; the store's error.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
-        request.resultType = .transactionsOnly
-        let all = ((try objectContext.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]) ?? []
+        let all = try allHistoryTransactions(.transactionsOnly)
         var matching: [NSPersistentHistoryTransaction] = []
         for transaction in all {
-            guard let swift = try historyTransaction(transaction) as? T else { continue }
+            guard let swift = historyTransaction(transaction) as? T else { continue }
             if try descriptor.predicate?.evaluate(swift) ?? true { matching.append(transaction) }
         }
         guard let last = matching.last else { return }
@@ -58,8 +52,16 @@ extension ModelContext {
         _ = try objectContext.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: last.token))
     }
 
+    /// Every transaction of the stores' history, oldest first.
+    private func allHistoryTransactions(_ resultType: NSPersistentHistoryResultType) throws -> [NSPersistentHistoryTransaction] {
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        request.resultType = resultType
+        let result = try objectContext.execute(request) as? NSPersistentHistoryResult
+        return (result?.result as? [NSPersistentHistoryTransaction]) ?? []
+    }
+
     /// The SwiftData form of a Core Data history transaction.
-    private func historyTransaction(_ transaction: NSPersistentHistoryTransaction) throws -> DefaultHistoryTransaction {
+    private func historyTransaction(_ transaction: NSPersistentHistoryTransaction) -> DefaultHistoryTransaction {
         let changes = (transaction.changes ?? []).compactMap { change -> HistoryChange? in
             guard let type = objectContext.modelTypes[change.changedObjectID.entity.name ?? ""] else { return nil }
             return Self.historyChange(change, of: type, transaction: transaction.transactionNumber)

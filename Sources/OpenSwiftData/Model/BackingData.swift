@@ -100,7 +100,7 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
             return property.read(from: managedObject) as! Value
         }
         if let value = pending[index] { return value as! Value }
-        return property.valueBeforeInsertion(of: Model.self) as! Value
+        return property.absentValue() as! Value
     }
 
     /// Writes the property at `index`.

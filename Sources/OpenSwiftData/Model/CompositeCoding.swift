@@ -56,7 +56,7 @@ struct CompositeLayout: @unchecked Sendable {
 
     /// The stored dictionary of `value`.
     func storedValue(of value: any Encodable) throws -> [String: Any] {
-        let json = try JSONSerialization.jsonObject(with: CompositeLayout.encoder.encode(value))
+        let json = try JSONSerialization.jsonObject(with: ValueCodec.jsonEncoder.encode(value))
         guard let dictionary = json as? [String: Any] else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "not a keyed value"))
         }
@@ -121,12 +121,6 @@ struct CompositeLayout: @unchecked Sendable {
         default: type == .booleanAttributeType ? ((value as? NSNumber)?.boolValue ?? value) : value
         }
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-        return encoder
-    }()
 }
 
 // MARK: - Discovering a layout

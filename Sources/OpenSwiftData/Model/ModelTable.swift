@@ -155,7 +155,4 @@ final class ModelProperty: @unchecked Sendable {
         if let defaultValue { return defaultValue }
         preconditionFailure("\(label) has no value in the store, but its type \(valueType) is not optional")
     }
-
-    /// The value of a property of a model not in any context that was never set.
-    func valueBeforeInsertion(of type: Any.Type) -> Any { absentValue() }
 }

@@ -64,8 +64,9 @@ struct ValueCodec: @unchecked Sendable {
                    decode: { stored in (stored as? Data).flatMap { try? JSONDecoder().decode(Value.self, from: $0) } })
     }
 
-    /// Deterministic output (sorted keys), and non-finite numbers kept rather than refused.
-    private static let jsonEncoder: JSONEncoder = {
+    /// The encoder of stored `Codable` values and composites: deterministic output (sorted
+    /// keys), and non-finite numbers kept rather than refused.
+    static let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")

@@ -54,11 +54,6 @@ public final class Schema: Hashable, @unchecked Sendable {
         String(describing: type)
     }
 
-    /// The model type of the entity named `name`.
-    func modelType(named name: String) -> (any PersistentModel.Type)? {
-        modelTypes.first { $0.name == name }?.type
-    }
-
     public static func == (lhs: Schema, rhs: Schema) -> Bool {
         lhs.version == rhs.version && lhs.modelTypes.map { ObjectIdentifier($0.type) } == rhs.modelTypes.map { ObjectIdentifier($0.type) }
     }
