@@ -182,6 +182,8 @@ private struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try recorder.record(type, key.stringValue, optional: false)
     }
 
+    // Every `decodeIfPresent` overload records an optional element: the protocol's default
+    // ones would ask `decodeNil` and then `decode`, recording the element as required.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         _ = try recorder.record(type, key.stringValue, optional: true)
         return nil
@@ -208,6 +210,14 @@ private struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> { throw NotComposite() }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw NotComposite() }
