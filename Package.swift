@@ -40,6 +40,7 @@ let package = Package(
         .executable(name: "Acquaintance", targets: ["Acquaintance"]),
         .executable(name: "Family", targets: ["Family"]),
         .executable(name: "Tags", targets: ["Tags"]),
+        .executable(name: "TagsSwiftData", targets: ["TagsSwiftData"]),
         .executable(name: "PickYourPitch", targets: ["PickYourPitch"]),
         .executable(name: "FavoriteActors", targets: ["FavoriteActors"]),
         .executable(name: "Shutterbug", targets: ["Shutterbug"]),
@@ -168,6 +169,13 @@ let package = Package(
             resources: [.copy("Tags.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
         ),
+        // The Tags seed written with SwiftData (issue 33): its @Model classes map to the same
+        // Core Data entities as Tags.xcdatamodeld, so either variant opens the other's store.
+        .executableTarget(
+            name: "TagsSwiftData",
+            dependencies: ["OpenSwiftData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/TagsSwiftData"
+        ),
         .executableTarget(
             name: "FavoriteActors",
             dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -259,6 +267,20 @@ let package = Package(
             dependencies: ["OpenCoreData"],
             path: "Tests/StoreWorkerSupport"
         ),
+        // A process per launch for the three-process SwiftData migration test (issue 33): a
+        // store made at schema 1.0.0, migrated to 2.0.0 by a plan, opened again and checked.
+        .executableTarget(
+            name: "openswiftdata-trips-worker",
+            dependencies: ["SwiftDataTripsSupport"],
+            path: "Tests/SwiftDataTripsWorker"
+        ),
+        // What that worker and its test share: the trips schema's versions, the migration plan
+        // and the step each process runs.
+        .target(
+            name: "SwiftDataTripsSupport",
+            dependencies: ["OpenSwiftData"],
+            path: "Tests/SwiftDataTripsSupport"
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
@@ -287,7 +309,8 @@ let package = Package(
         // The SwiftData layer's internals (predicate translation, schema mapping).
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "OpenCoreData"]
+            // The trips schema and steps the migration worker runs, to check its stores against.
+            dependencies: ["OpenSwiftData", "OpenCoreData", "SwiftDataTripsSupport"]
         ),
         // SwiftData's documented behaviour, written as SwiftData user code (one file per Apple
         // type, `import Foundation` + `import OpenSwiftData`). On a Mac,

@@ -29,12 +29,16 @@ public enum ExampleData {
     /// A container named `name` (its model found by that name among the app's resources,
     /// unless `model` is given) with its SQLite store at `url`, loaded: an app's Core Data
     /// stack. It migrates a store made with another model version automatically, as
-    /// containers do, unless `migrates` is false.
-    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true) throws -> NSPersistentContainer {
+    /// containers do, unless `migrates` is false. With `tracksHistory` the store keeps
+    /// persistent history, as SwiftData's stores do: a store SwiftData also opens needs it,
+    /// since Core Data opens a store that keeps history read-only without it.
+    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true,
+                                 tracksHistory: Bool = false) throws -> NSPersistentContainer {
         let container = model.map { NSPersistentContainer(name: name, managedObjectModel: $0) } ?? NSPersistentContainer(name: name)
         let description = NSPersistentStoreDescription(url: url)
         description.shouldMigrateStoreAutomatically = migrates
         description.shouldInferMappingModelAutomatically = migrates
+        if tracksHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
         // A store its user may not write (its file or folder read-only) opens read-only, so
         // commands that only read still work; a save then says why it cannot write.
         description.isReadOnly = FileManager.default.fileExists(atPath: url.path)
@@ -46,7 +50,7 @@ public enum ExampleData {
         return container
     }
 
-    /// ``container(_:model:storeURL:migrates:)`` whose store gets its first data from `seed`
+    /// ``container(_:model:storeURL:migrates:tracksHistory:)`` whose store gets its first data from `seed`
     /// once: the objects `seed` inserts and the store's mark that it ran are one save, so a
     /// launch killed or failing before that save leaves no mark, and the next launch seeds
     /// again. Launches at once wait for each other (a lock on the store's folder), so only

@@ -29,7 +29,9 @@ struct TagStore {
 
     init(folder: String?) throws {
         let url = try ExampleData.directory(for: "Tags", in: folder).appendingPathComponent("Tags.sqlite")
-        container = try ExampleData.container("Tags", storeURL: url)
+        // History on, as SwiftData keeps it: the SwiftData variant (Examples/TagsSwiftData)
+        // shares this store, and a store that keeps history opens read-only without it.
+        container = try ExampleData.container("Tags", storeURL: url, tracksHistory: true)
     }
 
     /// The tag titled `title`, or `nil`.

@@ -7,6 +7,24 @@ import OpenSwiftData
 #endif
 
 final class FetchDescriptorTests: XCTestCase {
+    func testFetchWithABatchSizeReadsEveryModelInOrder() throws {
+        let container = try makeTripContainer()
+        let context = ModelContext(container)
+        for index in 0..<7 {
+            let trip = Trip(name: "Trip \(index)")
+            trip.budget = Double(index * 100)
+            context.insert(trip)
+        }
+        try context.save()
+        let reader = ModelContext(container)
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.budget >= 200 }, sortBy: [SortDescriptor(\.budget, order: .reverse)])
+        let results = try reader.fetch(descriptor, batchSize: 2)
+        XCTAssertEqual(results.count, 5)
+        XCTAssertEqual(results.map(\.name), ["Trip 6", "Trip 5", "Trip 4", "Trip 3", "Trip 2"])
+        XCTAssertEqual(results[3].budget, 300)
+        XCTAssertTrue(results[0] === results[0], "reading an element again gives the same model")
+    }
+
     private func seeded() throws -> ModelContext {
         let context = ModelContext(try makeTripContainer())
         for (index, name) in ["Athens", "Bergen", "Cairo", "Dakar", "Essen"].enumerated() {

@@ -7,6 +7,53 @@ import OpenSwiftData
 #endif
 
 final class ModelContextTests: XCTestCase {
+    func testAnUpsertKeepsWhatTheNewModelLeftUnset() throws {
+        let container = try makeTripContainer()
+        let context = ModelContext(container)
+        let first = Trip(name: "Conference")
+        first.notes = "Keynote on Tuesday"
+        first.budget = 100
+        context.insert(first)
+        try context.save()
+
+        let again = ModelContext(container)
+        let second = Trip(name: "Conference")
+        second.budget = 250
+        again.insert(second)
+        try again.save()
+
+        let trips = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        XCTAssertEqual(trips.count, 1, "a unique name updates the stored trip")
+        XCTAssertEqual(trips.first?.budget, 250)
+        XCTAssertEqual(trips.first?.notes, "Keynote on Tuesday")
+    }
+
+    func testDeleteModelWhereRemovesTheMatchingModelsSavedOrNot() throws {
+        let container = try makeTripContainer()
+        let context = ModelContext(container)
+        let cheap = Trip(name: "Cheap")
+        cheap.budget = 10
+        let dear = Trip(name: "Dear")
+        dear.budget = 5_000
+        context.insert(cheap)
+        context.insert(dear)
+        try context.save()
+        let unsaved = Trip(name: "Unsaved cheap")
+        unsaved.budget = 20
+        context.insert(unsaved)
+        let other = ModelContext(container)
+        XCTAssertEqual(try other.fetchCount(FetchDescriptor<Trip>()), 2)
+
+        try context.delete(model: Trip.self, where: #Predicate { $0.budget < 100 })
+        try context.save()
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Trip>()).map(\.name), ["Dear"])
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name), ["Dear"])
+        XCTAssertFalse(context.insertedModelsArray.contains { $0 as? Trip === unsaved })
+
+        try context.delete(model: Trip.self)
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()), 0)
+    }
+
     func testInsertSaveAndFetchWithPredicateAndSort() throws {
         let container = try makeTripContainer()
         let context = ModelContext(container)

@@ -50,4 +50,37 @@ final class PersistentIdentifierTests: XCTestCase {
         }.value
         XCTAssertEqual(name, "Sent")
     }
+
+    func testIdentifiersOfOneRowAreEqualAcrossContainersOfOneStore() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("identifiers-\(UUID().uuidString).store")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let first = try ModelContainer(for: Trip.self, Accommodation.self, Activity.self, Destination.self,
+                                       configurations: ModelConfiguration(url: url))
+        let context = ModelContext(first)
+        let trips = (0..<40).map { Trip(name: "Trip \($0)") }
+        trips.forEach(context.insert)
+        try context.save()
+
+        let second = try ModelContainer(for: Trip.self, Accommodation.self, Activity.self, Destination.self,
+                                        configurations: ModelConfiguration(url: url))
+        let fetched = try ModelContext(second).fetch(FetchDescriptor<Trip>())
+        XCTAssertEqual(Set(fetched.map(\.persistentModelID)), Set(trips.map(\.persistentModelID)))
+        let decoded = try trips.map { try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode($0.persistentModelID)) }
+        XCTAssertEqual(Set(decoded), Set(fetched.map(\.persistentModelID)))
+    }
+
+    func testAnInsertedModelGetsANewIdentifierWhenSaved() throws {
+        let context = ModelContext(try makeTripContainer())
+        let trips = (0..<30).map { Trip(name: "Unsaved \($0)") }
+        trips.forEach(context.insert)
+        let temporary = trips.map(\.persistentModelID)
+        XCTAssertEqual(Set(temporary).count, trips.count, "each inserted model has its own identifier")
+        XCTAssertEqual(temporary.map { $0.storeIdentifier }, Array(repeating: nil, count: trips.count))
+        try context.save()
+        let saved = trips.map(\.persistentModelID)
+        XCTAssertEqual(Set(saved).count, trips.count)
+        XCTAssertTrue(Set(saved).isDisjoint(with: temporary))
+        XCTAssertNotNil(saved[0].storeIdentifier)
+        XCTAssertEqual(saved, trips.map(\.persistentModelID), "a saved model keeps its identifier")
+    }
 }

@@ -785,3 +785,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         "<\(type(of: self)): \(name ?? "unnamed"), \(registry.count) objects>"
     }
 }
+
+extension NSManagedObjectContext {
+    /// ``insertedObjects``, ``updatedObjects`` and ``deletedObjects`` as arrays, in the order
+    /// the changes were made, for layers above that only walk them (no sets are hashed).
+    package var unsavedChanges: (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        (Array(insertedSet), Array(updatedSet), Array(deletedSet))
+    }
+}

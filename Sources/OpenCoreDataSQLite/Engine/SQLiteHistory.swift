@@ -1,5 +1,6 @@
 import OpenCoreDataCore
 import GRDB
+import GRDBSQLite
 
 /// Persistent history in an SQLite store, in the tables Core Data keeps it in:
 /// `ATRANSACTION` (one row per save or batch request), `ACHANGE` (one row per changed
@@ -62,6 +63,7 @@ struct SQLiteHistory {
     /// The tombstone values of rows about to be deleted, read before they go.
     func tombstones(_ db: Database, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]) throws -> [Int64: [DatabaseValue]] {
         var values: [Int64: [DatabaseValue]] = [:]
+        guard !tombstoneAttributes.isEmpty else { return values }
         for row in rows {
             guard let attributes = tombstoneAttributes[row.entity.facts.entityNumber] else { continue }
             let columns = attributes.compactMap { schema.column(for: $0) }
@@ -74,10 +76,16 @@ struct SQLiteHistory {
     }
 
     /// Records one transaction and its changes; returns the transaction's number.
+    ///
+    /// A batch delete whose rows keep no values (`tombstones` empty) lists them as
+    /// `deletedRows`, a table of their keys and entity numbers with `count` rows: their
+    /// changes are added in one statement, before `changes`.
     @discardableResult
-    func record(_ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [DatabaseValue]]) throws -> Int64 {
+    func record(_ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [DatabaseValue]],
+                deletedRows: (table: String, count: Int)? = nil) throws -> Int64 {
+        let listed = deletedRows?.count ?? 0
         // A batch request that matched nothing changed nothing worth a transaction.
-        guard !changes.isEmpty else { return try Self.lastTransactionNumber(db) }
+        guard !changes.isEmpty || listed > 0 else { return try Self.lastTransactionNumber(db) }
         let number = try reserveKeys(db, entity: Self.transactionEntityNumber, count: 1)
         try db.execute(SQLHistoryStatements.insertTransaction(
             number: number, entityNumber: Self.transactionEntityNumber,
@@ -85,17 +93,32 @@ struct SQLiteHistory {
             contextName: try stringKey(db, origin.contextName), processID: try stringKey(db, StoreHistoryOrigin.processID),
             timestamp: Date()
         ))
+        var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: listed + changes.count)
+        if let deletedRows, listed > 0 {
+            try db.execute(SQLHistoryStatements.insertDeletions(
+                from: deletedRows.table, firstKey: key, transaction: number,
+                entityNumber: Self.changeEntityNumber, changeType: NSPersistentHistoryChangeType.delete.rawValue
+            ))
+            key += Int64(listed)
+        }
+        guard !changes.isEmpty else { return number }
         let insert = try db.cachedStatement(sql: changeInsert.sql)
-        var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: changes.count)
+        let handle = insert.sqliteStatement
+        // Bound with SQLite's C API: one row per changed object (see DirectBinding).
         for change in changes {
-            var arguments: [DatabaseValue] = [
-                key.databaseValue, change.type.rawValue.databaseValue, change.entity.facts.entityNumber.databaseValue,
-                change.primaryKey.databaseValue, number.databaseValue,
-                change.type == .update ? Self.columnBits(change.updatedSlots).databaseValue : .null,
-            ]
+            sqlite3_reset(handle)
+            try DirectBinding.check(sqlite3_bind_int64(handle, 1, key), insert, db)
+            try DirectBinding.check(sqlite3_bind_int64(handle, 2, Int64(change.type.rawValue)), insert, db)
+            try DirectBinding.check(sqlite3_bind_int64(handle, 3, Int64(change.entity.facts.entityNumber)), insert, db)
+            try DirectBinding.check(sqlite3_bind_int64(handle, 4, change.primaryKey), insert, db)
+            try DirectBinding.check(sqlite3_bind_int64(handle, 5, number), insert, db)
+            let columns = change.type == .update ? Self.columnBits(change.updatedSlots).databaseValue : .null
+            try DirectBinding.check(DirectBinding.bind(columns, handle, 6), insert, db)
             let kept = change.type == .delete ? tombstones[change.primaryKey] ?? [] : []
-            arguments += (0..<tombstoneColumnCount).map { $0 < kept.count ? kept[$0] : .null }
-            try insert.execute(arguments: StatementArguments(arguments))
+            for index in 0..<tombstoneColumnCount {
+                try DirectBinding.check(DirectBinding.bind(index < kept.count ? kept[index] : .null, handle, Int32(7 + index)), insert, db)
+            }
+            try DirectBinding.step(insert, db)
             key += 1
         }
         return number

@@ -152,7 +152,7 @@ final class SQLiteSaveWriter {
                 for leaf in composite {
                     let value = dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }
                     let encoded = try SQLiteValueCoding.databaseValue(value, type: leaf.element.attributeType, transformerName: leaf.element.valueTransformerName)
-                    try check(Self.bind(encoded, handle, index), plan.statement)
+                    try check(DirectBinding.bind(encoded, handle, index), plan.statement)
                     index += 1
                 }
             } else {
@@ -182,7 +182,7 @@ final class SQLiteSaveWriter {
             case .doubleAttributeType: bound = bind(values.native(slot, as: Double.self)) { sqlite3_bind_double(handle, index, $0) }
             case .floatAttributeType: bound = bind(values.native(slot, as: Float.self)) { sqlite3_bind_double(handle, index, Double($0)) }
             case .dateAttributeType: bound = bind(values.native(slot, as: Date.self)) { sqlite3_bind_double(handle, index, $0.timeIntervalSinceReferenceDate) }
-            case .stringAttributeType: bound = bind(values.native(slot, as: String.self)) { Self.bindText($0, handle, index) }
+            case .stringAttributeType: bound = bind(values.native(slot, as: String.self)) { DirectBinding.bindText($0, handle, index) }
             default: bound = nil
             }
             if let bound { return bound }
@@ -191,31 +191,11 @@ final class SQLiteSaveWriter {
         guard let attribute = facts.property as? NSAttributeDescription else { return sqlite3_bind_null(handle, index) }
         let (column, file) = try external.columnValue(value, for: attribute)
         if let file { writtenFiles.append(file) }
-        return Self.bind(column, handle, index)
-    }
-
-    private static func bindText(_ text: String, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
-        var text = text
-        return text.withUTF8 { bytes in
-            sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
-        }
-    }
-
-    private static func bind(_ value: DatabaseValue, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
-        switch value.storage {
-        case .null: sqlite3_bind_null(handle, index)
-        case let .int64(number): sqlite3_bind_int64(handle, index, number)
-        case let .double(number): sqlite3_bind_double(handle, index, number)
-        case let .string(text): bindText(text, handle, index)
-        case let .blob(data):
-            data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient) }
-        }
+        return DirectBinding.bind(column, handle, index)
     }
 
     private func check(_ code: Int32, _ statement: Statement) throws {
-        guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-        }
+        try DirectBinding.check(code, statement, db)
     }
 
     /// The optimistic-locking failure: the row changed or vanished since it was read.
@@ -331,16 +311,6 @@ final class SQLiteSaveWriter {
 
     /// Runs a bound statement to completion and resets it.
     private func step(_ statement: Statement) throws {
-        let handle = statement.sqliteStatement
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
-        }
-        sqlite3_reset(handle)
+        try DirectBinding.step(statement, db)
     }
-
-    /// SQLite copies bound text and blobs (the Swift buffers don't outlive the call).
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

@@ -147,10 +147,16 @@ extension SQLiteStore {
             if let history {
                 // Rows that lost a to-one and are not deleted themselves were updated.
                 let row = { (entity: NSEntityDescription, key: Int64) in StoreSaveRequest.RowReference(entity: entity.facts.root, primaryKey: key) }
-                let gone = Set(deleted.map { row($0.entity, $0.primaryKey) })
+                let gone = nullified.isEmpty ? [] : Set(deleted.map { row($0.entity, $0.primaryKey) })
                 let updated = nullified.filter { !gone.contains(row($0.entity, $0.primaryKey)) }
-                let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) } + updated
-                try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
+                if tombstones.isEmpty {
+                    // No kept values: the deletions are listed straight from the keys table.
+                    try history.record(db, origin: request.origin, changes: updated, tombstones: [:],
+                                       deletedRows: (SQLBatchDeleteBuilder.keysTable, deleted.count))
+                } else {
+                    let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) } + updated
+                    try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
+                }
             }
             try db.execute(builder.tearDown)
             outcome.count = matched.count

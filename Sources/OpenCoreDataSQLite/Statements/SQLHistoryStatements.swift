@@ -54,6 +54,16 @@ enum SQLHistoryStatements {
         return SQLTemplate(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstones)) VALUES (?, \(entityNumber), ?, ?, ?, ?, ?\(placeholders))")
     }
 
+    /// Delete changes for every row listed in `keysTable` (columns `Z_PK` and `Z_ENT`, in
+    /// insertion order), keyed from `firstKey` on: one statement for a batch delete's rows.
+    static func insertDeletions(from keysTable: String, firstKey: Int64, transaction: Int64, entityNumber: Int, changeType: Int) -> SQLFragment {
+        """
+        INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) \
+        SELECT \(.bind((firstKey - 1).databaseValue)) + ROW_NUMBER() OVER (ORDER BY rowid), \(.bind(entityNumber.databaseValue)), \(.bind(changeType.databaseValue)), Z_ENT, Z_PK, \(.bind(transaction.databaseValue)) \
+        FROM \(raw: keysTable) ORDER BY rowid
+        """
+    }
+
     /// The key of `string` in `ATRANSACTIONSTRING`.
     static func stringKey(_ string: String) -> SQLFragment {
         "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = \(.bind(string.databaseValue))"

@@ -19,6 +19,8 @@ public final class ModelContainer: @unchecked Sendable {
     let modelTypes: [String: any PersistentModel.Type]
     /// The Core Data entities by model type.
     private let entitiesByType: [ObjectIdentifier: NSEntityDescription]
+    /// Per model type, its table and its properties' slots in its entity.
+    let layouts: [ObjectIdentifier: ModelLayout]
     nonisolated(unsafe) private var mainContextStorage: ModelContext?
 
     /// A container of the schema of `forTypes` (and the types they reach), with `configurations`
@@ -60,7 +62,7 @@ public final class ModelContainer: @unchecked Sendable {
         if let migrationPlan {
             try StagedMigration(plan: migrationPlan, target: givenSchema, configurations: configurations).run()
         }
-        persistentContainer = NSPersistentContainer(name: configurations[0].name, managedObjectModel: model)
+        let persistentContainer = NSPersistentContainer(name: configurations[0].name, managedObjectModel: model)
         persistentContainer.persistentStoreDescriptions = configurations.map { configuration in
             let description = NSPersistentStoreDescription(url: configuration.url)
             description.type = NSSQLiteStoreType
@@ -78,6 +80,13 @@ public final class ModelContainer: @unchecked Sendable {
         }
         guard failures.isEmpty else {
             throw SwiftDataError.loadIssueModelContainer.explained("could not open the store: " + failures.joined(separator: "; "))
+        }
+        self.persistentContainer = persistentContainer
+        // The entities' slots are known once a coordinator has loaded the model.
+        layouts = entities.reduce(into: [:]) { layouts, pair in
+            guard let type = types[pair.value.name ?? ""] else { return }
+            let table = ModelTable.of(type)
+            layouts[pair.key] = ModelLayout(table: table, slots: table.slots(in: pair.value))
         }
     }
 

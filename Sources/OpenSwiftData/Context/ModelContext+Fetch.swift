@@ -8,10 +8,31 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let request = try fetchRequest(descriptor, resultType: .managedObjectResultType)
         return try storeFetch(request).map { object in
-            guard let model = (object as? SwiftDataManagedObject)?.resolvedModel() as? T else {
+            guard let model = (object as? SwiftDataManagedObject)?.resolvedModel(as: T.self) else {
                 throw SwiftDataError.unknownSchema.explained("the store gave a \(type(of: object)) of entity '\((object as? NSManagedObject)?.entity.name ?? "?")' for a fetch of \(T.self)")
             }
             return model
+        }
+    }
+
+    /// The models `descriptor` describes, loaded `batchSize` at a time as the collection is read.
+    ///
+    /// Only the matching rows' keys are read now; reading an element loads its batch with one
+    /// query, and models of batches read earlier are let go unless something holds them, so
+    /// walking a large result keeps memory bounded.
+    ///
+    /// - Parameters:
+    ///   - descriptor: The models to fetch, in its order.
+    ///   - batchSize: How many models one read loads.
+    /// - Returns: The models, as a random-access collection.
+    /// - Throws: As ``fetch(_:)``.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let request = try fetchRequest(descriptor, resultType: .managedObjectResultType, as: SwiftDataManagedObject.self)
+        request.fetchBatchSize = max(1, batchSize)
+        do {
+            return FetchResultsCollection(objects: try objectContext.fetchBatched(request))
+        } catch {
+            throw SwiftDataError.storeFetchError(error) ?? error
         }
     }
 
@@ -52,7 +73,7 @@ extension ModelContext {
             let objects = try objectContext.fetch(request).compactMap { $0 as? SwiftDataManagedObject }
             let byID = Dictionary(objects.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
             for id in batch {
-                guard let object = byID[id], let model = object.resolvedModel() as? T else { continue }
+                guard let object = byID[id], let model = object.resolvedModel(as: T.self) else { continue }
                 try block(model)
             }
             for object in objects where !object.hasChanges {
@@ -76,8 +97,13 @@ extension ModelContext {
 
     /// The Core Data fetch request of `descriptor`.
     func fetchRequest<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType) throws -> NSFetchRequest<NSFetchRequestResult> {
+        try fetchRequest(descriptor, resultType: resultType, as: NSFetchRequestResult.self)
+    }
+
+    /// The Core Data fetch request of `descriptor`, typed for results of type `Result`.
+    func fetchRequest<T: PersistentModel, Result>(_ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType, as _: Result.Type) throws -> NSFetchRequest<Result> {
         let translator = Self.translator
-        let request = NSFetchRequest<NSFetchRequestResult>(entityName: Schema.entityName(for: T.self))
+        let request = NSFetchRequest<Result>(entityName: Schema.entityName(for: T.self))
         request.resultType = resultType
         request.predicate = try descriptor.predicate.map { try translator.predicate($0) }
         request.sortDescriptors = try translator.sortDescriptors(descriptor.sortBy)

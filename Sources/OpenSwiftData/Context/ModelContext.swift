@@ -20,7 +20,7 @@ public final class ModelContext: Equatable, Hashable {
 
     init(_ container: ModelContainer, concurrencyType: NSManagedObjectContext.ConcurrencyType) {
         self.container = container
-        objectContext = SwiftDataObjectContext(concurrencyType: concurrencyType, modelTypes: container.modelTypes)
+        objectContext = SwiftDataObjectContext(concurrencyType: concurrencyType, container: container)
         objectContext.persistentStoreCoordinator = container.persistentContainer.persistentStoreCoordinator
         objectContext.modelContext = self
         // A unique attribute makes a save of a second model with its value update the first
@@ -83,7 +83,10 @@ public final class ModelContext: Equatable, Hashable {
         let batch = NSBatchDeleteRequest(fetchRequest: request)
         batch.resultType = .resultTypeObjectIDs
         let result = try objectContext.execute(batch) as? NSBatchDeleteResult
-        if let ids = result?.result as? [NSManagedObjectID], !ids.isEmpty {
+        // The coordinator already forgot the deleted rows; only models the context holds need
+        // the merge that marks them deleted.
+        let ids = (result?.result as? [NSManagedObjectID] ?? []).filter { objectContext.registeredObject(for: $0) != nil }
+        if !ids.isEmpty {
             NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids], into: [objectContext])
         }
     }
@@ -131,9 +134,8 @@ public final class ModelContext: Equatable, Hashable {
         guard objectContext.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         objectContext.processPendingChanges()
-        let inserted = Array(objectContext.insertedObjects)
-        let updated = Array(objectContext.updatedObjects)
-        let deletedIDs = objectContext.deletedObjects.map { PersistentIdentifier($0.objectID) }
+        let (inserted, updated, deleted) = objectContext.unsavedChanges
+        let deletedIDs = deleted.map { PersistentIdentifier($0.objectID) }
         try objectContext.save()
         NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
@@ -229,7 +231,7 @@ public final class ModelContext: Equatable, Hashable {
         guard let objectID = persistentModelID.objectID(in: objectContext.persistentStoreCoordinator),
               let object = objectContext.registeredObject(for: objectID) as? SwiftDataManagedObject
         else { return nil }
-        return object.resolvedModel() as? T
+        return object.resolvedModel(as: T.self)
     }
 
     /// The predicate and sort translation every fetch of the context uses.

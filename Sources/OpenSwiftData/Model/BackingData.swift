@@ -44,32 +44,52 @@ protocol ModelStorage: AnyObject {
 ///
 /// Public because `@Model` expands to code that names it; apps never use it directly.
 public final class _ModelBackingData<Model: PersistentModel>: BackingData, ModelStorage {
-    let table: ModelTable
-    /// Values set before insertion, by property index (`nil`: not set).
-    private var pending: [Any?]
+    /// The model type's table, looked up on first use: `@Model`'s property initializer makes
+    /// a store for every model, also those a fetch makes over an object (and then replaces).
+    private var knownTable: ModelTable?
+    /// Values set before insertion, by property index (`nil`: not set); empty until the first.
+    private var pending: [Any?] = []
     private(set) var managedObject: SwiftDataManagedObject?
+    /// Each property's slot in ``managedObject``'s entity, or `-1` (see ``ModelTable/slots(in:)``).
+    private var slots: [Int] = []
     /// The model's context, held strongly: a model keeps its context (and so its Core Data
     /// object's context) alive, so that it stays readable after the code that fetched it let
     /// go of the context. The context holds models only weakly, so this makes no cycle.
     private var context: ModelContext?
 
     /// A store for a model made by its initializer, not yet in a context.
-    public init() {
-        table = ModelTable.of(Model.self)
-        pending = Array(repeating: nil, count: table.properties.count)
-    }
+    public init() {}
 
     /// A store over a fetched object.
     init(object: SwiftDataManagedObject) {
-        table = ModelTable.of(Model.self)
-        pending = []
         managedObject = object
-        context = (object.managedObjectContext as? SwiftDataObjectContext)?.modelContext
+        let objectContext = object.managedObjectContext as? SwiftDataObjectContext
+        context = objectContext?.modelContext
+        adoptLayout(of: objectContext)
+    }
+
+    var table: ModelTable {
+        if let knownTable { return knownTable }
+        let table = ModelTable.of(Model.self)
+        knownTable = table
+        return table
+    }
+
+    /// Takes `Model`'s table and slots from `objectContext`'s container; without them, every
+    /// property takes the general path.
+    private func adoptLayout(of objectContext: SwiftDataObjectContext?) {
+        if let layout = objectContext?.layouts[ObjectIdentifier(Model.self)] {
+            knownTable = layout.table
+            slots = layout.slots
+        } else {
+            slots = Array(repeating: -1, count: table.properties.count)
+        }
     }
 
     /// The store of `data`, which must be OpenSwiftData's.
     public static func _adopting(_ data: any BackingData<Model>) -> _ModelBackingData<Model> {
-        guard let own = data as? _ModelBackingData<Model> else {
+        // A class cast, cheaper than casting the existential.
+        guard let own = (data as AnyObject) as? _ModelBackingData<Model> else {
             preconditionFailure("\(Model.self) was given backing data of type \(type(of: data)); OpenSwiftData models use _ModelBackingData")
         }
         return own
@@ -93,21 +113,41 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
         _setValue(value, at: index)
     }
 
+    /// Stores the initial value of the optional property at `index`.
+    ///
+    /// Swift initializes an optional stored property to `nil` in every initializer, also in
+    /// `init(backingData:)`, where the store being initialized is the placeholder the fetched
+    /// object's store replaces. An unset optional reads as `nil`, so a `nil` leaves the
+    /// property unset (fetching a model costs no pending values, and an upsert keeps the stored
+    /// value), unless it replaces a default, which must then be written.
+    public func _initialize<Wrapped>(_ value: Wrapped?, at index: Int) {
+        guard value == nil, managedObject == nil else { return _setValue(value, at: index) }
+        if pending.isEmpty { return }
+        if table.properties[index].defaultValue == nil {
+            pending[index] = nil
+            return
+        }
+        _setValue(value, at: index)
+    }
+
     /// Reads the property at `index`.
     public func _value<Value>(at index: Int) -> Value {
         let property = table.properties[index]
         if let managedObject {
-            return property.read(from: managedObject) as! Value
+            // The accessor was made for the property's declared type, which is `Value`.
+            return unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).read(property, from: managedObject, slot: slots[index])
         }
-        if let value = pending[index] { return value as! Value }
+        if index < pending.count, let value = pending[index] { return value as! Value }
         return property.absentValue() as! Value
     }
 
     /// Writes the property at `index`.
     public func _setValue<Value>(_ value: Value, at index: Int) {
         if let managedObject {
-            table.properties[index].write(value, to: managedObject)
+            let property = table.properties[index]
+            unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).write(value, property, to: managedObject, slot: slots[index])
         } else {
+            if pending.isEmpty { pending = Array(repeating: nil, count: table.properties.count) }
             pending[index] = value
         }
     }
@@ -130,11 +170,12 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
         object.model = model
         managedObject = object
         self.context = context
+        adoptLayout(of: context.objectContext)
         let values = pending
         pending = []
         // Attributes first: relationships may insert related models, which may read this one.
-        for (property, value) in zip(table.properties, values) where !property.isRelationship {
-            if let value { property.write(value, to: object) }
+        for (index, property) in table.properties.enumerated() where !property.isRelationship && index < values.count {
+            if let value = values[index] { property.accessor.writePending(value, property, to: object, slot: slots[index]) }
         }
         for (property, value) in zip(table.properties, values) where property.isRelationship {
             if let value { property.write(value, to: object) }

@@ -29,6 +29,14 @@ final class ModelTable: @unchecked Sendable {
         }
     }
 
+    /// For each property, its slot in `entity` when values can move straight between the model
+    /// and the slot (see ``PropertyAccessor``), else `-1`.
+    func slots(in entity: NSEntityDescription) -> [Int] {
+        properties.map { property in
+            property.slotAttributeType.flatMap { entity.attributeSlot(named: property.name, ofType: $0) } ?? -1
+        }
+    }
+
     /// The property at `keyPath`, or `nil` if it is not persisted.
     func property(at keyPath: AnyKeyPath) -> ModelProperty? {
         indexByKeyPath[keyPath].map { properties[$0] }
@@ -42,6 +50,13 @@ final class ModelTable: @unchecked Sendable {
         }
         return index
     }
+}
+
+/// A model type's table with its properties' slots in the entity of one container.
+struct ModelLayout {
+    let table: ModelTable
+    /// See ``ModelTable/slots(in:)``.
+    let slots: [Int]
 }
 
 /// One persisted property of a model type.
@@ -64,6 +79,10 @@ final class ModelProperty: @unchecked Sendable {
     let metadata: (any SchemaProperty)?
     /// `Trip.name`, for messages.
     let label: String
+    /// The ``PropertyAccessor`` of the property's type.
+    let accessor: AnyPropertyAccessor
+    /// The attribute type of a primitive whose values go straight into the object's slot.
+    let slotAttributeType: NSAttributeType?
 
     init(_ metadata: Schema.PropertyMetadata, modelName: String) {
         name = metadata.name
@@ -73,6 +92,7 @@ final class ModelProperty: @unchecked Sendable {
         label = "\(modelName).\(metadata.name)"
         let declared = type(of: metadata.keypath).valueType
         valueType = declared
+        accessor = Self.accessor(for: declared)
         var base = declared
         var optional = false
         if let wrapper = declared as? any OptionalValue.Type {
@@ -80,6 +100,7 @@ final class ModelProperty: @unchecked Sendable {
             optional = true
         }
         isOptional = optional
+        slotAttributeType = (base as? any SwiftDataPrimitive.Type).flatMap { $0.storesNatively ? $0.attributeType : nil }
         if let model = base as? any PersistentModel.Type {
             kind = .toOne(model)
         } else if let collection = base as? any ModelCollection.Type {

@@ -7,16 +7,18 @@ import OpenCoreData
 /// where models cannot, and `Codable`, so they can be kept and looked up later with
 /// ``ModelContext/model(for:)``.
 public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable, Sendable, CustomStringConvertible {
-    /// The identifier's URI (Core Data's object ID URI for models in a store).
-    let uri: URL
+    /// The URI of an identifier without an object ID (decoded, or of an unsaved model).
+    private let storedURI: URL?
     /// The Core Data object ID, when known (not for an identifier decoded from an archive).
     let objectID: NSManagedObjectID?
     /// The name of the model's entity.
     public let entityName: String
 
+    /// The identifier of the object `objectID` names. Its URI is made only when asked for:
+    /// a save makes an identifier for every object it wrote.
     init(_ objectID: NSManagedObjectID) {
         self.objectID = objectID
-        uri = objectID.uriRepresentation()
+        storedURI = nil
         entityName = objectID.entity.name ?? ""
     }
 
@@ -24,7 +26,24 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     init(unsaved model: any PersistentModel) {
         objectID = nil
         entityName = Schema.entityName(for: type(of: model))
-        uri = URL(string: "x-swiftdata:///\(entityName)/u\(UInt(bitPattern: ObjectIdentifier(model).hashValue))")!
+        storedURI = URL(string: "x-swiftdata:///\(entityName)/u\(UInt(bitPattern: ObjectIdentifier(model).hashValue))")!
+    }
+
+    /// The identifier's URI (Core Data's object ID URI for models in a store).
+    var uri: URL { storedURI ?? objectID!.uriRepresentation() }
+
+    /// The number at the end of the URI: the row's primary key, or a temporary ID's counter.
+    /// Equal identifiers have equal numbers, whether they hold an object ID or a decoded URI,
+    /// so hashing and a first comparison use it without making URIs.
+    private var rowNumber: Int64? {
+        if let objectID { return objectID.primaryKey ?? Int64(truncatingIfNeeded: objectID.hash) }
+        guard let uri = storedURI, uri.scheme == "x-coredata" else { return nil }
+        let last = uri.lastPathComponent
+        switch last.first {
+        case "p": return Int64(last.dropFirst())
+        case "t": return last.split(separator: "-").last.flatMap { UInt64($0) }.map { Int64(bitPattern: $0) }
+        default: return nil
+        }
     }
 
     /// The identifier itself, for `Identifiable`.
@@ -32,14 +51,25 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
 
     /// The identifier of the store holding the model, or `nil` for a model not yet saved.
     public var storeIdentifier: String? {
-        guard objectID?.isTemporaryID != true, uri.scheme == "x-coredata" else { return nil }
+        if let objectID { return objectID.persistentStore?.identifier }
+        guard let uri = storedURI, uri.scheme == "x-coredata" else { return nil }
         return uri.host
     }
 
     public var description: String { "PersistentIdentifier(\(uri.absoluteString))" }
 
-    public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool { lhs.uri == rhs.uri }
-    public func hash(into hasher: inout Hasher) { hasher.combine(uri) }
+    /// Identifiers are equal when their URIs are (object IDs of one row from two containers
+    /// on one store file are).
+    public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
+        guard lhs.rowNumber == rhs.rowNumber, lhs.entityName == rhs.entityName else { return false }
+        if let left = lhs.objectID, let right = rhs.objectID, left == right { return true }
+        return lhs.uri == rhs.uri
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        hasher.combine(rowNumber)
+    }
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
         lhs.uri.absoluteString < rhs.uri.absoluteString
     }
@@ -48,7 +78,7 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        uri = try container.decode(URL.self, forKey: .uri)
+        storedURI = try container.decode(URL.self, forKey: .uri)
         entityName = try container.decode(String.self, forKey: .entityName)
         objectID = nil
     }

@@ -21,6 +21,20 @@ final class SwiftDataManagedObject: NSManagedObject {
         return made
     }
 
+    /// The model over this object when it is a `T` (made now if none is alive), else `nil`.
+    ///
+    /// What fetches call for each row: it casts to the class `T` rather than through the
+    /// `PersistentModel` existential.
+    func resolvedModel<T: PersistentModel>(as type: T.Type) -> T? {
+        if let model { return model as? T }
+        guard let context = managedObjectContext as? SwiftDataObjectContext,
+              let modelType = context.modelTypes[entity.name ?? ""], modelType == T.self
+        else { return resolvedModel() as? T }
+        let made = T(backingData: _ModelBackingData<T>(object: self))
+        model = made
+        return made
+    }
+
     private static func makeModel<Model: PersistentModel>(_ type: Model.Type, over object: SwiftDataManagedObject) -> any PersistentModel {
         Model(backingData: _ModelBackingData<Model>(object: object))
     }
@@ -36,9 +50,12 @@ final class SwiftDataObjectContext: NSManagedObjectContext, @unchecked Sendable 
     weak var modelContext: ModelContext?
     /// The model type of each entity of the schema.
     let modelTypes: [String: any PersistentModel.Type]
+    /// Per model type, its table and its properties' slots (see ``ModelTable/slots(in:)``).
+    let layouts: [ObjectIdentifier: ModelLayout]
 
-    init(concurrencyType: ConcurrencyType, modelTypes: [String: any PersistentModel.Type]) {
-        self.modelTypes = modelTypes
+    init(concurrencyType: ConcurrencyType, container: ModelContainer) {
+        modelTypes = container.modelTypes
+        layouts = container.layouts
         super.init(concurrencyType: concurrencyType)
     }
 }

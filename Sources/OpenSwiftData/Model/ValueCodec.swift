@@ -76,24 +76,49 @@ struct ValueCodec: @unchecked Sendable {
 
 /// A Swift type with a Core Data attribute type of its own.
 protocol SwiftDataPrimitive {
+    /// The Swift type Core Data keeps values of ``attributeType`` as (`Int64` for `Int`).
+    associatedtype Stored: SlotValue
     /// The attribute type SwiftData gives properties of this type.
     static var attributeType: NSAttributeType { get }
+    /// Whether values go straight into the Core Data object's slot as ``Stored`` (see
+    /// ``PrimitiveAccessor``); `false` where Core Data normalizes the value on the way in.
+    static var storesNatively: Bool { get }
+    /// The value as Core Data keeps it.
+    var nativeStored: Stored { get }
+    /// The value of one Core Data keeps.
+    static func fromNative(_ stored: Stored) -> Self
     /// The value as Core Data stores it.
     var storedValue: Any { get }
     /// The value of a stored one, or `nil` if it does not fit.
     static func fromStored(_ stored: Any) -> Self?
     /// Some value of the type (what discovering a composite's layout answers).
     static var placeholder: Self { get }
+
+    // Slot access (implemented in PropertyAccessor.swift); requirements so that each type's
+    // witness is specialized.
+    static func readSlot(of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int) -> Self
+    static func readOptionalSlot(of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int) -> Self?
+    static func writeSlot(_ value: Self, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int)
+    static func writeOptionalSlot(_ value: Self?, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int)
 }
 
-extension String: SwiftDataPrimitive {
+/// A primitive Core Data keeps as the Swift type itself (all but the integers).
+protocol SwiftDataSelfStoredPrimitive: SwiftDataPrimitive where Stored == Self {}
+
+extension SwiftDataSelfStoredPrimitive {
+    static var storesNatively: Bool { true }
+    var nativeStored: Self { self }
+    static func fromNative(_ stored: Self) -> Self { stored }
+}
+
+extension String: SwiftDataSelfStoredPrimitive {
     static var placeholder: String { "" }
     static var attributeType: NSAttributeType { .stringAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> String? { stored as? String }
 }
 
-extension Bool: SwiftDataPrimitive {
+extension Bool: SwiftDataSelfStoredPrimitive {
     static var placeholder: Bool { false }
     static var attributeType: NSAttributeType { .booleanAttributeType }
     var storedValue: Any { self }
@@ -103,49 +128,51 @@ extension Bool: SwiftDataPrimitive {
     }
 }
 
-extension Double: SwiftDataPrimitive {
+extension Double: SwiftDataSelfStoredPrimitive {
     static var placeholder: Double { 0 }
     static var attributeType: NSAttributeType { .doubleAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> Double? { storedDouble(stored) }
 }
 
-extension Float: SwiftDataPrimitive {
+extension Float: SwiftDataSelfStoredPrimitive {
     static var placeholder: Float { 0 }
     static var attributeType: NSAttributeType { .floatAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> Float? { storedDouble(stored).map { Float($0) } }
 }
 
-extension Date: SwiftDataPrimitive {
+extension Date: SwiftDataSelfStoredPrimitive {
     static var placeholder: Date { Date(timeIntervalSinceReferenceDate: 0) }
     static var attributeType: NSAttributeType { .dateAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> Date? { stored as? Date }
 }
 
-extension Data: SwiftDataPrimitive {
+extension Data: SwiftDataSelfStoredPrimitive {
     static var placeholder: Data { Data() }
     static var attributeType: NSAttributeType { .binaryDataAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> Data? { stored as? Data }
 }
 
-extension UUID: SwiftDataPrimitive {
+extension UUID: SwiftDataSelfStoredPrimitive {
     static var placeholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     static var attributeType: NSAttributeType { .UUIDAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> UUID? { stored as? UUID }
 }
 
-extension URL: SwiftDataPrimitive {
+extension URL: SwiftDataSelfStoredPrimitive {
     static var placeholder: URL { URL(fileURLWithPath: "/") }
     static var attributeType: NSAttributeType { .URIAttributeType }
     var storedValue: Any { self }
     static func fromStored(_ stored: Any) -> URL? { stored as? URL }
 }
 
-extension Decimal: SwiftDataPrimitive {
+extension Decimal: SwiftDataSelfStoredPrimitive {
+    /// Core Data refuses a NaN decimal on the way in, so values take the checked path.
+    static var storesNatively: Bool { false }
     static var placeholder: Decimal { 0 }
     static var attributeType: NSAttributeType { .decimalAttributeType }
     var storedValue: Any { self }
@@ -155,14 +182,19 @@ extension Decimal: SwiftDataPrimitive {
     }
 }
 
-/// Swift's integer types: SwiftData stores them all as Integer 64 but the 16- and 32-bit ones.
-protocol SwiftDataInteger: SwiftDataPrimitive, FixedWidthInteger {}
+/// Swift's integer types, each stored in the narrowest Core Data integer type that holds all
+/// its values (so that stored values sort and compare in SQL as in Swift), up to Integer 64:
+/// `UInt` and `UInt64` values above `Int64.max` are kept by their bits.
+protocol SwiftDataInteger: SwiftDataPrimitive, FixedWidthInteger where Stored: FixedWidthInteger {}
 
 extension SwiftDataInteger {
+    static var storesNatively: Bool { true }
+    var nativeStored: Stored { Stored(truncatingIfNeeded: self) }
+    static func fromNative(_ stored: Stored) -> Self { Self(truncatingIfNeeded: stored) }
     static var attributeType: NSAttributeType {
-        switch bitWidth {
-        case ...16: .integer16AttributeType
-        case 32: .integer32AttributeType
+        switch (isSigned, bitWidth) {
+        case (true, ...16), (false, ...8): .integer16AttributeType
+        case (true, 32), (false, 16): .integer32AttributeType
         default: .integer64AttributeType
         }
     }
@@ -177,16 +209,17 @@ extension SwiftDataInteger {
     static var placeholder: Self { 0 }
 }
 
-extension Int: SwiftDataInteger {}
-extension Int8: SwiftDataInteger {}
-extension Int16: SwiftDataInteger {}
-extension Int32: SwiftDataInteger {}
-extension Int64: SwiftDataInteger {}
-extension UInt: SwiftDataInteger {}
-extension UInt8: SwiftDataInteger {}
-extension UInt16: SwiftDataInteger {}
-extension UInt32: SwiftDataInteger {}
-extension UInt64: SwiftDataInteger {}
+// `Stored` follows `attributeType`.
+extension Int: SwiftDataInteger { typealias Stored = Int64 }
+extension Int8: SwiftDataInteger { typealias Stored = Int16 }
+extension Int16: SwiftDataInteger { typealias Stored = Int16 }
+extension Int32: SwiftDataInteger { typealias Stored = Int32 }
+extension Int64: SwiftDataInteger { typealias Stored = Int64 }
+extension UInt: SwiftDataInteger { typealias Stored = Int64 }
+extension UInt8: SwiftDataInteger { typealias Stored = Int16 }
+extension UInt16: SwiftDataInteger { typealias Stored = Int32 }
+extension UInt32: SwiftDataInteger { typealias Stored = Int64 }
+extension UInt64: SwiftDataInteger { typealias Stored = Int64 }
 
 /// A stored integer of any width (Core Data hands back `Int64`, `Int16`, ... or `NSNumber`).
 private func storedInteger(_ stored: Any) -> Int64? {

@@ -12,6 +12,12 @@ struct ExampleProcess {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(name)-\(UUID().uuidString)", isDirectory: true)
     }
 
+    /// The app `name` in the home of `other`: the same data folders, so the same default store.
+    init(_ name: String, sharingHomeWith other: ExampleProcess) {
+        self.name = name
+        home = other.home
+    }
+
     /// The built example, next to the test bundle in the build folder.
     static func executable(_ name: String) -> URL? {
         var folder = Bundle.main.bundleURL
