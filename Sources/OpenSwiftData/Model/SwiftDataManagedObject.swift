@@ -11,14 +11,7 @@ final class SwiftDataManagedObject: NSManagedObject {
     /// The model over this object, made now if none is alive.
     func resolvedModel() -> any PersistentModel {
         if let model = model as? any PersistentModel { return model }
-        guard let context = managedObjectContext as? SwiftDataObjectContext,
-              let type = context.modelTypes[entity.name ?? ""]
-        else {
-            preconditionFailure("A SwiftData object of entity '\(entity.name ?? "?")' is outside any model context")
-        }
-        let made = Self.makeModel(type, over: self)
-        model = made
-        return made
+        return makeModel(modelType())
     }
 
     /// The model over this object when it is a `T` (made now if none is alive), else `nil`.
@@ -27,16 +20,26 @@ final class SwiftDataManagedObject: NSManagedObject {
     /// `PersistentModel` existential.
     func resolvedModel<T: PersistentModel>(as type: T.Type) -> T? {
         if let model { return model as? T }
-        guard let context = managedObjectContext as? SwiftDataObjectContext,
-              let modelType = context.modelTypes[entity.name ?? ""], modelType == T.self
-        else { return resolvedModel() as? T }
-        let made = T(backingData: _ModelBackingData<T>(object: self))
-        model = made
-        return made
+        let modelType = modelType()
+        guard modelType == T.self else { return makeModel(modelType) as? T }
+        return makeModel(T.self)
     }
 
-    private static func makeModel<Model: PersistentModel>(_ type: Model.Type, over object: SwiftDataManagedObject) -> any PersistentModel {
-        Model(backingData: _ModelBackingData<Model>(object: object))
+    /// The model type of the object's entity, which its context knows.
+    private func modelType() -> any PersistentModel.Type {
+        guard let context = managedObjectContext as? SwiftDataObjectContext,
+              let type = context.modelTypes[entity.name ?? ""]
+        else {
+            preconditionFailure("A SwiftData object of entity '\(entity.name ?? "?")' is outside any model context")
+        }
+        return type
+    }
+
+    /// Makes a `Model` over this object and links it as the object's model.
+    private func makeModel<Model: PersistentModel>(_ type: Model.Type) -> Model {
+        let made = Model(backingData: _ModelBackingData<Model>(object: self))
+        model = made
+        return made
     }
 
     /// The class name entities give, so that Core Data's fetches make this class.
