@@ -9,7 +9,7 @@ struct Harness {
     let workloads: [Workload]
     var contenderTypes: [any Contender.Type] = Harness.allContenders
     static var allContenders: [any Contender.Type] {
-        [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self, OpenSwiftDataContender.self]
+        [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self, OpenSwiftDataContender.self, OpenCoreDataHistoryContender.self]
     }
     private let clock = ContinuousClock()
 

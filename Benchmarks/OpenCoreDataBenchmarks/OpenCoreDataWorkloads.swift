@@ -2,13 +2,16 @@
 // code, NSManagedObject subclasses, an SQLite store, a private-queue context.
 import OpenCoreData
 
-final class OpenCoreDataContender: Contender {
-    static let label = "OpenCoreData"
+class OpenCoreDataContender: Contender {
+    class var label: String { "OpenCoreData" }
+    /// The options the store is added with.
+    class var storeOptions: [AnyHashable: Any]? { nil }
+    class func supports(_ workload: Workload) -> Bool { true }
     private let storeURL: URL
     private let template: URL
     private let model = BenchmarkModel.make()
 
-    init(storeURL: URL, template: URL) {
+    required init(storeURL: URL, template: URL) {
         self.storeURL = storeURL
         self.template = template
     }
@@ -24,7 +27,7 @@ final class OpenCoreDataContender: Contender {
     /// A new coordinator and private-queue context on the store at `url`.
     private func open(_ url: URL) throws -> (NSPersistentStoreCoordinator, NSPersistentStore, NSManagedObjectContext) {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.storeOptions)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return (coordinator, store, context)
@@ -187,3 +190,15 @@ final class OpenCoreDataContender: Contender {
 }
 
 extension Item: ItemAttributes {}
+
+/// The Core Data layer with persistent history on, as SwiftData always keeps it (and as a Core
+/// Data app sharing a store with SwiftData must): the same work as OpenSwiftData's writes, so
+/// their ratio is the SwiftData layer's own cost. Runs the write workloads only.
+final class OpenCoreDataHistoryContender: OpenCoreDataContender {
+    override class var label: String { "OpenCoreData+history" }
+    override class var storeOptions: [AnyHashable: Any]? { [NSPersistentHistoryTrackingKey: true] }
+
+    override class func supports(_ workload: Workload) -> Bool {
+        [.insert, .update, .batchDelete].contains(workload)
+    }
+}

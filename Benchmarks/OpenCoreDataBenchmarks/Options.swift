@@ -11,15 +11,17 @@ struct Options {
     var contenders: [any Contender.Type] = Harness.allContenders
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata,opencoredata+history]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
                        8 fetch read by key, 9 memory per held object,
                        parse (predicate parsing), migrate (lightweight migration),
                        results (NSFetchedResultsController); default all
-          --contenders which implementations run: opencoredata, raw, grdb, openswiftdata (one
-                       alone is for profiling, e.g. under valgrind; openswiftdata runs
-                       workloads 1, 2, 3, 5, 7 and 9 only); default all
+          --contenders which implementations run: opencoredata, raw, grdb, openswiftdata,
+                       opencoredata+history (one alone is for profiling, e.g. under valgrind;
+                       openswiftdata runs workloads 1, 2, 3, 5, 7 and 9 only,
+                       opencoredata+history, the Core Data layer keeping persistent history
+                       as SwiftData does, 1, 5 and 7); default all
         """
 
     struct UsageError: Error { let message: String }
@@ -37,7 +39,7 @@ struct Options {
             } else if option == "--contenders" {
                 contenders = try items.map { item in
                     guard let type = Harness.allContenders.first(where: { $0.label.lowercased().replacingOccurrences(of: " sqlite", with: "") == item }) else {
-                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb, openswiftdata)")
+                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb, openswiftdata, opencoredata+history)")
                     }
                     return type
                 }

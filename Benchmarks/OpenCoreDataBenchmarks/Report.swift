@@ -36,27 +36,40 @@ enum Report {
     }
 
     /// Issue 33's table, after the workload's own when OpenSwiftData ran it: OpenSwiftData
-    /// against the Core Data layer it is built on, raw SQLite and GRDB.
+    /// against the Core Data layer it is built on (for writes also that layer keeping persistent
+    /// history, the work SwiftData always does: the target is judged against it where it ran),
+    /// raw SQLite and GRDB.
     private static func printSwiftData(_ results: Results, sizes: [Int], workload: Workload) {
         let swiftData = OpenSwiftDataContender.label, coreData = OpenCoreDataContender.label
+        let history = OpenCoreDataHistoryContender.label
         let raw = RawSQLiteContender.label, grdb = GRDBContender.label
         guard sizes.contains(where: { results[workload, $0, swiftData] != nil }) else { return }
         let holds = workload == .heldMemory
-        var rows = [["N", "\(swiftData) (per row)", "\(coreData) (per row)", "SwiftData/CoreData", "SwiftData/raw", "SwiftData/GRDB",
-                     "peak MiB SwiftData (CoreData)"] + (holds ? ["held B/row SwiftData (CoreData)"] : []) + ["target \(workload.swiftDataTarget)"]]
+        let withHistory = sizes.contains { results[workload, $0, history] != nil }
+        var header: [String] = ["N", "\(swiftData) (per row)", "\(coreData) (per row)", "SwiftData/CoreData"]
+        if withHistory { header += ["\(history) (per row)", "SwiftData/CoreData+history"] }
+        header += ["SwiftData/raw", "SwiftData/GRDB", "peak MiB SwiftData (CoreData)"]
+        if holds { header.append("held B/row SwiftData (CoreData)") }
+        header.append("target \(workload.swiftDataTarget)")
+        var rows = [header]
         var notes: [String] = []
         for size in sizes {
             guard let mine = results[workload, size, swiftData] else { continue }
             let base = results[workload, size, coreData], other = results[workload, size, grdb]
-            let met = workload.isSwiftDataMet(swiftData: mine, coreData: base, grdb: other)
-            rows.append([
-                count(size), cell(mine, size), base.map { cell($0, size) } ?? "–",
-                ratio(mine, base), ratio(mine, results[workload, size, raw]), ratio(mine, other),
-                "\(mebibytes(mine.peakBytes)) (\(mebibytes(base?.peakBytes)))",
-            ] + (holds ? ["\(bytes(mine.heldBytesPerRow)) (\(bytes(base?.heldBytesPerRow)))"] : []) + [
-                met.map { $0 ? "met" : "**missed**" } ?? "?",
-            ])
-            let others = [base, results[workload, size, raw], other].compactMap { $0?.checksum }
+            let sameWork = results[workload, size, history]
+            let met = workload.isSwiftDataMet(swiftData: mine, coreData: sameWork ?? base, grdb: other)
+            var row: [String] = [count(size), cell(mine, size), base.map { cell($0, size) } ?? "–", ratio(mine, base)]
+            if withHistory {
+                row += [sameWork.map { cell($0, size) } ?? "–", ratio(mine, sameWork)]
+            }
+            let peak = "\(mebibytes(mine.peakBytes)) (\(mebibytes(base?.peakBytes)))"
+            row += [ratio(mine, results[workload, size, raw]), ratio(mine, other), peak]
+            if holds {
+                row.append("\(bytes(mine.heldBytesPerRow)) (\(bytes(base?.heldBytesPerRow)))")
+            }
+            row.append(met.map { $0 ? "met" : "**missed**" } ?? "?")
+            rows.append(row)
+            let others = [base, sameWork, results[workload, size, raw], other].compactMap { $0?.checksum }
             if let differing = others.first(where: { $0 != mine.checksum }) {
                 notes.append("N = \(count(size)): OpenSwiftData's checksum \(mine.checksum) differs from the others' (\(differing)), so it did not do the same work.")
             }

@@ -29,7 +29,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let peers = properties.list.map { "_\($0.identifier) = OpenSwiftData._SwiftDataNoType()" }
         var members: [DeclSyntax] = [
-            "private var _$backingData: OpenSwiftData._ModelBackingData<\(raw: name)> = OpenSwiftData._ModelBackingData<\(raw: name)>()",
+            "private var _$backingData: OpenSwiftData._ModelBackingData<\(raw: name)> = OpenSwiftData._ModelBackingData<\(raw: name)>._make()",
             """
             public var persistentBackingData: any OpenSwiftData.BackingData<\(raw: name)> {
                 get { _$backingData }

@@ -122,16 +122,23 @@ package struct MappingInference {
         NSExpression(node: .keyPath(operand: NSExpression(forVariable: "source"), path: key))
     }
 
-    /// Attribute types lightweight migration converts between: any type to itself, and
-    /// numbers (integers, decimals, floating point, Booleans) to one another.
+    /// Refuses a type change lightweight migration cannot convert (see
+    /// ``NSAttributeType/convertsInLightweightMigration(to:)``).
     private static func checkConvertible(_ source: NSAttributeDescription, to destination: NSAttributeDescription, entity: NSEntityDescription) throws {
-        let numeric: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-                                             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType]
-        if source.attributeType == destination.attributeType { return }
-        if numeric.contains(source.attributeType), numeric.contains(destination.attributeType) { return }
+        if source.attributeType.convertsInLightweightMigration(to: destination.attributeType) { return }
         throw CoreDataError.make(
             NSInferredMappingModelError,
             "Can't infer a mapping for attribute '\(destination.name)' of entity '\(entity.name ?? "?")': its type changed from \(source.attributeType.displayName) to \(destination.attributeType.displayName), which lightweight migration cannot convert"
         )
+    }
+}
+
+extension NSAttributeType {
+    /// Whether lightweight migration converts values of this type to `destination`: any type to
+    /// itself, and numbers (integers, decimals, floating point, Booleans) to one another.
+    package func convertsInLightweightMigration(to destination: NSAttributeType) -> Bool {
+        let numbers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+                                             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType]
+        return self == destination || (numbers.contains(self) && numbers.contains(destination))
     }
 }

@@ -86,7 +86,9 @@ public final class ModelContainer: @unchecked Sendable {
         layouts = entities.reduce(into: [:]) { layouts, pair in
             guard let type = types[pair.value.name ?? ""] else { return }
             let table = ModelTable.of(type)
-            layouts[pair.key] = ModelLayout(table: table, slots: table.slots(in: pair.value))
+            let slots = table.slots(in: pair.value)
+            layouts[pair.key] = ModelLayout(table: table, slots: slots)
+            table.noteLatest(pair.value, slots: slots)
         }
     }
 

@@ -80,14 +80,33 @@ public final class ModelContext: Equatable, Hashable {
         for object in objectContext.insertedObjects where object.entity.name == request.entityName {
             if translated?.evaluate(with: object) ?? true { objectContext.delete(object) }
         }
+        // Saved models the context holds that the delete may take: only these need the merge
+        // that marks them deleted (the coordinator forgets the deleted rows itself), so the
+        // delete need not return one object ID per row.
+        let entity = container.entity(for: model)
+        let held = objectContext.registeredObjects.compactMap { object -> NSManagedObjectID? in
+            guard !object.objectID.isTemporaryID, !object.isDeleted,
+                  includeSubclasses ? object.entity.isKindOf(entity: entity) : object.entity === entity else { return nil }
+            return object.objectID
+        }
         let batch = NSBatchDeleteRequest(fetchRequest: request)
-        batch.resultType = .resultTypeObjectIDs
-        let result = try objectContext.execute(batch) as? NSBatchDeleteResult
-        // The coordinator already forgot the deleted rows; only models the context holds need
-        // the merge that marks them deleted.
-        let ids = (result?.result as? [NSManagedObjectID] ?? []).filter { objectContext.registeredObject(for: $0) != nil }
-        if !ids.isEmpty {
-            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids], into: [objectContext])
+        batch.resultType = .resultTypeCount
+        _ = try objectContext.execute(batch)
+        guard !held.isEmpty else { return }
+        // Which of them the store still has, asked of the store alone (a changed model would
+        // match in memory), a bounded list at a time.
+        var kept = Set<NSManagedObjectID>()
+        for start in stride(from: 0, to: held.count, by: 1000) {
+            let survivors = NSFetchRequest<NSFetchRequestResult>(entityName: entity.name ?? "")
+            survivors.includesSubentities = includeSubclasses
+            survivors.includesPendingChanges = false
+            survivors.resultType = .managedObjectIDResultType
+            survivors.predicate = NSPredicate(format: "SELF IN %@", Array(held[start..<min(start + 1000, held.count)]))
+            kept.formUnion(try objectContext.fetch(survivors).compactMap { $0 as? NSManagedObjectID })
+        }
+        let gone = held.filter { !kept.contains($0) }
+        if !gone.isEmpty {
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: gone], into: [objectContext])
         }
     }
 
@@ -128,15 +147,21 @@ public final class ModelContext: Equatable, Hashable {
     /// Posts ``willSave`` before and ``didSave`` after, with the identifiers of the inserted,
     /// updated and deleted models.
     ///
-    /// - Throws: The store's error: a validation failure names the entity, the property and
-    ///   the value; a unique-constraint conflict names the constraint and the models.
+    /// - Throws: ``SwiftDataError/modelValidationFailure`` when a model fails validation or
+    ///   a conflict is left unresolved, its sentence naming the model type, the property and
+    ///   the value (Core Data's error under `NSUnderlyingErrorKey`); the store's error otherwise.
     public func save() throws {
         guard objectContext.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         objectContext.processPendingChanges()
         let (inserted, updated, deleted) = objectContext.unsavedChanges
         let deletedIDs = deleted.map { PersistentIdentifier($0.objectID) }
-        try objectContext.save()
+        do {
+            try objectContext.save()
+        } catch {
+            // Core Data's error names NSManagedObject and userInfo keys; say it in models.
+            throw SwiftDataError.saveError(error) ?? error
+        }
         NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
             NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },

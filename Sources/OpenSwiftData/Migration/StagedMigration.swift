@@ -7,7 +7,8 @@ import OpenCoreData
 /// stages from there on in order. A lightweight stage opens the store with the next version's
 /// model, which Core Data's lightweight migration brings the store to; a custom stage runs
 /// `willMigrate` on a context of the old version first and `didMigrate` on one of the new
-/// version after.
+/// version after; a transforming stage (``MigrationStage/transforming(fromVersion:toVersion:migrate:)``)
+/// migrates a copy, runs its closure on contexts of both, and puts the copy in the store's place.
 struct StagedMigration {
     let plan: any SchemaMigrationPlan.Type
     let target: Schema
@@ -51,8 +52,17 @@ struct StagedMigration {
             guard stage.fromVersion.versionIdentifier == version else {
                 throw SwiftDataError.unknownSchema.explained("\(plan) has no stage from version \(version) (next stage: \(stage.debugDescription))")
             }
-            if case .custom(let from, _, let willMigrate, _) = stage, let willMigrate {
-                try withContext(of: from, configuration) { try willMigrate($0) }
+            if case .custom(let from, let to, let willMigrate, _) = stage, let willMigrate {
+                // A transforming stage's willMigrate hands its closure over instead of running.
+                let handoff = TransformingStageHandoff()
+                try TransformingStageHandoff.$current.withValue(handoff) {
+                    try withContext(of: from, configuration) { try willMigrate($0) }
+                }
+                if let migrate = handoff.migrate {
+                    try TransformingMigration(from: from, to: to, configuration: configuration, migrate: migrate).run()
+                    version = to.versionIdentifier
+                    continue
+                }
             }
             // Opening with the next version's model migrates the store (lightweight).
             try withContext(of: stage.toVersion, configuration) { _ in }

@@ -29,6 +29,21 @@ final class ModelTable: @unchecked Sendable {
         }
     }
 
+    /// The entity of the container made last with this type, with its slots. Held strongly
+    /// (one entity per model type), so that reading it costs no weak load per model made.
+    private let latest = Mutex<(entity: NSEntityDescription, slots: [Int])?>(nil)
+
+    /// Where a model made outside any context keeps its values until inserted: the entity
+    /// of the container made last with this type, with its slots; `nil` before any container.
+    var latestLayout: (entity: NSEntityDescription, slots: [Int])? {
+        latest.withLock { $0 }
+    }
+
+    /// Records `entity`, with its `slots`, as the one a container made last gave this type.
+    func noteLatest(_ entity: NSEntityDescription, slots: [Int]) {
+        latest.withLock { $0 = (entity, slots) }
+    }
+
     /// For each property, its slot in `entity` when values can move straight between the model
     /// and the slot (see ``PropertyAccessor``), else `-1`.
     func slots(in entity: NSEntityDescription) -> [Int] {
@@ -76,6 +91,8 @@ final class ModelProperty: @unchecked Sendable {
     let isOptional: Bool
     let kind: Kind
     let defaultValue: Any?
+    /// Whether ``defaultValue`` is set (asked per model made, without copying the value).
+    let hasDefault: Bool
     let metadata: (any SchemaProperty)?
     /// `Trip.name`, for messages.
     let label: String
@@ -88,6 +105,7 @@ final class ModelProperty: @unchecked Sendable {
         name = metadata.name
         keyPath = metadata.keypath
         defaultValue = metadata.defaultValue.flatMap(unwrapOptional)
+        hasDefault = defaultValue != nil
         self.metadata = metadata.metadata
         label = "\(modelName).\(metadata.name)"
         let declared = type(of: metadata.keypath).valueType

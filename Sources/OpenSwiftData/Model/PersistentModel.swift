@@ -60,6 +60,8 @@ extension PersistentModel {
 
     /// The backing store as the framework sees it.
     var storage: any ModelStorage {
+        // A class cast first: casting the existential to a protocol looks up a conformance.
+        if let own = (persistentBackingData as AnyObject) as? _ModelBackingData<Self> { return own }
         guard let storage = persistentBackingData as? any ModelStorage else {
             preconditionFailure("\(Self.self)'s backing data is not OpenSwiftData's; models get theirs from @Model")
         }

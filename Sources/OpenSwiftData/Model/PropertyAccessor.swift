@@ -25,6 +25,12 @@ class PropertyAccessor<Value>: AnyPropertyAccessor, @unchecked Sendable {
     func write(_ value: Value, _ property: ModelProperty, to object: SwiftDataManagedObject, slot: Int) {
         property.write(value, to: object)
     }
+
+    /// Whether `value`, of an optional property, is `nil`. The generic test needs a dynamic
+    /// cast; accessors of optional primitives override it with a plain comparison.
+    func isNil(_ value: Value) -> Bool {
+        (value as? any OptionalValue).map { $0.wrappedValue == nil } ?? false
+    }
 }
 
 /// What code that knows a property's type only at run time calls: see ``PropertyAccessor``.
@@ -62,6 +68,8 @@ final class OptionalPrimitiveAccessor<Wrapped: SwiftDataPrimitive>: PropertyAcce
         guard slot >= 0 else { return super.write(value, property, to: object, slot: slot) }
         Wrapped.writeOptionalSlot(value, of: property, in: object, slot: slot)
     }
+
+    override func isNil(_ value: Wrapped?) -> Bool { value == nil }
 }
 
 extension SwiftDataPrimitive {

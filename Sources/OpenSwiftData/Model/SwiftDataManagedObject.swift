@@ -28,7 +28,7 @@ final class SwiftDataManagedObject: NSManagedObject {
     /// The model type of the object's entity, which its context knows.
     private func modelType() -> any PersistentModel.Type {
         guard let context = managedObjectContext as? SwiftDataObjectContext,
-              let type = context.modelTypes[entity.name ?? ""]
+              let type = context.modelTypesByEntity[ObjectIdentifier(entity)] ?? context.modelTypes[entity.name ?? ""]
         else {
             preconditionFailure("A SwiftData object of entity '\(entity.name ?? "?")' is outside any model context")
         }
@@ -37,7 +37,11 @@ final class SwiftDataManagedObject: NSManagedObject {
 
     /// Makes a `Model` over this object and links it as the object's model.
     private func makeModel<Model: PersistentModel>(_ type: Model.Type) -> Model {
-        let made = Model(backingData: _ModelBackingData<Model>(object: self))
+        let store = _ModelBackingData<Model>(object: self)
+        // `@Model`'s property initializer takes the store instead of making one.
+        BackingDataOffer.offer(store)
+        let made = Model(backingData: store)
+        BackingDataOffer.offer(nil)
         model = made
         return made
     }
@@ -53,11 +57,17 @@ final class SwiftDataObjectContext: NSManagedObjectContext, @unchecked Sendable 
     weak var modelContext: ModelContext?
     /// The model type of each entity of the schema.
     let modelTypes: [String: any PersistentModel.Type]
+    /// The same by entity instance: what each fetched object asks, without hashing a name.
+    let modelTypesByEntity: [ObjectIdentifier: any PersistentModel.Type]
     /// Per model type, its table and its properties' slots (see ``ModelTable/slots(in:)``).
     let layouts: [ObjectIdentifier: ModelLayout]
 
     init(concurrencyType: ConcurrencyType, container: ModelContainer) {
         modelTypes = container.modelTypes
+        let entities = container.persistentContainer.managedObjectModel.entitiesByName
+        modelTypesByEntity = container.modelTypes.reduce(into: [:]) { types, pair in
+            if let entity = entities[pair.key] { types[ObjectIdentifier(entity)] = pair.value }
+        }
         layouts = container.layouts
         super.init(concurrencyType: concurrencyType)
     }

@@ -2,9 +2,10 @@ import Foundation
 import OpenCoreData
 import OpenCoreDataCore
 
-// Each `PredicateExpressions` node the SQL translation supports, as a term. Node types not
-// listed here (subscripts, casts and type checks, `evaluate`, `min()`/`max()` of stored
-// values, …) throw `SwiftDataError.unsupportedPredicate` naming the node.
+// Each `PredicateExpressions` node the SQL translation supports, as a term (an Expression's
+// `evaluate` is in `PredicateTranslation+Expression.swift`). Node types not listed here
+// (subscripts, casts and type checks, `min()`/`max()` of stored values, …) throw
+// `SwiftDataError.unsupportedPredicate` naming the node.
 
 // MARK: - Leaves
 

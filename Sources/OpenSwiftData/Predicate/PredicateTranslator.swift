@@ -217,7 +217,6 @@ final class PredicateTranslationContext {
         "PredicateExpressions.TypeCheck": "type checks (is) are not translated; fetch the subclass's model type instead",
         "PredicateExpressions.ConditionalCast": "casts (as?) are not translated; fetch the subclass's model type instead",
         "PredicateExpressions.ForceCast": "casts (as!) are not translated; fetch the subclass's model type instead",
-        "PredicateExpressions.ExpressionEvaluate": "evaluating a nested Expression is not translated",
     ]
 
     /// Throws unless a collection read from the store with elements of `element` is a to-many

@@ -7,8 +7,9 @@ import Foundation
 /// `error == .unsupportedPredicate` work as on Apple platforms. An error thrown here also
 /// carries a sentence naming what went wrong (for a predicate, the construct SQL cannot
 /// express); ``description`` and `localizedDescription` show it. The sentence takes no
-/// part in equality or hashing.
-public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible, LocalizedError {
+/// part in equality or hashing. An error converted from one of Core Data's (a failed save)
+/// keeps that error under `NSUnderlyingErrorKey` of its `NSError` form.
+public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible, LocalizedError, CustomNSError {
     /// The member of Apple's list this error is.
     private enum Kind: Int, Hashable, Sendable {
         case includePendingChangesWithBatchSize = 1
@@ -78,10 +79,14 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     private let kind: Kind
     /// The sentence naming what went wrong, when the thrower gave one.
     private let message: String?
+    /// The error this one was made from (Core Data's, for a save), so callers who need its
+    /// codes and userInfo still reach them.
+    private let underlying: (any Error)?
 
-    private init(_ kind: Kind, message: String? = nil) {
+    private init(_ kind: Kind, message: String? = nil, underlying: (any Error)? = nil) {
         self.kind = kind
         self.message = message
+        self.underlying = underlying
     }
 
     /// The same kind of error, explained by `message` (which names the construct, key path or
@@ -89,6 +94,15 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     package func explained(_ message: String) -> SwiftDataError {
         SwiftDataError(kind, message: message)
     }
+
+    /// The same kind of error, explained by `message` and made from `underlying`, which
+    /// stays reachable. Equality ignores both.
+    package func explained(_ message: String, underlying: any Error) -> SwiftDataError {
+        SwiftDataError(kind, message: message, underlying: underlying)
+    }
+
+    /// The error this one was made from, if any.
+    package var underlyingError: (any Error)? { underlying }
 
     /// The sentence this error was thrown with, if any.
     package var reason: String? { message }
@@ -170,5 +184,13 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// The sentence naming what went wrong; `localizedDescription` shows it.
     public var errorDescription: String? {
         message ?? kind.summary
+    }
+
+    /// The sentence, and the error this one was made from under `NSUnderlyingErrorKey`, so
+    /// `(error as NSError).userInfo` reaches Core Data's error as on Apple platforms.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message ?? kind.summary]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying as NSError }
+        return info
     }
 }

@@ -9,15 +9,7 @@ import Testing
 
     /// The error `body` throws, which must be a `SwiftDataError`.
     func error(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> SwiftDataError? {
-        do {
-            try body()
-            Issue.record("no error thrown", sourceLocation: sourceLocation)
-        } catch let error as SwiftDataError {
-            return error
-        } catch {
-            Issue.record("threw \(error), not a SwiftDataError", sourceLocation: sourceLocation)
-        }
-        return nil
+        thrownSwiftDataError(body, sourceLocation: sourceLocation)
     }
 
     @Test func unknownKeyPathsThrowUnsupportedKeyPath() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import OpenSwiftData
+import Testing
 
 // The fixture of the predicate translation tests: a Core Data model built in code (Trip,
 // Destination, Activity), plain Swift classes mirroring it that serve only as `#Predicate`
@@ -275,4 +276,17 @@ final class PredicateTranslationFixture {
             objectIDs[ObjectIdentifier(mirror)] = object.objectID
         }
     }
+}
+
+/// The `SwiftDataError` `body` throws; records an issue when it throws nothing or another error.
+func thrownSwiftDataError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> SwiftDataError? {
+    do {
+        try body()
+        Issue.record("no error thrown", sourceLocation: sourceLocation)
+    } catch let error as SwiftDataError {
+        return error
+    } catch {
+        Issue.record("threw \(error), not a SwiftDataError", sourceLocation: sourceLocation)
+    }
+    return nil
 }
