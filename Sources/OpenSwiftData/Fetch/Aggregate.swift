@@ -30,7 +30,7 @@ public class PartialAggregate<Model: PersistentModel>: Hashable, @unchecked Send
 
     /// The aggregate's value for one row of the store's results, as `Any` (the typed subclass
     /// decodes it). `stored` is the store's value, `nil` when SQL gave NULL.
-    func decodeAny(_ stored: Any?, codec: ValueCodec?) -> Any {
+    func decodeAny(_ stored: Any?, codec: ValueCodec?) throws -> Any {
         preconditionFailure("PartialAggregate is only made through Aggregate")
     }
 
@@ -61,20 +61,20 @@ public final class Aggregate<Model: PersistentModel, Value>: PartialAggregate<Mo
     // `@unchecked`: as PartialAggregate; `decode` is a `@Sendable` closure.
 
     /// Converts the store's value (`nil` for SQL NULL) through the property's codec.
-    private let convert: @Sendable (Any?, ValueCodec?) -> Value
+    private let convert: @Sendable (Any?, ValueCodec?) throws -> Value
 
-    init(_ function: Function, _ keyPath: AnyKeyPath?, decode: @escaping @Sendable (Any?, ValueCodec?) -> Value) {
+    init(_ function: Function, _ keyPath: AnyKeyPath?, decode: @escaping @Sendable (Any?, ValueCodec?) throws -> Value) {
         convert = decode
         super.init(function, keyPath)
     }
 
-    override func decodeAny(_ stored: Any?, codec: ValueCodec?) -> Any {
-        convert(stored, codec)
+    override func decodeAny(_ stored: Any?, codec: ValueCodec?) throws -> Any {
+        try convert(stored, codec)
     }
 
     /// The typed value of one row of the store's results.
-    func decode(_ stored: Any?, codec: ValueCodec?) -> Value {
-        convert(stored, codec)
+    func decode(_ stored: Any?, codec: ValueCodec?) throws -> Value {
+        try convert(stored, codec)
     }
 }
 
@@ -97,12 +97,12 @@ extension PartialAggregate {
     /// The sum has the attribute's type; an integer sum is computed in 64 bits by SQLite, which
     /// fails the query on overflow, and narrowed to the attribute's type as stored values are.
     public static func sum<V: AdditiveArithmetic>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V> {
-        Aggregate(.sum, keyPath) { stored, codec in decoded(stored, codec, as: V.self) ?? .zero }
+        Aggregate(.sum, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) ?? .zero }
     }
 
     /// The sum of an optional numeric attribute, skipping `nil`s; `0` when no value is there.
     public static func sum<V: AdditiveArithmetic>(_ keyPath: KeyPath<Model, V?>) -> Aggregate<Model, V> {
-        Aggregate(.sum, keyPath) { stored, codec in decoded(stored, codec, as: V.self) ?? .zero }
+        Aggregate(.sum, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) ?? .zero }
     }
 
     /// The mean of a numeric attribute, as a `Double`; `nil` when no model matches.
@@ -120,23 +120,23 @@ extension PartialAggregate {
     ///
     /// Strings compare as Swift compares them, as sort descriptors do.
     public static func min<V: Comparable>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V?> {
-        Aggregate(.min, keyPath) { stored, codec in decoded(stored, codec, as: V.self) }
+        Aggregate(.min, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) }
     }
 
     /// The smallest value of an optional attribute, skipping `nil`s; `nil` when no value is there.
     public static func min<V: Comparable>(_ keyPath: KeyPath<Model, V?>) -> Aggregate<Model, V?> {
-        Aggregate(.min, keyPath) { stored, codec in decoded(stored, codec, as: V.self) }
+        Aggregate(.min, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) }
     }
 
     /// The largest value of an attribute (of the types `min(_:)` takes); `nil` when no model
     /// matches.
     public static func max<V: Comparable>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V?> {
-        Aggregate(.max, keyPath) { stored, codec in decoded(stored, codec, as: V.self) }
+        Aggregate(.max, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) }
     }
 
     /// The largest value of an optional attribute, skipping `nil`s; `nil` when no value is there.
     public static func max<V: Comparable>(_ keyPath: KeyPath<Model, V?>) -> Aggregate<Model, V?> {
-        Aggregate(.max, keyPath) { stored, codec in decoded(stored, codec, as: V.self) }
+        Aggregate(.max, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) }
     }
 }
 
@@ -203,11 +203,12 @@ private func storedDouble(_ stored: Any?) -> Double? {
 }
 
 /// The Swift value of a value the store returned for an attribute, converted by the attribute's
-/// codec as reading a model's property converts it; `nil` for SQL NULL.
-private func decoded<V>(_ stored: Any?, _ codec: ValueCodec?, as _: V.Type) -> V? {
+/// codec as reading a model's property converts it; `nil` for SQL NULL. A value of another
+/// type is damage in the store, reported rather than trapped on.
+private func decoded<V>(_ stored: Any?, _ codec: ValueCodec?, as _: V.Type) throws -> V? {
     guard let stored, let codec else { return nil }
     guard let value = codec.decode(stored) as? V else {
-        preconditionFailure("The store returned a \(type(of: stored)) for an aggregate of \(V.self) values, which is not a \(V.self)")
+        throw SwiftDataError.unknownDataStoreSchema.explained("the store returned a \(type(of: stored)) for an aggregate of \(V.self) values, which is not a \(V.self)")
     }
     return value
 }

@@ -26,7 +26,8 @@ extension ModelContext {
     public func aggregate<T: PersistentModel, Value>(_ aggregate: Aggregate<T, Value>, where predicate: Predicate<T>? = nil) throws -> Value {
         let rows = try self.aggregate([aggregate], where: predicate)
         // An ungrouped SQL aggregate always yields its one row.
-        return rows.first?[aggregate] ?? aggregate.decode(nil, codec: nil)
+        if let row = rows.first { return row[aggregate] }
+        return try aggregate.decode(nil, codec: nil)
     }
 
     /// Aggregates over the models `predicate` selects, one row per distinct combination of the
@@ -95,20 +96,21 @@ extension ModelContext {
         } catch {
             throw SwiftDataError.storeFetchError(error) ?? error
         }
-        return results.map { dictionary in
+        return try results.map { dictionary in
             var groupValues: [AnyKeyPath: Any?] = [:]
             for group in groups {
                 // The store left the key out for NULL, the value of a `nil` property.
-                groupValues[group.keyPath] = dictionary[group.name].flatMap { stored -> Any? in
+                groupValues[group.keyPath] = try dictionary[group.name].flatMap { stored -> Any? in
+                    // A value of another type is damage in the store: say so rather than trap.
                     guard let value = group.codec.decode(stored) else {
-                        preconditionFailure("The store returned a \(type(of: stored)) for the grouped property '\(group.name)' of \(T.self), which its codec cannot read")
+                        throw SwiftDataError.unknownDataStoreSchema.explained("the store holds a \(type(of: stored)) for the grouped property '\(group.name)' of \(T.self), which is not a value of the property's type")
                     }
                     return value
                 }
             }
             var aggregateValues: [PartialAggregate<T>: Any] = [:]
             for column in columns {
-                aggregateValues[column.aggregate] = column.aggregate.decodeAny(dictionary[column.key], codec: column.codec)
+                aggregateValues[column.aggregate] = try column.aggregate.decodeAny(dictionary[column.key], codec: column.codec)
             }
             return AggregateRow(groupValues: groupValues, aggregateValues: aggregateValues)
         }
