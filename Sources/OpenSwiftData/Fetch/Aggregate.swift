@@ -94,15 +94,18 @@ extension PartialAggregate {
 
     /// The sum of a numeric attribute; `0` when no model matches.
     ///
-    /// The sum has the attribute's type; an integer sum is computed in 64 bits by SQLite, which
-    /// fails the query on overflow, and narrowed to the attribute's type as stored values are.
+    /// The sum has the attribute's type; an integer sum is computed in 64 bits by SQLite (which
+    /// fails the query on overflow), and a total the attribute's type cannot hold throws rather
+    /// than wrapping, as adding the values in Swift would trap.
     public static func sum<V: AdditiveArithmetic>(_ keyPath: KeyPath<Model, V>) -> Aggregate<Model, V> {
-        Aggregate(.sum, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) ?? .zero }
+        let name = PredicateTranslationContext.describe(keyPath)
+        return Aggregate(.sum, keyPath) { stored, codec in try summed(stored, codec, as: V.self, of: name) }
     }
 
     /// The sum of an optional numeric attribute, skipping `nil`s; `0` when no value is there.
     public static func sum<V: AdditiveArithmetic>(_ keyPath: KeyPath<Model, V?>) -> Aggregate<Model, V> {
-        Aggregate(.sum, keyPath) { stored, codec in try decoded(stored, codec, as: V.self) ?? .zero }
+        let name = PredicateTranslationContext.describe(keyPath)
+        return Aggregate(.sum, keyPath) { stored, codec in try summed(stored, codec, as: V.self, of: name) }
     }
 
     /// The mean of a numeric attribute, as a `Double`; `nil` when no model matches.
@@ -200,6 +203,21 @@ private func storedDouble(_ stored: Any?) -> Double? {
     case let value as NSNumber: value.doubleValue
     default: nil
     }
+}
+
+/// A sum the store returned, as the summed property's type `V`; an integer total `V` cannot
+/// hold (the store sums in 64 bits) throws instead of being cut to `V`'s width.
+private func summed<V: AdditiveArithmetic>(_ stored: Any?, _ codec: ValueCodec?, as _: V.Type, of name: String) throws -> V {
+    if let integer = V.self as? any FixedWidthInteger.Type, let total = storedInt(stored), !fits(total, in: integer) {
+        throw SwiftDataError.unsupportedKeyPath.explained(
+            "the sum of \(name) is \(total), more than a \(V.self) holds: sum a wider property, or fetch and add the values")
+    }
+    return try decoded(stored, codec, as: V.self) ?? .zero
+}
+
+/// Whether `value` is exactly representable as an `I`.
+private func fits<I: FixedWidthInteger>(_ value: Int, in _: I.Type) -> Bool {
+    I(exactly: value) != nil
 }
 
 /// The Swift value of a value the store returned for an attribute, converted by the attribute's

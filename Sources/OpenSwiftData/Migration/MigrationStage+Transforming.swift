@@ -116,16 +116,17 @@ struct TransformingMigration {
         let old = try ModelContainer(for: Schema(versionedSchema: from), migrationPlan: nil, configurations: [
             ModelConfiguration(configuration.name, schema: configuration.schema, url: store, allowsSave: false),
         ])
-        defer { Self.close(old) }
+        defer { try? Self.close(old) }
         let new = try ModelContainer(for: Schema(versionedSchema: to), migrationPlan: nil, configurations: [
             ModelConfiguration(configuration.name, schema: configuration.schema, url: work),
         ])
-        defer { Self.close(new) }
+        defer { try? Self.close(new) }
         let newContext = ModelContext(new)
         try migrate(ModelContext(old), newContext)
         try newContext.save()
-        Self.close(old)
-        Self.close(new)
+        // Both must be closed before the copy replaces the store; a failure to close stops here.
+        try Self.close(old, throwing: true)
+        try Self.close(new, throwing: true)
 
         // Another process may have migrated the store meanwhile; its result (and whatever it
         // wrote since) wins over this one.
@@ -166,9 +167,16 @@ struct TransformingMigration {
         }
     }
 
-    /// Closes a container's stores, so the files can be copied and replaced.
-    static func close(_ container: ModelContainer) {
+    /// Closes a container's stores, so the files can be copied and replaced; with `throwing`
+    /// false (clean-up after a failure) a store that will not close is left to the container.
+    static func close(_ container: ModelContainer, throwing: Bool = false) throws {
         let coordinator = container.persistentContainer.persistentStoreCoordinator
-        for store in coordinator.persistentStores { try? coordinator.remove(store) }
+        for store in coordinator.persistentStores {
+            do {
+                try coordinator.remove(store)
+            } catch where !throwing {
+                continue
+            }
+        }
     }
 }

@@ -24,6 +24,15 @@ final class AGXTrip {
 }
 
 @Model
+final class AGXCrate {
+    var quantity: Int16
+
+    init(quantity: Int16) {
+        self.quantity = quantity
+    }
+}
+
+@Model
 final class AGXCity {
     var name: String
     init(name: String) { self.name = name }
@@ -241,5 +250,17 @@ struct AggregateTests {
         #expect(fetched.count == 2)
         #expect(identifiers.filter { (reader.registeredModel(for: $0) as AGXTrip?) != nil }.count == 2)
         withExtendedLifetime(fetched) {}
+    }
+
+    @Test func aSumItsPropertyTypeCannotHoldThrowsInsteadOfWrapping() throws {
+        let container = try ModelContainer(for: AGXCrate.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for _ in 0..<300 { context.insert(AGXCrate(quantity: 100)) }
+        try context.save()
+        #expect(try context.aggregate(.sum(\AGXCrate.quantity)) == 30_000)
+        for _ in 0..<100 { context.insert(AGXCrate(quantity: 100)) }
+        try context.save()
+        // 40,000 does not fit an Int16: cut to 16 bits it would read -25,536.
+        #expect(throws: SwiftDataError.unsupportedKeyPath) { try context.aggregate(.sum(\AGXCrate.quantity)) }
     }
 }
