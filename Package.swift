@@ -77,6 +77,11 @@ let package = Package(
         // formatter and in-memory evaluation. It sits at the bottom: it knows key-value
         // coding, not managed objects, so everything above can use it.
         .target(name: "OpenCoreDataPredicate"),
+        // What Apple's Foundation and UIKit offer and Linux's lack, which Core Data's API names:
+        // UndoManager, UIDocument, ValueTransformer, keyed archives and binary property lists
+        // (the formats of compiled models and Core Data's metadata), raw DEFLATE. It knows
+        // nothing of Core Data, so the core and everything above can use it.
+        .target(name: "OpenCoreDataFoundation", dependencies: ["OpenCoreDataDeflate"]),
         // The core: model, objects, contexts, fetch, undo, history, migration, results
         // controller, documents, and the coordinator with the protocol store engines
         // implement (Store/Backend). It knows no SQL.
@@ -84,9 +89,9 @@ let package = Package(
             name: "OpenCoreDataCore",
             dependencies: [
                 "OpenCoreDataPredicate",
+                "OpenCoreDataFoundation",
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
-                "OpenCoreDataDeflate",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -106,10 +111,10 @@ let package = Package(
         // engine (linking it in), naming the Foundation-named classes (NSPredicate,
         // NSSortDescriptor, ...) so they win over Foundation's Linux stubs in files that also
         // import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
-        // The layers are drawn in docs/ARCHITECTURE.md. The predicate module is named although
-        // the core brings it, because it is imported here by name, and because the combined
-        // documentation build lets a catalog link only into its target's direct dependencies.
-        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        // The layers are drawn in docs/ARCHITECTURE.md. The predicate and Foundation stand-in
+        // modules are named although the core brings them, because the combined documentation
+        // build lets a catalog link only into its target's direct dependencies.
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
         // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
         // `#Index`, `@ModelActor`): a plugin of their own, so the Core Data layer's macros do
         // not grow with SwiftData's.
@@ -133,7 +138,7 @@ let package = Package(
             name: "OpenCoreDataBenchmarks",
             dependencies: [
                 "OpenCoreData",
-                // The SwiftData layer, run as a fourth contender beside the Core Data layer (issue 33).
+                // The SwiftData layer, run as a contender beside the Core Data layer.
                 "OpenSwiftData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite's C API (GRDB's module for it) for the raw baseline.
@@ -169,7 +174,7 @@ let package = Package(
             resources: [.copy("Tags.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
         ),
-        // The Tags seed written with SwiftData (issue 33): its @Model classes map to the same
+        // The Tags seed written with SwiftData: its @Model classes map to the same
         // Core Data entities as Tags.xcdatamodeld, so either variant opens the other's store.
         .executableTarget(
             name: "TagsSwiftData",
@@ -267,7 +272,7 @@ let package = Package(
             dependencies: ["OpenCoreData"],
             path: "Tests/StoreWorkerSupport"
         ),
-        // A process per launch for the three-process SwiftData migration test (issue 33): a
+        // A process per launch for the three-process SwiftData migration test: a
         // store made at schema 1.0.0, migrated to 2.0.0 by a plan, opened again and checked.
         .executableTarget(
             name: "openswiftdata-trips-worker",

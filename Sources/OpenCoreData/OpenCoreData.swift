@@ -4,7 +4,8 @@
 // so `import OpenCoreData` alone sees `Date`, `UUID`, `NSSet` and friends, as
 // `import CoreData` does.
 @_exported import OpenCoreDataCore
-// The SQLite engine: linked in for the coordinator, which finds it by name, and its
+// The SQLite engine: linked in for the coordinator, which reaches it through a typed hook
+// the engine fills in (`StoreEngines.linkedSQLiteEngine()`), and its
 // public additions (`NSManagedObjectModel.inferred(fromStoreAt:)`, `cached(inStoreAt:)`).
 @_exported import OpenCoreDataSQLite
 

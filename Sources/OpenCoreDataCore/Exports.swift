@@ -4,6 +4,10 @@
 // The predicate language is its own module below the engine; users see it through
 // OpenCoreData as one module, as Core Data's predicates come with `import CoreData`.
 @_exported import OpenCoreDataPredicate
+// What Apple's Foundation and UIKit have and Linux's lack (undo manager, documents, value
+// transformers, keyed archives, binary property lists) sits in a module of its own below the
+// core; Core Data's API names these types, so they come with it.
+@_exported import OpenCoreDataFoundation
 
 // Foundation on Linux declares unusable classes under these names. Imports that name a
 // declaration win over whole-module ones, so the engine's files (and files that import it)

@@ -3,9 +3,10 @@ extension NSManagedObjectContext {
     /// conflicts the merge policy does not settle (or that other writers keep making).
     static let conflictResolutionRounds = 8
 
-    /// Writes the context's changes to `store`, with the conflict checks inside the
-    /// write's transaction; conflicts go to the merge policy and the write runs again.
-    /// Returns what was written and the keys given to new objects.
+    /// Writes the context's changes to `store` as one request that carries its conflict
+    /// checks; the store runs them in the write's transaction and writes nothing when one
+    /// fails. Conflicts go to the merge policy and a new request goes down. Returns what was
+    /// written and the keys given to new objects.
     func writeResolvingConflicts(
         to store: NSPersistentStore, _ coordinator: NSPersistentStoreCoordinator
     ) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], keys: [ObjectIdentifier: Int64]) {
@@ -15,32 +16,43 @@ extension NSManagedObjectContext {
         // leaves locking to the writer, and only when it reports a stale row does the save
         // run again with the full check, which finds every conflict for the policy at once.
         var checkLocking = false
+        // Keys for new objects, reserved once per object: a round the merge policy sends
+        // back keeps them.
+        var keys: [ObjectIdentifier: Int64] = [:]
         while true {
             let inserted = Array(insertedSet)
             let updated = Array(updatedSet)
             let deleted = Array(deletedSet)
-            var assignedKeys: [ObjectIdentifier: Int64] = [:]
+            if round > 0 {
+                // Objects the merge policy took out of the save give their keys up, so a
+                // reference to one fails the save instead of pointing at a row never written.
+                let current = Set(inserted.map(ObjectIdentifier.init))
+                keys = keys.filter { current.contains($0.key) }
+            }
+            let needingKeys = inserted.filter { $0.objectID.primaryKey == nil && keys[ObjectIdentifier($0)] == nil }
+            if !needingKeys.isEmpty {
+                let reserved = try coordinator.reservePrimaryKeys(in: store, for: needingKeys.map(\.entity))
+                for (object, key) in zip(needingKeys, reserved) { keys[ObjectIdentifier(object)] = key }
+            }
+            var request = try SaveRequestBuilder(keys: keys).request(inserted: inserted, updated: updated, deleted: deleted)
+            request.origin = historyOrigin
+            request.context = self
+            let scan = SaveConflictScan(inserted: inserted, updated: updated, deleted: deleted, locking: checkLocking)
+            request.checks = scan.checks
+            let outcome: StoreSaveOutcome
             do {
-                try coordinator.save(to: store) { allocator in
-                    if let reader = allocator as? any SaveTransactionReader {
-                        let found = try SaveConflictScan(inserted: inserted, updated: updated, deleted: deleted, context: self).run(reader, locking: checkLocking)
-                        if !found.isEmpty { throw found }
-                    }
-                    for object in inserted {
-                        assignedKeys[ObjectIdentifier(object)] = try object.objectID.primaryKey ?? allocator.nextKey(for: object.entity)
-                    }
-                    var request = try SaveRequestBuilder(keys: assignedKeys).request(inserted: inserted, updated: updated, deleted: deleted)
-                    request.origin = historyOrigin
-                    request.context = self
-                    return request
-                }
-                return (inserted, updated, deleted, assignedKeys)
-            } catch let found as SaveConflictsFound {
-                round += 1
-                try resolveConflicts(found, giveUp: round >= Self.conflictResolutionRounds)
+                outcome = try coordinator.save(request, to: store)
             } catch let stale as NSError where stale.domain == NSCocoaErrorDomain && stale.code == NSManagedObjectMergeError && !checkLocking {
                 // The transaction rolled back; check every row's version this time.
                 checkLocking = true
+                continue
+            }
+            switch outcome {
+            case .saved:
+                return (inserted, updated, deleted, keys)
+            case .conflicts(let conflicts):
+                round += 1
+                try resolveConflicts(scan.found(conflicts), giveUp: round >= Self.conflictResolutionRounds)
             }
         }
     }

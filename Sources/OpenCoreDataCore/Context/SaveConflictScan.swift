@@ -1,6 +1,6 @@
-/// Conflicts a save's transaction found; thrown out of it so the transaction rolls back,
-/// the merge policy settles them outside it (where it may fetch and fire faults), and
-/// the save runs again. Thrown and caught on the saving context's queue, hence `@unchecked`.
+/// Conflicts a save's checks found, with the objects they concern: the store wrote
+/// nothing, the merge policy settles them (where it may fetch and fire faults), and the
+/// save runs again. Thrown and caught on the saving context's queue, hence `@unchecked`.
 struct SaveConflictsFound: Error, @unchecked Sendable {
     /// Updated or deleted objects whose rows changed or vanished, with the row now (`nil`: gone).
     var locking: [(object: NSManagedObject, row: StoreRow?)] = []
@@ -10,42 +10,46 @@ struct SaveConflictsFound: Error, @unchecked Sendable {
     var isEmpty: Bool { locking.isEmpty && constraints.isEmpty }
 }
 
-/// The checks of one save, run inside its transaction: every updated and deleted
-/// object's version against its row's, and every uniqueness constraint of inserted and
-/// updated objects among themselves and against the stored rows.
+/// The checks of one save, as the store runs them inside the write's transaction (see
+/// ``StoreSaveChecks``): every updated and deleted object's version against its row's, and
+/// every uniqueness constraint of inserted and updated objects among themselves and
+/// against the stored rows. It also turns the conflicts the store reports back into the
+/// objects they concern, for the merge policy.
 struct SaveConflictScan {
     let inserted: [NSManagedObject]
     let updated: [NSManagedObject]
     let deleted: [NSManagedObject]
-    let context: NSManagedObjectContext
 
-    /// Runs the checks; `locking: false` leaves version checks to the writer, whose
+    /// The objects each uniqueness check stands for, by position in ``checks``' list.
+    private(set) var groups: [(names: [String], objects: [NSManagedObject])] = []
+    /// The checks to send with the save's request.
+    private(set) var checks = StoreSaveChecks()
+
+    /// Prepares the checks; `locking: false` leaves version checks to the writer, whose
     /// conditional `UPDATE`/`DELETE` fails on the first stale row (see `writeResolvingConflicts`).
-    func run(_ reader: any SaveTransactionReader, locking: Bool) throws -> SaveConflictsFound {
-        var found = SaveConflictsFound()
-        if locking { try findLockingConflicts(reader, into: &found) }
-        try findConstraintConflicts(reader, into: &found)
-        return found
+    init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], locking: Bool) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        checks.versions = locking
+        addConstraintChecks()
     }
 
-    // MARK: Optimistic locking
-
-    private func findLockingConflicts(_ reader: any SaveTransactionReader, into found: inout SaveConflictsFound) throws {
-        let checked = updated.filter { $0.lifecycle == .persisted } + deleted
-        let byTable = Dictionary(grouping: checked.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.entity.facts.root) }
-        var conflicting: [NSManagedObject] = []
-        for objects in byTable.values {
-            let versions = try reader.versions(ofKeys: objects.compactMap(\.objectID.primaryKey), in: objects[0].entity)
-            for object in objects {
+    /// The conflicts the store reported, with the objects they concern.
+    func found(_ conflicts: StoreSaveConflicts) -> SaveConflictsFound {
+        var found = SaveConflictsFound()
+        if !conflicts.stale.isEmpty {
+            var objects: [StoreSaveRequest.RowReference: NSManagedObject] = [:]
+            for object in updated + deleted {
                 guard let key = object.objectID.primaryKey else { continue }
-                if versions[key] != object.storedVersion { conflicting.append(object) }
+                objects[StoreSaveRequest.RowReference(entity: object.entity, primaryKey: key)] = object
             }
+            found.locking = conflicts.stale.compactMap { stale in objects[stale.row].map { ($0, stale.current) } }
         }
-        guard !conflicting.isEmpty else { return }
-        let rows = Dictionary(try reader.rows(for: conflicting.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
-        for object in conflicting {
-            found.locking.append((object, rows[object.objectID]))
+        found.constraints = conflicts.duplicates.map { duplicate in
+            (groups[duplicate.check].names, groups[duplicate.check].objects, duplicate.stored)
         }
+        return found
     }
 
     // MARK: Uniqueness constraints
@@ -64,7 +68,7 @@ struct SaveConflictScan {
         var objects: [NSManagedObject]
     }
 
-    private func findConstraintConflicts(_ reader: any SaveTransactionReader, into found: inout SaveConflictsFound) throws {
+    private mutating func addConstraintChecks() {
         var groups: [Group] = []
         var index: [[AnyHashable]: Int] = [:]
         var constraintsByEntity: [ObjectIdentifier: [Constraint]] = [:]
@@ -74,9 +78,7 @@ struct SaveConflictScan {
             constraintsByEntity[entityKey] = constraints
             for constraint in constraints {
                 // A saved object keeps its row's values unless it changes a constrained property.
-                if object.lifecycle == .persisted, !constraint.properties.contains(where: { object.changedSlots.contains($0.slot) && object.isChanged($0) }) {
-                    continue
-                }
+                if object.lifecycle == .persisted, !Self.changes(object, constraint) { continue }
                 guard let values = Self.values(of: object, constraint) else { continue }
                 let key: [AnyHashable] = [ObjectIdentifier(constraint.owner), constraint.names] + values.map(Self.hashable)
                 if let position = index[key] {
@@ -87,35 +89,34 @@ struct SaveConflictScan {
                 }
             }
         }
+        guard !groups.isEmpty else { return }
+        // Rows the save deletes, or moves to other values of a constraint, hold no values
+        // once it commits: a stored row of theirs is no conflict.
+        let deletedIDs = Set(deleted.map(\.objectID))
+        var released: [[AnyHashable]: StoreSaveChecks.ReleasedRows] = [:]
         for group in groups {
-            let databaseRow = try storedDuplicate(of: group, reader)
-            if group.objects.count > 1 || databaseRow != nil {
-                found.constraints.append((group.constraint.names, group.objects, databaseRow))
-            }
+            let constraint = group.constraint
+            let releasedKey: [AnyHashable] = [ObjectIdentifier(constraint.owner), constraint.names]
+            let rows = released[releasedKey] ?? StoreSaveChecks.ReleasedRows(
+                deleted: deletedIDs,
+                changed: Set(updated.filter { $0.lifecycle == .persisted && Self.changes($0, constraint) }.map(\.objectID))
+            )
+            released[releasedKey] = rows
+            let values = group.values.map { value -> Any? in (value as? NSManagedObject)?.objectID ?? value }
+            // Rows can only hold saved objects, and external data is not compared in the store.
+            let mayBeStored = !values.contains { ($0 as? NSManagedObjectID)?.isTemporaryID == true }
+                && !constraint.properties.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
+            checks.uniqueness.append(StoreSaveChecks.UniquenessCheck(
+                entity: constraint.owner, properties: constraint.properties, values: values, mayBeStored: mayBeStored,
+                holders: group.objects.map(\.objectID), released: rows
+            ))
+            self.groups.append((constraint.names, group.objects))
         }
     }
 
-    /// The stored row already holding the group's values, unless this save deletes it or
-    /// moves it to other values.
-    private func storedDuplicate(of group: Group, _ reader: any SaveTransactionReader) throws -> StoreRow? {
-        let values = group.values.map { value -> Any? in
-            (value as? NSManagedObject)?.objectID ?? value
-        }
-        // Rows can only hold saved objects; a new destination cannot match one.
-        if values.contains(where: { ($0 as? NSManagedObjectID)?.isTemporaryID == true }) { return nil }
-        if group.constraint.properties.contains(where: { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }) { return nil }
-        let own = Set(group.objects.map(\.objectID))
-        for id in try reader.objectIDs(of: group.constraint.owner, where: group.constraint.properties, equal: values) where !own.contains(id) {
-            if let registered = context.registeredObject(for: id) {
-                if registered.lifecycle == .deleted { continue }
-                if registered.lifecycle == .persisted, let current = Self.values(of: registered, group.constraint),
-                   current.map(Self.hashable) != values.map(Self.hashable) {
-                    continue
-                }
-            }
-            if let row = try reader.rows(for: [id]).first { return row }
-        }
-        return nil
+    /// Whether the saved `object` changes a property of `constraint` in this save.
+    private static func changes(_ object: NSManagedObject, _ constraint: Constraint) -> Bool {
+        constraint.properties.contains { object.changedSlots.contains($0.slot) && object.isChanged($0) }
     }
 
     /// The constraints of `entity`: its own and its ancestors', each checked among the

@@ -8,7 +8,7 @@ import Foundation
 /// `AdditionalContent`. ``managedObjectContext`` is a main-queue context whose parent, a
 /// private-queue context, writes to the store: saving the document saves the first into
 /// the second and the second to disk. Changes in the context are unsaved changes of the
-/// document, saved by autosave within ``UIDocument/autosaveInterval`` and on close.
+/// document, saved by autosave within ``/OpenCoreDataFoundation/UIDocument/autosaveInterval`` and on close.
 @MainActor
 open class UIManagedDocument: UIDocument {
     /// The name of the store file inside the package's `StoreContent` folder.
@@ -49,7 +49,7 @@ open class UIManagedDocument: UIDocument {
         super.hasUnsavedChanges || managedObjectContext.hasChanges || writer.performAndWait { writer.hasChanges }
     }
 
-    /// Saves what is unsaved, then closes the store, so a later ``UIDocument/open()`` reads
+    /// Saves what is unsaved, then closes the store, so a later ``/OpenCoreDataFoundation/UIDocument/open()`` reads
     /// the package as it is then.
     open override func close() async -> Bool {
         let saved = await super.close()

@@ -14,10 +14,10 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     open var defaultValue: Any? { willSet { assertMutable() } }
     /// The name of the value transformer for a transformable attribute.
     ///
-    /// `nil` selects the secure default (``NSSecureUnarchiveFromDataTransformer``), which
+    /// `nil` selects the secure default (``/OpenCoreDataFoundation/NSSecureUnarchiveFromDataTransformer``), which
     /// stores property-list values (strings, numbers, dates, data, URLs, UUIDs, and arrays,
     /// sets and dictionaries of them). Swift `Codable` values need a registered
-    /// ``CodableValueTransformer`` named here; other values fail the save with an error.
+    /// ``/OpenCoreDataFoundation/CodableValueTransformer`` named here; other values fail the save with an error.
     open var valueTransformerName: String? { willSet { assertMutable() } }
     /// Whether large binary values may be kept in a file beside the store.
     open var allowsExternalBinaryDataStorage: Bool = false { willSet { assertMutable() } }

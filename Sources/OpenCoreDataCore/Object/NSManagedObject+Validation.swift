@@ -184,3 +184,23 @@ enum ValidationPredicateKind {
         return NSManagedObjectValidationError
     }
 }
+
+extension CoreDataError {
+    /// A validation error naming the object and key, as Core Data's validation errors do.
+    static func validation(
+        _ code: Int,
+        object: NSManagedObject,
+        key: String?,
+        value: Any?,
+        _ message: String,
+        predicate: NSPredicate? = nil
+    ) -> NSError {
+        var info: [String: Any] = [NSValidationObjectErrorKey: object]
+        if let key { info[NSValidationKeyErrorKey] = key }
+        if let value { info[NSValidationValueErrorKey] = value }
+        if let predicate { info[NSValidationPredicateErrorKey] = predicate }
+        let entity = object.entity.name ?? "?"
+        let subject = key.map { "\(entity).\($0)" } ?? entity
+        return make(code, "\(subject): \(message)", info)
+    }
+}

@@ -622,15 +622,24 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
     }
 
-    func save(to store: NSPersistentStore, _ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
-        try performAndWait {
-            guard !store.isReadOnly else {
-                throw store.readOnlyError
-            }
-            guard let backend = store.backend else {
-                throw CoreDataError.make(NSPersistentStoreSaveError, "The store was removed from its coordinator")
-            }
-            try backend.save(build)
+    /// Runs a context's save request on `store` (see ``PersistentStoreBackend/save(_:)``).
+    func save(_ request: StoreSaveRequest, to store: NSPersistentStore) throws -> StoreSaveOutcome {
+        try performAndWait { try writableBackend(of: store).save(request) }
+    }
+
+    /// Reserves keys for a save's new objects of these entities in `store`, in a
+    /// transaction of its own: a save that then fails leaves them unused, as Core Data does.
+    func reservePrimaryKeys(in store: NSPersistentStore, for entities: [NSEntityDescription]) throws -> [Int64] {
+        try performAndWait { try writableBackend(of: store).reservePrimaryKeys(for: entities) }
+    }
+
+    private func writableBackend(of store: NSPersistentStore) throws -> any PersistentStoreBackend {
+        guard !store.isReadOnly else {
+            throw store.readOnlyError
         }
+        guard let backend = store.backend else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store was removed from its coordinator")
+        }
+        return backend
     }
 }

@@ -2,11 +2,8 @@ import OpenCoreDataCore
 /// The SQLite engine as the coordinator sees it: SQLite files, `/dev/null` and in-memory
 /// databases in Core Data's schema.
 ///
-/// A class (never instantiated) because the core finds it by name, and the runtime looks
-/// classes up by their qualified names.
-package final class SQLiteEngine: PersistentStoreEngine {
-    private init() {}
-
+/// The core reaches it through its typed hook, which this module fills in (below).
+package enum SQLiteEngine: PersistentStoreEngine {
     package static func openStore(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
                                   options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         try SQLiteStore.open(at: url, model: model, entities: entities, configuration: configuration, options: options)
@@ -51,4 +48,11 @@ package final class SQLiteEngine: PersistentStoreEngine {
     private static func sqliteStore(_ backend: any PersistentStoreBackend) -> SQLiteStore {
         backend as! SQLiteStore
     }
+}
+
+extension StoreEngines {
+    /// Fills in the core's hook for the SQLite engine: linking this module is what makes
+    /// SQLite stores available.
+    @_dynamicReplacement(for: linkedSQLiteEngine())
+    package static func linkedSQLiteEngineFromSQLiteModule() -> (any PersistentStoreEngine.Type)? { SQLiteEngine.self }
 }

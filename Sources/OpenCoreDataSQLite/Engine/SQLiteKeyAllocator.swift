@@ -2,13 +2,13 @@ import OpenCoreDataCore
 import GRDB
 
 /// Hands out primary keys for each inheritance tree (one table, one key sequence),
-/// inside the save's transaction.
+/// inside a transaction (the one reserving keys for a save, or a batch insert's).
 ///
 /// The next key is past both the largest `Z_MAX` of the tree's entities and the largest
 /// `Z_PK` in its table, and every entity of the tree records the new maximum: whether a
 /// store's other writer (Core Data on a device) keeps the counter on the root entity or on
 /// each entity, neither can hand out a key that is already taken.
-struct SQLiteKeyAllocator: PrimaryKeyAllocator {
+struct SQLiteKeyAllocator {
     let db: Database
     let schema: SQLiteSchema
     private var next: [Int: Int64] = [:]

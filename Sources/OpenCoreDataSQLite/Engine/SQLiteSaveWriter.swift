@@ -22,8 +22,9 @@ final class SQLiteSaveWriter {
         for (row, version) in request.deletes { try delete(row, expectedVersion: version) }
         for row in request.inserts { try insert(row) }
         for row in request.updates { try update(row) }
-        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide != false { try apply(change) }
-        for change in request.memberships where schema.joinTable(for: change.relationship)?.isWritingSide == false { try apply(change) }
+        // Join rows are written by one side; the other side's orders follow once they exist.
+        for change in request.memberships where schema.storage(of: change.relationship)?.joinTable?.isWritingSide != false { try apply(change) }
+        for change in request.memberships where schema.storage(of: change.relationship)?.joinTable?.isWritingSide == false { try apply(change) }
     }
 
     private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
@@ -33,7 +34,7 @@ final class SQLiteSaveWriter {
         try run(delete, row.primaryKey, expectedVersion)
         if changedRows == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
         for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
-            if let join = schema.joinTable(for: relationship) {
+            if let join = schema.storage(of: relationship)?.joinTable {
                 try run(try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) }, row.primaryKey)
             }
         }

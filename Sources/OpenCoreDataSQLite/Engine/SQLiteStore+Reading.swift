@@ -94,14 +94,19 @@ extension SQLiteStore {
     }
 
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
+        let wanted = objectIDs.compactMap { id in id.primaryKey.map { (entity: id.entity, key: $0) } }
+        return try read { db in try rows(wanted, in: db) }
+    }
+
+    /// The rows of these entities' keys, read on `db` (a read, or a save's transaction):
+    /// one query per table, for every entity of that table they name.
+    func rows(_ wanted: [(entity: NSEntityDescription, key: Int64)], in db: Database) throws -> [StoreRow] {
         var result: [StoreRow] = []
-        // One query per table, for every entity of that table the IDs name.
-        let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) { ObjectIdentifier($0.entity.facts.root) }
-        for ids in byTable.values {
-            let root = ids[0].entity.facts.root
+        for group in Dictionary(grouping: wanted, by: { ObjectIdentifier($0.entity.facts.root) }).values {
+            let root = group[0].entity.facts.root
             let layout = layout(for: root.facts.selfAndDescendants)
-            let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: ids.compactMap(\.primaryKey))
-            result += try read { db in try decodeRows(db, query, layout: layout) }
+            let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: group.map(\.key))
+            result += try decodeRows(db, query, layout: layout)
         }
         return result
     }

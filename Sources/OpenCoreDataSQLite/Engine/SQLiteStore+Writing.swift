@@ -11,17 +11,19 @@ extension SQLiteStore {
         }
     }
 
-    func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
         let external = ExternalBinaryStorage(url: url)
         // Files are tracked as they are written, so a failed save removes them all.
         var writer: SQLiteSaveWriter?
         var metadataWritten: Int?
+        var conflicts: StoreSaveConflicts?
         do {
             try database.write { db in
-                // The builder may read the rows it is about to change (conflict checks) on this connection.
-                var allocator: any PrimaryKeyAllocator = SQLiteSaveTransaction(store: self, db: db)
-                let request = try build(&allocator)
-                try (allocator as! SQLiteSaveTransaction).flush()
+                // The checks read on this connection, inside the transaction that writes.
+                if !request.checks.isEmpty {
+                    conflicts = try request.checks.conflicts(of: request, reading: SQLiteSaveCheckReader(store: self, db: db))
+                    if conflicts != nil { return }
+                }
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
                 let tombstones = try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
@@ -29,6 +31,7 @@ extension SQLiteStore {
                 try history?.record(db, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
                 metadataWritten = try writeMetadataIfNeeded(db)
             }
+            if let conflicts { return .conflicts(conflicts) }
             // A value set while the save ran stays pending for the next save.
             if let metadataWritten { metadataCommitted(metadataWritten) }
         } catch {
@@ -37,5 +40,6 @@ extension SQLiteStore {
             throw error
         }
         for file in writer?.obsoleteFiles ?? [] { try? FileManager.default.removeItem(at: file) }
+        return .saved
     }
 }

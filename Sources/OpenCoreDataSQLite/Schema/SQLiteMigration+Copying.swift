@@ -90,7 +90,7 @@ extension SQLiteMigration {
             }
             for entity in destination.entities {
                 for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
-                    if let column = destination.hiddenColumn(for: relationship), relationship.destinationEntity?.facts.root === table.root {
+                    if case .hiddenColumn(let column)? = destination.storage(of: relationship), relationship.destinationEntity?.facts.root === table.root {
                         roles[column] = .owner(relationship)
                     }
                 }
@@ -369,7 +369,7 @@ extension SQLiteMigration {
         func copyJoinTables() throws {
             for entity in destination.entities {
                 for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
-                    guard let join = destination.joinTable(for: relationship), join.isWritingSide,
+                    guard let join = destination.storage(of: relationship)?.joinTable, join.isWritingSide,
                           let links = links(into: relationship, of: entity),
                           let columns = destination.joinTables.first(where: { $0.name == join.name })?.columns.map(\.name) else { continue }
                     // Positions the source did not keep become the keys' order.
@@ -400,7 +400,7 @@ extension SQLiteMigration {
         }
         switch source.storage(of: relationship) {
         case .joinTable(let join):
-            let inverseOrder = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.joinTable(for: $0)?.orderColumn }
+            let inverseOrder = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.storage(of: $0)?.joinTable?.orderColumn }
             return Links(query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder), owner: owner, target: target)
         case .hiddenColumn(let hidden):
             return Links(query: SQLMigrationStatements.hiddenColumnLinks(to: target, table: targetTable.name, column: hidden), owner: owner, target: target)

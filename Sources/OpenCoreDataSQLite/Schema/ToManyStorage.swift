@@ -12,6 +12,12 @@ enum ToManyStorage {
     /// One-to-many: the to-one inverse's foreign key on the destination's rows; for an
     /// ordered relationship, the order column (`Z_FOK_<INVERSE>`) beside it.
     case inverseKey(inverse: NSRelationshipDescription, column: String, orderColumn: String?)
+
+    /// The join table, for a many-to-many.
+    var joinTable: SQLiteSchema.JoinTable? {
+        if case .joinTable(let table) = self { return table }
+        return nil
+    }
 }
 
 extension SQLiteSchema {

@@ -129,7 +129,7 @@ struct SQLBatchDeleteBuilder {
     /// Deletes the many-to-many join rows of deleted rows.
     func joinRowDeletes(present: Set<Int>) -> [SQLFragment] {
         relationships(present: present).compactMap { relationship in
-            guard let join = schema.joinTable(for: relationship) else { return nil }
+            guard let join = schema.storage(of: relationship)?.joinTable else { return nil }
             let sources = keys(of: relationship.entity, wave: nil)
             var sql = "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(sources))"
             // A relationship that is its own inverse stores both directions in its table.

@@ -37,7 +37,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
 
     /// Writes `request` (rows made from nodes) to the database, outside any context's save.
     func insert(_ request: StoreSaveRequest) throws {
-        try inner.save { _ in request }
+        _ = try inner.save(request)
     }
 
     // MARK: Metadata: the store's own, written by its subclass
@@ -74,27 +74,23 @@ final class AtomicStoreBackend: PersistentStoreBackend {
         try entities.map { try store.references.nextKey(for: $0) }
     }
 
-    func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws {
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
         let backup = try Self.openDatabase(model: model, entities: entities, configuration: configuration, copying: inner)
-        var written: StoreSaveRequest?
+        // The database checks and applies the request; the cache nodes and the file follow.
+        let outcome: StoreSaveOutcome
         do {
-            try inner.save { innerAllocator in
-                var allocator: any PrimaryKeyAllocator = AtomicStoreKeyAllocator(references: store.references, reader: innerAllocator as? any SaveTransactionReader)
-                let request = try build(&allocator)
-                written = request
-                return request
-            }
+            outcome = try inner.save(request)
         } catch {
             backup.close()
             throw error
         }
-        guard let written else {
+        guard case .saved = outcome else {
             backup.close()
-            return
+            return outcome
         }
         var saving: AtomicStoreSaving?
         do {
-            saving = try store.applyToCacheNodes(written)
+            saving = try store.applyToCacheNodes(request)
             let version = store.metadataVersion
             try store.writeFile()
             store.writtenMetadataVersion = max(store.writtenMetadataVersion, version)
@@ -107,6 +103,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
             throw error
         }
         backup.close()
+        return outcome
     }
 
     func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw unsupportedBatch("NSBatchInsertRequest") }
@@ -131,23 +128,4 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     func openSnapshot() throws -> (any StoreSnapshot)? { nil }
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T { try body() }
     func serve(as store: NSPersistentStore) {}
-}
-
-/// Keys for a save's new objects from the atomic store's counters, with the database's
-/// reads inside the save for the context's conflict checks.
-private struct AtomicStoreKeyAllocator: PrimaryKeyAllocator, SaveTransactionReader {
-    let references: AtomicStoreReferences
-    let reader: (any SaveTransactionReader)?
-
-    mutating func nextKey(for entity: NSEntityDescription) throws -> Int64 { try references.nextKey(for: entity) }
-
-    func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
-        try reader?.versions(ofKeys: keys, in: entity) ?? [:]
-    }
-
-    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] { try reader?.rows(for: objectIDs) ?? [] }
-
-    func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID] {
-        try reader?.objectIDs(of: entity, where: properties, equal: values) ?? []
-    }
 }

@@ -29,8 +29,11 @@ package protocol PersistentStoreBackend: AnyObject {
     func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
     /// Reserves primary keys for new objects of these entities.
     func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64]
-    /// Writes one save atomically: `build` gets a key allocator inside the transaction.
-    func save(_ build: (inout any PrimaryKeyAllocator) throws -> StoreSaveRequest) throws
+    /// Runs one save in one transaction: the request's checks (``StoreSaveChecks/conflicts(of:reading:)``
+    /// on the transaction's connection), then, when none fails, all its writes. Conflicts
+    /// come back as ``StoreSaveOutcome/conflicts(_:)`` with nothing written; any other
+    /// failure throws, also with nothing written.
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome
     /// Inserts rows in one transaction, giving new rows keys from the store's counters.
     func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome
     /// Updates every matching row in one statement.

@@ -71,18 +71,23 @@ extension PersistentStoreEngine {
 
 /// Where the coordinator finds the engines of its store types.
 ///
-/// The SQLite engine lives in a module above this one, so it is found by name, as Core
-/// Data finds a store type's class; the OpenCoreData module users import links it in.
+/// The SQLite engine lives in a module above this one. This module declares a typed hook
+/// for it, ``linkedSQLiteEngine()``, which answers `nil`; the SQLite module replaces it
+/// (`@_dynamicReplacement`) with its engine, so a program that links the SQLite module (every
+/// program that depends on the OpenCoreData library) finds it, checked by the compiler on
+/// both sides.
 package enum StoreEngines {
     /// The engine of SQLite and in-memory stores.
     package static func sqlite() throws -> any PersistentStoreEngine.Type {
-        guard let engine = sqliteEngine else {
+        guard let engine = linkedSQLiteEngine() else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The SQLite store engine is not linked into this program: depend on the OpenCoreData library, not on OpenCoreDataCore alone")
         }
         return engine
     }
 
-    private static let sqliteEngine = _typeByName("OpenCoreDataSQLite.SQLiteEngine") as? any PersistentStoreEngine.Type
+    /// The SQLite engine when its module is linked in: the SQLite module replaces this
+    /// function's body with one that answers its engine.
+    package dynamic static func linkedSQLiteEngine() -> (any PersistentStoreEngine.Type)? { nil }
 }
 
 /// Store locations every engine understands.

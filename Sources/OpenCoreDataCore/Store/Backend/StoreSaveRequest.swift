@@ -1,4 +1,7 @@
-/// Everything one save writes to one store, in the store's terms (entities and keys).
+/// Everything one save writes to one store, in the store's terms (entities and keys), with
+/// the checks the store runs before writing it. New rows come with their keys (reserved
+/// beforehand with ``PersistentStoreBackend/reservePrimaryKeys(for:)``), so the request is
+/// complete: the engine runs it in one transaction and answers a ``StoreSaveOutcome``.
 package struct StoreSaveRequest {
     /// A row to write: all stored values for an insert, the changed ones for an update.
     package struct RowWrite {
@@ -46,12 +49,9 @@ package struct StoreSaveRequest {
     package var memberships: [MembershipChange] = []
     /// Who makes the save, for the store's persistent history.
     package var origin = StoreHistoryOrigin()
+    /// The conflicts to look for before writing (versions, uniqueness constraints).
+    package var checks = StoreSaveChecks()
     /// The context whose objects are saved: an ``NSAtomicStore`` hands them to its
     /// subclass's node callbacks, as Core Data does. Stores that write rows ignore it.
     package var context: NSManagedObjectContext?
-}
-
-/// Hands out primary keys during a save, from the store's `Z_PRIMARYKEY` counters.
-package protocol PrimaryKeyAllocator {
-    mutating func nextKey(for entity: NSEntityDescription) throws -> Int64
 }

@@ -1,3 +1,4 @@
+import Foundation
 // The notifications an undo manager posts, under Foundation's names and strings, so
 // observers written for Apple's `UndoManager` work unchanged. Foundation on Apple
 // platforms declares the same names (with the same strings), so these are only

@@ -1,3 +1,4 @@
+import Foundation
 /// A reader for binary property lists (`bplist00`) that keeps what Foundation's reader
 /// hides and never traps on a damaged file.
 ///
@@ -7,7 +8,7 @@
 /// read, and its keyed unarchiver aborts the process on malformed input, so both would
 /// turn a corrupt file into a crash. This reader decodes every object kind, bounds-checks
 /// every offset, refuses reference cycles and deep nesting, and decodes each object once.
-enum PropertyListValue: Equatable, Sendable {
+package enum PropertyListValue: Equatable, Sendable {
     case bool(Bool)
     case integer(Int64)
     case real(Double)
@@ -23,20 +24,21 @@ enum PropertyListValue: Equatable, Sendable {
 }
 
 /// Why a binary property list could not be read.
-struct BinaryPropertyListError: Error, CustomStringConvertible {
-    let description: String
+package struct BinaryPropertyListError: Error, CustomStringConvertible {
+    package let description: String
+    package init(description: String) { self.description = description }
 }
 
 /// Parses `bplist00` data into ``PropertyListValue``s.
-struct BinaryPropertyListReader {
+package struct BinaryPropertyListReader {
     private let bytes: [UInt8]
     private let offsets: [Int]
     private let referenceSize: Int
     private let topObject: Int
     /// Deeper nesting is refused: a small hostile file must not exhaust the stack.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
-    init(_ data: Data) throws {
+    package init(_ data: Data) throws {
         bytes = [UInt8](data)
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
             throw BinaryPropertyListError(description: "not a binary property list (no bplist0 header)")
@@ -67,16 +69,16 @@ struct BinaryPropertyListReader {
     }
 
     /// The top object and everything it refers to.
-    func read() throws -> PropertyListValue {
+    package func read() throws -> PropertyListValue {
         var state = State()
         return try object(topObject, &state)
     }
 
     private struct State {
-        var inProgress = Set<Int>()
+        package var inProgress = Set<Int>()
         /// Each object is decoded once: a file whose objects share children would
         /// otherwise expand exponentially. Values are copy-on-write, so sharing is cheap.
-        var decoded: [Int: PropertyListValue] = [:]
+        package var decoded: [Int: PropertyListValue] = [:]
     }
 
     private func object(_ index: Int, _ state: inout State) throws -> PropertyListValue {

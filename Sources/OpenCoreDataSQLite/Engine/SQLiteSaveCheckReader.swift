@@ -2,23 +2,11 @@ import OpenCoreDataCore
 import GRDB
 import GRDBSQLite
 
-/// What a save's request builder gets inside the SQLite transaction: the key allocator,
-/// and reads on the same connection for the save's conflict checks.
-struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
-    private var keys: SQLiteKeyAllocator
-    private let store: SQLiteStore
-    private let db: Database
-
-    init(store: SQLiteStore, db: Database) {
-        self.store = store
-        self.db = db
-        keys = SQLiteKeyAllocator(db: db, schema: store.schema)
-    }
-
-    mutating func nextKey(for entity: NSEntityDescription) throws -> Int64 { try keys.nextKey(for: entity) }
-
-    /// Records the keys handed out in `Z_PRIMARYKEY`.
-    func flush() throws { try keys.flush() }
+/// The reads of a save's checks (``StoreSaveChecks``), on the connection of the save's
+/// transaction, so they see exactly the rows the save would change.
+struct SQLiteSaveCheckReader: StoreSaveCheckReader {
+    let store: SQLiteStore
+    let db: Database
 
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
         guard !keys.isEmpty else { return [:] }
@@ -34,24 +22,8 @@ struct SQLiteSaveTransaction: PrimaryKeyAllocator, SaveTransactionReader {
         return result
     }
 
-    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
-        guard let persistentStore = store.store else { return [] }
-        var result: [StoreRow] = []
-        let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) { ObjectIdentifier($0.entity.facts.root) }
-        for ids in byTable.values {
-            let root = ids[0].entity.facts.root
-            let layout = store.layout(for: root.facts.selfAndDescendants)
-            let query = SQLObjectReadStatements.rows(layout.selectList, table: try store.schema.table(for: root).name, keys: ids.compactMap(\.primaryKey))
-            let statement = try db.makeStatement(sql: query.sql)
-            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
-            let timestamp = StoreRow.now()
-            while try cursor.next() != nil {
-                if let row = try layout.decode(statement.sqliteStatement, store: store, persistentStore: persistentStore, timestamp: timestamp) {
-                    result.append(row)
-                }
-            }
-        }
-        return result
+    func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow] {
+        try store.rows(references.map { ($0.entity, $0.primaryKey) }, in: db)
     }
 
     func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID] {

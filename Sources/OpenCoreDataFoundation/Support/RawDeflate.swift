@@ -1,11 +1,12 @@
+import Foundation
 import OpenCoreDataDeflate
 
 /// Raw DEFLATE (RFC 1951), the compression of the model Core Data caches in a store's
 /// `Z_MODELCACHE`, done by the system's zlib both ways.
 package enum RawDeflate {
     /// Why a compressed stream could not be expanded.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The decompressed bytes of `data`; throws when the stream is damaged or would

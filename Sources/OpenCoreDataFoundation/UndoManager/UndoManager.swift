@@ -1,3 +1,4 @@
+import Foundation
 /// Records operations so they can be undone and redone, with Foundation's API.
 ///
 /// Foundation on Linux has no undo manager, and Core Data's contexts need one. Register
@@ -170,7 +171,7 @@ open class UndoManager: NSObject, @unchecked Sendable {
 
     /// Closes the group ``groupsByEvent`` opened, when it is the only one open: the end of
     /// an event. Contexts call it from `processPendingChanges()`.
-    func closeEventGroup() {
+    package func closeEventGroup() {
         guard openGroups.count == 1, openGroups[0].isEventGroup, closingDepth == 0, !isUndoing, !isRedoing else { return }
         endUndoGrouping()
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A document kept at a URL: opened, edited, saved (also automatically) and closed, with
 /// a state that says whether it is safe to edit. UIKit's `UIDocument`, which does not exist
-/// off Apple platforms, under its name so that ``UIManagedDocument`` subclasses it as there.
+/// off Apple platforms, under its name so that `UIManagedDocument` subclasses it as there.
 ///
 /// As UIKit's, it belongs to the main actor and calls its completion handlers there. Unlike
 /// UIKit's, it reads and writes on the main actor too (a command-line program has no
@@ -310,7 +310,7 @@ open class UIDocument: NSObject {
         try body()
     }
 
-    static func modificationDate(of url: URL) -> Date? {
+    package static func modificationDate(of url: URL) -> Date? {
         (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
     }
 }

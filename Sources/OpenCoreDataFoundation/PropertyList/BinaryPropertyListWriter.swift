@@ -1,10 +1,11 @@
+import Foundation
 /// Writes ``PropertyListValue``s as a binary property list (`bplist00`), UIDs included.
 ///
 /// The inverse of ``BinaryPropertyListReader``: compiled models and the model a store
 /// caches in `Z_MODELCACHE` are keyed archives, whose objects refer to each other by UID,
 /// and Foundation on Linux cannot write UIDs. Equal strings, numbers and UIDs are stored
 /// once, as Apple's writer does, so an archive's many repeated names cost one object each.
-struct BinaryPropertyListWriter {
+package struct BinaryPropertyListWriter {
     /// One object of the file: a scalar, or a collection of other objects' indexes.
     private enum Node {
         case scalar(PropertyListValue)
@@ -15,15 +16,15 @@ struct BinaryPropertyListWriter {
 
     /// What a scalar is uniqued by: its kind and its value's text.
     private struct ScalarKey: Hashable {
-        let kind: UInt8
-        let text: String
+        package let kind: UInt8
+        package let text: String
     }
 
     private var nodes: [Node] = []
     private var uniqued: [ScalarKey: Int] = [:]
 
     /// The `bplist00` bytes of `value`.
-    static func data(for value: PropertyListValue) -> Data {
+    package static func data(for value: PropertyListValue) -> Data {
         var writer = BinaryPropertyListWriter()
         let top = writer.flatten(value)
         return writer.serialize(top: top)

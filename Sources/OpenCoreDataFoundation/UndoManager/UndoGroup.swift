@@ -1,26 +1,27 @@
+import Foundation
 /// Operations that undo (or redo) as one: actions and nested groups, in the order they
 /// were registered. Undoing runs them newest first.
-final class UndoGroup {
-    enum Item {
+package final class UndoGroup {
+    package enum Item {
         case action(UndoAction)
         case group(UndoGroup)
     }
 
-    var items: [Item] = []
+    package var items: [Item] = []
     /// The name menus show ("Undo Typing"); empty when none was set.
-    var actionName = ""
+    package var actionName = ""
     /// Whether `groupsByEvent` opened the group (at a registration with none open), as
     /// opposed to `beginUndoGrouping()`. Only such a group closes on its own.
-    let isEventGroup: Bool
+    package let isEventGroup: Bool
 
-    init(isEventGroup: Bool) {
+    package init(isEventGroup: Bool) {
         self.isEventGroup = isEventGroup
     }
 
-    var isEmpty: Bool { items.isEmpty }
+    package var isEmpty: Bool { items.isEmpty }
 
     /// Whether every operation in the group, nested ones included, was marked discardable.
-    var isDiscardable: Bool {
+    package var isDiscardable: Bool {
         !items.isEmpty && items.allSatisfy { item in
             switch item {
             case .action(let action): action.isDiscardable
@@ -30,7 +31,7 @@ final class UndoGroup {
     }
 
     /// Runs every operation, the newest first (nested groups likewise).
-    func performReversed() {
+    package func performReversed() {
         for item in items.reversed() {
             switch item {
             case .action(let action): action.perform()
@@ -40,7 +41,7 @@ final class UndoGroup {
     }
 
     /// Drops the operations acting on `identity`, and nested groups left empty.
-    func removeActions(actingOn identity: ObjectIdentifier) {
+    package func removeActions(actingOn identity: ObjectIdentifier) {
         items.removeAll { item in
             switch item {
             case .action(let action):

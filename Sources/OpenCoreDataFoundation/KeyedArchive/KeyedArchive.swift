@@ -1,14 +1,15 @@
+import Foundation
 /// A read-only view of an `NSKeyedArchiver` archive, object by object, without
 /// instantiating any class.
 ///
 /// Compiled models and `Z_MODELCACHE` contents are keyed archives of Apple's model
 /// classes. Reading them as data (class names, keys, references) instead of through an
 /// unarchiver means no class has to exist for a name, and a damaged archive is an error.
-struct KeyedArchive {
+package struct KeyedArchive {
     private let objects: [PropertyListValue]
     private let top: [String: PropertyListValue]
 
-    init(data: Data) throws {
+    package init(data: Data) throws {
         guard case let .dictionary(root) = try BinaryPropertyListReader(data).read() else {
             throw BinaryPropertyListError(description: "a keyed archive's top object must be a dictionary")
         }
@@ -20,13 +21,13 @@ struct KeyedArchive {
     }
 
     /// The object archived under `key` at the top level (`"root"` for models).
-    func topObject(forKey key: String) throws -> ArchivedValue {
+    package func topObject(forKey key: String) throws -> ArchivedValue {
         guard let value = top[key] else { throw BinaryPropertyListError(description: "the archive has no top-level '\(key)'") }
         return try resolve(value)
     }
 
     /// Follows a UID to the object it names; other values stand for themselves.
-    func resolve(_ value: PropertyListValue) throws -> ArchivedValue {
+    package func resolve(_ value: PropertyListValue) throws -> ArchivedValue {
         guard case let .uid(index) = value else { return ArchivedValue(archive: self, value: value, objectIndex: nil) }
         guard index < UInt64(objects.count) else { throw BinaryPropertyListError(description: "reference to missing archived object \(index)") }
         if case .string("$null") = objects[Int(index)] { return ArchivedValue(archive: self, value: nil, objectIndex: nil) }
@@ -35,46 +36,46 @@ struct KeyedArchive {
 }
 
 /// One value of a keyed archive: a plain value, or an object with a class and keyed fields.
-struct ArchivedValue {
-    let archive: KeyedArchive
+package struct ArchivedValue {
+    package let archive: KeyedArchive
     /// `nil` for the archive's null object.
-    let value: PropertyListValue?
+    package let value: PropertyListValue?
     /// Where the object sits in the archive, which identifies it: two references to one
     /// object (an entity as a destination and as a superentity) resolve to the same index.
-    let objectIndex: Int?
+    package let objectIndex: Int?
 
     private var fields: [String: PropertyListValue]? {
         if case let .dictionary(fields)? = value { return fields }
         return nil
     }
 
-    var isNull: Bool { value == nil }
+    package var isNull: Bool { value == nil }
 
     /// The object's class name (`$classname` of its `$class`), `nil` for plain values.
-    var className: String? {
+    package var className: String? {
         guard let reference = fields?["$class"], let info = try? archive.resolve(reference).fields,
               case let .string(name)? = info["$classname"] else { return nil }
         return name
     }
 
     /// Whether the object has a field named `key`.
-    func contains(_ key: String) -> Bool { fields?[key] != nil }
+    package func contains(_ key: String) -> Bool { fields?[key] != nil }
 
     /// The field `key`, resolved; `nil` when absent or null.
-    func field(_ key: String) throws -> ArchivedValue? {
+    package func field(_ key: String) throws -> ArchivedValue? {
         guard let raw = fields?[key] else { return nil }
         let resolved = try archive.resolve(raw)
         return resolved.isNull ? nil : resolved
     }
 
-    func string(_ key: String) throws -> String? { try field(key)?.stringValue }
+    package func string(_ key: String) throws -> String? { try field(key)?.stringValue }
 
-    func integer(_ key: String) throws -> Int64? {
+    package func integer(_ key: String) throws -> Int64? {
         if case let .integer(number)? = try field(key)?.value { return number }
         return nil
     }
 
-    func bool(_ key: String) throws -> Bool? {
+    package func bool(_ key: String) throws -> Bool? {
         switch try field(key)?.value {
         case let .bool(flag)?: return flag
         case let .integer(number)?: return number != 0
@@ -83,7 +84,7 @@ struct ArchivedValue {
     }
 
     /// The value as a string: a plain string, or an archived `NSString` (`NS.string`).
-    var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(text)? = value { return text }
         if case let .string(text)? = fields?["NS.string"] { return text }
         return nil
@@ -91,7 +92,7 @@ struct ArchivedValue {
 
     /// The members of an archived array or set (`NS.objects`), resolved. Anything else
     /// is an error: a damaged collection must not read as an empty one.
-    func members() throws -> [ArchivedValue] {
+    package func members() throws -> [ArchivedValue] {
         switch value {
         case let .array(items)?, let .set(items)?:
             return try items.map { try archive.resolve($0) }
@@ -105,7 +106,7 @@ struct ArchivedValue {
 
     /// The entries of an archived dictionary (`NS.keys` and `NS.objects`), keys as strings.
     /// Anything else, or keys and values of different counts, is an error.
-    func entries() throws -> [(key: String, value: ArchivedValue)] {
+    package func entries() throws -> [(key: String, value: ArchivedValue)] {
         if fields?["searchMapping"] != nil { return try knownKeysEntries() }
         guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"], keys.count == values.count else {
             throw BinaryPropertyListError(description: "expected an archived dictionary (NS.keys and NS.objects of one length), found \(className ?? "a plain value")")
