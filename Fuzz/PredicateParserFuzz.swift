@@ -3,7 +3,9 @@
 // Built and run by Fuzz/run-parser-fuzz.sh. The arguments are never mutated (hence nonisolated(unsafe)).
 import Foundation
 
-private nonisolated(unsafe) let arguments: [Any?] = ["text", 42, 3.5, true, nil, Date(timeIntervalSinceReferenceDate: 0), ["a", "b"], "name"]
+private nonisolated(unsafe) let arguments: [Any?] = [
+    "text", 42, 3.5, true, nil, Date(timeIntervalSinceReferenceDate: 0), ["a", "b"], "name",
+]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func predicateParserFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -26,7 +26,9 @@ private func attribute(_ name: String, _ type: NSAttributeType, default value: A
     return attribute
 }
 
-private func relationship(_ name: String, to destination: NSEntityDescription, toMany: Bool) -> NSRelationshipDescription {
+private func relationship(
+    _ name: String, to destination: NSEntityDescription, toMany: Bool
+) -> NSRelationshipDescription {
     let relationship = NSRelationshipDescription()
     relationship.name = name
     relationship.destinationEntity = destination
@@ -44,11 +46,13 @@ private func fuzzModel() -> NSManagedObjectModel {
         return entity
     }
     let family = entity("Family", [attribute("title", .stringAttributeType, default: sentinelTitle)])
-    let person = entity("Person", [
-        attribute("name", .stringAttributeType, default: sentinelName),
-        attribute("age", .integer64AttributeType, default: sentinelAge),
-        attribute("note", .stringAttributeType, default: nil),
-    ])
+    let person = entity(
+        "Person",
+        [
+            attribute("name", .stringAttributeType, default: sentinelName),
+            attribute("age", .integer64AttributeType, default: sentinelAge),
+            attribute("note", .stringAttributeType, default: nil),
+        ])
     let tag = entity("Tag", [attribute("label", .stringAttributeType, default: sentinelLabel)])
     let members = relationship("members", to: person, toMany: true)
     let ofFamily = relationship("family", to: family, toMany: false)
@@ -123,12 +127,16 @@ private func check(_ object: NSManagedObject) {
     switch name {
     case "Person":
         let age = object.value(forKey: "age")
-        made = value as? String == sentinelName || (age as? NSNumber)?.int64Value == sentinelAge || age as? Int64 == sentinelAge
+        made =
+            value as? String == sentinelName || (age as? NSNumber)?.int64Value == sentinelAge
+            || age as? Int64 == sentinelAge
     case "Tag": made = value as? String == sentinelLabel
     default: made = value as? String == sentinelTitle
     }
     if made {
-        fatalError("\(object.objectID.uriRepresentation()) was read with values the store never held: \(object.committedValues(forKeys: nil))")
+        fatalError(
+            "\(object.objectID.uriRepresentation()) was read with values the store never held: \(object.committedValues(forKeys: nil))"
+        )
     }
 }
 
@@ -181,11 +189,15 @@ public func storeFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         bytes[(page * pageSize + offset % pageSize) % bytes.count] = input[index + 3]
         index += 4
     }
-    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: storeURL.path + suffix) }
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: storeURL.path + suffix)
+    }
     try! Data(bytes).write(to: storeURL)
 
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    guard let store = try? coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL) else { return 0 }
+    guard
+        let store = try? coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
+    else { return 0 }
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     context.performAndWait { readEverything(context) }

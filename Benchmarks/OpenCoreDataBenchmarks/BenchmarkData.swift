@@ -49,7 +49,9 @@ enum BenchmarkData {
     /// Workload 6: each parent has this many children (so N children means N/10 parents).
     static let childrenPerParent = 10
 
-    private static let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "xe", "zu", "bra", "dun", "fel", "gor", "hin", "jas"]
+    private static let syllables = [
+        "ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "xe", "zu", "bra", "dun", "fel", "gor", "hin", "jas",
+    ]
 
     private static func word(_ generator: inout SeededGenerator, syllables count: Int) -> String {
         var word = ""
@@ -92,7 +94,8 @@ enum BenchmarkData {
     }
 
     /// The checksum contribution of one fully read item (order-independent when summed).
-    static func checksum(name: String?, number: Int64, amount: Double, created: Date, flag: Bool, note: String?) -> Int {
+    static func checksum(name: String?, number: Int64, amount: Double, created: Date, flag: Bool, note: String?) -> Int
+    {
         Int(number) &+ (name?.utf8.count ?? 0) &+ (note?.utf8.count ?? 0) &+ Int((amount * 100).rounded())
             &+ Int(created.timeIntervalSinceReferenceDate) % 1_000 &+ (flag ? 1 : 0)
     }
@@ -100,10 +103,11 @@ enum BenchmarkData {
     /// The checksum of every attribute of `items`, whichever contender read them.
     static func checksum(of items: [some ItemAttributes]) -> Int {
         items.reduce(0) { sum, item in
-            sum &+ checksum(
-                name: item.name, number: item.number, amount: item.amount,
-                created: item.created ?? .distantPast, flag: item.flag, note: item.note
-            )
+            sum
+                &+ checksum(
+                    name: item.name, number: item.number, amount: item.amount,
+                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
+                )
         }
     }
 }

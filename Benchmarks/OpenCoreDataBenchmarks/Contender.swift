@@ -10,7 +10,11 @@ struct PreparedRun {
 
     /// This run, with `cleanup` after its own `finish`.
     func finishing(with cleanup: @escaping () -> Void) -> PreparedRun {
-        PreparedRun(body: body, finish: { finish(); cleanup() })
+        PreparedRun(
+            body: body,
+            finish: {
+                finish(); cleanup()
+            })
     }
 }
 

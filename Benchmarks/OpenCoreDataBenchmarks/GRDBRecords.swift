@@ -18,7 +18,8 @@ struct ItemRecord: Codable, FetchableRecord, PersistableRecord {
 
     enum CodingKeys: String, CodingKey {
         case id = "Z_PK", entity = "Z_ENT", version = "Z_OPT"
-        case name = "ZNAME", number = "ZNUMBER", amount = "ZAMOUNT", created = "ZCREATED", flag = "ZFLAG", note = "ZNOTE"
+        case name = "ZNAME", number = "ZNUMBER", amount = "ZAMOUNT", created = "ZCREATED", flag = "ZFLAG", note =
+            "ZNOTE"
     }
 
     enum Columns {
@@ -28,8 +29,12 @@ struct ItemRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     /// Core Data's date format: seconds since 2001-01-01.
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSinceReferenceDate }
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSinceReferenceDate }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .timeIntervalSinceReferenceDate
+    }
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .timeIntervalSinceReferenceDate
+    }
 }
 
 /// A parent row; `children` is its has-many association through `ZCHILD.ZPARENT`.

@@ -26,7 +26,10 @@ final class GRDBContender: Contender {
     }
 
     private static func entityNumber(_ name: String, _ db: Database) throws -> Int64 {
-        guard let number = try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = ?", arguments: [name]) else {
+        guard
+            let number = try Int64.fetchOne(
+                db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = ?", arguments: [name])
+        else {
             throw BenchmarkError("no entity \(name) in Z_PRIMARYKEY")
         }
         return number
@@ -43,7 +46,8 @@ final class GRDBContender: Contender {
                         amount: values.amount, created: values.created, flag: values.flag, note: values.note
                     ).insert(db)
                 }
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [items.count, entity])
+                try db.execute(
+                    sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [items.count, entity])
             }
             return items.count
         }
@@ -66,7 +70,8 @@ final class GRDBContender: Contender {
     func keyValueFetchAndRead() throws -> PreparedRun {
         try prepare { queue in
             try queue.read { db in
-                let rows = try ItemRecord
+                let rows =
+                    try ItemRecord
                     .filter(ItemRecord.Columns.amount >= BenchmarkData.fetchMinimumAmount)
                     .order(ItemRecord.Columns.number)
                     .asRequest(of: Row.self)
@@ -101,8 +106,12 @@ final class GRDBContender: Contender {
         try prepare { queue in
             try queue.read { db in
                 let range = BenchmarkData.countNumberRange
-                return try ItemRecord
-                    .filter(ItemRecord.Columns.number >= range.lower && ItemRecord.Columns.number < range.upper && ItemRecord.Columns.flag == true)
+                return
+                    try ItemRecord
+                    .filter(
+                        ItemRecord.Columns.number >= range.lower && ItemRecord.Columns.number < range.upper
+                            && ItemRecord.Columns.flag == true
+                    )
                     .fetchCount(db)
             }
         }
@@ -112,16 +121,22 @@ final class GRDBContender: Contender {
     func batchedFetch() throws -> PreparedRun {
         try prepare { queue in
             try queue.read { db in
-                let ids = try ItemRecord.order(ItemRecord.Columns.number).select(Column(ItemRecord.CodingKeys.id), as: Int64.self).fetchAll(db)
+                let ids = try ItemRecord.order(ItemRecord.Columns.number).select(
+                    Column(ItemRecord.CodingKeys.id), as: Int64.self
+                ).fetchAll(db)
                 let batchSize = BenchmarkData.batchSize
                 var loaded: [Int64: ItemRecord] = [:]
                 var checksum = 0
                 for position in BenchmarkData.touchedPositions(count: ids.count) {
                     if loaded[ids[position]] == nil {
                         let start = position / batchSize * batchSize
-                        for item in try ItemRecord.fetchAll(db, keys: ids[start..<min(start + batchSize, ids.count)]) { loaded[item.id] = item }
+                        for item in try ItemRecord.fetchAll(db, keys: ids[start..<min(start + batchSize, ids.count)]) {
+                            loaded[item.id] = item
+                        }
                     }
-                    guard let item = loaded[ids[position]] else { throw BenchmarkError("row \(ids[position]) vanished") }
+                    guard let item = loaded[ids[position]] else {
+                        throw BenchmarkError("row \(ids[position]) vanished")
+                    }
                     checksum &+= Int(item.number) &+ (item.name?.utf8.count ?? 0)
                 }
                 return checksum
@@ -136,7 +151,8 @@ final class GRDBContender: Contender {
                 for index in items.indices {
                     items[index].amount += 1
                     items[index].version += 1
-                    try items[index].update(db, columns: [ItemRecord.CodingKeys.amount.rawValue, ItemRecord.CodingKeys.version.rawValue])
+                    try items[index].update(
+                        db, columns: [ItemRecord.CodingKeys.amount.rawValue, ItemRecord.CodingKeys.version.rawValue])
                 }
             }
             return items.reduce(0) { $0 &+ Int(($1.amount * 100).rounded()) }
@@ -155,18 +171,22 @@ final class GRDBContender: Contender {
                 try ParentRecord(id: parentKey, entity: parentEntity, version: 1, name: family.name).insert(db)
                 for value in family.childValues {
                     childKey += 1
-                    try ChildRecord(id: childKey, entity: childEntity, version: 1, value: value, parent: parentKey).insert(db)
+                    try ChildRecord(id: childKey, entity: childEntity, version: 1, value: value, parent: parentKey)
+                        .insert(db)
                 }
             }
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [families.count, parentEntity])
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [childKey, childEntity])
+            try db.execute(
+                sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [families.count, parentEntity])
+            try db.execute(
+                sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [childKey, childEntity])
         }
     }
 
     func sumChildren() throws -> PreparedRun {
         try prepare { queue in
             let parents = try queue.read { db in
-                try ParentRecord.including(all: ParentRecord.children).asRequest(of: ParentWithChildren.self).fetchAll(db)
+                try ParentRecord.including(all: ParentRecord.children).asRequest(of: ParentWithChildren.self).fetchAll(
+                    db)
             }
             var total = parents.count
             for parent in parents {
@@ -179,7 +199,9 @@ final class GRDBContender: Contender {
     func batchDelete(scratch: URL) throws -> PreparedRun {
         try StoreFiles.copy(storeURL, to: scratch)
         let run = try prepare(scratch) { queue in
-            try queue.write { db in try ItemRecord.filter(ItemRecord.Columns.number < BenchmarkData.deleteNumberLimit).deleteAll(db) }
+            try queue.write { db in
+                try ItemRecord.filter(ItemRecord.Columns.number < BenchmarkData.deleteNumberLimit).deleteAll(db)
+            }
         }
         return run.finishing { StoreFiles.remove(scratch) }
     }

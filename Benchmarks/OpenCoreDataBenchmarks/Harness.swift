@@ -9,7 +9,10 @@ struct Harness {
     let workloads: [Workload]
     var contenderTypes: [any Contender.Type] = Harness.allContenders
     static var allContenders: [any Contender.Type] {
-        [OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self, OpenSwiftDataContender.self, OpenCoreDataHistoryContender.self]
+        [
+            OpenCoreDataContender.self, RawSQLiteContender.self, GRDBContender.self, OpenSwiftDataContender.self,
+            OpenCoreDataHistoryContender.self,
+        ]
     }
     private let clock = ContinuousClock()
 
@@ -18,7 +21,8 @@ struct Harness {
 
     func run() throws -> Results {
         var results = Results()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataBenchmarks-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "OpenCoreDataBenchmarks-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let template = root.appendingPathComponent("template.sqlite")
@@ -55,7 +59,8 @@ struct Harness {
                 }
                 for contender in contenders where type(of: contender).supports(workload) {
                     let label = type(of: contender).label
-                    let measurement = try measure(repetitions: repetitions, rows: workload == .heldMemory ? size : nil) {
+                    let measurement = try measure(repetitions: repetitions, rows: workload == .heldMemory ? size : nil)
+                    {
                         switch workload {
                         case .insert: try contender.insert(items)
                         case .fetch: try contender.fetchAndRead()
@@ -69,7 +74,9 @@ struct Harness {
                         }
                     }
                     results[workload, size, label] = measurement
-                    progress("size \(size) workload \(workload.rawValue) \(label): \(Report.time(measurement.seconds)) (best of \(measurement.runs)), peak +\(Report.mebibytes(measurement.peakBytes)) MiB\(measurement.heldBytesPerRow.map { ", held \(Int($0)) B/row" } ?? ""), checksum \(measurement.checksum)")
+                    progress(
+                        "size \(size) workload \(workload.rawValue) \(label): \(Report.time(measurement.seconds)) (best of \(measurement.runs)), peak +\(Report.mebibytes(measurement.peakBytes)) MiB\(measurement.heldBytesPerRow.map { ", held \(Int($0)) B/row" } ?? ""), checksum \(measurement.checksum)"
+                    )
                 }
             }
         }

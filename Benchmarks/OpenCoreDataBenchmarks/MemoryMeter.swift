@@ -17,7 +17,9 @@ enum MemoryMeter {
     /// could reuse them without raising the RSS, and its peak would look smaller.
     static func startRun() -> Int? {
         _ = releaseFreeHeap?(0)
-        guard (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil else { return nil }
+        guard (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil else {
+            return nil
+        }
         return status("VmRSS")
     }
 

@@ -45,7 +45,8 @@ enum MigrationWorkload {
         """
 
     static func run(sizes: [Int]) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataBenchmarks-migrate-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "OpenCoreDataBenchmarks-migrate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let bundle = root.appendingPathComponent("Shop.xcdatamodeld")
         for (name, contents) in [("Shop", version1), ("Shop 2", version2)] {
@@ -53,7 +54,9 @@ enum MigrationWorkload {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
         }
-        print("\n### migrate: lightweight migration (add a required attribute with a default, rename one) against the same change in hand-written SQL\n")
+        print(
+            "\n### migrate: lightweight migration (add a required attribute with a default, rename one) against the same change in hand-written SQL\n"
+        )
         var rows = [["N", "OpenCoreData", "hand-written SQL", "ratio", "peak MiB (ours)", "target"]]
         for size in sizes {
             let template = root.appendingPathComponent("template-\(size).sqlite")
@@ -81,8 +84,11 @@ enum MigrationWorkload {
             }
             StoreFiles.remove(template)
             let met = ours <= 2 * hand && (peak.map { $0 <= 64 << 20 } ?? false)
-            rows.append([Report.count(size), Report.time(ours), Report.time(hand), String(format: "%.2f×", ours / hand), Report.mebibytes(peak),
-                         "≤ 2× hand SQL, ≤ 64 MiB: \(met ? "met" : "missed")"])
+            rows.append([
+                Report.count(size), Report.time(ours), Report.time(hand), String(format: "%.2f×", ours / hand),
+                Report.mebibytes(peak),
+                "≤ 2× hand SQL, ≤ 64 MiB: \(met ? "met" : "missed")",
+            ])
         }
         print(Report.table(rows))
     }
@@ -102,8 +108,9 @@ enum MigrationWorkload {
     private static func migrate(_ url: URL, bundle: URL) throws -> NSPersistentStoreCoordinator {
         let model = try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("Shop 2.xcdatamodel"))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                                       options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
         guard model.isConfiguration(withName: nil, compatibleWithStoreMetadata: store.metadata ?? [:]) else {
             throw BenchmarkError("the store did not migrate")
         }

@@ -20,21 +20,25 @@ class OpenCoreDataContender: Contender {
     static func makeTemplate(at url: URL) throws {
         StoreFiles.remove(url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
         try coordinator.remove(store)
     }
 
     /// A new coordinator and private-queue context on the store at `url`.
     private func open(_ url: URL) throws -> (NSPersistentStoreCoordinator, NSPersistentStore, NSManagedObjectContext) {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.storeOptions)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.storeOptions)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return (coordinator, store, context)
     }
 
     /// Opens the store untimed; the timed body runs `work` inside `performAndWait`.
-    private func prepare(_ url: URL? = nil, _ work: @escaping (NSManagedObjectContext) throws -> Int) throws -> PreparedRun {
+    private func prepare(
+        _ url: URL? = nil, _ work: @escaping (NSManagedObjectContext) throws -> Int
+    ) throws -> PreparedRun {
         let (coordinator, store, context) = try open(url ?? storeURL)
         return PreparedRun(
             body: { try context.performAndWait { try work(context) } },
@@ -106,7 +110,8 @@ class OpenCoreDataContender: Contender {
         try prepare { context in
             let request = NSFetchRequest<Item>(entityName: "Item")
             let range = BenchmarkData.countNumberRange
-            request.predicate = NSPredicate(format: "number >= %@ AND number < %@ AND flag == YES", range.lower, range.upper)
+            request.predicate = NSPredicate(
+                format: "number >= %@ AND number < %@ AND flag == YES", range.lower, range.upper)
             return try context.count(for: request)
         }
     }
@@ -127,7 +132,9 @@ class OpenCoreDataContender: Contender {
     }
 
     /// Workload 4's fetch: a batch-faulting result (keys now, objects 50 at a time).
-    private static func batchedResults(of request: NSFetchRequest<Item>, in context: NSManagedObjectContext) throws -> BatchFaultingArray<Item> {
+    private static func batchedResults(
+        of request: NSFetchRequest<Item>, in context: NSManagedObjectContext
+    ) throws -> BatchFaultingArray<Item> {
         try context.fetchBatched(request)
     }
 
@@ -173,7 +180,8 @@ class OpenCoreDataContender: Contender {
     func batchDelete(scratch: URL) throws -> PreparedRun {
         try StoreFiles.copy(storeURL, to: scratch)
         let run = try prepare(scratch) { context in
-            try Self.deleteItems(matching: NSPredicate(format: "number < %@", BenchmarkData.deleteNumberLimit), in: context)
+            try Self.deleteItems(
+                matching: NSPredicate(format: "number < %@", BenchmarkData.deleteNumberLimit), in: context)
         }
         return run.finishing { StoreFiles.remove(scratch) }
     }

@@ -83,7 +83,8 @@ final class OpenSwiftDataContender: Contender {
 
     private static func container(at url: URL) throws -> ModelContainer {
         try ModelContainer(
-            for: SwiftDataBenchmarkModel.Item.self, SwiftDataBenchmarkModel.Parent.self, SwiftDataBenchmarkModel.Child.self,
+            for: SwiftDataBenchmarkModel.Item.self, SwiftDataBenchmarkModel.Parent.self,
+            SwiftDataBenchmarkModel.Child.self,
             configurations: ModelConfiguration(url: url)
         )
     }
@@ -110,7 +111,8 @@ final class OpenSwiftDataContender: Contender {
     private static func checkClosed(_ url: URL) {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         for descriptor in descriptors {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)") else { continue }
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            else { continue }
             if target == url.path || target.hasPrefix(url.path + "-") {
                 fatalError("OpenSwiftData: \(target) is still open after its ModelContainer was released")
             }
@@ -127,18 +129,24 @@ final class OpenSwiftDataContender: Contender {
         let copy = storeURL.deletingLastPathComponent().appendingPathComponent("swiftdata-schema-check.sqlite")
         try StoreFiles.copy(template, to: copy)
         defer { StoreFiles.remove(copy) }
-        let before = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)[hashesKey] as? [String: Data]
+        let before =
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)[hashesKey]
+            as? [String: Data]
         do {
             let container = try Self.container(at: copy)
             _ = ModelContext(container)
         }
         Self.checkClosed(copy)
-        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)[hashesKey] as? [String: Data]
+        let after =
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: copy)[hashesKey]
+            as? [String: Data]
         func describe(_ hashes: [String: Data]?) -> String {
-            (hashes ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.base64EncodedString())" }.joined(separator: ", ")
+            (hashes ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.base64EncodedString())" }.joined(
+                separator: ", ")
         }
         guard before == coreData, after == coreData else {
-            throw BenchmarkError("""
+            throw BenchmarkError(
+                """
                 the SwiftData schema does not open the template store unmigrated: entity version hashes \
                 Core Data model [\(describe(coreData))], template [\(describe(before))], \
                 after ModelContainer opened it [\(describe(after))]
@@ -152,10 +160,11 @@ final class OpenSwiftDataContender: Contender {
         try StoreFiles.copy(template, to: storeURL)
         return try prepare { context in
             for values in items {
-                context.insert(Item(
-                    name: values.name, number: Int(values.number), amount: values.amount,
-                    created: values.created, flag: values.flag, note: values.note
-                ))
+                context.insert(
+                    Item(
+                        name: values.name, number: Int(values.number), amount: values.amount,
+                        created: values.created, flag: values.flag, note: values.note
+                    ))
             }
             try context.save()
             return items.count
@@ -165,10 +174,11 @@ final class OpenSwiftDataContender: Contender {
     /// The checksum of every attribute of `items`, as `BenchmarkData.checksum(of:)` computes it.
     private static func checksum(of items: [Item]) -> Int {
         items.reduce(0) { sum, item in
-            sum &+ BenchmarkData.checksum(
-                name: item.name, number: Int64(item.number), amount: item.amount,
-                created: item.created ?? .distantPast, flag: item.flag, note: item.note
-            )
+            sum
+                &+ BenchmarkData.checksum(
+                    name: item.name, number: Int64(item.number), amount: item.amount,
+                    created: item.created ?? .distantPast, flag: item.flag, note: item.note
+                )
         }
     }
 
@@ -186,9 +196,10 @@ final class OpenSwiftDataContender: Contender {
     func count() throws -> PreparedRun {
         try prepare { context in
             let lower = Int(BenchmarkData.countNumberRange.lower), upper = Int(BenchmarkData.countNumberRange.upper)
-            return try context.fetchCount(FetchDescriptor<Item>(
-                predicate: #Predicate { $0.number >= lower && $0.number < upper && $0.flag == true }
-            ))
+            return try context.fetchCount(
+                FetchDescriptor<Item>(
+                    predicate: #Predicate { $0.number >= lower && $0.number < upper && $0.flag == true }
+                ))
         }
     }
 
@@ -219,8 +230,14 @@ final class OpenSwiftDataContender: Contender {
             return expected
         }
         return run.finishing {
-            let left = (try? Self.container(at: scratch)).flatMap { try? ModelContext($0).fetchCount(FetchDescriptor<Item>(predicate: matching)) }
-            guard left == 0 else { fatalError("OpenSwiftData: \(left.map(String.init) ?? "?") items below the limit are left after delete(model:where:)") }
+            let left = (try? Self.container(at: scratch)).flatMap {
+                try? ModelContext($0).fetchCount(FetchDescriptor<Item>(predicate: matching))
+            }
+            guard left == 0 else {
+                fatalError(
+                    "OpenSwiftData: \(left.map(String.init) ?? "?") items below the limit are left after delete(model:where:)"
+                )
+            }
             Self.checkClosed(scratch)
             StoreFiles.remove(scratch)
         }
@@ -236,7 +253,11 @@ final class OpenSwiftDataContender: Contender {
             return checksum
         }
         // The models go first: they hold the context, which holds the container.
-        return PreparedRun(body: run.body, finish: { held.value = nil; run.finish() })
+        return PreparedRun(
+            body: run.body,
+            finish: {
+                held.value = nil; run.finish()
+            })
     }
 
     // Not written for SwiftData (`supports` leaves them out; the harness never calls them).

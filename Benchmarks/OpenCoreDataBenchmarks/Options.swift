@@ -38,8 +38,15 @@ struct Options {
                 sizes = try items.map { try Self.size($0) }
             } else if option == "--contenders" {
                 contenders = try items.map { item in
-                    guard let type = Harness.allContenders.first(where: { $0.label.lowercased().replacingOccurrences(of: " sqlite", with: "") == item }) else {
-                        throw UsageError(message: "unknown contender '\(item)' (opencoredata, raw, grdb, openswiftdata, opencoredata+history)")
+                    guard
+                        let type = Harness.allContenders.first(where: {
+                            $0.label.lowercased().replacingOccurrences(of: " sqlite", with: "") == item
+                        })
+                    else {
+                        throw UsageError(
+                            message:
+                                "unknown contender '\(item)' (opencoredata, raw, grdb, openswiftdata, opencoredata+history)"
+                        )
                     }
                     return type
                 }
@@ -63,7 +70,9 @@ struct Options {
     private static func size(_ text: String) throws -> Int {
         let multiplier = text.hasSuffix("k") ? 1_000 : text.hasSuffix("m") ? 1_000_000 : 1
         let digits = multiplier == 1 ? text : String(text.dropLast())
-        guard let value = Int(digits.replacingOccurrences(of: "_", with: "")), value > 0, value <= 100_000_000 / multiplier else {
+        guard let value = Int(digits.replacingOccurrences(of: "_", with: "")), value > 0,
+            value <= 100_000_000 / multiplier
+        else {
             throw UsageError(message: "bad size '\(text)'")
         }
         return value * multiplier

@@ -22,7 +22,8 @@ enum ParseWorkload {
     /// Parsing a ~200-character predicate. No other predicate parser runs on Linux, so the
     /// comparison is the floor of any parser: one pass over the string's UTF-8 bytes.
     static func run() {
-        let format = #"(name BEGINSWITH[cd] "jo" OR nickname ==[c] %@) AND age BETWEEN {18, 65} AND ANY photos.title CONTAINS[cd] "beach" AND photos.@count > 5 AND SUBQUERY(tags, $t, $t.title LIKE "sw*").@count >= 1 AND NOT (deleted == YES)"#
+        let format =
+            #"(name BEGINSWITH[cd] "jo" OR nickname ==[c] %@) AND age BETWEEN {18, 65} AND ANY photos.title CONTAINS[cd] "beach" AND photos.@count > 5 AND SUBQUERY(tags, $t, $t.title LIKE "sw*").@count >= 1 AND NOT (deleted == YES)"#
         var parsed = 0
         let ours = measure(iterations: 2_000) {
             if (try? NSPredicate.parse(format: format, argumentArray: ["joe"])) != nil { parsed += 1 }
@@ -32,6 +33,8 @@ enum ParseWorkload {
             for byte in format.utf8 { checksum &+= Int(byte) }
         }
         print("\n### parse: NSPredicate parsing\n")
-        print("parse \(format.count)-character predicate: \(formatTime(ours)) per parse; UTF-8 scan \(formatTime(scan)); ratio \(String(format: "%.0f", ours / scan))× (\(parsed > 0 && checksum != 0 ? "ok" : "?"))")
+        print(
+            "parse \(format.count)-character predicate: \(formatTime(ours)) per parse; UTF-8 scan \(formatTime(scan)); ratio \(String(format: "%.0f", ours / scan))× (\(parsed > 0 && checksum != 0 ? "ok" : "?"))"
+        )
     }
 }

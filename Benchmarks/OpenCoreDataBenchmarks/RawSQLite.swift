@@ -12,7 +12,9 @@ final class RawConnection {
     /// Opens the database at `path` in WAL mode (the only pragma every contender sets).
     init(path: String) throws {
         var connection: OpaquePointer?
-        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let connection else {
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+            let connection
+        else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(connection)
             throw BenchmarkError("cannot open \(path): \(message)")
@@ -37,7 +39,9 @@ final class RawConnection {
 
     func prepare(_ sql: String) throws -> RawStatement {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw lastError(sql) }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw lastError(sql)
+        }
         return RawStatement(handle: statement, connection: self)
     }
 
@@ -45,7 +49,8 @@ final class RawConnection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     func lastError(_ sql: String) -> BenchmarkError {
-        BenchmarkError("SQLite error \(sqlite3_errcode(handle)) (\(String(cString: sqlite3_errmsg(handle)))) in: \(sql)")
+        BenchmarkError(
+            "SQLite error \(sqlite3_errcode(handle)) (\(String(cString: sqlite3_errmsg(handle)))) in: \(sql)")
     }
 
     /// The entity number Core Data gave `entityName` in this store.

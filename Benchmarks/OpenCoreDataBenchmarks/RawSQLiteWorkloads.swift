@@ -28,7 +28,8 @@ final class RawSQLiteContender: Contender {
     private let template: URL
 
     /// The item columns, in the order `readItem` expects them.
-    private static let itemColumns = "t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME, t0.ZNUMBER, t0.ZAMOUNT, t0.ZCREATED, t0.ZFLAG, t0.ZNOTE"
+    private static let itemColumns =
+        "t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME, t0.ZNUMBER, t0.ZAMOUNT, t0.ZCREATED, t0.ZFLAG, t0.ZNOTE"
 
     init(storeURL: URL, template: URL) {
         self.storeURL = storeURL
@@ -59,7 +60,9 @@ final class RawSQLiteContender: Contender {
         return try prepare { db in
             let entity = try db.entityNumber("Item")
             try db.execute("BEGIN IMMEDIATE")
-            let insert = try db.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZNUMBER, ZAMOUNT, ZCREATED, ZFLAG, ZNOTE) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)")
+            let insert = try db.prepare(
+                "INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZNUMBER, ZAMOUNT, ZCREATED, ZFLAG, ZNOTE) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)"
+            )
             for (index, item) in items.enumerated() {
                 insert.bind(Int64(index + 1), at: 1)
                 insert.bind(entity, at: 2)
@@ -80,7 +83,8 @@ final class RawSQLiteContender: Contender {
 
     func fetchAndRead() throws -> PreparedRun {
         try prepare { db in
-            let select = try db.prepare("SELECT \(Self.itemColumns) FROM ZITEM t0 WHERE t0.ZAMOUNT >= ? ORDER BY t0.ZNUMBER ASC")
+            let select = try db.prepare(
+                "SELECT \(Self.itemColumns) FROM ZITEM t0 WHERE t0.ZAMOUNT >= ? ORDER BY t0.ZNUMBER ASC")
             select.bind(BenchmarkData.fetchMinimumAmount, at: 1)
             let checksum = BenchmarkData.checksum(of: try Self.readAll(select))
             return checksum
@@ -104,7 +108,8 @@ final class RawSQLiteContender: Contender {
 
     func count() throws -> PreparedRun {
         try prepare { db in
-            let count = try db.prepare("SELECT COUNT(*) FROM ZITEM t0 WHERE t0.ZNUMBER >= ? AND t0.ZNUMBER < ? AND t0.ZFLAG = ?")
+            let count = try db.prepare(
+                "SELECT COUNT(*) FROM ZITEM t0 WHERE t0.ZNUMBER >= ? AND t0.ZNUMBER < ? AND t0.ZFLAG = ?")
             count.bind(BenchmarkData.countNumberRange.lower, at: 1)
             count.bind(BenchmarkData.countNumberRange.upper, at: 2)
             count.bind(true, at: 3)
@@ -128,7 +133,11 @@ final class RawSQLiteContender: Contender {
                 if loaded[ids[position]] == nil {
                     let start = position / batchSize * batchSize
                     for slot in 0..<batchSize {
-                        if start + slot < ids.count { batch.bind(ids[start + slot], at: Int32(slot + 1)) } else { batch.bindNull(at: Int32(slot + 1)) }
+                        if start + slot < ids.count {
+                            batch.bind(ids[start + slot], at: Int32(slot + 1))
+                        } else {
+                            batch.bindNull(at: Int32(slot + 1))
+                        }
                     }
                     for item in try Self.readAll(batch) { loaded[item.id] = item }
                     batch.reset()
@@ -194,11 +203,15 @@ final class RawSQLiteContender: Contender {
     /// One SQL join over parents and children, summed per parent while stepping.
     func sumChildren() throws -> PreparedRun {
         try prepare { db in
-            let join = try db.prepare("SELECT t0.Z_PK, t0.ZNAME, t1.Z_PK, t1.ZVALUE FROM ZPARENT t0 JOIN ZCHILD t1 ON t1.ZPARENT = t0.Z_PK ORDER BY t0.Z_PK")
+            let join = try db.prepare(
+                "SELECT t0.Z_PK, t0.ZNAME, t1.Z_PK, t1.ZVALUE FROM ZPARENT t0 JOIN ZCHILD t1 ON t1.ZPARENT = t0.Z_PK ORDER BY t0.Z_PK"
+            )
             var parents: [RawParentTotal] = []
             while try join.step() {
                 let id = join.int64(0)
-                if parents.last?.id != id { parents.append(RawParentTotal(id: id, name: join.string(1), childTotal: 0)) }
+                if parents.last?.id != id {
+                    parents.append(RawParentTotal(id: id, name: join.string(1), childTotal: 0))
+                }
                 parents[parents.count - 1].childTotal += join.int64(3)
             }
             return parents.reduce(parents.count) { $0 &+ Int($1.childTotal) }

@@ -7,25 +7,37 @@ enum Report {
         for workload in workloads {
             Swift.print("\n### \(workload.rawValue). \(workload.title)\n")
             let holds = workload == .heldMemory
-            var rows = [["N", "\(ours) (per row)", "\(raw) (per row)", "\(grdb) (per row)", "ours/raw", "ours/GRDB", "peak MiB ours (raw, GRDB)"]
-                + (holds ? ["held B/row ours (raw, GRDB)"] : []) + ["target \(workload.target)"]]
+            var rows = [
+                [
+                    "N", "\(ours) (per row)", "\(raw) (per row)", "\(grdb) (per row)", "ours/raw", "ours/GRDB",
+                    "peak MiB ours (raw, GRDB)",
+                ]
+                    + (holds ? ["held B/row ours (raw, GRDB)"] : []) + ["target \(workload.target)"]
+            ]
             var notes: [String] = []
             for size in sizes {
                 guard let mine = results[workload, size, ours] else { continue }
                 let theirs = results[workload, size, raw]
                 let other = results[workload, size, grdb]
                 let met = workload.isMet(ours: mine, raw: theirs, grdb: other)
-                rows.append([
-                    count(size),
-                    cell(mine, size), theirs.map { cell($0, size) } ?? "–", other.map { cell($0, size) } ?? "–",
-                    ratio(mine, theirs), ratio(mine, other),
-                    "\(mebibytes(mine.peakBytes)) (\(mebibytes(theirs?.peakBytes)), \(mebibytes(other?.peakBytes)))",
-                ] + (holds ? ["\(bytes(mine.heldBytesPerRow)) (\(bytes(theirs?.heldBytesPerRow)), \(bytes(other?.heldBytesPerRow)))"] : []) + [
-                    met.map { $0 ? "met" : "**missed**" } ?? "?",
-                ])
+                rows.append(
+                    [
+                        count(size),
+                        cell(mine, size), theirs.map { cell($0, size) } ?? "–", other.map { cell($0, size) } ?? "–",
+                        ratio(mine, theirs), ratio(mine, other),
+                        "\(mebibytes(mine.peakBytes)) (\(mebibytes(theirs?.peakBytes)), \(mebibytes(other?.peakBytes)))",
+                    ]
+                        + (holds
+                            ? [
+                                "\(bytes(mine.heldBytesPerRow)) (\(bytes(theirs?.heldBytesPerRow)), \(bytes(other?.heldBytesPerRow)))"
+                            ] : []) + [
+                            met.map { $0 ? "met" : "**missed**" } ?? "?"
+                        ])
                 let checksums = Set([mine, theirs, other].compactMap { $0?.checksum })
                 if checksums.count > 1 {
-                    notes.append("N = \(count(size)): the contenders' checksums differ (\([mine, theirs, other].map { $0.map { String($0.checksum) } ?? "–" }.joined(separator: " / "))), so they did not do the same work.")
+                    notes.append(
+                        "N = \(count(size)): the contenders' checksums differ (\([mine, theirs, other].map { $0.map { String($0.checksum) } ?? "–" }.joined(separator: " / "))), so they did not do the same work."
+                    )
                 }
             }
             Swift.print(table(rows))
@@ -71,15 +83,20 @@ enum Report {
             rows.append(row)
             let others = [base, sameWork, results[workload, size, raw], other].compactMap { $0?.checksum }
             if let differing = others.first(where: { $0 != mine.checksum }) {
-                notes.append("N = \(count(size)): OpenSwiftData's checksum \(mine.checksum) differs from the others' (\(differing)), so it did not do the same work.")
+                notes.append(
+                    "N = \(count(size)): OpenSwiftData's checksum \(mine.checksum) differs from the others' (\(differing)), so it did not do the same work."
+                )
             }
         }
         Swift.print("\n#### \(workload.rawValue). OpenSwiftData beside the Core Data layer (issue 33)\n")
         Swift.print(table(rows))
         if let small = sizes.min(), let large = sizes.max(), small != large,
-           let first = results[workload, small, swiftData], let last = results[workload, large, swiftData] {
+            let first = results[workload, small, swiftData], let last = results[workload, large, swiftData]
+        {
             let growth = (last.seconds / Double(large)) / (first.seconds / Double(small))
-            Swift.print("\nCost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): \(swiftData) ×\(String(format: "%.2f", growth))")
+            Swift.print(
+                "\nCost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): \(swiftData) ×\(String(format: "%.2f", growth))"
+            )
         }
         for note in notes { Swift.print("\n⚠️ " + note) }
     }
@@ -87,12 +104,16 @@ enum Report {
     /// How the cost per row changes from the smallest to the largest size (×1.0 = linear).
     private static func linearity(_ results: Results, workload: Workload, sizes: [Int]) -> String? {
         guard let small = sizes.min(), let large = sizes.max(), small != large else { return nil }
-        let parts = [OpenCoreDataContender.label, RawSQLiteContender.label, GRDBContender.label].compactMap { label -> String? in
-            guard let first = results[workload, small, label], let last = results[workload, large, label] else { return nil }
+        let parts = [OpenCoreDataContender.label, RawSQLiteContender.label, GRDBContender.label].compactMap {
+            label -> String? in
+            guard let first = results[workload, small, label], let last = results[workload, large, label] else {
+                return nil
+            }
             let growth = (last.seconds / Double(large)) / (first.seconds / Double(small))
             return "\(label) ×\(String(format: "%.2f", growth))"
         }
-        return "Cost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): " + parts.joined(separator: ", ")
+        return "Cost per row from N = \(count(small)) to \(count(large)) (×1.00 = linear): "
+            + parts.joined(separator: ", ")
     }
 
     private static func cell(_ measurement: Measurement, _ size: Int) -> String {
@@ -142,9 +163,12 @@ enum Report {
             }
             return "| " + padded.joined(separator: " | ") + " |"
         }
-        let rule = "|" + widths.enumerated().map { column, width in
-            column == 0 ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
-        }.joined(separator: "|") + "|"
+        let rule =
+            "|"
+            + widths.enumerated().map { column, width in
+                column == 0
+                    ? ":" + String(repeating: "-", count: width + 1) : String(repeating: "-", count: width + 1) + ":"
+            }.joined(separator: "|") + "|"
         return ([line(rows[0]), rule] + rows.dropFirst().map(line)).joined(separator: "\n")
     }
 }

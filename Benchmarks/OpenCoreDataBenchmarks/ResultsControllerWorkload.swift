@@ -16,11 +16,18 @@ enum ResultsControllerWorkload {
             attribute.isOptional = false
             return attribute
         }
-        entry.properties = [attribute("letter", .stringAttributeType), attribute("rank", .integer64AttributeType), attribute("title", .stringAttributeType)]
-        entry.indexes = [NSFetchIndexDescription(name: "byLetterAndRank", elements: [
-            NSFetchIndexElementDescription(property: entry.attributesByName["letter"]!, collationType: .binary),
-            NSFetchIndexElementDescription(property: entry.attributesByName["rank"]!, collationType: .binary),
-        ])]
+        entry.properties = [
+            attribute("letter", .stringAttributeType), attribute("rank", .integer64AttributeType),
+            attribute("title", .stringAttributeType),
+        ]
+        entry.indexes = [
+            NSFetchIndexDescription(
+                name: "byLetterAndRank",
+                elements: [
+                    NSFetchIndexElementDescription(property: entry.attributesByName["letter"]!, collationType: .binary),
+                    NSFetchIndexElementDescription(property: entry.attributesByName["rank"]!, collationType: .binary),
+                ])
+        ]
         let model = NSManagedObjectModel()
         model.entities = [entry]
         return model
@@ -28,7 +35,9 @@ enum ResultsControllerWorkload {
 
     private static func request(batchSize: Int = 0) -> NSFetchRequest<NSManagedObject> {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
-        request.sortDescriptors = [NSSortDescriptor(key: "letter", ascending: true), NSSortDescriptor(key: "rank", ascending: true)]
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "letter", ascending: true), NSSortDescriptor(key: "rank", ascending: true),
+        ]
         request.fetchBatchSize = batchSize
         return request
     }
@@ -36,28 +45,40 @@ enum ResultsControllerWorkload {
     /// Counts the callbacks, as a table view's delegate would apply them.
     private final class Counter: NSFetchedResultsControllerDelegate {
         var changes = 0
-        func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
+        func controller(
+            _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+            at indexPath: IndexPath?,
+            for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+        ) {
             changes += 1
         }
     }
 
     private final class DifferenceCounter: NSFetchedResultsControllerDelegate {
         var changes = 0
-        func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+        func controller(
+            _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+            didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+        ) {
             changes += diff.count
         }
     }
 
     static func run(sizes: [Int]) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataBenchmarks-results-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "OpenCoreDataBenchmarks-results-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let model = model()
         print("\n### results: NSFetchedResultsController, N entries in 26 sections (sorted by letter, rank)\n")
         var fetchRows = [["N", "plain fetch", "performFetch", "ratio", "with delegate", "ratio", "target"]]
         var changeRows = [["N", "insert", "update (move)", "delete", "difference callback", "target"]]
-        var memoryRows = [["N", "batched performFetch", "peak MiB", "target", "writing the cache", "reading it (next launch)", "speedup"]]
+        var memoryRows = [
+            [
+                "N", "batched performFetch", "peak MiB", "target", "writing the cache", "reading it (next launch)",
+                "speedup",
+            ]
+        ]
         for size in sizes {
             let url = root.appendingPathComponent("entries-\(size).sqlite")
             try fill(url, model: model, rows: size)
@@ -66,29 +87,43 @@ enum ResultsControllerWorkload {
             defer { try? coordinator.persistentStores.forEach { try coordinator.remove($0) } }
 
             let (plain, controller, tracked) = try timeFetches(coordinator, repetitions: Harness.repetitions(for: size))
-            fetchRows.append([Report.count(size), Report.time(plain), Report.time(controller), String(format: "%.2f×", controller / plain),
-                              Report.time(tracked), String(format: "%.2f×", tracked / plain), "≤ 1.2×: \(max(controller, tracked) <= 1.2 * plain ? "met" : "missed")"])
+            fetchRows.append([
+                Report.count(size), Report.time(plain), Report.time(controller),
+                String(format: "%.2f×", controller / plain),
+                Report.time(tracked), String(format: "%.2f×", tracked / plain),
+                "≤ 1.2×: \(max(controller, tracked) <= 1.2 * plain ? "met" : "missed")",
+            ])
 
             let costs = try timeChanges(coordinator)
             let worst = [costs.insert, costs.update, costs.delete, costs.difference].max() ?? 0
-            changeRows.append([Report.count(size), Report.time(costs.insert), Report.time(costs.update), Report.time(costs.delete),
-                               Report.time(costs.difference), "≤ 1 ms: \(worst <= 1e-3 ? "met" : "missed")"])
+            changeRows.append([
+                Report.count(size), Report.time(costs.insert), Report.time(costs.update), Report.time(costs.delete),
+                Report.time(costs.difference), "≤ 1 ms: \(worst <= 1e-3 ? "met" : "missed")",
+            ])
 
             let (batched, peak) = try measureBatched(coordinator)
             let met = peak.map { $0 <= 64 << 20 } ?? false
             let (written, read) = try timeSectionCache(url, model: model, size: size)
-            memoryRows.append([Report.count(size), Report.time(batched), Report.mebibytes(peak), "≤ 64 MiB: \(met ? "met" : "missed")",
-                               Report.time(written), Report.time(read), String(format: "%.1f×", batched / read)])
+            memoryRows.append([
+                Report.count(size), Report.time(batched), Report.mebibytes(peak), "≤ 64 MiB: \(met ? "met" : "missed")",
+                Report.time(written), Report.time(read), String(format: "%.1f×", batched / read),
+            ])
         }
         print(Report.table(fetchRows))
-        print("\nOne change among N fetched entries, then processPendingChanges() (median of 25 of each, delegate callbacks included):\n")
+        print(
+            "\nOne change among N fetched entries, then processPendingChanges() (median of 25 of each, delegate callbacks included):\n"
+        )
         print(Report.table(changeRows))
-        print("\nfetchBatchSize 50: performFetch, read the sections, touch 1,000 entries; then performFetch with a cacheName, writing the section cache and reading it back:\n")
+        print(
+            "\nfetchBatchSize 50: performFetch, read the sections, touch 1,000 entries; then performFetch with a cacheName, writing the section cache and reading it back:\n"
+        )
         print(Report.table(memoryRows))
     }
 
     /// Best-of times: a plain fetch, performFetch without a delegate, and with one.
-    private static func timeFetches(_ coordinator: NSPersistentStoreCoordinator, repetitions: Int) throws -> (Double, Double, Double) {
+    private static func timeFetches(
+        _ coordinator: NSPersistentStoreCoordinator, repetitions: Int
+    ) throws -> (Double, Double, Double) {
         var plain = Double.infinity, controller = Double.infinity, tracked = Double.infinity
         for _ in 0..<max(repetitions, 3) {
             do {
@@ -97,12 +132,16 @@ enum ResultsControllerWorkload {
             }
             do {
                 let context = makeContext(coordinator)
-                let results = NSFetchedResultsController(fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil)
+                let results = NSFetchedResultsController(
+                    fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil
+                )
                 controller = min(controller, try seconds { try context.performAndWait { try results.performFetch() } })
             }
             do {
                 let context = makeContext(coordinator)
-                let results = NSFetchedResultsController(fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil)
+                let results = NSFetchedResultsController(
+                    fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil
+                )
                 let delegate = Counter()
                 results.delegate = delegate
                 tracked = min(tracked, try seconds { try context.performAndWait { try results.performFetch() } })
@@ -113,7 +152,9 @@ enum ResultsControllerWorkload {
 
     /// Median cost of one insert, one update that moves an entry, one delete, and (with a
     /// difference-callback delegate) one update, each followed by processPendingChanges().
-    private static func timeChanges(_ coordinator: NSPersistentStoreCoordinator) throws -> (insert: Double, update: Double, delete: Double, difference: Double) {
+    private static func timeChanges(
+        _ coordinator: NSPersistentStoreCoordinator
+    ) throws -> (insert: Double, update: Double, delete: Double, difference: Double) {
         // Seeded, so every run makes the same changes; each one must be a real change (the
         // check below counts them): a live entry, and a rank other than the one it has.
         var generator = SeededGenerator(seed: 0x5EC7_10A5)
@@ -131,10 +172,15 @@ enum ResultsControllerWorkload {
             if rank == old { rank += 1 }
             entry.setValue(rank, forKey: "rank")
         }
-        func follow(_ delegate: NSFetchedResultsControllerDelegate, _ body: (NSManagedObjectContext, NSFetchedResultsController<NSManagedObject>) throws -> Void) throws {
+        func follow(
+            _ delegate: NSFetchedResultsControllerDelegate,
+            _ body: (NSManagedObjectContext, NSFetchedResultsController<NSManagedObject>) throws -> Void
+        ) throws {
             let context = makeContext(coordinator)
             try context.performAndWait {
-                let controller = NSFetchedResultsController(fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil)
+                let controller = NSFetchedResultsController(
+                    fetchRequest: request(), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil
+                )
                 controller.delegate = delegate
                 try controller.performFetch()
                 try body(context, controller)
@@ -170,7 +216,9 @@ enum ResultsControllerWorkload {
             }
         }
         guard counter.changes >= 75, differenceCounter.changes >= 25 else {
-            throw BenchmarkError("the controller reported \(counter.changes) and \(differenceCounter.changes) changes, fewer than were made")
+            throw BenchmarkError(
+                "the controller reported \(counter.changes) and \(differenceCounter.changes) changes, fewer than were made"
+            )
         }
         return (median(inserts), median(updates), median(deletes), median(differences))
     }
@@ -183,7 +231,9 @@ enum ResultsControllerWorkload {
             let baseline = MemoryMeter.startRun()
             let context = makeContext(coordinator)
             try context.performAndWait {
-                let controller = NSFetchedResultsController(fetchRequest: request(batchSize: 50), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: nil)
+                let controller = NSFetchedResultsController(
+                    fetchRequest: request(batchSize: 50), managedObjectContext: context, sectionNameKeyPath: "letter",
+                    cacheName: nil)
                 time = try seconds { try controller.performFetch() }
                 let sections = controller.sections ?? []
                 guard sections.count == 26 else { throw BenchmarkError("expected 26 sections, got \(sections.count)") }
@@ -191,7 +241,9 @@ enum ResultsControllerWorkload {
                 for index in 0..<1_000 {
                     let section = index % sections.count
                     let row = (index * 7_919) % sections[section].numberOfObjects
-                    total += (controller.object(at: IndexPath(row: row, section: section)).value(forKey: "rank") as? Int) ?? 0
+                    total +=
+                        (controller.object(at: IndexPath(row: row, section: section)).value(forKey: "rank") as? Int)
+                        ?? 0
                 }
                 if total < 0 { print(total) }
             }
@@ -203,7 +255,9 @@ enum ResultsControllerWorkload {
     /// performFetch of a batched controller with a `cacheName`: the first launch (a store
     /// opened, fetched from and closed) writes the section cache, the next reads it instead
     /// of querying.
-    private static func timeSectionCache(_ url: URL, model: NSManagedObjectModel, size: Int) throws -> (written: Double, read: Double) {
+    private static func timeSectionCache(
+        _ url: URL, model: NSManagedObjectModel, size: Int
+    ) throws -> (written: Double, read: Double) {
         let name = "OpenCoreDataBenchmarks-\(size)"
         NSFetchedResultsController<NSManagedObject>.deleteCache(withName: name)
         defer { NSFetchedResultsController<NSManagedObject>.deleteCache(withName: name) }
@@ -214,10 +268,14 @@ enum ResultsControllerWorkload {
             defer { try? coordinator.persistentStores.forEach { try coordinator.remove($0) } }
             let context = makeContext(coordinator)
             try context.performAndWait {
-                let controller = NSFetchedResultsController(fetchRequest: request(batchSize: 50), managedObjectContext: context, sectionNameKeyPath: "letter", cacheName: name)
+                let controller = NSFetchedResultsController(
+                    fetchRequest: request(batchSize: 50), managedObjectContext: context, sectionNameKeyPath: "letter",
+                    cacheName: name)
                 times.append(try seconds { try controller.performFetch() })
                 let counts = (controller.sections ?? []).map(\.numberOfObjects)
-                guard counts.count == 26, counts.reduce(0, +) == size else { throw BenchmarkError("the cached sections hold \(counts)") }
+                guard counts.count == 26, counts.reduce(0, +) == size else {
+                    throw BenchmarkError("the cached sections hold \(counts)")
+                }
             }
         }
         return (times[0], times[1])

@@ -21,14 +21,18 @@ enum StoreFiles {
     /// Makes an empty store of `model` at `url`, then fills `entity` with `rows` rows in one
     /// SQL transaction: `insert` is the INSERT … SELECT over `n(i)`, i = 1…rows, given the
     /// entity's number; the key counter is set to match.
-    static func fillInSQL(_ url: URL, model: NSManagedObjectModel, entity name: String, rows: Int, insert: (Int64) -> String) throws {
+    static func fillInSQL(
+        _ url: URL, model: NSManagedObjectModel, entity name: String, rows: Int, insert: (Int64) -> String
+    ) throws {
         remove(url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url))
+        try coordinator.remove(
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url))
         let connection = try RawConnection(path: url.path)
         defer { connection.close() }
         let entity = try connection.entityNumber(name)
-        try connection.execute("""
+        try connection.execute(
+            """
             BEGIN;
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
             \(insert(entity));

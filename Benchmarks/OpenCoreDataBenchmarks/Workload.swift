@@ -13,9 +13,11 @@ enum Workload: Int, CaseIterable, Comparable {
         case .count: "count(for:) with a predicate (~5% of N match)"
         case .batchedFetch: "fetch N items with fetchBatchSize 50, touch 1,000 spread across them"
         case .update: "update one attribute of N items and save"
-        case .prefetch: "N/10 parents × 10 children: fetch parents prefetching children, sum a child attribute (raw: one SQL join)"
+        case .prefetch:
+            "N/10 parents × 10 children: fetch parents prefetching children, sum a child attribute (raw: one SQL join)"
         case .batchDelete: "batch delete half of N items (raw and GRDB: one DELETE … WHERE)"
-        case .keyValueFetch: "fetch ~0.9·N items as workload 2, read every attribute by key (value(forKey:); GRDB: Row by column name)"
+        case .keyValueFetch:
+            "fetch ~0.9·N items as workload 2, read every attribute by key (value(forKey:); GRDB: Row by column name)"
         case .heldMemory: "fetch all N items, read every attribute and hold them: memory per object"
         }
     }

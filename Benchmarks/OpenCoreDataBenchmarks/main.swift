@@ -14,7 +14,9 @@ let options: Options
 do {
     options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch let error as Options.UsageError {
-    if !error.message.isEmpty { FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error.message)\n".utf8)) }
+    if !error.message.isEmpty {
+        FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error.message)\n".utf8))
+    }
     print(Options.usage)
     exit(error.message.isEmpty ? 0 : 2)
 }
@@ -23,11 +25,15 @@ do {
 print("⚠️ Debug build: run with `swift run -c release OpenCoreDataBenchmarks` for meaningful numbers.")
 #endif
 print("# OpenCoreData benchmarks")
-print("\nSQLite \(RawConnection.libraryVersion); sizes \(options.sizes.map(Report.count).joined(separator: ", ")); times are the best of \(options.sizes.map { "\(Harness.repetitions(for: $0))" }.joined(separator: "/")) runs; peak MiB is the rise of the peak RSS over the RSS before the run.")
+print(
+    "\nSQLite \(RawConnection.libraryVersion); sizes \(options.sizes.map(Report.count).joined(separator: ", ")); times are the best of \(options.sizes.map { "\(Harness.repetitions(for: $0))" }.joined(separator: "/")) runs; peak MiB is the rise of the peak RSS over the RSS before the run."
+)
 
 if !options.workloads.isEmpty {
     do {
-        let results = try Harness(sizes: options.sizes, workloads: options.workloads, contenderTypes: options.contenders).run()
+        let results = try Harness(
+            sizes: options.sizes, workloads: options.workloads, contenderTypes: options.contenders
+        ).run()
         Report.print(results, sizes: options.sizes, workloads: options.workloads)
     } catch {
         FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))

@@ -25,14 +25,17 @@ struct AcquaintanceCommand: ParsableCommand {
 
 /// The options every command takes.
 struct BookOptions: ParsableArguments {
-    @Option(name: .long, help: "The folder of the store and the archive (default: the XDG data directory's Acquaintance folder).")
+    @Option(
+        name: .long,
+        help: "The folder of the store and the archive (default: the XDG data directory's Acquaintance folder).")
     var data: String?
 
     @Flag(name: .long, help: "Version 1: use the NSKeyedArchiver archive acqList.plist instead of the store.")
     var archive = false
 
     func open() throws -> any AddressBook {
-        let archiveURL = try data.map { try ExampleData.directory(for: "Acquaintance", in: $0) } ?? ExampleData.documentsDirectory()
+        let archiveURL =
+            try data.map { try ExampleData.directory(for: "Acquaintance", in: $0) } ?? ExampleData.documentsDirectory()
         let archive = ArchivedBook(url: archiveURL.appendingPathComponent("acqList.plist"))
         return self.archive ? archive : try StoreBook(folder: data, importing: archive)
     }
@@ -69,7 +72,9 @@ extension AcquaintanceCommand {
         @Argument(help: "Notes about them.") var notes: String?
 
         func run() throws {
-            try options.change("Added \(name).") { try $0.add(PersonRecord(name: name, phone: phone, email: email, notes: notes)) }
+            try options.change("Added \(name).") {
+                try $0.add(PersonRecord(name: name, phone: phone, email: email, notes: notes))
+            }
         }
     }
 

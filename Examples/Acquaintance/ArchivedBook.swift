@@ -62,7 +62,10 @@ final class ArchivedBook: AddressBook {
         }
         let data = try Data(contentsOf: url)
         // Bytes that do not decode, or decode as something else, are the same problem to the user.
-        guard let people = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, PersonRecord.self], from: data) as? [PersonRecord] else {
+        guard
+            let people = try? NSKeyedUnarchiver.unarchivedObject(
+                ofClasses: [NSArray.self, PersonRecord.self], from: data) as? [PersonRecord]
+        else {
             throw ExampleFailure.damaged(url, isNot: "an address book archive")
         }
         list = people
@@ -94,12 +97,15 @@ final class ArchivedBook: AddressBook {
     /// All or nothing: the whole list is written again.
     func save() throws {
         guard changed, let list else { return }
-        try NSKeyedArchiver.archivedData(withRootObject: list as NSArray, requiringSecureCoding: true).write(to: url, options: .atomic)
+        try NSKeyedArchiver.archivedData(withRootObject: list as NSArray, requiringSecureCoding: true).write(
+            to: url, options: .atomic)
         changed = false
     }
 
     private func person(named name: String) throws -> PersonRecord {
-        guard let person = try people().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw nobody(named: name) }
+        guard let person = try people().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
+            throw nobody(named: name)
+        }
         return person
     }
 }

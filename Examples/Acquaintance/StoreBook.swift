@@ -20,13 +20,16 @@ struct StoreBook: AddressBook {
 
     /// Person: name required; photo Binary with external storage; phone, email, notes optional.
     static func model() -> NSManagedObjectModel {
-        ModelKit.model(ModelKit.entity("Person", Person.self, [
-            ModelKit.attribute("name", .stringAttributeType, optional: false),
-            ModelKit.attribute("photo", .binaryDataAttributeType, externalStorage: true),
-            ModelKit.attribute("phone", .stringAttributeType),
-            ModelKit.attribute("email", .stringAttributeType),
-            ModelKit.attribute("notes", .stringAttributeType),
-        ]))
+        ModelKit.model(
+            ModelKit.entity(
+                "Person", Person.self,
+                [
+                    ModelKit.attribute("name", .stringAttributeType, optional: false),
+                    ModelKit.attribute("photo", .binaryDataAttributeType, externalStorage: true),
+                    ModelKit.attribute("phone", .stringAttributeType),
+                    ModelKit.attribute("email", .stringAttributeType),
+                    ModelKit.attribute("notes", .stringAttributeType),
+                ]))
     }
 
     init(folder: String?, importing archive: ArchivedBook) throws {
@@ -37,13 +40,16 @@ struct StoreBook: AddressBook {
         // launch killed or failing before it leaves the next launch to take them in.
         container = try ExampleData.container("Acquaintance", model: Self.model(), storeURL: url) { context in
             let archived = try archive.people()
-            let first = archived.isEmpty ? [
-                PersonRecord(name: "Ada Lovelace", phone: "555-0100"),
-                PersonRecord(name: "Alan Turing", phone: "555-0101"),
-                PersonRecord(name: "Grace Hopper", phone: "555-0102"),
-            ] : archived
+            let first =
+                archived.isEmpty
+                ? [
+                    PersonRecord(name: "Ada Lovelace", phone: "555-0100"),
+                    PersonRecord(name: "Alan Turing", phone: "555-0101"),
+                    PersonRecord(name: "Grace Hopper", phone: "555-0102"),
+                ] : archived
             for person in first { Self.insert(person, into: context) }
-            created = "Created \(url.path) with \(archived.isEmpty ? "sample people" : "\(archived.count) people from \(archive.fileName)")."
+            created =
+                "Created \(url.path) with \(archived.isEmpty ? "sample people" : "\(archived.count) people from \(archive.fileName)")."
         }
         if let created { print(created) }
     }
@@ -87,8 +93,12 @@ struct StoreBook: AddressBook {
         let earlier = NSPersistentContainer.defaultDirectoryURL().appendingPathComponent(url.lastPathComponent)
         let manager = FileManager.default
         guard manager.fileExists(atPath: earlier.path), !manager.fileExists(atPath: url.path) else { return }
-        let support = { (store: URL) in store.deletingLastPathComponent().appendingPathComponent(".Acquaintance_SUPPORT") }
-        var moves = ["", "-wal", "-shm"].map { (URL(fileURLWithPath: earlier.path + $0), URL(fileURLWithPath: url.path + $0)) }
+        let support = { (store: URL) in
+            store.deletingLastPathComponent().appendingPathComponent(".Acquaintance_SUPPORT")
+        }
+        var moves = ["", "-wal", "-shm"].map {
+            (URL(fileURLWithPath: earlier.path + $0), URL(fileURLWithPath: url.path + $0))
+        }
         moves.append((support(earlier), support(url)))
         for (from, to) in moves where manager.fileExists(atPath: from.path) {
             try manager.moveItem(at: from, to: to)

@@ -13,6 +13,6 @@ let package = Package(
             name: "LibraryDemo",
             dependencies: [.product(name: "OpenCoreData", package: "OpenCoreData")],
             plugins: [.plugin(name: "OpenCoreDataCodegen", package: "OpenCoreData")]
-        ),
+        )
     ]
 )

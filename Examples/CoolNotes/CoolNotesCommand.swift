@@ -11,7 +11,8 @@ struct CoolNotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "CoolNotes",
         abstract: "Keep notes in notebooks, in a Core Data store whose model has two versions.",
-        discussion: "The store is CoolNotes/CoolNotes.sqlite in the XDG data directory unless --data names a folder. --model-version 1 opens it as the first version of the app did; without it the current model (2) is used and a version 1 store migrates automatically.",
+        discussion:
+            "The store is CoolNotes/CoolNotes.sqlite in the XDG data directory unless --data names a folder. --model-version 1 opens it as the first version of the app did; without it the current model (2) is used and a version 1 store migrates automatically.",
         subcommands: [Notebooks.self, AddNotebook.self, Add.self, Notes.self, Frame.self, Edit.self],
         defaultSubcommand: Notebooks.self
     )
@@ -27,7 +28,9 @@ struct StoreOptions: ParsableArguments {
     var modelVersion: Int?
 
     func validate() throws {
-        if let modelVersion, ![1, 2].contains(modelVersion) { throw ValidationError("there is no model version \(modelVersion) (versions: 1, 2)") }
+        if let modelVersion, ![1, 2].contains(modelVersion) {
+            throw ValidationError("there is no model version \(modelVersion) (versions: 1, 2)")
+        }
     }
 
     func open() throws -> NotesStore { try NotesStore(folder: data, modelVersion: modelVersion) }
@@ -51,8 +54,11 @@ extension CoolNotesCommand {
         func run() throws {
             let store = try options.open()
             let request: NSFetchRequest<Notebook> = Notebook.fetchRequest()
-            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true), NSSortDescriptor(key: "creationDate", ascending: true)]
-            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: store.context, sectionNameKeyPath: nil, cacheName: nil)
+            request.sortDescriptors = [
+                NSSortDescriptor(key: "name", ascending: true), NSSortDescriptor(key: "creationDate", ascending: true),
+            ]
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: store.context, sectionNameKeyPath: nil, cacheName: nil)
             try controller.performFetch()
             for notebook in controller.fetchedObjects ?? [] {
                 print("- \(notebook.name ?? "?") (\(plural(notebook.notes?.count ?? 0, "note")))")
@@ -105,7 +111,8 @@ extension CoolNotesCommand {
     }
 
     struct Frame: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Put a picture in a note's photo frame (model version 2).")
+        static let configuration = CommandConfiguration(
+            abstract: "Put a picture in a note's photo frame (model version 2).")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The notebook.") var notebook: String
         @Argument(help: "The note's number, as `notes` shows it.") var number: Int
@@ -119,7 +126,9 @@ extension CoolNotesCommand {
             let notes = try store.notes(in: store.notebook(named: notebook))
             guard notes.indices.contains(number - 1) else { throw ExampleFailure("\(notebook) has no note \(number)") }
             let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw ExampleFailure("cannot read \(file): \(error.localizedDescription)") }
+            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+                throw ExampleFailure("cannot read \(file): \(error.localizedDescription)")
+            }
             let frame = PhotoFrame(context: store.context)
             frame.imageData = data
             notes[number - 1].photoFrame = frame
@@ -131,7 +140,8 @@ extension CoolNotesCommand {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write notes into a notebook, one per line, autosaving every few seconds when there are changes.",
-            discussion: "Each line read is a note; `wait SECONDS` pauses; `quit` or the end of the input ends the session and saves what is left."
+            discussion:
+                "Each line read is a note; `wait SECONDS` pauses; `quit` or the end of the input ends the session and saves what is left."
         )
         @OptionGroup var options: StoreOptions
         @Argument(help: "The notebook.") var notebook: String
@@ -147,7 +157,9 @@ extension CoolNotesCommand {
             // The session edits in its own queue's context, so autosave runs while a line is awaited.
             let context = store.container.newBackgroundContext()
             let stop = StopFlag()
-            autoSave(context, every: autosave, stop: { stop.isSet }) { count in print("autosaved \(plural(count, "change"))") }
+            autoSave(context, every: autosave, stop: { stop.isSet }) { count in
+                print("autosaved \(plural(count, "change"))")
+            }
             print("Writing in \(notebook); one note per line, `quit` to end.")
             // The prompt must show before the first line is read, also when the output is a pipe.
             fflush(nil)

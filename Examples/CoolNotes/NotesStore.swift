@@ -37,7 +37,9 @@ struct NotesStore {
     func notebook(named name: String) throws -> Notebook {
         let request: NSFetchRequest<Notebook> = Notebook.fetchRequest()
         request.predicate = NSPredicate(format: "name == %@", name)
-        guard let notebook = try context.fetch(request).first else { throw ExampleFailure("no notebook is called \(name)") }
+        guard let notebook = try context.fetch(request).first else {
+            throw ExampleFailure("no notebook is called \(name)")
+        }
         return notebook
     }
 
@@ -45,7 +47,9 @@ struct NotesStore {
     func notes(in notebook: Notebook) throws -> [Note] {
         let request: NSFetchRequest<Note> = Note.fetchRequest()
         request.predicate = NSPredicate(format: "notebook = %@", notebook)
-        request.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: true), NSSortDescriptor(key: "text", ascending: true)]
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "creationDate", ascending: true), NSSortDescriptor(key: "text", ascending: true),
+        ]
         return try context.fetch(request)
     }
 
@@ -59,8 +63,10 @@ struct NotesStore {
 
 /// The seed's `autoSave(every:)`: saves `context` every `delay` seconds, only when it has
 /// changes, until `stop` says so; `saved` is told how many objects each save wrote.
-func autoSave(_ context: NSManagedObjectContext, every delay: TimeInterval, stop: @escaping @Sendable () -> Bool,
-              saved: @escaping @Sendable (Int) -> Void) {
+func autoSave(
+    _ context: NSManagedObjectContext, every delay: TimeInterval, stop: @escaping @Sendable () -> Bool,
+    saved: @escaping @Sendable (Int) -> Void
+) {
     DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
         guard !stop() else { return }
         context.perform {
@@ -70,7 +76,8 @@ func autoSave(_ context: NSManagedObjectContext, every delay: TimeInterval, stop
                     try context.save()
                     saved(count)
                 } catch {
-                    FileHandle.standardError.write(Data("CoolNotes: autosave failed: \(ExampleFailure.sentence(for: error))\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("CoolNotes: autosave failed: \(ExampleFailure.sentence(for: error))\n".utf8))
                 }
             }
             autoSave(context, every: delay, stop: stop, saved: saved)

@@ -9,19 +9,26 @@ public enum ExampleData {
     /// `<XDG data directory>/<app>`. Throws an ``ExampleFailure`` saying why a folder cannot
     /// be made (a file in its path, a folder that may not be written).
     public static func directory(for app: String, in folder: String? = nil) throws -> URL {
-        let url = folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let url =
+            folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? NSPersistentContainer.defaultDirectoryURL().appendingPathComponent(app, isDirectory: true)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw ExampleFailure("\(url.path) is a file, not a folder; choose a folder with --data.") }
+            guard isFolder.boolValue else {
+                throw ExampleFailure("\(url.path) is a file, not a folder; choose a folder with --data.")
+            }
             return url
         }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             // Another launch may have made it meanwhile.
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue { return url }
-            throw ExampleFailure(FileProblem.blocked(url.path) ?? "cannot make the folder \(url.path): \(ExampleFailure.oneLine(error.localizedDescription))")
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                return url
+            }
+            throw ExampleFailure(
+                FileProblem.blocked(url.path)
+                    ?? "cannot make the folder \(url.path): \(ExampleFailure.oneLine(error.localizedDescription))")
         }
         return url
     }
@@ -32,16 +39,20 @@ public enum ExampleData {
     /// containers do, unless `migrates` is false. With `tracksHistory` the store keeps
     /// persistent history, as SwiftData's stores do: a store SwiftData also opens needs it,
     /// since Core Data opens a store that keeps history read-only without it.
-    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true,
-                                 tracksHistory: Bool = false) throws -> NSPersistentContainer {
-        let container = model.map { NSPersistentContainer(name: name, managedObjectModel: $0) } ?? NSPersistentContainer(name: name)
+    public static func container(
+        _ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true,
+        tracksHistory: Bool = false
+    ) throws -> NSPersistentContainer {
+        let container =
+            model.map { NSPersistentContainer(name: name, managedObjectModel: $0) } ?? NSPersistentContainer(name: name)
         let description = NSPersistentStoreDescription(url: url)
         description.shouldMigrateStoreAutomatically = migrates
         description.shouldInferMappingModelAutomatically = migrates
         if tracksHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
         // A store its user may not write (its file or folder read-only) opens read-only, so
         // commands that only read still work; a save then says why it cannot write.
-        description.isReadOnly = FileManager.default.fileExists(atPath: url.path)
+        description.isReadOnly =
+            FileManager.default.fileExists(atPath: url.path)
             && (access(url.path, W_OK) != 0 || access(url.deletingLastPathComponent().path, W_OK) != 0)
         container.persistentStoreDescriptions = [description]
         var failure: Error?
@@ -59,8 +70,10 @@ public enum ExampleData {
     ///
     /// - Parameter seed: Inserts the first objects into the context it is given (the view
     ///   context); may throw, which saves nothing.
-    public static func container(_ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true,
-                                 seed: (NSManagedObjectContext) throws -> Void) throws -> NSPersistentContainer {
+    public static func container(
+        _ name: String, model: NSManagedObjectModel? = nil, storeURL url: URL, migrates: Bool = true,
+        seed: (NSManagedObjectContext) throws -> Void
+    ) throws -> NSPersistentContainer {
         try FolderLock.holding(url.deletingLastPathComponent()) {
             let container = try self.container(name, model: model, storeURL: url, migrates: migrates)
             let coordinator = container.persistentStoreCoordinator
@@ -99,14 +112,16 @@ public enum ExampleData {
     private static func openingSentence(_ url: URL, _ error: Error) -> String {
         let sentence = ExampleFailure.sentence(for: error)
         // A sentence about another path (the folder, the store's files) says which; else name the store.
-        return sentence.contains(url.deletingLastPathComponent().path) ? sentence : "cannot open \(url.path): \(sentence)"
+        return sentence.contains(url.deletingLastPathComponent().path)
+            ? sentence : "cannot open \(url.path): \(sentence)"
     }
 
     /// The Documents folder the seeds write archives to: `$XDG_DOCUMENTS_DIR` when set (Linux
     /// Foundation ignores it and `HOME`, so tests could not move it otherwise), else Foundation's.
     public static func documentsDirectory() throws -> URL {
         let environment = ProcessInfo.processInfo.environment["XDG_DOCUMENTS_DIR"]
-        let url = environment.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        let url =
+            environment.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
             ?? FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0]
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url

@@ -32,11 +32,14 @@ extension ExampleFailure {
     public static func sentence(for error: Error) -> String {
         let chain = causes(of: error as NSError)
         if chain.contains(where: isConflict) {
-            return "another program changed the same data while this one was working, so nothing was saved: run the command again."
+            return
+                "another program changed the same data while this one was working, so nothing was saved: run the command again."
         }
         let sqliteCodes = chain.compactMap { $0.userInfo[NSSQLiteErrorDomain] as? Int }.map { $0 & 0xff }
         let posixCodes = chain.filter { $0.domain == NSPOSIXErrorDomain }.map(\.code)
-        if sqliteCodes.contains(13) || posixCodes.contains(Int(ENOSPC)) || chain.contains(where: { $0.domain == NSCocoaErrorDomain && $0.code == NSFileWriteOutOfSpaceError }) {
+        if sqliteCodes.contains(13) || posixCodes.contains(Int(ENOSPC))
+            || chain.contains(where: { $0.domain == NSCocoaErrorDomain && $0.code == NSFileWriteOutOfSpaceError })
+        {
             return "the disk is full: free some space and run again."
         }
         if sqliteCodes.contains(5) || sqliteCodes.contains(6) {
@@ -45,7 +48,8 @@ extension ExampleFailure {
         if let path = chain.lazy.compactMap(path(in:)).first {
             if let sentence = FileProblem.diagnose(path) { return sentence }
             if chain.contains(where: { $0.domain == NSCocoaErrorDomain && $0.code == NSFileReadCorruptFileErrorCode }) {
-                return "\(path) is damaged or is not a Core Data store: move it away (a new one is made) or put back a copy."
+                return
+                    "\(path) is damaged or is not a Core Data store: move it away (a new one is made) or put back a copy."
             }
         }
         return oneLine(plainDescription(of: error))
@@ -76,7 +80,8 @@ extension ExampleFailure {
     }
 
     private static func isConflict(_ error: NSError) -> Bool {
-        error.domain == NSCocoaErrorDomain && [NSManagedObjectMergeError, NSPersistentStoreSaveConflictsError].contains(error.code)
+        error.domain == NSCocoaErrorDomain
+            && [NSManagedObjectMergeError, NSPersistentStoreSaveConflictsError].contains(error.code)
     }
 
     private static func path(in error: NSError) -> String? {
@@ -113,11 +118,14 @@ enum FileProblem {
     static func blocked(_ path: String) -> String? {
         var ancestor = (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
-        while !ancestor.isEmpty, ancestor != "/", !FileManager.default.fileExists(atPath: ancestor, isDirectory: &isFolder) {
+        while !ancestor.isEmpty, ancestor != "/",
+            !FileManager.default.fileExists(atPath: ancestor, isDirectory: &isFolder)
+        {
             ancestor = (ancestor as NSString).deletingLastPathComponent
         }
         if FileManager.default.fileExists(atPath: ancestor, isDirectory: &isFolder), !isFolder.boolValue {
-            return "cannot make the folder \(path): \(ancestor) is a file, not a folder; choose another folder with --data."
+            return
+                "cannot make the folder \(path): \(ancestor) is a file, not a folder; choose another folder with --data."
         }
         if access(ancestor, W_OK) != 0 { return notWritable(ancestor) }
         return nil
@@ -150,8 +158,12 @@ extension ParsableCommand {
     /// would otherwise be reported as a missing argument or value.
     static func explainingNegativeNumbers(_ error: Error) -> Error {
         let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
-        guard exitCode(for: error) != .success, let number = arguments.first(where: { $0.hasPrefix("-") && Double($0) != nil }) else { return error }
-        return ValidationError("\(number) was read as an option: put -- before arguments that are negative numbers, and write an option's negative value with = (--count=\(number)).")
+        guard exitCode(for: error) != .success,
+            let number = arguments.first(where: { $0.hasPrefix("-") && Double($0) != nil })
+        else { return error }
+        return ValidationError(
+            "\(number) was read as an option: put -- before arguments that are negative numbers, and write an option's negative value with = (--count=\(number))."
+        )
     }
 
     /// Exits with a usage error (64) naming the first argument that is not UTF-8: Swift would
@@ -159,7 +171,9 @@ extension ParsableCommand {
     /// would name another file.
     static func refuseArgumentsThatAreNotUTF8() {
         guard let (number, shown) = CommandLineBytes.firstArgumentNotUTF8() else { return }
-        exit(withError: ValidationError("argument \(number) (\(shown)) is not UTF-8 text: type it in UTF-8 (or rename the file it names)."))
+        exit(
+            withError: ValidationError(
+                "argument \(number) (\(shown)) is not UTF-8 text: type it in UTF-8 (or rename the file it names)."))
     }
 }
 
@@ -189,7 +203,9 @@ enum CommandLineBytes {
         for number in 1..<Int(CommandLine.argc) {
             guard let argument = CommandLine.unsafeArgv[number] else { continue }
             let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
-            if String(validating: bytes, as: UTF8.self) == nil { return (number, String(decoding: bytes, as: UTF8.self)) }
+            if String(validating: bytes, as: UTF8.self) == nil {
+                return (number, String(decoding: bytes, as: UTF8.self))
+            }
         }
         return nil
     }

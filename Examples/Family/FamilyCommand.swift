@@ -9,7 +9,8 @@ struct FamilyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "Family",
         abstract: "Keep a list of people and their families in a Core Data store.",
-        discussion: "The store is Family/Family.sqlite in the XDG data directory ($XDG_DATA_HOME, else ~/.local/share) unless --data names a folder. A new store holds Ted.",
+        discussion:
+            "The store is Family/Family.sqlite in the XDG data directory ($XDG_DATA_HOME, else ~/.local/share) unless --data names a folder. A new store holds Ted.",
         subcommands: [List.self, Add.self, Rename.self, Join.self, Delete.self, Search.self, Families.self],
         defaultSubcommand: List.self
     )
@@ -28,7 +29,9 @@ struct StoreOptions: ParsableArguments {
 
 func show(_ people: [Person]) {
     for person in people {
-        let details = [person.gender, person.age > 0 ? "\(person.age)" : nil, person.family?.name.map { "family \($0)" }].compactMap { $0 }
+        let details = [
+            person.gender, person.age > 0 ? "\(person.age)" : nil, person.family?.name.map { "family \($0)" },
+        ].compactMap { $0 }
         print("- \(person.name ?? "?")\(details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")")
     }
 }

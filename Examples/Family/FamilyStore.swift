@@ -11,12 +11,15 @@ struct FamilyStore {
     let url: URL
 
     static func model() -> NSManagedObjectModel {
-        let person = ModelKit.entity("Person", Person.self, [
-            ModelKit.attribute("name", .stringAttributeType, optional: false),
-            ModelKit.attribute("gender", .stringAttributeType),
-            ModelKit.attribute("age", .integer64AttributeType, optional: false, defaultValue: 0),
-        ])
-        let family = ModelKit.entity("Family", Family.self, [ModelKit.attribute("name", .stringAttributeType, optional: false)])
+        let person = ModelKit.entity(
+            "Person", Person.self,
+            [
+                ModelKit.attribute("name", .stringAttributeType, optional: false),
+                ModelKit.attribute("gender", .stringAttributeType),
+                ModelKit.attribute("age", .integer64AttributeType, optional: false, defaultValue: 0),
+            ])
+        let family = ModelKit.entity(
+            "Family", Family.self, [ModelKit.attribute("name", .stringAttributeType, optional: false)])
         ModelKit.relate(family, "people", person, inverse: "family")
         return ModelKit.model(person, family)
     }

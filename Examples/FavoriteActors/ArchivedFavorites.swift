@@ -76,14 +76,19 @@ final class MovieRecord: NSObject, NSSecureCoding {
 
 /// The version 1 archive: `favoriteActors.archive` in the Documents folder.
 enum FavoritesArchive {
-    static func url() throws -> URL { try ExampleData.documentsDirectory().appendingPathComponent("favoriteActors.archive") }
+    static func url() throws -> URL {
+        try ExampleData.documentsDirectory().appendingPathComponent("favoriteActors.archive")
+    }
 
     static func load() throws -> [ActorRecord] {
         let url = try url()
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let data = try Data(contentsOf: url)
         // Bytes that do not decode, or decode as something else, are the same problem to the user.
-        guard let actors = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, ActorRecord.self, MovieRecord.self], from: data) as? [ActorRecord] else {
+        guard
+            let actors = try? NSKeyedUnarchiver.unarchivedObject(
+                ofClasses: [NSArray.self, ActorRecord.self, MovieRecord.self], from: data) as? [ActorRecord]
+        else {
             throw ExampleFailure.damaged(url, isNot: "an archive of favorite actors")
         }
         return actors
@@ -95,8 +100,11 @@ enum FavoritesArchive {
     }
 
     static func record(of actor: Catalog.Actor) -> ActorRecord {
-        ActorRecord(id: actor.id, name: actor.name, imagePath: actor.imagePath, movies: actor.movies.map {
-            MovieRecord(id: $0.id, title: $0.title, posterPath: $0.posterPath, releaseDate: Catalog.date($0.released))
-        })
+        ActorRecord(
+            id: actor.id, name: actor.name, imagePath: actor.imagePath,
+            movies: actor.movies.map {
+                MovieRecord(
+                    id: $0.id, title: $0.title, posterPath: $0.posterPath, releaseDate: Catalog.date($0.released))
+            })
     }
 }

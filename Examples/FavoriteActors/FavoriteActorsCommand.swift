@@ -26,12 +26,16 @@ struct FavoriteActorsCommand: ParsableCommand {
 
 struct Options: ParsableArguments {
     @Flag(help: "Use version 1's NSCoding archive instead of Core Data.") var archive = false
-    @Option(name: .long, help: "The folder of the Core Data store (default: the XDG data directory's FavoriteActors folder).")
+    @Option(
+        name: .long,
+        help: "The folder of the Core Data store (default: the XDG data directory's FavoriteActors folder).")
     var data: String?
 
     func open() throws -> FavoritesStore {
         let store = try FavoritesStore(folder: data)
-        if store.imported > 0 { print("Imported \(store.imported) favorite\(store.imported == 1 ? "" : "s") from the archive.") }
+        if store.imported > 0 {
+            print("Imported \(store.imported) favorite\(store.imported == 1 ? "" : "s") from the archive.")
+        }
         return store
     }
 }
@@ -54,14 +58,17 @@ extension FavoriteActorsCommand {
 
         func run() throws {
             if options.archive {
-                for actor in try FavoritesArchive.load().sorted(by: { $0.name < $1.name }) { print("- \(actor.name) (\(movies(actor.movies.count)))") }
+                for actor in try FavoritesArchive.load().sorted(by: { $0.name < $1.name }) {
+                    print("- \(actor.name) (\(movies(actor.movies.count)))")
+                }
                 return
             }
             let store = try options.open()
             // The list the app's table view shows, driven by a results controller.
             let request = Person.fetchRequest()
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: store.context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: store.context, sectionNameKeyPath: nil, cacheName: nil)
             try controller.performFetch()
             for row in 0..<(controller.sections?.first?.numberOfObjects ?? 0) {
                 let person = controller.object(at: IndexPath(row: row, section: 0))
@@ -83,7 +90,8 @@ extension FavoriteActorsCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an actor from the movie database to the favorites.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add an actor from the movie database to the favorites.")
         @OptionGroup var options: Options
         @Argument(help: "The actor's name, as `search` shows it.") var name: String
 
@@ -91,12 +99,16 @@ extension FavoriteActorsCommand {
             let actor = try catalogActor(named: name)
             if options.archive {
                 var favorites = try FavoritesArchive.load()
-                guard !favorites.contains(where: { $0.id == actor.id }) else { throw ExampleFailure("\(actor.name) is already a favorite") }
+                guard !favorites.contains(where: { $0.id == actor.id }) else {
+                    throw ExampleFailure("\(actor.name) is already a favorite")
+                }
                 favorites.append(FavoritesArchive.record(of: actor))
                 try FavoritesArchive.save(favorites)
             } else {
                 let store = try options.open()
-                if (try? store.favorite(named: actor.name)) != nil { throw ExampleFailure("\(actor.name) is already a favorite") }
+                if (try? store.favorite(named: actor.name)) != nil {
+                    throw ExampleFailure("\(actor.name) is already a favorite")
+                }
                 _ = try store.pick(actor.name) { $0.id == actor.id }
             }
             print("Added \(actor.name).")
@@ -133,13 +145,19 @@ extension FavoriteActorsCommand {
             formatter.formatOptions = [.withFullDate]
             let movies: [(String, Date?)]
             if options.archive {
-                guard let actor = try FavoritesArchive.load().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
+                guard
+                    let actor = try FavoritesArchive.load().first(where: {
+                        $0.name.caseInsensitiveCompare(name) == .orderedSame
+                    })
+                else {
                     throw ExampleFailure("\(name) is not a favorite")
                 }
                 movies = actor.movies.map { ($0.title, $0.releaseDate) }
             } else {
                 let store = try options.open()
-                movies = ((try store.favorite(named: name).movies as? Set<Movie>) ?? []).map { ($0.title ?? "?", $0.releaseDate) }
+                movies = ((try store.favorite(named: name).movies as? Set<Movie>) ?? []).map {
+                    ($0.title ?? "?", $0.releaseDate)
+                }
             }
             for (title, date) in movies.sorted(by: { ($0.1 ?? .distantPast) < ($1.1 ?? .distantPast) }) {
                 print("- \(title) (\(date.map { formatter.string(from: $0) } ?? "unknown"))")

@@ -11,23 +11,28 @@ struct FavoritesStore {
     private(set) var imported = 0
 
     static func model() -> NSManagedObjectModel {
-        let person = ModelKit.entity("Person", Person.self, [
-            ModelKit.attribute("id", .integer64AttributeType, optional: false, defaultValue: 0),
-            ModelKit.attribute("name", .stringAttributeType, optional: false),
-            ModelKit.attribute("imagePath", .stringAttributeType),
-        ])
-        let movie = ModelKit.entity("Movie", Movie.self, [
-            ModelKit.attribute("id", .integer64AttributeType, optional: false, defaultValue: 0),
-            ModelKit.attribute("title", .stringAttributeType, optional: false),
-            ModelKit.attribute("posterPath", .stringAttributeType),
-            ModelKit.attribute("releaseDate", .dateAttributeType),
-        ])
+        let person = ModelKit.entity(
+            "Person", Person.self,
+            [
+                ModelKit.attribute("id", .integer64AttributeType, optional: false, defaultValue: 0),
+                ModelKit.attribute("name", .stringAttributeType, optional: false),
+                ModelKit.attribute("imagePath", .stringAttributeType),
+            ])
+        let movie = ModelKit.entity(
+            "Movie", Movie.self,
+            [
+                ModelKit.attribute("id", .integer64AttributeType, optional: false, defaultValue: 0),
+                ModelKit.attribute("title", .stringAttributeType, optional: false),
+                ModelKit.attribute("posterPath", .stringAttributeType),
+                ModelKit.attribute("releaseDate", .dateAttributeType),
+            ])
         ModelKit.relate(person, "movies", deleteRule: .cascadeDeleteRule, movie, inverse: "actor")
         return ModelKit.model(person, movie)
     }
 
     init(folder: String?) throws {
-        let url = try ExampleData.directory(for: "FavoriteActors", in: folder).appendingPathComponent("FavoriteActors.sqlite")
+        let url = try ExampleData.directory(for: "FavoriteActors", in: folder).appendingPathComponent(
+            "FavoriteActors.sqlite")
         var imported = 0
         // The archive's actors and the store's mark that they were taken in are one save: a
         // first launch killed or failing before it leaves the next launch to take them in.
@@ -46,7 +51,9 @@ struct FavoritesStore {
             person.name = record.name
             person.imagePath = record.imagePath
             for item in record.movies {
-                addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: item.releaseDate, to: person)
+                addMovie(
+                    id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: item.releaseDate,
+                    to: person)
             }
         }
         return records.count
@@ -86,7 +93,9 @@ struct FavoritesStore {
             guard let keep else { continue }
             if keep(person) {
                 for item in actor.movies {
-                    Self.addMovie(id: item.id, title: item.title, posterPath: item.posterPath, releaseDate: Catalog.date(item.released), to: person)
+                    Self.addMovie(
+                        id: item.id, title: item.title, posterPath: item.posterPath,
+                        releaseDate: Catalog.date(item.released), to: person)
                 }
             } else {
                 scratch.delete(person)

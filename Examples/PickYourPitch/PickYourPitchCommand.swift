@@ -9,7 +9,8 @@ struct PickYourPitchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "PickYourPitch",
         abstract: "Keep the pitch slider's value and the midnight theme in user defaults.",
-        discussion: "The defaults are Foundation's UserDefaults.standard: on Linux a property list in $XDG_CONFIG_HOME (else ~/.config).",
+        discussion:
+            "The defaults are Foundation's UserDefaults.standard: on Linux a property list in $XDG_CONFIG_HOME (else ~/.config).",
         subcommands: [Show.self, Slider.self, Theme.self, Reset.self],
         defaultSubcommand: Show.self
     )
@@ -96,7 +97,9 @@ extension PickYourPitchCommand {
 
         func run() throws {
             let defaults = UserDefaults.standard
-            for key in [Preferences.sliderValue, Preferences.midnightThemeOn, Preferences.hasLaunchedBefore] { defaults.removeObject(forKey: key) }
+            for key in [Preferences.sliderValue, Preferences.midnightThemeOn, Preferences.hasLaunchedBefore] {
+                defaults.removeObject(forKey: key)
+            }
             try Preferences.save(defaults)
             print("Preferences reset.")
         }

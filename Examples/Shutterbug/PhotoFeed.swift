@@ -20,14 +20,21 @@ enum PhotoFeed {
         let day = 86_400.0, recent = now.timeIntervalSince1970 - 3_600
         let old = now.timeIntervalSince1970 - 30 * day
         return [
-            FeedPhoto(id: "p1", title: "Half Dome", description: "Yosemite at dawn", owner: "Ansel Adams", uploaded: old, url: "https://photos.example/p1.jpg"),
-            FeedPhoto(id: "p2", title: "Moonrise", description: "Hernandez, New Mexico", owner: "Ansel Adams", uploaded: old, url: nil),
-            FeedPhoto(id: "p3", title: "Migrant Mother", description: nil, owner: "Dorothea Lange", uploaded: old, url: nil),
+            FeedPhoto(
+                id: "p1", title: "Half Dome", description: "Yosemite at dawn", owner: "Ansel Adams", uploaded: old,
+                url: "https://photos.example/p1.jpg"),
+            FeedPhoto(
+                id: "p2", title: "Moonrise", description: "Hernandez, New Mexico", owner: "Ansel Adams", uploaded: old,
+                url: nil),
+            FeedPhoto(
+                id: "p3", title: "Migrant Mother", description: nil, owner: "Dorothea Lange", uploaded: old, url: nil),
             FeedPhoto(id: "p4", title: "photo 10", description: nil, owner: "Vivian Maier", uploaded: recent, url: nil),
             FeedPhoto(id: "p5", title: "photo 2", description: nil, owner: "Vivian Maier", uploaded: old, url: nil),
-            FeedPhoto(id: "p6", title: "Self-portrait", description: nil, owner: "Vivian Maier", uploaded: old, url: nil),
+            FeedPhoto(
+                id: "p6", title: "Self-portrait", description: nil, owner: "Vivian Maier", uploaded: old, url: nil),
             FeedPhoto(id: "p7", title: "Chicago", description: nil, owner: "Vivian Maier", uploaded: old, url: nil),
-            FeedPhoto(id: "p8", title: "Dunes", description: "Oceano", owner: "Edward Weston", uploaded: recent, url: nil),
+            FeedPhoto(
+                id: "p8", title: "Dunes", description: "Oceano", owner: "Edward Weston", uploaded: recent, url: nil),
         ]
     }
 

@@ -7,17 +7,20 @@ import OpenCoreData
 @MainActor
 final class PhotomaniaDocument: UIManagedDocument {
     static let model: NSManagedObjectModel = {
-        let photo = ModelKit.entity("Photo", Photo.self, [
-            ModelKit.attribute("title", .stringAttributeType),
-            ModelKit.attribute("subtitle", .stringAttributeType),
-            ModelKit.attribute("uploadDate", .dateAttributeType),
-            ModelKit.attribute("thumbnailData", .binaryDataAttributeType, externalStorage: true),
-            ModelKit.attribute("photoURL", .stringAttributeType),
-            ModelKit.attribute("thumbnailURL", .stringAttributeType),
-            ModelKit.attribute("uniqueId", .stringAttributeType, optional: false),
-            ModelKit.attribute("lastViewedDate", .dateAttributeType),
-        ])
-        let photographer = ModelKit.entity("Photographer", Photographer.self, [ModelKit.attribute("name", .stringAttributeType, optional: false)])
+        let photo = ModelKit.entity(
+            "Photo", Photo.self,
+            [
+                ModelKit.attribute("title", .stringAttributeType),
+                ModelKit.attribute("subtitle", .stringAttributeType),
+                ModelKit.attribute("uploadDate", .dateAttributeType),
+                ModelKit.attribute("thumbnailData", .binaryDataAttributeType, externalStorage: true),
+                ModelKit.attribute("photoURL", .stringAttributeType),
+                ModelKit.attribute("thumbnailURL", .stringAttributeType),
+                ModelKit.attribute("uniqueId", .stringAttributeType, optional: false),
+                ModelKit.attribute("lastViewedDate", .dateAttributeType),
+            ])
+        let photographer = ModelKit.entity(
+            "Photographer", Photographer.self, [ModelKit.attribute("name", .stringAttributeType, optional: false)])
         ModelKit.relate(photographer, "photos", photo, inverse: "whoTook")
         return ModelKit.model(photo, photographer)
     }()
@@ -34,12 +37,15 @@ final class PhotomaniaDocument: UIManagedDocument {
 
     /// The document in the app's data folder, opened, or created when it does not exist yet.
     static func openOrCreate(in folder: String?) async throws -> PhotomaniaDocument {
-        let url = try ExampleData.directory(for: "Shutterbug", in: folder).appendingPathComponent("Photomania.document", isDirectory: true)
+        let url = try ExampleData.directory(for: "Shutterbug", in: folder).appendingPathComponent(
+            "Photomania.document", isDirectory: true)
         let document = PhotomaniaDocument(fileURL: url)
         let exists = FileManager.default.fileExists(atPath: url.path)
         let ready = exists ? await document.open() : await document.save(to: url, for: .forCreating)
         guard ready else {
-            throw ExampleFailure("cannot \(exists ? "open" : "create") the document \(url.path): \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")")
+            throw ExampleFailure(
+                "cannot \(exists ? "open" : "create") the document \(url.path): \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")"
+            )
         }
         return document
     }

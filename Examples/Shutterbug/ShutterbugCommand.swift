@@ -10,8 +10,12 @@ struct ShutterbugCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "Shutterbug",
         abstract: "Import photos from a feed into a managed document and browse them by photographer.",
-        discussion: "The document is Shutterbug/Photomania.document in the XDG data directory unless --data names a folder; it is created on first use.",
-        subcommands: [Import.self, Photographers.self, Photos.self, Search.self, Prolific.self, Recent.self, Find.self, View.self, DeletePhotographer.self],
+        discussion:
+            "The document is Shutterbug/Photomania.document in the XDG data directory unless --data names a folder; it is created on first use.",
+        subcommands: [
+            Import.self, Photographers.self, Photos.self, Search.self, Prolific.self, Recent.self, Find.self, View.self,
+            DeletePhotographer.self,
+        ],
         defaultSubcommand: Photographers.self
     )
 
@@ -36,7 +40,9 @@ struct DocumentOptions: ParsableArguments {
             throw error
         }
         guard await document.close() else {
-            throw ExampleFailure("the document could not be saved: \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")")
+            throw ExampleFailure(
+                "the document could not be saved: \(document.lastError.map(ExampleFailure.sentence(for:)) ?? "unknown error")"
+            )
         }
     }
 }
@@ -44,7 +50,9 @@ struct DocumentOptions: ParsableArguments {
 /// Prints photographers, one line each with their number of photos.
 func show(_ photographers: [Photographer]) {
     for photographer in photographers {
-        print("- \(photographer.name ?? "?") (\(photographer.photos?.count ?? 0) photo\(photographer.photos?.count == 1 ? "" : "s"))")
+        print(
+            "- \(photographer.name ?? "?") (\(photographer.photos?.count ?? 0) photo\(photographer.photos?.count == 1 ? "" : "s"))"
+        )
     }
 }
 
@@ -65,9 +73,13 @@ func fetchPhotos(_ context: NSManagedObjectContext, _ predicate: NSPredicate?) t
 
 extension ShutterbugCommand {
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Import a feed (the built-in sample feed by default); known photos are not added twice.")
+        static let configuration = CommandConfiguration(
+            abstract: "Import a feed (the built-in sample feed by default); known photos are not added twice.")
         @OptionGroup var options: DocumentOptions
-        @Option(help: "A JSON feed: [{\"id\", \"title\", \"description\", \"owner\", \"uploaded\" (seconds since 1970), \"url\"}].")
+        @Option(
+            help:
+                "A JSON feed: [{\"id\", \"title\", \"description\", \"owner\", \"uploaded\" (seconds since 1970), \"url\"}]."
+        )
         var feed: String?
 
         @MainActor func run() async throws {
@@ -86,9 +98,12 @@ extension ShutterbugCommand {
         @MainActor func run() async throws {
             try await options.withDocument { context in
                 let request = Photographer.fetchRequest()
-                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: .localizedStandardCompare)]
-                let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                                                            sectionNameKeyPath: "firstLetter", cacheName: nil)
+                request.sortDescriptors = [
+                    NSSortDescriptor(key: "name", ascending: true, selector: .localizedStandardCompare)
+                ]
+                let controller = NSFetchedResultsController(
+                    fetchRequest: request, managedObjectContext: context,
+                    sectionNameKeyPath: "firstLetter", cacheName: nil)
                 try controller.performFetch()
                 for section in controller.sections ?? [] {
                     print(section.name)
@@ -99,7 +114,8 @@ extension ShutterbugCommand {
     }
 
     struct Photos: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the photos by title, or one photographer's (whoTook.name = %@).")
+        static let configuration = CommandConfiguration(
+            abstract: "List the photos by title, or one photographer's (whoTook.name = %@).")
         @OptionGroup var options: DocumentOptions
         @Option(help: "Only this photographer's photos.") var by: String?
 
@@ -113,17 +129,21 @@ extension ShutterbugCommand {
     }
 
     struct Search: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Photographers with a photo whose title contains some text (ANY photos.title CONTAINS[c] %@).")
+        static let configuration = CommandConfiguration(
+            abstract: "Photographers with a photo whose title contains some text (ANY photos.title CONTAINS[c] %@).")
         @OptionGroup var options: DocumentOptions
         @Argument(help: "The text, in any case.") var text: String
 
         @MainActor func run() async throws {
-            try await options.withDocument { show(try fetchPhotographers($0, NSPredicate(format: "ANY photos.title CONTAINS[c] %@", text))) }
+            try await options.withDocument {
+                show(try fetchPhotographers($0, NSPredicate(format: "ANY photos.title CONTAINS[c] %@", text)))
+            }
         }
     }
 
     struct Prolific: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Photographers with more than N photos (photos.@count > N).")
+        static let configuration = CommandConfiguration(
+            abstract: "Photographers with more than N photos (photos.@count > N).")
         @OptionGroup var options: DocumentOptions
         @Argument(help: "N, 0 or more.") var count: Int
 
@@ -132,28 +152,36 @@ extension ShutterbugCommand {
         }
 
         @MainActor func run() async throws {
-            try await options.withDocument { show(try fetchPhotographers($0, NSPredicate(format: "photos.@count > %d", count))) }
+            try await options.withDocument {
+                show(try fetchPhotographers($0, NSPredicate(format: "photos.@count > %d", count)))
+            }
         }
     }
 
     struct Recent: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Photographers who uploaded since yesterday (ANY photos.uploadDate > %@).")
+        static let configuration = CommandConfiguration(
+            abstract: "Photographers who uploaded since yesterday (ANY photos.uploadDate > %@).")
         @OptionGroup var options: DocumentOptions
 
         @MainActor func run() async throws {
             let yesterday = Date().addingTimeInterval(-86_400)
-            try await options.withDocument { show(try fetchPhotographers($0, NSPredicate(format: "ANY photos.uploadDate > %@", yesterday as NSDate))) }
+            try await options.withDocument {
+                show(try fetchPhotographers($0, NSPredicate(format: "ANY photos.uploadDate > %@", yesterday as NSDate)))
+            }
         }
     }
 
     struct Find: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Photos by a photographer or with a title ((whoTook.name = %@) OR (title = %@)).")
+        static let configuration = CommandConfiguration(
+            abstract: "Photos by a photographer or with a title ((whoTook.name = %@) OR (title = %@)).")
         @OptionGroup var options: DocumentOptions
         @Argument(help: "A photographer's name or a photo's title.") var text: String
 
         @MainActor func run() async throws {
             try await options.withDocument { context in
-                for photo in try fetchPhotos(context, NSPredicate(format: "(whoTook.name = %@) OR (title = %@)", text, text)) {
+                for photo in try fetchPhotos(
+                    context, NSPredicate(format: "(whoTook.name = %@) OR (title = %@)", text, text))
+                {
                     print("- \(photo.title ?? "?") by \(photo.whoTook?.name ?? "nobody")")
                 }
             }
@@ -172,20 +200,25 @@ extension ShutterbugCommand {
                 }
                 let previous = photo.lastViewedDate
                 photo.lastViewedDate = Date()
-                print("\(photo.title ?? "?") by \(photo.whoTook?.name ?? "nobody")\(photo.subtitle.map { ": \($0)" } ?? "")")
+                print(
+                    "\(photo.title ?? "?") by \(photo.whoTook?.name ?? "nobody")\(photo.subtitle.map { ": \($0)" } ?? "")"
+                )
                 print(previous == nil ? "First view." : "Viewed before.")
             }
         }
     }
 
     struct DeletePhotographer: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete-photographer", abstract: "Delete a photographer; their photos stay, without a photographer (Nullify).")
+        static let configuration = CommandConfiguration(
+            commandName: "delete-photographer",
+            abstract: "Delete a photographer; their photos stay, without a photographer (Nullify).")
         @OptionGroup var options: DocumentOptions
         @Argument(help: "The photographer's name.") var name: String
 
         @MainActor func run() async throws {
             try await options.withDocument { context in
-                guard let photographer = try fetchPhotographers(context, NSPredicate(format: "name = %@", name)).first else {
+                guard let photographer = try fetchPhotographers(context, NSPredicate(format: "name = %@", name)).first
+                else {
                     throw ExampleFailure("no photographer is called \(name)")
                 }
                 context.delete(photographer)

@@ -13,7 +13,8 @@ struct TagsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "Tags",
         abstract: "Tag images from a feed and list them by tag, in a Core Data store.",
-        discussion: "The model is Tags.xcdatamodeld, loaded by NSPersistentContainer(name: \"Tags\") from the app's resources. The store is Tags/Tags.sqlite in the XDG data directory unless --data names a folder.",
+        discussion:
+            "The model is Tags.xcdatamodeld, loaded by NSPersistentContainer(name: \"Tags\") from the app's resources. The store is Tags/Tags.sqlite in the XDG data directory unless --data names a folder.",
         subcommands: [Tag_.self, List.self, Show.self, Delete.self],
         defaultSubcommand: List.self
     )
@@ -99,7 +100,9 @@ extension TagsCommand {
             let store = try store.open()
             for tag in try store.tags() {
                 let titles = imageTitles(of: tag)
-                print("\(tag.title ?? "?") (\(titles.count) image\(titles.count == 1 ? "" : "s")): \(titles.joined(separator: ", "))")
+                print(
+                    "\(tag.title ?? "?") (\(titles.count) image\(titles.count == 1 ? "" : "s")): \(titles.joined(separator: ", "))"
+                )
             }
         }
     }

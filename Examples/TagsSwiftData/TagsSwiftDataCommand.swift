@@ -11,7 +11,8 @@ struct TagsSwiftDataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "TagsSwiftData",
         abstract: "Tag images from a feed and list them by tag, in a SwiftData store.",
-        discussion: "The model is the Tag and Image @Model classes, which map to the same Core Data entities as the Tags example's Tags.xcdatamodeld: either app opens the other's store. The store is Tags/Tags.sqlite in the XDG data directory (the Tags example's) unless --data names a folder.",
+        discussion:
+            "The model is the Tag and Image @Model classes, which map to the same Core Data entities as the Tags example's Tags.xcdatamodeld: either app opens the other's store. The store is Tags/Tags.sqlite in the XDG data directory (the Tags example's) unless --data names a folder.",
         subcommands: [Tag_.self, List.self, Show.self, Delete.self],
         defaultSubcommand: List.self
     )
@@ -30,9 +31,11 @@ struct TagStore {
         let url = try ExampleData.directory(for: "Tags", in: folder).appendingPathComponent("Tags.sqlite")
         // A store its user may not write opens read-only, so commands that only read still
         // work (as in the Core Data variant); a save then says why it cannot write.
-        let writable = !FileManager.default.fileExists(atPath: url.path)
+        let writable =
+            !FileManager.default.fileExists(atPath: url.path)
             || (access(url.path, W_OK) == 0 && access(url.deletingLastPathComponent().path, W_OK) == 0)
-        container = try ModelContainer(for: Tag.self, Image.self, configurations: ModelConfiguration(url: url, allowsSave: writable))
+        container = try ModelContainer(
+            for: Tag.self, Image.self, configurations: ModelConfiguration(url: url, allowsSave: writable))
         context = ModelContext(container)
     }
 
@@ -69,7 +72,9 @@ struct TagStore {
     /// them. Sorted here, not by the fetch: Foundation on Linux has no `.localizedStandard`
     /// comparator for `SortDescriptor`, whose string sorts there compare code points.
     func tags() throws -> [Tag] {
-        try context.fetch(FetchDescriptor<Tag>()).sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
+        try context.fetch(FetchDescriptor<Tag>()).sorted {
+            $0.title.localizedStandardCompare($1.title) == .orderedAscending
+        }
     }
 }
 
@@ -107,7 +112,9 @@ extension TagsSwiftDataCommand {
             let store = try store.open()
             for tag in try store.tags() {
                 let titles = imageTitles(of: tag)
-                print("\(tag.title) (\(titles.count) image\(titles.count == 1 ? "" : "s")): \(titles.joined(separator: ", "))")
+                print(
+                    "\(tag.title) (\(titles.count) image\(titles.count == 1 ? "" : "s")): \(titles.joined(separator: ", "))"
+                )
             }
         }
     }

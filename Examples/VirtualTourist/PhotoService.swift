@@ -31,7 +31,9 @@ enum PhotoService {
     /// Adds the service's routes to `server`; `base` is the URL the listing's image URLs start with.
     static func install(on server: HTTPServer, base: @escaping @Sendable () async -> String) async {
         await server.appendRoute("GET /photos") { request in
-            guard let lat = request.query["lat"].flatMap(Double.init), let lon = request.query["lon"].flatMap(Double.init) else {
+            guard let lat = request.query["lat"].flatMap(Double.init),
+                let lon = request.query["lon"].flatMap(Double.init)
+            else {
                 return HTTPResponse(statusCode: .badRequest, body: Data("lat and lon are required\n".utf8))
             }
             let page = request.query["page"].flatMap(Int.init) ?? 1
@@ -42,7 +44,9 @@ enum PhotoService {
                 let id = "\(place)_\(page)_\(index)"
                 return Listing.Entry(id: id, url: "\(root)/image/\(id)")
             }
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: try JSONEncoder().encode(Listing(photos: photos)))
+            return HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "application/json"],
+                body: try JSONEncoder().encode(Listing(photos: photos)))
         }
         await server.appendRoute("GET /image/:id") { request in
             let id: String? = request.routeParameters["id"]

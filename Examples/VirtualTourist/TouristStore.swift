@@ -13,22 +13,27 @@ struct TouristStore {
     var context: NSManagedObjectContext { container.viewContext }
 
     static func model() -> NSManagedObjectModel {
-        let pin = ModelKit.entity("Pin", Pin.self, [
-            ModelKit.attribute("latitude", .doubleAttributeType, optional: false, defaultValue: 0.0),
-            ModelKit.attribute("longitude", .doubleAttributeType, optional: false, defaultValue: 0.0),
-            ModelKit.attribute("creationDate", .dateAttributeType, optional: false),
-            ModelKit.attribute("collectionPage", .integer64AttributeType, optional: false, defaultValue: 0),
-        ])
-        let photo = ModelKit.entity("Photo", Photo.self, [
-            ModelKit.attribute("imageData", .binaryDataAttributeType, externalStorage: true),
-            ModelKit.attribute("url", .stringAttributeType, optional: false),
-        ])
+        let pin = ModelKit.entity(
+            "Pin", Pin.self,
+            [
+                ModelKit.attribute("latitude", .doubleAttributeType, optional: false, defaultValue: 0.0),
+                ModelKit.attribute("longitude", .doubleAttributeType, optional: false, defaultValue: 0.0),
+                ModelKit.attribute("creationDate", .dateAttributeType, optional: false),
+                ModelKit.attribute("collectionPage", .integer64AttributeType, optional: false, defaultValue: 0),
+            ])
+        let photo = ModelKit.entity(
+            "Photo", Photo.self,
+            [
+                ModelKit.attribute("imageData", .binaryDataAttributeType, externalStorage: true),
+                ModelKit.attribute("url", .stringAttributeType, optional: false),
+            ])
         ModelKit.relate(pin, "photos", deleteRule: .cascadeDeleteRule, photo, inverse: "pin")
         return ModelKit.model(pin, photo)
     }
 
     init(folder: String?) throws {
-        let url = try ExampleData.directory(for: "VirtualTourist", in: folder).appendingPathComponent("VirtualTourist.sqlite")
+        let url = try ExampleData.directory(for: "VirtualTourist", in: folder).appendingPathComponent(
+            "VirtualTourist.sqlite")
         container = try ExampleData.container("VirtualTourist", model: Self.model(), storeURL: url)
     }
 
@@ -42,7 +47,8 @@ struct TouristStore {
     func pin(_ number: Int) throws -> Pin {
         let pins = try pins()
         guard (1...max(pins.count, 1)).contains(number), number <= pins.count else {
-            throw ExampleFailure("there is no pin \(number) (\(pins.count) pin\(pins.count == 1 ? "" : "s"); see `pins`)")
+            throw ExampleFailure(
+                "there is no pin \(number) (\(pins.count) pin\(pins.count == 1 ? "" : "s"); see `pins`)")
         }
         return pins[number - 1]
     }
@@ -60,13 +66,16 @@ struct TouristStore {
         let page = pin.collectionPage + 1
         var components = URLComponents(url: service.appendingPathComponent("photos"), resolvingAgainstBaseURL: false)!
         components.queryItems = [
-            URLQueryItem(name: "lat", value: String(pin.latitude)), URLQueryItem(name: "lon", value: String(pin.longitude)),
+            URLQueryItem(name: "lat", value: String(pin.latitude)),
+            URLQueryItem(name: "lon", value: String(pin.longitude)),
             URLQueryItem(name: "page", value: String(page)), URLQueryItem(name: "per_page", value: String(count)),
         ]
         do {
             let listing = try JSONDecoder().decode(PhotoService.Listing.self, from: try await Self.get(components.url!))
             for (index, entry) in listing.photos.enumerated() {
-                guard let url = URL(string: entry.url) else { throw ExampleFailure("the service sent a bad URL: \(entry.url)") }
+                guard let url = URL(string: entry.url) else {
+                    throw ExampleFailure("the service sent a bad URL: \(entry.url)")
+                }
                 let photo = Photo(context: context)
                 photo.url = entry.url
                 photo.imageData = try await Self.get(url)
@@ -90,10 +99,12 @@ struct TouristStore {
         do {
             (data, response) = try await session.data(from: url)
         } catch {
-            throw ExampleFailure("cannot reach the photo service at \(url.host ?? url.absoluteString): \(error.localizedDescription)")
+            throw ExampleFailure(
+                "cannot reach the photo service at \(url.host ?? url.absoluteString): \(error.localizedDescription)")
         }
         guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
-            throw ExampleFailure("the photo service answered \((response as? HTTPURLResponse)?.statusCode ?? 0) for \(url.path)")
+            throw ExampleFailure(
+                "the photo service answered \((response as? HTTPURLResponse)?.statusCode ?? 0) for \(url.path)")
         }
         return data
     }

@@ -12,7 +12,8 @@ struct VirtualTouristCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "VirtualTourist",
         abstract: "Drop pins on places and keep albums of photos downloaded for them.",
-        discussion: "The store is VirtualTourist/VirtualTourist.sqlite in the XDG data directory unless --data names a folder. Photos come from a local photo service the app starts on 127.0.0.1 (or the one --service names; `serve` runs one).",
+        discussion:
+            "The store is VirtualTourist/VirtualTourist.sqlite in the XDG data directory unless --data names a folder. Photos come from a local photo service the app starts on 127.0.0.1 (or the one --service names; `serve` runs one).",
         subcommands: [Pins.self, Drop.self, Album.self, Remove.self, NewCollection.self, DeletePin.self, Serve.self],
         defaultSubcommand: Pins.self
     )
@@ -32,7 +33,9 @@ struct StoreOptions: ParsableArguments {
     /// The service to download from: the one named, or one started now.
     func photoService() async throws -> URL {
         if let service {
-            guard let url = URL(string: service), url.scheme == "http" || url.scheme == "https" else { throw ValidationError("--service needs an http URL, not \(service)") }
+            guard let url = URL(string: service), url.scheme == "http" || url.scheme == "https" else {
+                throw ValidationError("--service needs an http URL, not \(service)")
+            }
             return url
         }
         return try await PhotoService.start()
@@ -73,7 +76,8 @@ extension VirtualTouristCommand {
 
         func validate() throws {
             guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-                throw ValidationError("(\(latitude), \(longitude)) is not a place: latitude is -90 to 90, longitude -180 to 180")
+                throw ValidationError(
+                    "(\(latitude), \(longitude)) is not a place: latitude is -90 to 90, longitude -180 to 180")
             }
         }
 
@@ -89,7 +93,8 @@ extension VirtualTouristCommand {
     }
 
     struct Album: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a pin's photos, downloading a collection the first time.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a pin's photos, downloading a collection the first time.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The pin's number, as `pins` shows it.") var pin: Int
         @Option(help: "How many photos a collection has, 1 to \(PhotoService.maximumPerPage).") var count = 6
@@ -100,7 +105,8 @@ extension VirtualTouristCommand {
             let store = try options.open()
             let pin = try store.pin(pin)
             if pin.photos?.count ?? 0 == 0 {
-                try await store.downloadCollection(for: pin, count: count, from: try await options.photoService()) { done, total in
+                try await store.downloadCollection(for: pin, count: count, from: try await options.photoService()) {
+                    done, total in
                     print("downloaded \(done)/\(total)")
                 }
             }
@@ -128,7 +134,8 @@ extension VirtualTouristCommand {
     }
 
     struct NewCollection: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "new-collection", abstract: "Replace a pin's photos with a new collection.")
+        static let configuration = CommandConfiguration(
+            commandName: "new-collection", abstract: "Replace a pin's photos with a new collection.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The pin's number.") var pin: Int
         @Option(help: "How many photos a collection has, 1 to \(PhotoService.maximumPerPage).") var count = 6
@@ -140,13 +147,16 @@ extension VirtualTouristCommand {
             let pin = try store.pin(pin)
             let service = try await options.photoService()
             for photo in store.photos(of: pin) { store.context.delete(photo) }
-            try await store.downloadCollection(for: pin, count: count, from: service) { done, total in print("downloaded \(done)/\(total)") }
+            try await store.downloadCollection(for: pin, count: count, from: service) { done, total in
+                print("downloaded \(done)/\(total)")
+            }
             show(store.photos(of: pin))
         }
     }
 
     struct DeletePin: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete-pin", abstract: "Delete a pin and its photos.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete-pin", abstract: "Delete a pin and its photos.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The pin's number.") var pin: Int
 
@@ -159,7 +169,8 @@ extension VirtualTouristCommand {
     }
 
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run the photo service on 127.0.0.1 until interrupted.")
+        static let configuration = CommandConfiguration(
+            abstract: "Run the photo service on 127.0.0.1 until interrupted.")
         @Option(help: "The port, 1 to 65535.") var port: UInt16 = 8080
 
         func validate() throws {
@@ -175,7 +186,8 @@ extension VirtualTouristCommand {
                 try await server.run()
             } catch {
                 // Most often the port is taken (another service, or one still running).
-                throw ExampleFailure("cannot serve on \(base): \(ExampleFailure.sentence(for: error)); choose another port with --port.")
+                throw ExampleFailure(
+                    "cannot serve on \(base): \(ExampleFailure.sentence(for: error)); choose another port with --port.")
             }
         }
     }

@@ -21,7 +21,10 @@ struct OpenCoreDataCodegen: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Generating Core Data classes for \(model.lastPathComponent)",
                 executable: tool.url,
-                arguments: ["codegen", model.path, "--output", context.pluginWorkDirectoryURL.path, "--single-file", name, "--follow-codegen-setting"],
+                arguments: [
+                    "codegen", model.path, "--output", context.pluginWorkDirectoryURL.path, "--single-file", name,
+                    "--follow-codegen-setting",
+                ],
                 inputFiles: [model] + Self.files(inside: model),
                 outputFiles: [output]
             )
@@ -35,11 +38,15 @@ struct OpenCoreDataCodegen: BuildToolPlugin {
         for file in files {
             var path = file.standardizedFileURL.pathComponents
             // A file inside a model folder stands for the model.
-            while let last = path.last, !last.hasSuffix(".xcdatamodeld"), !last.hasSuffix(".xcdatamodel"), path.count > 1 {
+            while let last = path.last, !last.hasSuffix(".xcdatamodeld"), !last.hasSuffix(".xcdatamodel"),
+                path.count > 1
+            {
                 path.removeLast()
             }
             if let bundle = path.firstIndex(where: { $0.hasSuffix(".xcdatamodeld") }) { path = Array(path[...bundle]) }
-            guard let last = path.last, last.hasSuffix(".xcdatamodeld") || last.hasSuffix(".xcdatamodel") else { continue }
+            guard let last = path.last, last.hasSuffix(".xcdatamodeld") || last.hasSuffix(".xcdatamodel") else {
+                continue
+            }
             let model = URL(fileURLWithPath: NSString.path(withComponents: path))
             if !models.contains(model) { models.append(model) }
         }
@@ -48,7 +55,9 @@ struct OpenCoreDataCodegen: BuildToolPlugin {
 
     /// Every file inside a model folder, so editing the model reruns the generator.
     static func files(inside model: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: model, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: model, includingPropertiesForKeys: nil) else {
+            return []
+        }
         return enumerator.compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath }
     }
 }

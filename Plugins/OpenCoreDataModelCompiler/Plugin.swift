@@ -24,7 +24,8 @@ struct OpenCoreDataModelCompiler: BuildToolPlugin {
             // A `.momd` is declared as one output, the folder: SwiftPM copies a folder among
             // a target's resources as it is, where files declared one by one would land
             // flat at the top of the bundle, without their `.momd`.
-            let output = directory.appendingPathComponent(model.pathExtension == "xcdatamodeld" ? "\(name).momd" : "\(name).mom")
+            let output = directory.appendingPathComponent(
+                model.pathExtension == "xcdatamodeld" ? "\(name).momd" : "\(name).mom")
             return .buildCommand(
                 displayName: "Compiling Core Data model \(model.lastPathComponent)",
                 executable: tool.url,
@@ -45,11 +46,15 @@ struct OpenCoreDataModelCompiler: BuildToolPlugin {
         for file in files {
             var path = file.standardizedFileURL.pathComponents
             // A file inside a model folder stands for the model.
-            while let last = path.last, !last.hasSuffix(".xcdatamodeld"), !last.hasSuffix(".xcdatamodel"), path.count > 1 {
+            while let last = path.last, !last.hasSuffix(".xcdatamodeld"), !last.hasSuffix(".xcdatamodel"),
+                path.count > 1
+            {
                 path.removeLast()
             }
             if let bundle = path.firstIndex(where: { $0.hasSuffix(".xcdatamodeld") }) { path = Array(path[...bundle]) }
-            guard let last = path.last, last.hasSuffix(".xcdatamodeld") || last.hasSuffix(".xcdatamodel") else { continue }
+            guard let last = path.last, last.hasSuffix(".xcdatamodeld") || last.hasSuffix(".xcdatamodel") else {
+                continue
+            }
             let model = URL(fileURLWithPath: NSString.path(withComponents: path))
             if !models.contains(model) { models.append(model) }
         }
@@ -58,7 +63,9 @@ struct OpenCoreDataModelCompiler: BuildToolPlugin {
 
     /// Every file inside a model folder, so editing the model compiles it again.
     static func files(inside model: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: model, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: model, includingPropertiesForKeys: nil) else {
+            return []
+        }
         return enumerator.compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath }
     }
 }

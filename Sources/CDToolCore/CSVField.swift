@@ -4,7 +4,8 @@ enum CSVField {
     /// leading/trailing spaces, with its quotes doubled.
     static func quoted(_ text: String) -> String {
         // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        let needsQuotes = text.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+        let needsQuotes =
+            text.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
             || text.first == " " || text.last == " "
         guard needsQuotes else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""

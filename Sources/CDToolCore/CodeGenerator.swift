@@ -41,10 +41,16 @@ public struct CodeGenerator {
             let (wantsClass, wantsProperties) = parts(for: entity)
             var files: [File] = []
             if wantsClass {
-                files.append(File(name: "\(name)+CoreDataClass.swift", contents: Self.header("\(name)+CoreDataClass.swift") + classDeclaration(entity)))
+                files.append(
+                    File(
+                        name: "\(name)+CoreDataClass.swift",
+                        contents: Self.header("\(name)+CoreDataClass.swift") + classDeclaration(entity)))
             }
             if wantsProperties {
-                files.append(File(name: "\(name)+CoreDataProperties.swift", contents: Self.header("\(name)+CoreDataProperties.swift") + propertiesExtension(entity)))
+                files.append(
+                    File(
+                        name: "\(name)+CoreDataProperties.swift",
+                        contents: Self.header("\(name)+CoreDataProperties.swift") + propertiesExtension(entity)))
             }
             return files
         }
@@ -57,12 +63,15 @@ public struct CodeGenerator {
     ///   entity, when a name the source would hold as code is not a Swift identifier.
     public func singleFile(named name: String, for model: NSManagedObjectModel) throws -> File {
         // The name goes into the file's header comment, and is joined to the output folder.
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"),
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             throw CDToolError("the single file name '\(name)' is not a plain file name")
         }
         let bodies = try checkedEntities(of: model).compactMap { entity -> String? in
             let (wantsClass, wantsProperties) = parts(for: entity)
-            let parts = (wantsClass ? [classDeclaration(entity)] : []) + (wantsProperties ? [propertiesExtension(entity)] : [])
+            let parts =
+                (wantsClass ? [classDeclaration(entity)] : []) + (wantsProperties ? [propertiesExtension(entity)] : [])
             return parts.isEmpty ? nil : parts.joined(separator: "\n")
         }
         return File(name: name, contents: Self.header(name) + bodies.joined(separator: "\n"))
@@ -118,22 +127,31 @@ public struct CodeGenerator {
         for entity in entities {
             let entityName = entity.name ?? ""
             guard Self.isSwiftIdentifier(entityName) else {
-                throw CDToolError("entity '\(entityName)': its name is not a Swift identifier, so no class can be generated for it")
+                throw CDToolError(
+                    "entity '\(entityName)': its name is not a Swift identifier, so no class can be generated for it")
             }
             let declared = entity.managedObjectClassName ?? ""
             if !declared.isEmpty, declared != "NSManagedObject" {
                 let parts = declared.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                guard parts.allSatisfy(Self.isSwiftIdentifier), let last = parts.last, !Self.keywords.contains(last) else {
-                    throw CDToolError("entity '\(entityName)': class name '\(declared)' is not a Swift identifier (or a module-qualified one)")
+                guard parts.allSatisfy(Self.isSwiftIdentifier), let last = parts.last, !Self.keywords.contains(last)
+                else {
+                    throw CDToolError(
+                        "entity '\(entityName)': class name '\(declared)' is not a Swift identifier (or a module-qualified one)"
+                    )
                 }
             }
             for property in entity.properties where property.entity === entity {
                 guard Self.isSwiftIdentifier(property.name) else {
-                    throw CDToolError("entity '\(entityName)': property name '\(property.name)' is not a Swift identifier")
+                    throw CDToolError(
+                        "entity '\(entityName)': property name '\(property.name)' is not a Swift identifier")
                 }
-                if let attribute = property as? NSAttributeDescription, attribute.attributeType == .transformableAttributeType,
-                   let custom = attribute.attributeValueClassName, !custom.isEmpty, !Self.isSwiftTypeName(custom) {
-                    throw CDToolError("entity '\(entityName)': attribute '\(property.name)' has custom class '\(custom)', which is not a Swift type name")
+                if let attribute = property as? NSAttributeDescription,
+                    attribute.attributeType == .transformableAttributeType,
+                    let custom = attribute.attributeValueClassName, !custom.isEmpty, !Self.isSwiftTypeName(custom)
+                {
+                    throw CDToolError(
+                        "entity '\(entityName)': attribute '\(property.name)' has custom class '\(custom)', which is not a Swift type name"
+                    )
                 }
             }
         }
@@ -158,11 +176,11 @@ public struct CodeGenerator {
         let name = Self.className(of: entity)
         let parent = entity.superentity.map(Self.className) ?? "NSManagedObject"
         return """
-        public class \(name): \(parent) {
+            public class \(name): \(parent) {
 
-        }
+            }
 
-        """
+            """
     }
 
     private func propertiesExtension(_ entity: NSEntityDescription) -> String {
@@ -179,11 +197,14 @@ public struct CodeGenerator {
         for property in own {
             if property is NSFetchedPropertyDescription {
                 let key = Self.escaped(property.name)
-                lines.append("    public var \(Self.identifier(property.name)): [NSManagedObject]? { value(forKey: \"\(key)\") as? [NSManagedObject] }")
+                lines.append(
+                    "    public var \(Self.identifier(property.name)): [NSManagedObject]? { value(forKey: \"\(key)\") as? [NSManagedObject] }"
+                )
             } else if let type = swiftType(of: property) {
                 lines.append("    @Managed public var \(Self.identifier(property.name)): \(type)")
             } else {
-                lines.append("    // '\(property.name)' has no generated property: its type has no Swift counterpart here.")
+                lines.append(
+                    "    // '\(property.name)' has no generated property: its type has no Swift counterpart here.")
             }
         }
         lines += ["", "}", ""]

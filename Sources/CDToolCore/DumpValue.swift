@@ -10,7 +10,9 @@ enum DumpValue {
     /// array of URI strings (to-many relationships).
     static func value(of property: NSPropertyDescription, in object: NSManagedObject) -> Any? {
         if let relationship = property as? NSRelationshipDescription {
-            let uris = object.objectIDs(forRelationshipNamed: relationship.name).map { $0.uriRepresentation().absoluteString }
+            let uris = object.objectIDs(forRelationshipNamed: relationship.name).map {
+                $0.uriRepresentation().absoluteString
+            }
             guard relationship.isToMany else { return uris.first }
             return relationship.isOrdered ? uris : uris.sorted(by: Self.uriOrder)
         }
@@ -72,7 +74,9 @@ enum DumpValue {
         case let strings as [String]: return strings.joined(separator: " ")
         case let value?:
             if JSONSerialization.isValidJSONObject(value),
-               let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
+                let data = try? JSONSerialization.data(
+                    withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+            {
                 return String(decoding: data, as: UTF8.self)
             }
             return String(describing: value)

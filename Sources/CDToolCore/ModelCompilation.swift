@@ -24,9 +24,11 @@ public enum ModelCompilation {
                 throw CDToolError("\(model.path) is a file, but a .\(model.pathExtension) model is a folder")
             }
         case "momd", "mom":
-            throw CDToolError("\(model.path) is compiled already: compile takes a .xcdatamodeld bundle or a .xcdatamodel folder")
+            throw CDToolError(
+                "\(model.path) is compiled already: compile takes a .xcdatamodeld bundle or a .xcdatamodel folder")
         default:
-            throw CDToolError("\(model.path) is not a model source: compile takes a .xcdatamodeld bundle or a .xcdatamodel folder")
+            throw CDToolError(
+                "\(model.path) is not a model source: compile takes a .xcdatamodeld bundle or a .xcdatamodel folder")
         }
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw CDToolError("the output \(directory.path) is a file, not a directory")

@@ -14,7 +14,9 @@ public enum ModelDescription {
         var lines = ["\(entities.count) \(entities.count == 1 ? "entity" : "entities")"]
         let identifiers = model.versionIdentifiers.map { "\($0.base)" }.sorted()
         if !identifiers.isEmpty { lines.append("version identifiers: \(identifiers.joined(separator: ", "))") }
-        if !model.configurations.isEmpty { lines.append("configurations: \(model.configurations.joined(separator: ", "))") }
+        if !model.configurations.isEmpty {
+            lines.append("configurations: \(model.configurations.joined(separator: ", "))")
+        }
         // Hashed together: one entity's hash costs as much as its whole inheritance chain.
         let hashes = VersionHasher.hashes(of: entities)
         for entity in entities {
@@ -37,9 +39,12 @@ public enum ModelDescription {
         for property in own {
             if let attribute = property as? NSAttributeDescription {
                 lines.append("  attribute \(attribute.name): " + attributeFacts(attribute).joined(separator: ", "))
-                if let composite = attribute as? NSCompositeAttributeDescription { lines += elementLines(composite, indent: "    ", depth: 0) }
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    lines += elementLines(composite, indent: "    ", depth: 0)
+                }
             } else if let relationship = property as? NSRelationshipDescription {
-                lines.append("  relationship \(relationship.name): " + relationshipFacts(relationship).joined(separator: ", "))
+                lines.append(
+                    "  relationship \(relationship.name): " + relationshipFacts(relationship).joined(separator: ", "))
             } else if let fetched = property as? NSFetchedPropertyDescription {
                 let request = fetched.fetchRequest
                 let predicate = request?.predicate.map { " where \($0.predicateFormat)" } ?? ""
@@ -58,7 +63,9 @@ public enum ModelDescription {
         var lines: [String] = []
         for element in composite.elements {
             lines.append("\(indent)element \(element.name): " + attributeFacts(element).joined(separator: ", "))
-            if let nested = element as? NSCompositeAttributeDescription { lines += elementLines(nested, indent: indent + "  ", depth: depth + 1) }
+            if let nested = element as? NSCompositeAttributeDescription {
+                lines += elementLines(nested, indent: indent + "  ", depth: depth + 1)
+            }
         }
         return lines
     }
@@ -83,13 +90,14 @@ public enum ModelDescription {
     static func relationshipFacts(_ relationship: NSRelationshipDescription) -> [String] {
         var facts = [
             (relationship.isToMany ? (relationship.isOrdered ? "to-many ordered " : "to-many ") : "to-one ")
-                + (relationship.destinationEntity?.name ?? "?"),
+                + (relationship.destinationEntity?.name ?? "?")
         ]
         facts.append("inverse " + (relationship.inverseRelationship?.name ?? "none"))
         facts.append("delete rule " + deleteRuleName(relationship.deleteRule))
         facts.append(relationship.isOptional ? "optional" : "required")
         if relationship.isTransient { facts.append("transient") }
-        facts.append("count \(relationship.minCount)…\(relationship.maxCount == 0 ? "∞" : String(relationship.maxCount))")
+        facts.append(
+            "count \(relationship.minCount)…\(relationship.maxCount == 0 ? "∞" : String(relationship.maxCount))")
         return facts
     }
 

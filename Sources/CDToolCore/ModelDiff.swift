@@ -17,7 +17,9 @@ public enum ModelDiff {
                 continue
             }
             matched.insert(ObjectIdentifier(old))
-            let title = old.name == entity.name ? "entity \(entity.name ?? "?")" : "entity \(old.name ?? "?") → \(entity.name ?? "?") (renamed)"
+            let title =
+                old.name == entity.name
+                ? "entity \(entity.name ?? "?")" : "entity \(old.name ?? "?") → \(entity.name ?? "?") (renamed)"
             let changes = entityChanges(old, entity)
             if !changes.isEmpty || old.name != entity.name {
                 lines.append("~ \(title)")
@@ -30,18 +32,25 @@ public enum ModelDiff {
         if lines.isEmpty { lines.append("no differences that change the store (the version hashes are equal)") }
         do {
             _ = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
-            lines.append(source.entityVersionHashesByName == destination.entityVersionHashesByName
-                ? "lightweight migration: not needed" : "lightweight migration: can infer the mapping")
+            lines.append(
+                source.entityVersionHashesByName == destination.entityVersionHashesByName
+                    ? "lightweight migration: not needed" : "lightweight migration: can infer the mapping")
         } catch {
             lines.append("lightweight migration: cannot infer the mapping: \((error as NSError).localizedDescription)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func identifier(_ entity: NSEntityDescription) -> String? { entity.renamingIdentifier ?? entity.name }
-    private static func identifier(_ property: NSPropertyDescription) -> String { property.renamingIdentifier ?? property.name }
+    private static func identifier(_ entity: NSEntityDescription) -> String? {
+        entity.renamingIdentifier ?? entity.name
+    }
+    private static func identifier(_ property: NSPropertyDescription) -> String {
+        property.renamingIdentifier ?? property.name
+    }
 
-    private static func match(_ entity: NSEntityDescription, in candidates: [NSEntityDescription]) -> NSEntityDescription? {
+    private static func match(
+        _ entity: NSEntityDescription, in candidates: [NSEntityDescription]
+    ) -> NSEntityDescription? {
         candidates.first { identifier($0) == identifier(entity) }
     }
 
@@ -53,10 +62,13 @@ public enum ModelDiff {
         if old.isAbstract != new.isAbstract { changes.append("abstract: \(old.isAbstract) → \(new.isAbstract)") }
         let oldConstraints = old.uniquenessConstraints.map { $0.map { "\($0)" }.joined(separator: ",") }.sorted()
         let newConstraints = new.uniquenessConstraints.map { $0.map { "\($0)" }.joined(separator: ",") }.sorted()
-        if oldConstraints != newConstraints { changes.append("uniqueness constraints: \(oldConstraints) → \(newConstraints)") }
+        if oldConstraints != newConstraints {
+            changes.append("uniqueness constraints: \(oldConstraints) → \(newConstraints)")
+        }
         let oldProperties = old.properties.filter { $0.entity === old && !$0.isTransient }
         var seen = Set<ObjectIdentifier>()
-        for property in new.properties.filter({ $0.entity === new && !$0.isTransient }).sorted(by: { $0.name < $1.name }) {
+        for property in new.properties.filter({ $0.entity === new && !$0.isTransient }).sorted(by: { $0.name < $1.name }
+        ) {
             guard let before = oldProperties.first(where: { identifier($0) == identifier(property) }) else {
                 changes.append("+ \(kind(property)) \(property.name)\(property.isOptional ? "" : " (required)")")
                 continue
@@ -64,7 +76,9 @@ public enum ModelDiff {
             seen.insert(ObjectIdentifier(before))
             var facts = propertyChanges(before, property)
             if before.name != property.name { facts.insert("renamed from \(before.name)", at: 0) }
-            if !facts.isEmpty { changes.append("~ \(kind(property)) \(property.name): \(facts.joined(separator: "; "))") }
+            if !facts.isEmpty {
+                changes.append("~ \(kind(property)) \(property.name): \(facts.joined(separator: "; "))")
+            }
         }
         for property in oldProperties where !seen.contains(ObjectIdentifier(property)) {
             changes.append("- \(kind(property)) \(property.name)")
@@ -80,16 +94,21 @@ public enum ModelDiff {
         var facts: [String] = []
         if old.isOptional != new.isOptional { facts.append(new.isOptional ? "now optional" : "now required") }
         if let old = old as? NSAttributeDescription, let new = new as? NSAttributeDescription {
-            if old.attributeType != new.attributeType { facts.append("type \(old.attributeType.displayName) → \(new.attributeType.displayName)") }
+            if old.attributeType != new.attributeType {
+                facts.append("type \(old.attributeType.displayName) → \(new.attributeType.displayName)")
+            }
             if old.allowsExternalBinaryDataStorage != new.allowsExternalBinaryDataStorage {
-                facts.append(new.allowsExternalBinaryDataStorage ? "now stored outside the database when large" : "no longer stored outside the database")
+                facts.append(
+                    new.allowsExternalBinaryDataStorage
+                        ? "now stored outside the database when large" : "no longer stored outside the database")
             }
         }
         if let old = old as? NSRelationshipDescription, let new = new as? NSRelationshipDescription {
             if old.isToMany != new.isToMany { facts.append(new.isToMany ? "to-one → to-many" : "to-many → to-one") }
             if old.isOrdered != new.isOrdered { facts.append(new.isOrdered ? "now ordered" : "no longer ordered") }
             if old.destinationEntity?.name != new.destinationEntity?.name {
-                facts.append("destination \(old.destinationEntity?.name ?? "?") → \(new.destinationEntity?.name ?? "?")")
+                facts.append(
+                    "destination \(old.destinationEntity?.name ?? "?") → \(new.destinationEntity?.name ?? "?")")
             }
         }
         return facts

@@ -51,7 +51,8 @@ public struct ObjectDump {
     private func dump(output: @escaping (String) -> Void, progress: (String) -> Void) throws -> Int {
         // Reading the metadata first turns a missing, foreign or corrupt file into a clear
         // error, where opening it as a store could create a new one.
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: storeURL)
         let model = try self.model ?? StoreInspection.recoveredModel(ofStoreAt: storeURL).model
         let targets = try self.targets(in: model)
         let filter = try predicate.map { try NSPredicate.parse(format: $0) }
@@ -62,7 +63,9 @@ public struct ObjectDump {
         } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
             let differing = StoreInspection.compatibility(of: model, with: metadata)
             let names = differing.differing + differing.missingFromStore + differing.missingFromModel
-            throw CDToolError("the model does not fit the store (entities whose version hashes differ or are missing: \(names.joined(separator: ", ")))")
+            throw CDToolError(
+                "the model does not fit the store (entities whose version hashes differ or are missing: \(names.joined(separator: ", ")))"
+            )
         }
         var written = 0
         var failure: (any Error)?
@@ -102,7 +105,9 @@ public struct ObjectDump {
         let all = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
         if let entityName {
             guard let entity = model.entitiesByName[entityName] else {
-                throw CDToolError("unknown entity '\(entityName)' (the store's entities: \(all.compactMap(\.name).joined(separator: ", ")))")
+                throw CDToolError(
+                    "unknown entity '\(entityName)' (the store's entities: \(all.compactMap(\.name).joined(separator: ", ")))"
+                )
             }
             return [(entity, true)]
         }
@@ -129,7 +134,8 @@ public struct ObjectDump {
 
     /// The stored properties written for `entity`'s objects, by name; with subentities,
     /// theirs too (empty for objects of other entities).
-    static func dumpedProperties(of entity: NSEntityDescription, includingSubentities: Bool) -> [NSPropertyDescription] {
+    static func dumpedProperties(of entity: NSEntityDescription, includingSubentities: Bool) -> [NSPropertyDescription]
+    {
         var byName: [String: NSPropertyDescription] = [:]
         var pending = [entity]
         while let next = pending.popLast() {
@@ -166,8 +172,11 @@ struct RecordWriter {
     /// JSON has no infinities or NaN: such numbers are written as the strings
     /// "Infinity", "-Infinity" and "NaN", as JavaScript prints them.
     static func jsonSafe(_ value: Any?) -> Any? {
-        guard let number = value as? Double ?? (value as? Float).map(Double.init) ?? (value as? NSNumber).map({ $0.doubleValue }),
-              !number.isFinite else { return value }
+        guard
+            let number = value as? Double ?? (value as? Float).map(Double.init)
+                ?? (value as? NSNumber).map({ $0.doubleValue }),
+            !number.isFinite
+        else { return value }
         return number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity")
     }
 
@@ -184,10 +193,15 @@ struct RecordWriter {
             for (property, value) in zip(properties, values) where own[property.name] != nil {
                 record[property.name] = Self.jsonSafe(value) ?? NSNull()
             }
-            guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            guard
+                let data = try? JSONSerialization.data(
+                    withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])
+            else {
                 // Never a silent empty record: the object is written with the reason.
                 let fallback = ["objectID": id, "entity": entity, "error": "values could not be written as JSON"]
-                let data = (try? JSONSerialization.data(withJSONObject: fallback, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+                let data =
+                    (try? JSONSerialization.data(
+                        withJSONObject: fallback, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
                 output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
                 count += 1
                 return

@@ -66,7 +66,9 @@ public struct StoreInspection {
 
     /// The store's model without a model file: the one Core Data cached in it, else one
     /// inferred from its tables (a damaged cache falls back to the tables, saying why).
-    public static func recoveredModel(ofStoreAt url: URL) throws -> (model: NSManagedObjectModel, source: RecoveredModelSource) {
+    public static func recoveredModel(
+        ofStoreAt url: URL
+    ) throws -> (model: NSManagedObjectModel, source: RecoveredModelSource) {
         do {
             if let cached = try NSManagedObjectModel.cached(inStoreAt: url) { return (cached, .modelCache) }
             return (try NSManagedObjectModel.inferred(fromStoreAt: url), .tables)
@@ -90,7 +92,10 @@ public struct StoreInspection {
             let database = try SQLiteStoreFile.openReadOnly(url)
             defer { try? database.close() }
             let (metadata, entities, joinTables, cacheBytes) = try database.read { db in
-                (try SQLiteStoreFile.metadata(in: db, url: url), try readEntities(db), try readJoinTables(db), try readModelCacheSize(db))
+                (
+                    try SQLiteStoreFile.metadata(in: db, url: url), try readEntities(db), try readJoinTables(db),
+                    try readModelCacheSize(db)
+                )
             }
             let recovered = model == nil ? try recoveredModel(ofStoreAt: url) : nil
             return StoreInspection(
@@ -100,7 +105,8 @@ public struct StoreInspection {
                 entities: entities,
                 joinTables: joinTables,
                 modelCacheBytes: cacheBytes,
-                compatibility: metadata.damage == nil ? model.map { compatibility(of: $0, with: metadata.metadata) } : nil,
+                compatibility: metadata.damage == nil
+                    ? model.map { compatibility(of: $0, with: metadata.metadata) } : nil,
                 inferredModel: recovered?.model,
                 inferredModelSource: recovered?.source
             )
@@ -122,13 +128,20 @@ public struct StoreInspection {
         func root(_ number: Int) -> Int {
             var current = number
             var seen: Set<Int> = []
-            while let parent = parents[current], names[parent] != nil, seen.insert(current).inserted { current = parent }
+            while let parent = parents[current], names[parent] != nil, seen.insert(current).inserted {
+                current = parent
+            }
             return current
         }
         var counts: [Int: Int] = [:]
-        for table in Set(names.keys.map { "Z" + names[root($0)]!.uppercased() }).sorted() where try db.tableExists(table) {
-            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \(table.quotedDatabaseIdentifier) GROUP BY Z_ENT") {
-                if let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue) { counts[number] = Int.fromDatabaseValue(row["n"] as DatabaseValue) }
+        for table in Set(names.keys.map { "Z" + names[root($0)]!.uppercased() }).sorted()
+        where try db.tableExists(table) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \(table.quotedDatabaseIdentifier) GROUP BY Z_ENT")
+            {
+                if let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue) {
+                    counts[number] = Int.fromDatabaseValue(row["n"] as DatabaseValue)
+                }
             }
         }
         return names.keys.sorted().map { number in
@@ -143,7 +156,8 @@ public struct StoreInspection {
     }
 
     private static func readJoinTables(_ db: Database) throws -> [(name: String, rows: Int)] {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")
+        let tables = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")
         return try tables.map { table in
             (table, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
         }
@@ -178,7 +192,9 @@ public struct StoreInspection {
         let width = entities.map(\.name.count).max() ?? 0
         for entity in entities {
             let parent = entity.parent.map { ", parent \($0)" } ?? ""
-            lines.append("  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.rows) rows (Z_ENT \(entity.number), table \(entity.table)\(parent))")
+            lines.append(
+                "  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.rows) rows (Z_ENT \(entity.number), table \(entity.table)\(parent))"
+            )
         }
         if !joinTables.isEmpty {
             lines.append("join tables")
@@ -208,7 +224,9 @@ public struct StoreInspection {
             case .modelCache?:
                 lines.append("model: the compiled model cached in Z_MODELCACHE (\(modelCacheBytes ?? 0) bytes):")
             case let .tablesAfterUnreadableCache(reason)?:
-                lines.append("model: the cached model could not be read (\(reason)); inferred from the tables instead (names lower-cased):")
+                lines.append(
+                    "model: the cached model could not be read (\(reason)); inferred from the tables instead (names lower-cased):"
+                )
             case .tables?, nil:
                 lines.append("model inferred from the tables (names lower-cased; pass --model for the real one):")
             }
@@ -220,9 +238,15 @@ public struct StoreInspection {
     static func lines(for compatibility: Compatibility) -> [String] {
         guard !compatibility.isCompatible else { return ["model: compatible with the store"] }
         var lines = ["model: NOT compatible with the store"]
-        if !compatibility.differing.isEmpty { lines.append("  version hashes differ: \(compatibility.differing.joined(separator: ", "))") }
-        if !compatibility.missingFromStore.isEmpty { lines.append("  not in the store: \(compatibility.missingFromStore.joined(separator: ", "))") }
-        if !compatibility.missingFromModel.isEmpty { lines.append("  not in the model: \(compatibility.missingFromModel.joined(separator: ", "))") }
+        if !compatibility.differing.isEmpty {
+            lines.append("  version hashes differ: \(compatibility.differing.joined(separator: ", "))")
+        }
+        if !compatibility.missingFromStore.isEmpty {
+            lines.append("  not in the store: \(compatibility.missingFromStore.joined(separator: ", "))")
+        }
+        if !compatibility.missingFromModel.isEmpty {
+            lines.append("  not in the model: \(compatibility.missingFromModel.joined(separator: ", "))")
+        }
         return lines
     }
 

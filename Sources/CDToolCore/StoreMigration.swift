@@ -17,7 +17,9 @@ public enum StoreMigration {
 
         /// One line for the terminal.
         public func summary(store: URL) -> String {
-            guard let sourceVersion else { return "\(store.lastPathComponent): already at the model's version; nothing to migrate" }
+            guard let sourceVersion else {
+                return "\(store.lastPathComponent): already at the model's version; nothing to migrate"
+            }
             return "\(store.lastPathComponent): migrated from \(sourceVersion) in \(String(format: "%.2f", seconds)) s"
         }
     }
@@ -30,8 +32,10 @@ public enum StoreMigration {
     /// A migration that would delete rows (of an entity the model does not have and no
     /// mapping removes, or of no entity of the store's model) fails naming them, the store
     /// unchanged, unless `allowingDataLoss` (`--allow-data-loss`).
-    public static func migrate(storeAt store: URL, modelAt modelURL: URL, mappingAt mappingURL: URL? = nil, allowingDataLoss: Bool = false,
-                               progress: (Double) -> Void) throws -> Outcome {
+    public static func migrate(
+        storeAt store: URL, modelAt modelURL: URL, mappingAt mappingURL: URL? = nil, allowingDataLoss: Bool = false,
+        progress: (Double) -> Void
+    ) throws -> Outcome {
         guard FileManager.default.fileExists(atPath: store.path) else { throw CDToolError("no store at \(store.path)") }
         let model = try ModelFile.load(at: modelURL)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
@@ -50,12 +54,18 @@ public enum StoreMigration {
             defer { work.resignCurrent(); finished.signal() }
             do {
                 if let mapping {
-                    try NSMigrationManager.migrateStoreInPlace(at: store, from: source.model, to: model, mapping: mapping, allowingDataLoss: allowingDataLoss)
+                    try NSMigrationManager.migrateStoreInPlace(
+                        at: store, from: source.model, to: model, mapping: mapping, allowingDataLoss: allowingDataLoss)
                 } else {
                     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-                    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+                    var options: [AnyHashable: Any] = [
+                        NSMigratePersistentStoresAutomaticallyOption: true,
+                        NSInferMappingModelAutomaticallyOption: true,
+                    ]
                     if allowingDataLoss { options[OpenCoreDataMigrationAllowsDataLossOption] = true }
-                    try coordinator.remove(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: options))
+                    try coordinator.remove(
+                        try coordinator.addPersistentStore(
+                            ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: options))
                 }
             } catch {
                 outcome.error = error
@@ -65,11 +75,15 @@ public enum StoreMigration {
         while finished.wait(timeout: .now() + .milliseconds(100)) == .timedOut { progress(work.fractionCompleted) }
         progress(1)
         if let error = outcome.error { throw CDToolError(wrapping: error) }
-        return Outcome(sourceVersion: source.name + (mappingURL.map { " with \($0.lastPathComponent)" } ?? ""), seconds: Date().timeIntervalSince(start))
+        return Outcome(
+            sourceVersion: source.name + (mappingURL.map { " with \($0.lastPathComponent)" } ?? ""),
+            seconds: Date().timeIntervalSince(start))
     }
 
     /// The mapping model at `url`, checked to map the store's version to the model's.
-    private static func mappingModel(at url: URL, from source: (name: String, model: NSManagedObjectModel), to model: NSManagedObjectModel) throws -> NSMappingModel {
+    private static func mappingModel(
+        at url: URL, from source: (name: String, model: NSManagedObjectModel), to model: NSManagedObjectModel
+    ) throws -> NSMappingModel {
         let mapping: NSMappingModel
         do {
             mapping = try NSMappingModel.load(contentsOf: url, sourceModel: source.model, destinationModel: model)
@@ -78,26 +92,37 @@ public enum StoreMigration {
         }
         if let mismatch = mapping.firstMismatch(from: source.model, to: model) {
             let side = mismatch.isSource ? "from \(source.name)" : "to the model's current version"
-            throw CDToolError("\(url.lastPathComponent) does not map \(side): its entity mapping '\(mismatch.mappingName)' was made for another version of \(mismatch.entityName)")
+            throw CDToolError(
+                "\(url.lastPathComponent) does not map \(side): its entity mapping '\(mismatch.mappingName)' was made for another version of \(mismatch.entityName)"
+            )
         }
         return mapping
     }
 
     /// Which version wrote the store, as the migration will find it: by version hashes
     /// among the bundle's versions, else the model Core Data cached in the store.
-    private static func sourceVersion(of metadata: [String: Any], modelURL: URL, store: URL) throws -> (name: String, model: NSManagedObjectModel) {
-        if ["xcdatamodeld", "momd"].contains(modelURL.pathExtension), let versions = try? NSManagedObjectModel.versions(in: modelURL) {
+    private static func sourceVersion(
+        of metadata: [String: Any], modelURL: URL, store: URL
+    ) throws -> (name: String, model: NSManagedObjectModel) {
+        if ["xcdatamodeld", "momd"].contains(modelURL.pathExtension),
+            let versions = try? NSManagedObjectModel.versions(in: modelURL)
+        {
             for name in versions.versionNames.reversed() {
-                if let model = versions.modelsByVersionName[name], model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+                if let model = versions.modelsByVersionName[name],
+                    model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+                {
                     return ("version '\(name)'", model)
                 }
             }
         }
         if let cached = try? NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: store),
-           cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        {
             return ("the model cached in the store", cached)
         }
-        throw CDToolError("no version of \(modelURL.lastPathComponent) has the store's version hashes, and the store caches no model of its own: the store cannot be migrated with this model")
+        throw CDToolError(
+            "no version of \(modelURL.lastPathComponent) has the store's version hashes, and the store caches no model of its own: the store cannot be migrated with this model"
+        )
     }
 
     /// The migration thread's result, read after it signals.

@@ -14,7 +14,7 @@ public struct KeyPathStringMacro: ExpressionMacro {
         in context: some MacroExpansionContext
     ) throws -> ExprSyntax {
         guard node.arguments.count == 1, let argument = node.arguments.first, argument.label == nil,
-              let keyPath = argument.expression.as(KeyPathExprSyntax.self)
+            let keyPath = argument.expression.as(KeyPathExprSyntax.self)
         else {
             throw MacroError("#keyPathString takes one key path literal, as in #keyPathString(\\Person.name)")
         }
@@ -27,7 +27,9 @@ public struct KeyPathStringMacro: ExpressionMacro {
             case .optional:
                 continue  // `?` and `!` unwrap; they add no key
             default:
-                throw MacroError("#keyPathString takes properties only (no subscripts or method calls): \(keyPath.trimmedDescription)")
+                throw MacroError(
+                    "#keyPathString takes properties only (no subscripts or method calls): \(keyPath.trimmedDescription)"
+                )
             }
         }
         guard !names.isEmpty else {

@@ -21,8 +21,13 @@ public struct KeyValueCodedMacro: PeerMacro {
             throw MacroError("@KeyValueCoded applies to members of a class, struct or extension")
         }
         if let variable = declaration.as(VariableDeclSyntax.self) {
-            guard !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }) else {
-                throw MacroError("@KeyValueCoded applies to instance properties; key-value coding reads an object's own values")
+            guard
+                !variable.modifiers.contains(where: {
+                    $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
+                })
+            else {
+                throw MacroError(
+                    "@KeyValueCoded applies to instance properties; key-value coding reads an object's own values")
             }
             return try variable.bindings.map { binding in
                 guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
@@ -38,19 +43,25 @@ public struct KeyValueCodedMacro: PeerMacro {
         }
         if let function = declaration.as(FunctionDeclSyntax.self) {
             guard function.signature.parameterClause.parameters.isEmpty,
-                  function.signature.returnClause != nil,
-                  function.signature.effectSpecifiers == nil,
-                  function.genericParameterClause == nil,
-                  !function.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) })
+                function.signature.returnClause != nil,
+                function.signature.effectSpecifiers == nil,
+                function.genericParameterClause == nil,
+                !function.modifiers.contains(where: {
+                    $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
+                })
             else {
-                throw MacroError("@KeyValueCoded applies to instance methods without parameters that return a value and neither throw nor are async")
+                throw MacroError(
+                    "@KeyValueCoded applies to instance methods without parameters that return a value and neither throw nor are async"
+                )
             }
             let key = function.name.trimmedDescription.filter { $0 != "`" }
-            return ["""
+            return [
+                """
                 enum \(raw: typeName(forKey: key)): KeyValueCodedProperty {
                     static func value(of object: Any) -> Any? { (object as? \(raw: owner))?.\(function.name.trimmed)() }
                 }
-                """]
+                """
+            ]
         }
         throw MacroError("@KeyValueCoded applies to properties and to methods without parameters")
     }
@@ -71,7 +82,9 @@ public struct KeyValueCodedMacro: PeerMacro {
     /// Keys outside ASCII letters, digits and underscores are written as their UTF-8 bytes
     /// in hex, so the name mangles without Swift's Punycode rule for identifiers.
     static func typeName(forKey key: String) -> String {
-        let plain = key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        let plain = key.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
         return "__KeyValueCoded_" + (plain ? key : "x" + key.utf8.map { String($0, radix: 16) }.joined(separator: "_"))
     }
 }

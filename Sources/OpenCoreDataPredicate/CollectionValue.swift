@@ -32,7 +32,8 @@ package enum CollectionValue {
         // the protocol cast below is not.
         let type = Swift.type(of: value)
         if type == String.self || type == Int64.self || type == Double.self || type == Date.self || type == Bool.self
-            || type == Int.self || type == Int16.self || type == Int32.self || type == Float.self || type == Data.self {
+            || type == Int.self || type == Int16.self || type == Int32.self || type == Float.self || type == Data.self
+        {
             return value
         }
         // A class instance (a managed object, a collection) is never an `Optional`: its

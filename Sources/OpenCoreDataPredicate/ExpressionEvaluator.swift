@@ -36,10 +36,12 @@ package enum ExpressionEvaluator {
             return distinct(elements(evaluate(a)) + elements(evaluate(b)))
         case .intersect(let a, let b):
             let right = elements(evaluate(b))
-            return distinct(elements(evaluate(a)).filter { item in right.contains { ValueComparison.equals(item, $0) } })
+            return distinct(
+                elements(evaluate(a)).filter { item in right.contains { ValueComparison.equals(item, $0) } })
         case .minus(let a, let b):
             let right = elements(evaluate(b))
-            return distinct(elements(evaluate(a)).filter { item in !right.contains { ValueComparison.equals(item, $0) } })
+            return distinct(
+                elements(evaluate(a)).filter { item in !right.contains { ValueComparison.equals(item, $0) } })
         case .subquery(let collection, let variable, let predicate):
             return elements(evaluate(collection)).filter { element in
                 var inner = bindings

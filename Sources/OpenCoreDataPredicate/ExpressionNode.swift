@@ -40,7 +40,8 @@ extension ExpressionNode: Hashable {
         case let (.keyPath(a, p), .keyPath(b, q)): return p == q && operandsEqual(a, b)
         case let (.function(a, n, x), .function(b, m, y)): return n == m && x == y && operandsEqual(a, b)
         case let (.aggregate(a), .aggregate(b)): return a == b
-        case let (.union(a, b), .union(c, d)), let (.intersect(a, b), .intersect(c, d)), let (.minus(a, b), .minus(c, d)):
+        case let (.union(a, b), .union(c, d)), let (.intersect(a, b), .intersect(c, d)),
+            let (.minus(a, b), .minus(c, d)):
             return a == c && b == d
         case let (.subquery(a, v, p), .subquery(b, w, q)): return a == b && v == w && p == q
         case let (.block(a, x), .block(b, y)): return a === b && x == y
@@ -58,14 +59,16 @@ extension ExpressionNode: Hashable {
         case .keyPath(_, let path): hasher.combine(3); hasher.combine(path)
         case .function(_, let name, let arguments): hasher.combine(4); hasher.combine(name); hasher.combine(arguments)
         case .aggregate(let items): hasher.combine(14); hasher.combine(items)
-        case .union(let a, let b), .intersect(let a, let b), .minus(let a, let b): hasher.combine(5); hasher.combine(a); hasher.combine(b)
+        case .union(let a, let b), .intersect(let a, let b), .minus(let a, let b):
+            hasher.combine(5); hasher.combine(a); hasher.combine(b)
         case .subquery(let collection, let variable, let predicate):
             hasher.combine(13); hasher.combine(collection); hasher.combine(variable); hasher.combine(predicate)
         case .anyKey: hasher.combine(15)
         case .block(let block, _): hasher.combine(19); hasher.combine(ObjectIdentifier(block))
         case .conditional(let predicate, _, _): hasher.combine(20); hasher.combine(predicate)
         case .symbol(let name): hasher.combine(21); hasher.combine(name)
-        case .fetch(let request, _, let countOnly): hasher.combine(50); hasher.combine(request); hasher.combine(countOnly)
+        case .fetch(let request, _, let countOnly):
+            hasher.combine(50); hasher.combine(request); hasher.combine(countOnly)
         }
     }
 

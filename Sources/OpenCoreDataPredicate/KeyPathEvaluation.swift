@@ -28,8 +28,12 @@ package enum KeyPathEvaluation {
         // NSData's `length` (bytes): binary attributes' min/max rules from model files.
         if key == "length", let data = object as? Data { return data.count }
         if let dictionary = object as? [String: Any] { return CollectionValue.unwrapNull(dictionary[key]) }
-        if let dictionary = object as? [AnyHashable: Any] { return CollectionValue.unwrapNull(dictionary[AnyHashable(key)]) }
-        if let dictionary = object as? NSDictionary { return CollectionValue.unwrapNull(dictionary.object(forKey: key)) }
+        if let dictionary = object as? [AnyHashable: Any] {
+            return CollectionValue.unwrapNull(dictionary[AnyHashable(key)])
+        }
+        if let dictionary = object as? NSDictionary {
+            return CollectionValue.unwrapNull(dictionary.object(forKey: key))
+        }
         // Members marked `@KeyValueCoded` on values that are not `KeyValueCoding` themselves.
         return KeyValueCodedMembers.value(forKey: key, of: object) ?? nil
     }

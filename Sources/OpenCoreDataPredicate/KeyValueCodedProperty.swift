@@ -109,7 +109,8 @@ public enum KeyValueCodedMembers {
         var current: Any.Type? = type
         while let owner = current {
             if let mangled = _mangledTypeName(owner),
-               let member = _typeByName(mangled + identifier + "O") as? any KeyValueCodedProperty.Type {
+                let member = _typeByName(mangled + identifier + "O") as? any KeyValueCodedProperty.Type
+            {
                 return member
             }
             current = (owner as? AnyClass).flatMap { _getSuperclass($0) }
@@ -119,7 +120,9 @@ public enum KeyValueCodedMembers {
 
     /// The name `@KeyValueCoded` gives the nested type of `key` (the macro spells it the same way).
     static func nestedTypeName(forKey key: String) -> String {
-        let plain = key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        let plain = key.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
         return "__KeyValueCoded_" + (plain ? key : "x" + key.utf8.map { String($0, radix: 16) }.joined(separator: "_"))
     }
 }

@@ -66,17 +66,25 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
     }
 
     /// A predicate comparing `lhs` to `rhs` with operator `type`.
-    public convenience init(leftExpression lhs: NSExpression, rightExpression rhs: NSExpression,
-                            modifier: Modifier, type: Operator, options: Options = []) {
-        self.init(parts: ComparisonNode(left: lhs, right: rhs, modifier: modifier, operatorType: type,
-                                        options: options, customSelector: nil))
+    public convenience init(
+        leftExpression lhs: NSExpression, rightExpression rhs: NSExpression,
+        modifier: Modifier, type: Operator, options: Options = []
+    ) {
+        self.init(
+            parts: ComparisonNode(
+                left: lhs, right: rhs, modifier: modifier, operatorType: type,
+                options: options, customSelector: nil))
     }
 
     /// A predicate that compares by sending `selector` to the left value. It cannot
     /// be evaluated on Linux (there is no selector dispatch) and evaluates to false.
-    public convenience init(leftExpression lhs: NSExpression, rightExpression rhs: NSExpression, customSelector selector: Selector) {
-        self.init(parts: ComparisonNode(left: lhs, right: rhs, modifier: .direct, operatorType: .customSelector,
-                                        options: [], customSelector: selector))
+    public convenience init(
+        leftExpression lhs: NSExpression, rightExpression rhs: NSExpression, customSelector selector: Selector
+    ) {
+        self.init(
+            parts: ComparisonNode(
+                left: lhs, right: rhs, modifier: .direct, operatorType: .customSelector,
+                options: [], customSelector: selector))
     }
 
     /// The left-hand expression.

@@ -50,13 +50,17 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// the expression grammar. A malformed format string is a programmer error and
     /// traps with the parse error (use ``parse(format:argumentArray:)`` to recover).
     public convenience init(format: String, _ args: Any?...) {
-        self.init(node: PredicateParseError.trapOnFailure { try NSExpression.parse(format: format, argumentArray: args) }.node)
+        self.init(
+            node: PredicateParseError.trapOnFailure { try NSExpression.parse(format: format, argumentArray: args) }.node
+        )
     }
 
     /// Parses an expression from a format string with arguments taken from an array.
     public convenience init(format: String, argumentArray arguments: [Any]) {
         let values = arguments.map { Optional($0) }
-        self.init(node: PredicateParseError.trapOnFailure { try NSExpression.parse(format: format, argumentArray: values) }.node)
+        self.init(
+            node: PredicateParseError.trapOnFailure { try NSExpression.parse(format: format, argumentArray: values) }
+                .node)
     }
 
     /// Parses an expression from a format string, throwing a ``PredicateParseError``
@@ -127,7 +131,9 @@ open class NSExpression: NSObject, @unchecked Sendable {
 
     /// The elements of `expression`'s collection for which `predicate` holds, with
     /// each element bound to the variable `variable` while it is tested.
-    public convenience init(forSubquery expression: NSExpression, usingIteratorVariable variable: String, predicate: NSPredicate) {
+    public convenience init(
+        forSubquery expression: NSExpression, usingIteratorVariable variable: String, predicate: NSPredicate
+    ) {
         self.init(node: .subquery(collection: expression, variable: variable, predicate: predicate))
     }
 
@@ -144,7 +150,9 @@ open class NSExpression: NSObject, @unchecked Sendable {
 
     /// An expression that evaluates `trueExpression` when `predicate` holds and
     /// `falseExpression` otherwise (`TERNARY(...)` in format strings).
-    public convenience init(forConditional predicate: NSPredicate, trueExpression: NSExpression, falseExpression: NSExpression) {
+    public convenience init(
+        forConditional predicate: NSPredicate, trueExpression: NSExpression, falseExpression: NSExpression
+    ) {
         self.init(node: .conditional(predicate, trueExpression, falseExpression))
     }
 

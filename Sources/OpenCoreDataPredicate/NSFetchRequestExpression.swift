@@ -8,7 +8,9 @@
 open class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
     /// An expression that runs the fetch request `fetch` evaluates to in the context
     /// `context` evaluates to, yielding the results or (with `countFlag`) their count.
-    open class func expressionForFetch(_ fetch: NSExpression, context: NSExpression, countOnly countFlag: Bool) -> NSExpression {
+    open class func expressionForFetch(
+        _ fetch: NSExpression, context: NSExpression, countOnly countFlag: Bool
+    ) -> NSExpression {
         NSFetchRequestExpression(node: .fetch(request: fetch, context: context, countOnly: countFlag))
     }
 

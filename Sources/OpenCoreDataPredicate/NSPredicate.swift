@@ -44,7 +44,8 @@ open class NSPredicate: NSObject, @unchecked Sendable {
     package static func make(_ node: PredicateNode) -> NSPredicate {
         switch node {
         case .comparison(let parts): return NSComparisonPredicate(parts: parts)
-        case .compound(let type, let subpredicates): return NSCompoundPredicate(type: type, subpredicates: subpredicates)
+        case .compound(let type, let subpredicates):
+            return NSCompoundPredicate(type: type, subpredicates: subpredicates)
         case .constant, .block: return NSPredicate(node: node)
         }
     }

@@ -31,8 +31,9 @@ extension NSPredicateFormatInitializing where Self: NSPredicate {
     private static func parseAsSelf(format: String, arguments: [Any?]) throws -> Self {
         let predicate = try NSPredicate.parse(format: format, argumentArray: arguments)
         guard let typed = predicate as? Self else {
-            throw PredicateParseError(reason: "the format describes a \(type(of: predicate)), not a \(Self.self)",
-                                      position: 0, format: format)
+            throw PredicateParseError(
+                reason: "the format describes a \(type(of: predicate)), not a \(Self.self)",
+                position: 0, format: format)
         }
         return typed
     }

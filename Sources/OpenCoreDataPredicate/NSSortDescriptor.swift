@@ -52,7 +52,8 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
 
     /// A descriptor with the opposite direction (an `NSSortDescriptor`, typed `Any` as in Foundation).
     open var reversedSortDescriptor: Any {
-        let reversed = block.map { NSSortDescriptor(key: key, ascending: !ascending, comparator: $0) }
+        let reversed =
+            block.map { NSSortDescriptor(key: key, ascending: !ascending, comparator: $0) }
             ?? NSSortDescriptor(key: key, ascending: !ascending, selector: selector)
         reversed.keyPath = keyPath
         return reversed
@@ -89,8 +90,12 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     /// Compares two non-nil values the way the method named `selector` would.
     static func compareValues(_ lhs: Any, _ rhs: Any, selector: Selector) -> ComparisonResult {
         // Strings first and without further casts: they are what sorts most often.
-        if let left = lhs as? String, let right = rhs as? String { return compareStrings(left, right, selector: selector) }
-        if let left = lhs as? Int64, let right = rhs as? Int64 { return left < right ? .orderedAscending : left == right ? .orderedSame : .orderedDescending }
+        if let left = lhs as? String, let right = rhs as? String {
+            return compareStrings(left, right, selector: selector)
+        }
+        if let left = lhs as? Int64, let right = rhs as? Int64 {
+            return left < right ? .orderedAscending : left == right ? .orderedSame : .orderedDescending
+        }
         guard let left = StringMatching.string(from: lhs), let right = StringMatching.string(from: rhs) else {
             return ValueComparison.compare(lhs, rhs) ?? .orderedSame
         }
@@ -108,8 +113,9 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
         case .localizedCaseInsensitiveCompare:
             return left.compare(right, options: .caseInsensitive, range: nil, locale: .current)
         case .localizedStandardCompare:
-            return left.compare(right, options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering],
-                                range: nil, locale: .current)
+            return left.compare(
+                right, options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering],
+                range: nil, locale: .current)
         default:
             return left == right ? .orderedSame : left < right ? .orderedAscending : .orderedDescending
         }
@@ -120,7 +126,8 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSSortDescriptor else { return false }
         if other === self { return true }
-        return block == nil && other.block == nil && key == other.key && ascending == other.ascending && selector == other.selector
+        return block == nil && other.block == nil && key == other.key && ascending == other.ascending
+            && selector == other.selector
     }
 
     /// A hash consistent with `isEqual(_:)`.

@@ -46,8 +46,10 @@ package enum PredicateEvaluator {
     ///
     /// This is the entry point for code that must agree with in-memory evaluation
     /// (e.g. SQL functions). `.customSelector` is never satisfied.
-    package static func compare(_ left: Any?, _ type: NSComparisonPredicate.Operator, _ right: Any?,
-                        options: NSComparisonPredicate.Options) -> Bool {
+    package static func compare(
+        _ left: Any?, _ type: NSComparisonPredicate.Operator, _ right: Any?,
+        options: NSComparisonPredicate.Options
+    ) -> Bool {
         switch type {
         case .equalTo:
             return ValueComparison.equals(left, right, options: options)
@@ -62,16 +64,22 @@ package enum PredicateEvaluator {
         case .greaterThanOrEqualTo:
             return [.orderedDescending, .orderedSame].contains(ValueComparison.compare(left, right, options: options))
         case .matches:
-            guard let string = StringMatching.string(from: left), let pattern = StringMatching.string(from: right) else { return false }
+            guard let string = StringMatching.string(from: left), let pattern = StringMatching.string(from: right)
+            else { return false }
             return StringMatching.matchesRegularExpression(string, pattern: pattern, options: options)
         case .like:
-            guard let string = StringMatching.string(from: left), let pattern = StringMatching.string(from: right) else { return false }
+            guard let string = StringMatching.string(from: left), let pattern = StringMatching.string(from: right)
+            else { return false }
             return StringMatching.like(string, pattern: pattern, options: options)
         case .beginsWith:
-            guard let string = StringMatching.string(from: left), let prefix = StringMatching.string(from: right) else { return false }
+            guard let string = StringMatching.string(from: left), let prefix = StringMatching.string(from: right) else {
+                return false
+            }
             return StringMatching.hasPrefix(string, prefix, options: options)
         case .endsWith:
-            guard let string = StringMatching.string(from: left), let suffix = StringMatching.string(from: right) else { return false }
+            guard let string = StringMatching.string(from: left), let suffix = StringMatching.string(from: right) else {
+                return false
+            }
             return StringMatching.hasSuffix(string, suffix, options: options)
         case .in:
             return isMember(left, of: right, options: options)
@@ -79,8 +87,9 @@ package enum PredicateEvaluator {
             return isMember(right, of: left, options: options)
         case .between:
             guard let bounds = CollectionValue.elements(of: right), bounds.count == 2,
-                  let lower = ValueComparison.compare(left, bounds[0], options: options),
-                  let upper = ValueComparison.compare(left, bounds[1], options: options) else { return false }
+                let lower = ValueComparison.compare(left, bounds[0], options: options),
+                let upper = ValueComparison.compare(left, bounds[1], options: options)
+            else { return false }
             return lower != .orderedAscending && upper != .orderedDescending
         case .customSelector:
             return false

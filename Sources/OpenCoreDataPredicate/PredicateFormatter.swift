@@ -90,7 +90,8 @@ enum PredicateFormatter {
         case .symbol(let name): return name
         case .anyKey: return "ANYKEY"
         case .keyPath(let operand, let path):
-            let key = path.split(separator: ".", omittingEmptySubsequences: false).map { escapedKey(String($0)) }.joined(separator: ".")
+            let key = path.split(separator: ".", omittingEmptySubsequences: false).map { escapedKey(String($0)) }
+                .joined(separator: ".")
             guard let operand, operand.node != .evaluatedObject else { return key }
             return postfixOperand(operand) + "." + key
         case .function(let operand, let name, let arguments):
@@ -113,7 +114,9 @@ enum PredicateFormatter {
 
     private static func function(operand: NSExpression?, name: String, arguments: [NSExpression]) -> String {
         if let operand {
-            return "FUNCTION(" + ([operand, NSExpression(forConstantValue: name)] + arguments).map(format).joined(separator: ", ") + ")"
+            return "FUNCTION("
+                + ([operand, NSExpression(forConstantValue: name)] + arguments).map(format).joined(separator: ", ")
+                + ")"
         }
         if let (symbol, precedence) = infix[name], arguments.count == 2 {
             // Parenthesize an operand that binds looser, a right operand of equal
@@ -132,8 +135,12 @@ enum PredicateFormatter {
     }
 
     private static func precedence(of expression: NSExpression) -> Int? {
-        if case .function(nil, let name, let arguments) = expression.node, arguments.count == 2 { return infix[name]?.precedence }
-        if case .constant(let value) = expression.node, let number = NumericValue(value), number.doubleValue < 0 { return 0 }
+        if case .function(nil, let name, let arguments) = expression.node, arguments.count == 2 {
+            return infix[name]?.precedence
+        }
+        if case .constant(let value) = expression.node, let number = NumericValue(value), number.doubleValue < 0 {
+            return 0
+        }
         switch expression.node {
         case .union, .intersect, .minus: return 0
         default: return nil
@@ -142,7 +149,8 @@ enum PredicateFormatter {
 
     private static func arithmeticOperand(_ expression: NSExpression, parentPrecedence: Int, isRight: Bool) -> String {
         guard let own = precedence(of: expression) else { return format(expression) }
-        let needsParentheses = own < parentPrecedence || (own == parentPrecedence && (isRight || own == powerPrecedence))
+        let needsParentheses =
+            own < parentPrecedence || (own == parentPrecedence && (isRight || own == powerPrecedence))
         return needsParentheses ? "(" + format(expression) + ")" : format(expression)
     }
 

@@ -32,7 +32,8 @@ package enum PredicateFunctions {
         case ("lowercase:", 1): return StringMatching.string(from: arguments[0])?.lowercased()
         // NSString's length (UTF-16 units), as the `length` key path gives.
         case ("length:", 1): return StringMatching.string(from: arguments[0])?.utf16.count
-        case ("sum:", _), ("count:", _), ("min:", _), ("max:", _), ("average:", _), ("median:", _), ("mode:", _), ("stddev:", _):
+        case ("sum:", _), ("count:", _), ("min:", _), ("max:", _), ("average:", _), ("median:", _), ("mode:", _),
+            ("stddev:", _):
             return statistic(name, collectionArguments(arguments))
         case (_, 1): return unary(name, arguments[0])
         case (_, 2): return binary(name, arguments[0], arguments[1])
@@ -42,7 +43,8 @@ package enum PredicateFunctions {
 
     /// The element of `collection` selected by a subscript: `FIRST`, `LAST`, `SIZE`,
     /// an integer position, or a key of a dictionary or ``KeyValueCoding`` value.
-    package static func element(of collection: Any?, at index: ExpressionNode, evaluate: (NSExpression) -> Any?) -> Any? {
+    package static func element(of collection: Any?, at index: ExpressionNode, evaluate: (NSExpression) -> Any?) -> Any?
+    {
         let elements = CollectionValue.elements(of: collection)
         switch index {
         case .symbol("FIRST"): return elements?.first ?? nil

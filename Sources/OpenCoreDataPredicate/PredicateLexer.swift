@@ -45,9 +45,11 @@ struct PredicateLexer {
         self.format = format
     }
 
-    private static let symbols = ["==", "=<", "=>", "!=", "<>", "<=", ">=", "&&", "||", "**",
-                                  "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/",
-                                  "&", "|", "^", "~"]
+    private static let symbols = [
+        "==", "=<", "=>", "!=", "<>", "<=", ">=", "&&", "||", "**",
+        "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/",
+        "&", "|", "^", "~",
+    ]
 
     private func peek(_ offset: Int = 0) -> Character? {
         index + offset < characters.count ? characters[index + offset] : nil
@@ -73,7 +75,9 @@ struct PredicateLexer {
             return token(.string(try readString(quote: c)))
         case "$", "#", "@":
             index += 1
-            guard let next = peek(), Self.isWordStart(next) else { throw error("expected a name after '\(c)'", at: start) }
+            guard let next = peek(), Self.isWordStart(next) else {
+                throw error("expected a name after '\(c)'", at: start)
+            }
             let name = readWord()
             switch c {
             case "$": return token(.variable(name))

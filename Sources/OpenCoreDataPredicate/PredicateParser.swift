@@ -162,27 +162,39 @@ struct PredicateParser {
     /// Whether the current token could continue an expression (so a parenthesized
     /// group was an operand, not a predicate).
     private var continuesExpression: Bool {
-        if isSymbol("==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "[", "&", "|", "^") {
+        if isSymbol(
+            "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "[", "&", "|", "^")
+        {
             return true
         }
         guard let keyword else { return false }
-        return ["IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "UNION", "INTERSECT", "MINUS"].contains(keyword)
+        return [
+            "IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "UNION", "INTERSECT", "MINUS",
+        ].contains(keyword)
     }
 
     private mutating func parseComparison() throws -> NSPredicate {
         var modifier = NSComparisonPredicate.Modifier.direct
         var negate = false
-        if accept(keyword: "ANY") || accept(keyword: "SOME") { modifier = .any }
-        else if accept(keyword: "ALL") { modifier = .all }
-        else if accept(keyword: "NONE") { modifier = .any; negate = true }
+        if accept(keyword: "ANY") || accept(keyword: "SOME") {
+            modifier = .any
+        } else if accept(keyword: "ALL") {
+            modifier = .all
+        } else if accept(keyword: "NONE") {
+            modifier = .any; negate = true
+        }
         let left = try parseExpression()
         let operatorToken = current
         guard let type = parseOperator() else {
-            throw error(current.kind == .end ? "expected a comparison operator before the end" : "expected a comparison operator", at: operatorToken)
+            throw error(
+                current.kind == .end
+                    ? "expected a comparison operator before the end" : "expected a comparison operator",
+                at: operatorToken)
         }
         let options = try parseOptions()
         let right = try parseExpression()
-        let comparison = NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: modifier, type: type, options: options)
+        let comparison = NSComparisonPredicate(
+            leftExpression: left, rightExpression: right, modifier: modifier, type: type, options: options)
         // NONE is NOT ANY, as in Foundation.
         return negate ? NSCompoundPredicate(notPredicateWithSubpredicate: comparison) : comparison
     }
@@ -483,7 +495,8 @@ struct PredicateParser {
         let arguments = try parseArguments()
         var name = word
         if !name.contains(":") && !arguments.isEmpty { name += ":" }
-        guard PredicateFunctions.names.contains(name), name != PredicateFunctions.index, name != PredicateFunctions.cast else {
+        guard PredicateFunctions.names.contains(name), name != PredicateFunctions.index, name != PredicateFunctions.cast
+        else {
             throw error("unsupported function '\(word)'", at: token)
         }
         let expectedCount = name == "now" || name == "random" ? 0 : name.filter { $0 == ":" }.count
@@ -497,7 +510,9 @@ struct PredicateParser {
     private mutating func parseFunctionOperator() throws -> NSExpression {
         let token = current
         let items = try parseArguments()
-        guard items.count >= 2, case .constant(let selector) = items[1].node, let name = StringMatching.string(from: selector) else {
+        guard items.count >= 2, case .constant(let selector) = items[1].node,
+            let name = StringMatching.string(from: selector)
+        else {
             throw error("FUNCTION needs an operand and a selector name string", at: token)
         }
         return NSExpression(forFunction: items[0], selectorName: name, arguments: Array(items.dropFirst(2)))
@@ -505,7 +520,9 @@ struct PredicateParser {
 
     private mutating func parseCast(at token: PredicateToken) throws -> NSExpression {
         let items = try parseArguments()
-        guard items.count == 2, case .constant(let typeValue) = items[1].node, let type = StringMatching.string(from: typeValue) else {
+        guard items.count == 2, case .constant(let typeValue) = items[1].node,
+            let type = StringMatching.string(from: typeValue)
+        else {
             throw error("CAST needs a value and a type name string", at: token)
         }
         guard ValueCasting.supportedTypes.contains(type) else {

@@ -18,7 +18,9 @@ package struct Substitution {
     }
 
     /// `predicate` with every constant replaced by `transform` of it.
-    package static func mappingConstants(in predicate: NSPredicate, _ transform: @escaping (Any?) -> Any?) -> NSPredicate {
+    package static func mappingConstants(
+        in predicate: NSPredicate, _ transform: @escaping (Any?) -> Any?
+    ) -> NSPredicate {
         Substitution(constant: transform).predicate(predicate)
     }
 
@@ -59,14 +61,17 @@ package struct Substitution {
             // The iterator variable is bound by the subquery itself, never substituted.
             var inner = self
             inner.variables[variable] = nil
-            return NSExpression(node: .subquery(collection: sub(collection), variable: variable,
-                                                predicate: inner.predicate(predicate)))
+            return NSExpression(
+                node: .subquery(
+                    collection: sub(collection), variable: variable,
+                    predicate: inner.predicate(predicate)))
         case .block(let block, let arguments):
             return NSExpression(node: .block(block, arguments: arguments?.map(sub)))
         case .conditional(let predicate, let a, let b):
             return NSExpression(node: .conditional(self.predicate(predicate), sub(a), sub(b)))
         case .fetch(let request, let context, let countOnly):
-            return NSFetchRequestExpression(node: .fetch(request: sub(request), context: sub(context), countOnly: countOnly))
+            return NSFetchRequestExpression(
+                node: .fetch(request: sub(request), context: sub(context), countOnly: countOnly))
         }
     }
 }

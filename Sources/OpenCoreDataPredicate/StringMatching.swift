@@ -35,7 +35,8 @@ package enum StringMatching {
     }
 
     /// Whether `string` contains `substring`; an empty substring never matches, as in Foundation.
-    package static func contains(_ string: String, _ substring: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func contains(_ string: String, _ substring: String, options: NSComparisonPredicate.Options) -> Bool
+    {
         guard !substring.isEmpty else { return false }
         return fold(string, options: options).contains(fold(substring, options: options))
     }
@@ -95,14 +96,19 @@ package enum StringMatching {
     /// An invalid pattern matches nothing (in-memory evaluation cannot throw; a store
     /// fetch checks its patterns, see ``checkedMatch(_:pattern:options:)``). `[d]` folds
     /// both the string and the pattern.
-    package static func matchesRegularExpression(_ string: String, pattern: String, options: NSComparisonPredicate.Options) -> Bool {
+    package static func matchesRegularExpression(
+        _ string: String, pattern: String, options: NSComparisonPredicate.Options
+    ) -> Bool {
         (try? checkedMatch(string, pattern: pattern, options: options)) ?? false
     }
 
     /// ``matchesRegularExpression(_:pattern:options:)`` that throws for an invalid pattern,
     /// as Core Data raises for `MATCHES` with one (a fetch fails rather than match nothing).
-    package static func checkedMatch(_ string: String, pattern: String, options: NSComparisonPredicate.Options) throws -> Bool {
-        let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
+    package static func checkedMatch(
+        _ string: String, pattern: String, options: NSComparisonPredicate.Options
+    ) throws -> Bool {
+        let diacritics: NSComparisonPredicate.Options =
+            options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         let subject = fold(string, options: diacritics)
         let regex = try matcher(for: pattern, options: options)
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
@@ -118,13 +124,22 @@ package enum StringMatching {
     ///
     /// - Throws: An `NSError` naming the pattern when it is invalid, in `NSCocoaErrorDomain`
     ///   with code 134060 (`NSCoreDataError`, which the core module above this one names).
-    private static func matcher(for pattern: String, options: NSComparisonPredicate.Options) throws -> NSRegularExpression {
-        let diacritics: NSComparisonPredicate.Options = options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
+    private static func matcher(
+        for pattern: String, options: NSComparisonPredicate.Options
+    ) throws -> NSRegularExpression {
+        let diacritics: NSComparisonPredicate.Options =
+            options.contains(.diacriticInsensitive) ? .diacriticInsensitive : []
         // Anchored with `\A…\z`, not `^…$`: `$` also matches before a final newline.
-        guard let regex = RegularExpressionCache.wholeStringMatcher(for: fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)) else {
-            throw NSError(domain: NSCocoaErrorDomain, code: 134_060, userInfo: [
-                NSLocalizedDescriptionKey: "Can't do regex matching: \"\(pattern)\" is not a valid regular expression (MATCHES)",
-            ])
+        guard
+            let regex = RegularExpressionCache.wholeStringMatcher(
+                for: fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive))
+        else {
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: 134_060,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "Can't do regex matching: \"\(pattern)\" is not a valid regular expression (MATCHES)"
+                ])
         }
         return regex
     }

@@ -1,7 +1,9 @@
 /// Conversions performed by `CAST(value, "Type")`.
 enum ValueCasting {
     /// The type names `CAST` accepts.
-    static let supportedTypes: Set<String> = ["NSDate", "NSNumber", "NSDecimalNumber", "NSString", "NSUUID", "NSURL", "NSData"]
+    static let supportedTypes: Set<String> = [
+        "NSDate", "NSNumber", "NSDecimalNumber", "NSString", "NSUUID", "NSURL", "NSData",
+    ]
 
     /// `value` converted to the Foundation class named `type`, or `nil` when it cannot be.
     ///

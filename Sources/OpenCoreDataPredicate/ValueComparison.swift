@@ -20,7 +20,8 @@ enum ValueComparison {
         case let (left as Date, right as Date): return order(left, right)
         case let (left as UUID, right as UUID): return order(left.uuidString, right.uuidString)
         case let (left as Data, right as Data):
-            return left.lexicographicallyPrecedes(right) ? .orderedAscending : (left == right ? .orderedSame : .orderedDescending)
+            return left.lexicographicallyPrecedes(right)
+                ? .orderedAscending : (left == right ? .orderedSame : .orderedDescending)
         case let (left as URL, right as URL): return order(left.absoluteString, right.absoluteString)
         default: break
         }
@@ -46,7 +47,8 @@ enum ValueComparison {
             return NumericValue.compare(left, right) == .orderedSame
         }
         if StringMatching.string(from: lhs) != nil || StringMatching.string(from: rhs) != nil
-            || NumericValue(lhs) != nil || NumericValue(rhs) != nil {
+            || NumericValue(lhs) != nil || NumericValue(rhs) != nil
+        {
             return false
         }
         if let left = CollectionValue.elements(of: lhs), let right = CollectionValue.elements(of: rhs) {
@@ -75,12 +77,16 @@ enum ValueComparison {
         !(value is NSSet) && !(value is Set<AnyHashable>)
     }
 
-    private static func collectionsEqual(_ left: [Any?], _ right: [Any?], ordered: Bool, options: NSComparisonPredicate.Options) -> Bool {
+    private static func collectionsEqual(
+        _ left: [Any?], _ right: [Any?], ordered: Bool, options: NSComparisonPredicate.Options
+    ) -> Bool {
         guard left.count == right.count else { return false }
         if ordered { return zip(left, right).allSatisfy { equals($0, $1, options: options) } }
         var unmatched = right
         for element in left {
-            guard let index = unmatched.firstIndex(where: { equals(element, $0, options: options) }) else { return false }
+            guard let index = unmatched.firstIndex(where: { equals(element, $0, options: options) }) else {
+                return false
+            }
             unmatched.remove(at: index)
         }
         return true

@@ -64,7 +64,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         ]
         let unique = properties.freestanding(named: "Unique", root: name)
         if !unique.isEmpty {
-            members.append("public static var _$uniquenessConstraints: [[AnyKeyPath]] { [\(raw: unique.joined(separator: ", "))] }")
+            members.append(
+                "public static var _$uniquenessConstraints: [[AnyKeyPath]] { [\(raw: unique.joined(separator: ", "))] }"
+            )
         }
         let indices = properties.freestanding(named: "Index", root: name)
         if !indices.isEmpty {
@@ -82,10 +84,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
         guard let type = declaration.as(ClassDeclSyntax.self),
-              let variable = member.as(VariableDeclSyntax.self),
-              let properties = try? PersistedProperties(of: type),
-              let identifier = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription,
-              let index = properties.list.firstIndex(where: { $0.identifier == identifier })
+            let variable = member.as(VariableDeclSyntax.self),
+            let properties = try? PersistedProperties(of: type),
+            let identifier = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier
+                .trimmedDescription,
+            let index = properties.list.firstIndex(where: { $0.identifier == identifier })
         else { return [] }
         return ["@_PersistedProperty(index: \(raw: index))"]
     }
@@ -151,18 +154,25 @@ struct PersistedProperties {
         var list: [Property] = []
         for item in type.memberBlock.members {
             guard let variable = item.decl.as(VariableDeclSyntax.self),
-                  variable.bindingSpecifier.tokenKind == .keyword(.var),
-                  !variable.modifiers.contains(where: { [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind) }),
-                  !Self.has(variable, attribute: "Transient")
+                variable.bindingSpecifier.tokenKind == .keyword(.var),
+                !variable.modifiers.contains(where: {
+                    [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
+                }),
+                !Self.has(variable, attribute: "Transient")
             else { continue }
             guard variable.bindings.count == 1, let binding = variable.bindings.first,
-                  let identifier = binding.pattern.as(IdentifierPatternSyntax.self)
+                let identifier = binding.pattern.as(IdentifierPatternSyntax.self)
             else { continue }
             if let accessors = binding.accessorBlock {
                 // Computed properties are not stored; observers on a stored one are not supported.
                 if case .accessors(let list) = accessors.accessors,
-                   list.allSatisfy({ [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }) {
-                    throw MacroError("@Model does not support willSet/didSet on persisted property '\(identifier.identifier.text)'; mark it @Transient or observe the model instead")
+                    list.allSatisfy({
+                        [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind)
+                    })
+                {
+                    throw MacroError(
+                        "@Model does not support willSet/didSet on persisted property '\(identifier.identifier.text)'; mark it @Transient or observe the model instead"
+                    )
                 }
                 continue
             }
@@ -177,8 +187,10 @@ struct PersistedProperties {
                 let last = attribute.attributeName.trimmedDescription.split(separator: ".").last
                 return last == "Attribute" || last == "Relationship"
             }
-            list.append(Property(identifier: text, name: name, type: annotation,
-                                 initializer: initializer, attribute: attribute))
+            list.append(
+                Property(
+                    identifier: text, name: name, type: annotation,
+                    initializer: initializer, attribute: attribute))
         }
         self.list = list
     }
@@ -188,7 +200,11 @@ struct PersistedProperties {
     func freestanding(named name: String, root: String) -> [String] {
         members.compactMap { $0.decl.as(MacroExpansionDeclSyntax.self) }
             .filter { $0.macroName.text == name }
-            .flatMap { $0.arguments.map { $0.expression.trimmedDescription.replacingOccurrences(of: "\\.", with: "\\\(root).") } }
+            .flatMap {
+                $0.arguments.map {
+                    $0.expression.trimmedDescription.replacingOccurrences(of: "\\.", with: "\\\(root).")
+                }
+            }
     }
 
     static func has(_ variable: VariableDeclSyntax, attribute name: String) -> Bool {

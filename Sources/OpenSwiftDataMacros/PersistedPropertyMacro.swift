@@ -51,10 +51,10 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
 
     private static func property(_ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol) -> (String, String)? {
         guard let variable = declaration.as(VariableDeclSyntax.self),
-              let binding = variable.bindings.first,
-              let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
-              case .argumentList(let arguments) = node.arguments,
-              let index = arguments.first?.expression.trimmedDescription
+            let binding = variable.bindings.first,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+            case .argumentList(let arguments) = node.arguments,
+            let index = arguments.first?.expression.trimmedDescription
         else { return nil }
         return (identifier.identifier.trimmedDescription, index)
     }

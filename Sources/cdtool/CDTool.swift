@@ -10,15 +10,21 @@ import Foundation
 struct CDTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdtool",
-        abstract: "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, compile models, migrate stores.",
-        subcommands: [ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, CompileCommand.self, MigrateCommand.self]
+        abstract:
+            "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, compile models, migrate stores.",
+        subcommands: [
+            ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, CompileCommand.self,
+            MigrateCommand.self,
+        ]
     )
 
     /// Refuses arguments that are not UTF-8 before parsing: Swift reads them with U+FFFD in
     /// place of their bytes, so a path would name another file (or none) without a word.
     static func main() {
         if let (number, shown) = CommandSupport.firstArgumentNotUTF8() {
-            CommandSupport.report("cdtool: error: argument \(number) (\(shown)) is not UTF-8 text: type it in UTF-8 (or rename the file it names).")
+            CommandSupport.report(
+                "cdtool: error: argument \(number) (\(shown)) is not UTF-8 text: type it in UTF-8 (or rename the file it names)."
+            )
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         main(nil)

@@ -18,7 +18,10 @@ struct CodegenCommand: ParsableCommand {
     @Option(help: "Write every entity into this one file instead of two files per entity (the build plugin's mode).")
     var singleFile: String?
 
-    @Flag(help: "Follow each entity's Codegen setting (Class Definition, Category/Extension, Manual/None) as Xcode's build-time codegen does.")
+    @Flag(
+        help:
+            "Follow each entity's Codegen setting (Class Definition, Category/Extension, Manual/None) as Xcode's build-time codegen does."
+    )
     var followCodegenSetting = false
 
     func run() throws {
@@ -30,7 +33,8 @@ struct CodegenCommand: ParsableCommand {
             }
             var generator = CodeGenerator()
             generator.followsCodegenSetting = followCodegenSetting
-            let files = try singleFile.map { [try generator.singleFile(named: $0, for: model)] } ?? generator.files(for: model)
+            let files =
+                try singleFile.map { [try generator.singleFile(named: $0, for: model)] } ?? generator.files(for: model)
             try CodeGenerator.write(files, to: CommandSupport.url(output))
             CommandSupport.report("wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(output)")
         }

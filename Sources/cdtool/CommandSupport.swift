@@ -32,7 +32,8 @@ enum CommandSupport {
         (1..<Int(CommandLine.argc)).lazy.compactMap { number -> (Int, String)? in
             guard let argument = CommandLine.unsafeArgv[number] else { return nil }
             let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
-            return String(validating: bytes, as: UTF8.self) == nil ? (number, String(decoding: bytes, as: UTF8.self)) : nil
+            return String(validating: bytes, as: UTF8.self) == nil
+                ? (number, String(decoding: bytes, as: UTF8.self)) : nil
         }.first
     }
 

@@ -23,7 +23,8 @@ struct CompileCommand: ParsableCommand {
 
     func run() throws {
         try CommandSupport.run {
-            let written = try ModelCompilation.compile(modelAt: CommandSupport.url(model), into: CommandSupport.url(output))
+            let written = try ModelCompilation.compile(
+                modelAt: CommandSupport.url(model), into: CommandSupport.url(output))
             CommandSupport.report("wrote \(written.path)")
         }
     }

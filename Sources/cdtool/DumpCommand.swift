@@ -9,7 +9,8 @@ struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
         abstract: "Export a store's objects as JSON or CSV, relationships as object-ID URIs.",
-        discussion: "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. Progress goes to stderr."
+        discussion:
+            "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. Progress goes to stderr."
     )
 
     @Argument(help: "The SQLite store file.")

@@ -7,7 +7,8 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show a store's entities with row counts, its metadata, and whether a model fits it.",
-        discussion: "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. With --model, the exit code is 1 when the model does not fit the store. The exit code is 1 when the store's metadata is damaged."
+        discussion:
+            "Without --model, the model Core Data cached in the store is used, else one inferred from its tables. With --model, the exit code is 1 when the model does not fit the store. The exit code is 1 when the store's metadata is damaged."
     )
 
     @Argument(help: "The SQLite store file.")
@@ -23,7 +24,9 @@ struct InspectCommand: ParsableCommand {
             CommandSupport.output(inspection.text)
             if let damage = inspection.metadataDamage {
                 // The report is printed, but a script must not take the store for sound.
-                throw CDToolError("the store's metadata is damaged (\(damage))\(model == nil ? "" : "; the model was not checked against it")")
+                throw CDToolError(
+                    "the store's metadata is damaged (\(damage))\(model == nil ? "" : "; the model was not checked against it")"
+                )
             }
             if let compatibility = inspection.compatibility, !compatibility.isCompatible {
                 throw CDToolError("the model does not fit the store")

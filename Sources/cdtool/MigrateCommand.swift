@@ -6,7 +6,8 @@ import OpenCoreData
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate an SQLite store to a model's current version (automatic lightweight migration, as an app's container does, or by a mapping model).",
+        abstract:
+            "Migrate an SQLite store to a model's current version (automatic lightweight migration, as an app's container does, or by a mapping model).",
         discussion: """
             The version that wrote the store is found by its version hashes among the model bundle's versions, \
             else in the model Core Data cached in the store. The store is migrated in place, in one transaction: \
@@ -27,17 +28,25 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "The model: a .xcdatamodeld bundle (its current version is the destination) or one version.")
     var model: String
 
-    @Option(help: "A mapping model (.xcmappingmodel or .cdm) from the store's version to the current one, for changes lightweight migration cannot infer.")
+    @Option(
+        help:
+            "A mapping model (.xcmappingmodel or .cdm) from the store's version to the current one, for changes lightweight migration cannot infer."
+    )
     var mapping: String?
 
-    @Flag(help: "Let the migration delete rows it has no destination for (entities the model does not have, rows of unknown entities) instead of refusing.")
+    @Flag(
+        help:
+            "Let the migration delete rows it has no destination for (entities the model does not have, rows of unknown entities) instead of refusing."
+    )
     var allowDataLoss = false
 
     func run() throws {
         try CommandSupport.run {
             let bar = ProgressBar()
-            let outcome = try StoreMigration.migrate(storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model),
-                                                         mappingAt: mapping.map(CommandSupport.url), allowingDataLoss: allowDataLoss) { bar.draw($0) }
+            let outcome = try StoreMigration.migrate(
+                storeAt: CommandSupport.url(store), modelAt: CommandSupport.url(model),
+                mappingAt: mapping.map(CommandSupport.url), allowingDataLoss: allowDataLoss
+            ) { bar.draw($0) }
             bar.finish()
             CommandSupport.output(outcome.summary(store: CommandSupport.url(store)) + "\n")
         }
@@ -53,7 +62,10 @@ final class ProgressBar {
         guard percent != drawn else { return }
         drawn = percent
         let filled = percent * 30 / 100
-        FileHandle.standardError.write(Data("\rmigrating [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(percent)%".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "\rmigrating [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(percent)%"
+                    .utf8))
     }
 
     func finish() {

@@ -6,13 +6,17 @@ import OpenCoreData
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Print a model's entities, attributes, relationships and version hashes, and validate it; or, with --diff, what changed from it to another version."
+        abstract:
+            "Print a model's entities, attributes, relationships and version hashes, and validate it; or, with --diff, what changed from it to another version."
     )
 
     @Argument(help: "A model: .xcdatamodeld or .momd bundle, .xcdatamodel folder or .mom file.")
     var path: String
 
-    @Option(help: "Another version of the model: list what changed from <path> to it, and whether lightweight migration can infer the mapping.")
+    @Option(
+        help:
+            "Another version of the model: list what changed from <path> to it, and whether lightweight migration can infer the mapping."
+    )
     var diff: String?
 
     func run() throws {

@@ -8,7 +8,8 @@ import Testing
 /// After changing the generator on purpose, run the suite with
 /// `CDTOOL_UPDATE_GOLDEN=1 swift test --filter CDToolCodegenTests` and review the diff.
 @Suite struct CDToolCodegenTests {
-    static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Golden")
 
     /// The fixture model with the attributes only code generation cares about: a
     /// transformable with a custom class, a keyword name, and a number without scalar type.
@@ -17,9 +18,13 @@ import Testing
         let note = model.entitiesByName["Note"]!
         let extras = CDToolFixture.attribute("extras", .transformableAttributeType)
         extras.attributeValueClassName = "NSDictionary"
-        note.properties += [extras, CDToolFixture.attribute("default", .stringAttributeType), CDToolFixture.attribute("rating", .floatAttributeType)]
+        note.properties += [
+            extras, CDToolFixture.attribute("default", .stringAttributeType),
+            CDToolFixture.attribute("rating", .floatAttributeType),
+        ]
         for entity in model.entities {
-            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription }) where attribute.entity === entity {
+            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription })
+            where attribute.entity === entity {
                 attribute.usesScalarValueType = attribute.name != "rating"
             }
         }
@@ -35,17 +40,19 @@ import Testing
         if ProcessInfo.processInfo.environment["CDTOOL_UPDATE_GOLDEN"] != nil {
             try CodeGenerator.write(files, to: Self.goldenDirectory)
         }
-        #expect(files.map(\.name) == [
-            "Family+CoreDataClass.swift", "Family+CoreDataProperties.swift",
-            "Note+CoreDataClass.swift", "Note+CoreDataProperties.swift",
-            "Person+CoreDataClass.swift", "Person+CoreDataProperties.swift",
-            "Student+CoreDataClass.swift", "Student+CoreDataProperties.swift",
-            "Tag+CoreDataClass.swift", "Tag+CoreDataProperties.swift",
-        ])
+        #expect(
+            files.map(\.name) == [
+                "Family+CoreDataClass.swift", "Family+CoreDataProperties.swift",
+                "Note+CoreDataClass.swift", "Note+CoreDataProperties.swift",
+                "Person+CoreDataClass.swift", "Person+CoreDataProperties.swift",
+                "Student+CoreDataClass.swift", "Student+CoreDataProperties.swift",
+                "Tag+CoreDataClass.swift", "Tag+CoreDataProperties.swift",
+            ])
         let golden = try FileManager.default.contentsOfDirectory(atPath: Self.goldenDirectory.path).sorted()
         #expect(golden == files.map(\.name))
         for file in files {
-            let expected = try String(contentsOf: Self.goldenDirectory.appendingPathComponent(file.name), encoding: .utf8)
+            let expected = try String(
+                contentsOf: Self.goldenDirectory.appendingPathComponent(file.name), encoding: .utf8)
             #expect(file.contents == expected, "\(file.name) differs from its golden file")
         }
     }
@@ -105,20 +112,34 @@ import Testing
             return #expect(throws: CDToolError.self) { try Self.generator().files(for: model) }?.description
         }
         let injected = "Evil: NSManagedObject {} func pwn() { print(1) } class Other"
-        #expect(refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = injected }
-            == "entity 'Tag': class name '\(injected)' is not a Swift identifier (or a module-qualified one)")
-        #expect(refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = "MyApp.class" }?.contains("class name 'MyApp.class'") == true)
-        #expect(refusal { $0.entitiesByName["Tag"]!.properties.first!.name = "label: Int\n    func pwn() {}" }?.hasPrefix("entity 'Tag': property name 'label: Int") == true)
-        #expect(refusal { $0.entitiesByName["Tag"]!.name = "Tag\"); func pwn() {} //" }?.contains("its name is not a Swift identifier") == true)
-        #expect(refusal {
-            ($0.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription).attributeValueClassName = "NSDictionary? { nil }; func pwn() {}"
-        } == "entity 'Note': attribute 'extras' has custom class 'NSDictionary? { nil }; func pwn() {}', which is not a Swift type name")
+        #expect(
+            refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = injected }
+                == "entity 'Tag': class name '\(injected)' is not a Swift identifier (or a module-qualified one)")
+        #expect(
+            refusal { $0.entitiesByName["Tag"]!.managedObjectClassName = "MyApp.class" }?.contains(
+                "class name 'MyApp.class'") == true)
+        #expect(
+            refusal { $0.entitiesByName["Tag"]!.properties.first!.name = "label: Int\n    func pwn() {}" }?.hasPrefix(
+                "entity 'Tag': property name 'label: Int") == true)
+        #expect(
+            refusal { $0.entitiesByName["Tag"]!.name = "Tag\"); func pwn() {} //" }?.contains(
+                "its name is not a Swift identifier") == true)
+        #expect(
+            refusal {
+                ($0.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription)
+                    .attributeValueClassName = "NSDictionary? { nil }; func pwn() {}"
+            }
+                == "entity 'Note': attribute 'extras' has custom class 'NSDictionary? { nil }; func pwn() {}', which is not a Swift type name"
+        )
 
         let model = Self.model()
         model.entitiesByName["Tag"]!.managedObjectClassName = "MyApp.Étiquette"
-        (model.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription).attributeValueClassName = "[String: [Int]]"
+        (model.entitiesByName["Note"]!.propertiesByName["extras"] as! NSAttributeDescription).attributeValueClassName =
+            "[String: [Int]]"
         let files = try Self.generator().files(for: model)
-        #expect(files.contains { $0.name == "Étiquette+CoreDataClass.swift" }, "Unicode identifiers and collection types pass")
+        #expect(
+            files.contains { $0.name == "Étiquette+CoreDataClass.swift" },
+            "Unicode identifiers and collection types pass")
         #expect(files.contains { $0.contents.contains("@Managed public var extras: [String: [Int]]?") })
         for name in ["", "..", "a/b.swift", "X.swift\nfunc pwn() {}"] {
             #expect(throws: CDToolError.self) { try Self.generator().singleFile(named: name, for: Self.model()) }
@@ -138,8 +159,12 @@ import Testing
         var changed = files
         changed[1] = CodeGenerator.File(name: files[1].name, contents: files[1].contents + "// changed\n")
         try CodeGenerator.write(changed, to: directory)
-        #expect(try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date == past, "an unchanged file is left alone")
-        #expect(try String(contentsOf: directory.appendingPathComponent(files[1].name), encoding: .utf8) == changed[1].contents)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date == past,
+            "an unchanged file is left alone")
+        #expect(
+            try String(contentsOf: directory.appendingPathComponent(files[1].name), encoding: .utf8)
+                == changed[1].contents)
     }
 
     @Test func classNamesDropModulesAndPlainManagedObject() {

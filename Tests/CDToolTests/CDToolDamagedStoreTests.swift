@@ -40,7 +40,8 @@ import Glibc
         #expect(try StoreInspection.inspect(storeAt: url, model: model).compatibility == nil)
 
         try alter(url, "UPDATE Z_METADATA SET Z_PLIST = NULL")
-        #expect(try StoreInspection.inspect(storeAt: url, model: nil).metadataDamage == "it has no Z_PLIST property list")
+        #expect(
+            try StoreInspection.inspect(storeAt: url, model: nil).metadataDamage == "it has no Z_PLIST property list")
     }
 
     @Test func inspectNamesAFIFOAndADirectory() throws {
@@ -85,13 +86,16 @@ import Glibc
         let (url, model) = try CDToolFixture.makeStore()
         let db = try DatabaseQueue(path: url.path)
         try db.write { db in
-            try db.execute(sql: """
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
-                INSERT INTO ZPERSON (Z_ENT, Z_OPT, ZNAME, ZAGE)
-                SELECT (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'Person ' || i, i % 100 FROM n
-                """)
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+                    INSERT INTO ZPERSON (Z_ENT, Z_OPT, ZNAME, ZAGE)
+                    SELECT (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'Person ' || i, i % 100 FROM n
+                    """)
         }
-        let rootPage = try db.read { try Int.fetchOne($0, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'ZPERSON'")! }
+        let rootPage = try db.read {
+            try Int.fetchOne($0, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'ZPERSON'")!
+        }
         try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try db.close()
         try Self.damageLeaf(of: rootPage, in: url)
@@ -101,7 +105,8 @@ import Glibc
         dump.entityName = "Person"
         var output = ""
         #expect(throws: (any Error).self) { try dump.run(output: { output += $0 }, progress: { _ in }) }
-        #expect(!output.contains("Anonymous"), "no object is written with the model's default for a row it could not read")
+        #expect(
+            !output.contains("Anonymous"), "no object is written with the model's default for a row it could not read")
     }
 
     /// Overwrites the second child page of the table b-tree whose interior root is `rootPage`.

@@ -25,7 +25,9 @@ import Testing
         let objects = try objects(output)
         #expect(objects.count == 11)
         #expect(progress == ["dumped 11 objects"])
-        let uuid = try #require(NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey] as? String)
+        let uuid = try #require(
+            NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey]
+                as? String)
         let ann = try #require(objects.first { ($0["name"] as? String)?.hasPrefix("Ann") == true })
         #expect(ann["entity"] as? String == "Person")
         #expect(ann["objectID"] as? String == "x-coredata://\(uuid)/Person/p1")
@@ -47,7 +49,8 @@ import Testing
         #expect(cy["tags"] as? [String] == [])
         let student = try #require(objects.first { $0["entity"] as? String == "Student" })
         #expect(student["school"] as? String == "MIT")
-        let family = try #require(objects.first { $0["entity"] as? String == "Family" && $0["name"] as? String == "Smith" })
+        let family = try #require(
+            objects.first { $0["entity"] as? String == "Family" && $0["name"] as? String == "Smith" })
         #expect(family["members"] as? [String] == ["x-coredata://\(uuid)/Person/p1", "x-coredata://\(uuid)/Person/p2"])
         #expect(output.hasPrefix("[\n{") && output.hasSuffix("}\n]\n"))
     }
@@ -71,7 +74,9 @@ import Testing
         dump.entityName = "Note"
         dump.predicate = "text == 'hello'"
         let objects = try objects(run(dump).output)
-        let uuid = try #require(NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey] as? String)
+        let uuid = try #require(
+            NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey]
+                as? String)
         #expect(objects.count == 1)
         #expect(objects.first?["owner"] as? String == "x-coredata://\(uuid)/Person/p1")
         #expect(objects.first?["links"] as? [String] == ["x-coredata://\(uuid)/Tag/p1", "x-coredata://\(uuid)/Tag/p2"])
@@ -93,12 +98,20 @@ import Testing
         dump.predicate = "family != nil"
         dump.format = .csv
         let output = try run(dump).output
-        let uuid = try #require(NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey] as? String)
+        let uuid = try #require(
+            NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)[NSStoreUUIDKey]
+                as? String)
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines[0] == "objectID,entity,active,age,balance,birthday,family,friends,homepage,identifier,name,photo,school,score,tags")
+        #expect(
+            lines[0]
+                == "objectID,entity,active,age,balance,birthday,family,friends,homepage,identifier,name,photo,school,score,tags"
+        )
         #expect(output.contains(",\"Ann, \"\"the first\"\"\","))
         #expect(output.contains(",\"Bob\nSmith\","))
-        #expect(output.contains("x-coredata://\(uuid)/Person/p1,Person,true,41,10.25,2001-01-01T00:00:00.000Z,x-coredata://\(uuid)/Family/p1,x-coredata://\(uuid)/Person/p2 x-coredata://\(uuid)/Student/p4,"))
+        #expect(
+            output.contains(
+                "x-coredata://\(uuid)/Person/p1,Person,true,41,10.25,2001-01-01T00:00:00.000Z,x-coredata://\(uuid)/Family/p1,x-coredata://\(uuid)/Person/p2 x-coredata://\(uuid)/Student/p4,"
+            ))
         #expect(CSVField.quoted("plain") == "plain")
         #expect(CSVField.quoted(" padded") == "\" padded\"")
         #expect(CSVField.record(["a,b", "c\"d", "", "e\r\nf"]) == "\"a,b\",\"c\"\"d\",,\"e\r\nf\"")
@@ -125,26 +138,43 @@ import Testing
             #expect(error?.description.contains("\n") == false)
             return error?.description
         }
-        #expect(failure { $0.entityName = "Nobody" } == "unknown entity 'Nobody' (the store's entities: Family, Note, Person, Student, Tag)")
-        #expect(failure { $0.entityName = "Person"; $0.predicate = "name ==" }?.hasPrefix("bad predicate: ") == true)
-        #expect(failure { $0.predicate = "age > 3" } == "--predicate needs --entity: a predicate's keys belong to one entity")
+        #expect(
+            failure { $0.entityName = "Nobody" }
+                == "unknown entity 'Nobody' (the store's entities: Family, Note, Person, Student, Tag)")
+        #expect(
+            failure {
+                $0.entityName = "Person"; $0.predicate = "name =="
+            }?.hasPrefix("bad predicate: ") == true)
+        #expect(
+            failure { $0.predicate = "age > 3" }
+                == "--predicate needs --entity: a predicate's keys belong to one entity")
         #expect(failure { $0.format = .csv } == "--format csv needs --entity: each entity has its own columns")
-        #expect(failure { $0.entityName = "Person"; $0.predicate = "nosuchkey == 1" }?.contains("nosuchkey") == true)
-        #expect(failure { $0.storeURL = url.deletingLastPathComponent().appendingPathComponent("nope.sqlite") }?.hasPrefix("No store file at ") == true)
+        #expect(
+            failure {
+                $0.entityName = "Person"; $0.predicate = "nosuchkey == 1"
+            }?.contains("nosuchkey") == true)
+        #expect(
+            failure { $0.storeURL = url.deletingLastPathComponent().appendingPathComponent("nope.sqlite") }?.hasPrefix(
+                "No store file at ") == true)
         let other = CDToolFixture.model()
         other.entitiesByName["Tag"]!.properties.append(CDToolFixture.attribute("color", .stringAttributeType))
         #expect(failure { $0.model = other }?.contains("Tag") == true)
         // Nothing was created where the missing store was asked for.
-        #expect(!FileManager.default.fileExists(atPath: url.deletingLastPathComponent().appendingPathComponent("nope.sqlite").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: url.deletingLastPathComponent().appendingPathComponent("nope.sqlite").path))
     }
 
     /// `count` entities in families of ten (each a root with nine subentities), each with
     /// an attribute and a to-one whose inverse is a to-many on the next entity.
     static func hugeModel(entities count: Int) -> NSManagedObjectModel {
-        let entities = (0..<count).map { CDToolFixture.entity("E\($0)", [CDToolFixture.attribute("a\($0)", .stringAttributeType)]) }
+        let entities = (0..<count).map {
+            CDToolFixture.entity("E\($0)", [CDToolFixture.attribute("a\($0)", .stringAttributeType)])
+        }
         // Linked before the families form: `properties` then holds own properties only.
         for (index, entity) in entities.enumerated() {
-            CDToolFixture.link(entity, "to\(index)", toMany: false, entities[(index + 1) % count], "from\(index)", toMany: true)
+            CDToolFixture.link(
+                entity, "to\(index)", toMany: false, entities[(index + 1) % count], "from\(index)", toMany: true)
         }
         for root in stride(from: 0, to: count, by: 10) {
             entities[root].subentities = Array(entities[(root + 1)..<min(count, root + 10)])
@@ -162,7 +192,10 @@ import Testing
         dump.model = Self.hugeModel(entities: 10_000)
         let start = Date()
         let error = #expect(throws: CDToolError.self) { try dump.run(output: { _ in }) }
-        #expect(error?.description.hasPrefix("the model does not fit the store (entities whose version hashes differ or are missing: E0, E1, E10, ") == true)
+        #expect(
+            error?.description.hasPrefix(
+                "the model does not fit the store (entities whose version hashes differ or are missing: E0, E1, E10, ")
+                == true)
         #expect(Date().timeIntervalSince(start) < 20)
     }
 }

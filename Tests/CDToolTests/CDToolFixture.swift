@@ -13,17 +13,19 @@ import Testing
 enum CDToolFixture {
     static func model() -> NSManagedObjectModel {
         let family = entity("Family", [attribute("name", .stringAttributeType)])
-        let person = entity("Person", [
-            attribute("name", .stringAttributeType, optional: false, defaultValue: "Anonymous"),
-            attribute("age", .integer16AttributeType, defaultValue: 0),
-            attribute("birthday", .dateAttributeType),
-            attribute("photo", .binaryDataAttributeType),
-            attribute("active", .booleanAttributeType),
-            attribute("score", .doubleAttributeType),
-            attribute("identifier", .UUIDAttributeType),
-            attribute("homepage", .URIAttributeType),
-            attribute("balance", .decimalAttributeType),
-        ])
+        let person = entity(
+            "Person",
+            [
+                attribute("name", .stringAttributeType, optional: false, defaultValue: "Anonymous"),
+                attribute("age", .integer16AttributeType, defaultValue: 0),
+                attribute("birthday", .dateAttributeType),
+                attribute("photo", .binaryDataAttributeType),
+                attribute("active", .booleanAttributeType),
+                attribute("score", .doubleAttributeType),
+                attribute("identifier", .UUIDAttributeType),
+                attribute("homepage", .URIAttributeType),
+                attribute("balance", .decimalAttributeType),
+            ])
         let student = entity("Student", [attribute("school", .stringAttributeType)])
         person.subentities = [student]
         let tag = entity("Tag", [attribute("label", .stringAttributeType)])
@@ -33,7 +35,9 @@ enum CDToolFixture {
         let friends = relationship("friends", to: person, toMany: true)
         friends.inverseRelationship = friends
         person.properties.append(friends)
-        note.properties += [relationship("owner", to: person, toMany: false), relationship("links", to: tag, toMany: true)]
+        note.properties += [
+            relationship("owner", to: person, toMany: false), relationship("links", to: tag, toMany: true),
+        ]
         let model = NSManagedObjectModel()
         model.entities = [family, person, student, tag, note]
         return model
@@ -61,11 +65,15 @@ enum CDToolFixture {
             let red = insert("Tag", ["label": "red"])
             let blue = insert("Tag", ["label": "blue"])
             _ = insert("Tag", ["label": "green"])
-            let ann = insert("Person", [
-                "name": "Ann, \"the first\"", "age": Int16(41), "birthday": Date(timeIntervalSinceReferenceDate: 0),
-                "photo": Data([1, 2, 3]), "active": true, "score": 2.5, "identifier": UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!,
-                "homepage": URL(string: "https://example.com/ann")!, "balance": Decimal(string: "10.25")!, "family": smiths,
-            ])
+            let ann = insert(
+                "Person",
+                [
+                    "name": "Ann, \"the first\"", "age": Int16(41), "birthday": Date(timeIntervalSinceReferenceDate: 0),
+                    "photo": Data([1, 2, 3]), "active": true, "score": 2.5,
+                    "identifier": UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!,
+                    "homepage": URL(string: "https://example.com/ann")!, "balance": Decimal(string: "10.25")!,
+                    "family": smiths,
+                ])
             let bob = insert("Person", ["name": "Bob\nSmith", "age": Int16(12), "active": false, "family": smiths])
             _ = insert("Person", ["name": "Cy", "age": Int16(30)])
             let dee = insert("Student", ["name": "Dee", "age": Int16(19), "school": "MIT"])
@@ -89,7 +97,9 @@ enum CDToolFixture {
         return entity
     }
 
-    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) -> NSAttributeDescription {
+    static func attribute(
+        _ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil
+    ) -> NSAttributeDescription {
         let attribute = NSAttributeDescription()
         attribute.name = name
         attribute.attributeType = type
@@ -98,7 +108,9 @@ enum CDToolFixture {
         return attribute
     }
 
-    static func relationship(_ name: String, to destination: NSEntityDescription, toMany: Bool) -> NSRelationshipDescription {
+    static func relationship(
+        _ name: String, to destination: NSEntityDescription, toMany: Bool
+    ) -> NSRelationshipDescription {
         let relationship = NSRelationshipDescription()
         relationship.name = name
         relationship.destinationEntity = destination
@@ -107,7 +119,10 @@ enum CDToolFixture {
     }
 
     /// Adds a relationship and its inverse to two entities.
-    static func link(_ source: NSEntityDescription, _ name: String, toMany: Bool, _ destination: NSEntityDescription, _ inverseName: String, toMany inverseToMany: Bool, ordered: Bool = false) {
+    static func link(
+        _ source: NSEntityDescription, _ name: String, toMany: Bool, _ destination: NSEntityDescription,
+        _ inverseName: String, toMany inverseToMany: Bool, ordered: Bool = false
+    ) {
         let forward = relationship(name, to: destination, toMany: toMany)
         forward.isOrdered = ordered
         let inverse = relationship(inverseName, to: source, toMany: inverseToMany)

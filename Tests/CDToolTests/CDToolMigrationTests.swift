@@ -16,13 +16,18 @@ import Testing
 
     @Test func diffListsEveryChangeAndTheVerdict() throws {
         let text = ModelDiff.text(from: try version("Journal"), to: try version("Journal 4"))
-        for line in ["~ entity Author → Writer (renamed)", "- entity Draft", "+ entity Item", "parent entity: none → Item",
-                     "~ relationship places: renamed from location; to-one → to-many", "~ relationship tags: now ordered",
-                     "~ attribute text: renamed from body", "+ attribute wordCount (required)", "~ attribute label: now required",
-                     "uniqueness constraints: [] → [\"label\"]", "lightweight migration: can infer the mapping"] {
+        for line in [
+            "~ entity Author → Writer (renamed)", "- entity Draft", "+ entity Item", "parent entity: none → Item",
+            "~ relationship places: renamed from location; to-one → to-many", "~ relationship tags: now ordered",
+            "~ attribute text: renamed from body", "+ attribute wordCount (required)",
+            "~ attribute label: now required",
+            "uniqueness constraints: [] → [\"label\"]", "lightweight migration: can infer the mapping",
+        ] {
             #expect(text.contains(line), "missing: \(line)\n\(text)")
         }
-        #expect(ModelDiff.text(from: try version("Journal 2"), to: try version("Journal 2")).contains("lightweight migration: not needed"))
+        #expect(
+            ModelDiff.text(from: try version("Journal 2"), to: try version("Journal 2")).contains(
+                "lightweight migration: not needed"))
     }
 
     @Test func diffSaysWhyAMappingCannotBeInferred() throws {
@@ -37,7 +42,8 @@ import Testing
     }
 
     @Test func migrateBringsAStoreToTheCurrentVersionAndThenHasNothingToDo() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolMigrationTests-\(UUID().uuidString)/Journal.sqlite")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CDToolMigrationTests-\(UUID().uuidString)/Journal.sqlite")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try version("Journal"))
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
@@ -66,7 +72,8 @@ import Testing
     /// ../shared/fixtures), in a fresh folder.
     private func groceryStore() throws -> URL {
         let fixture = Self.appleStores.appendingPathComponent("gaoyve__GroceryDude__DefaultData_fw641/store.sqlite")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolMigrationTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CDToolMigrationTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: fixture, to: folder.appendingPathComponent("store.sqlite"))
         return folder.appendingPathComponent("store.sqlite")
@@ -80,13 +87,15 @@ import Testing
         // dropped every table.
         let url = try groceryStore()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let otherApp = Self.appleStores.appendingPathComponent("neolee__FailedBanksCD__FailedBanksCD/model/FailedBanksCD/FailedBanksCD.xcdatamodeld")
+        let otherApp = Self.appleStores.appendingPathComponent(
+            "neolee__FailedBanksCD__FailedBanksCD/model/FailedBanksCD/FailedBanksCD.xcdatamodeld")
         let before = try Data(contentsOf: url)
         #expect {
             _ = try StoreMigration.migrate(storeAt: url, modelAt: otherApp) { _ in }
         } throws: { error in
             let text = "\(error)"
-            return text.contains("399 rows of entity 'Item'") && text.contains("8 rows of entity 'Unit'") && text.contains("--allow-data-loss")
+            return text.contains("399 rows of entity 'Item'") && text.contains("8 rows of entity 'Unit'")
+                && text.contains("--allow-data-loss")
         }
         #expect(try Data(contentsOf: url) == before)
         let left = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
@@ -119,8 +128,10 @@ import Testing
 
     /// A version 1 store: Ada (with a note), and two customers, one without an email.
     private func makeStore() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolMappingMigrationTests-\(UUID().uuidString)/Contacts.sqlite")
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ModelFile.load(at: Self.contacts.appendingPathComponent("Contacts.xcdatamodel")))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CDToolMappingMigrationTests-\(UUID().uuidString)/Contacts.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(
+            managedObjectModel: try ModelFile.load(at: Self.contacts.appendingPathComponent("Contacts.xcdatamodel")))
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -132,7 +143,8 @@ import Testing
             note.setValue(ada, forKey: "author")
             let grace = NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context)
             grace.setValue("grace@example.com", forKey: "email")
-            NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context).setValue("No Mail", forKey: "fullName")
+            NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context).setValue(
+                "No Mail", forKey: "fullName")
             try context.save()
         }
         try coordinator.remove(store)
@@ -144,12 +156,15 @@ import Testing
     private func mapping(policy: String?, beside store: URL) throws -> URL {
         let folder = store.deletingLastPathComponent().appendingPathComponent("Plain.xcmappingmodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let xml = try String(contentsOf: Self.fixtures.appendingPathComponent("ContactsToContacts2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+        let xml = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("ContactsToContacts2.xcmappingmodel/xcmapping.xml"),
+            encoding: .utf8)
         let lines = xml.split(separator: "\n").map(String.init).compactMap { line in
             guard line.contains("migrationpolicyclassname") else { return line }
             return policy.map { line.replacingOccurrences(of: "OpenCoreDataTests.ContactNamePolicy", with: $0) }
         }
-        let text = lines.joined(separator: "\n").replacingOccurrences(of: "Contacts.xcdatamodeld/", with: Self.contacts.path + "/")
+        let text = lines.joined(separator: "\n").replacingOccurrences(
+            of: "Contacts.xcdatamodeld/", with: Self.contacts.path + "/")
         try Data(text.utf8).write(to: folder.appendingPathComponent("xcmapping.xml"))
         return folder
     }
@@ -159,7 +174,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let mapping = try mapping(policy: nil, beside: url)
         var fractions: [Double] = []
-        let outcome = try StoreMigration.migrate(storeAt: url, modelAt: Self.contacts, mappingAt: mapping) { fractions.append($0) }
+        let outcome = try StoreMigration.migrate(storeAt: url, modelAt: Self.contacts, mappingAt: mapping) {
+            fractions.append($0)
+        }
         #expect(outcome.sourceVersion == "version 'Contacts' with Plain.xcmappingmodel")
         #expect(fractions.last == 1)
         #expect(!FileManager.default.fileExists(atPath: url.path + ".migrating"))
@@ -172,7 +189,9 @@ import Testing
             #expect(contacts.count == 2, "the customer without an email is left out by the mapping's filter")
             #expect(contacts.compactMap { $0.value(forKey: "email") as? String } == ["grace@example.com"])
             let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
-            #expect((notes.first?.value(forKey: "author") as? NSManagedObject)?.value(forKey: "isCustomer") as? Bool == false)
+            #expect(
+                (notes.first?.value(forKey: "author") as? NSManagedObject)?.value(forKey: "isCustomer") as? Bool
+                    == false)
         }
     }
 
@@ -181,7 +200,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let before = try Data(contentsOf: url)
         #expect {
-            _ = try StoreMigration.migrate(storeAt: url, modelAt: Self.contacts, mappingAt: try mapping(policy: "Missing.SplitPolicy", beside: url)) { _ in }
+            _ = try StoreMigration.migrate(
+                storeAt: url, modelAt: Self.contacts, mappingAt: try mapping(policy: "Missing.SplitPolicy", beside: url)
+            ) { _ in }
         } throws: { error in
             "\(error)".contains("No NSEntityMigrationPolicy subclass named 'Missing.SplitPolicy'")
         }
@@ -191,12 +212,19 @@ import Testing
         try FileManager.default.copyItem(at: Self.contacts, to: edited)
         let current = edited.appendingPathComponent("Contacts 2.xcdatamodel/contents")
         let contents = try String(contentsOf: current, encoding: .utf8)
-            .replacingOccurrences(of: #"<attribute name="lastName""#, with: #"<attribute name="nickname" optional="YES" attributeType="String"/><attribute name="lastName""#)
+            .replacingOccurrences(
+                of: #"<attribute name="lastName""#,
+                with: #"<attribute name="nickname" optional="YES" attributeType="String"/><attribute name="lastName""#)
         try Data(contents.utf8).write(to: current)
         #expect {
-            _ = try StoreMigration.migrate(storeAt: url, modelAt: edited, mappingAt: Self.fixtures.appendingPathComponent("Compiled/ContactsToContacts2.cdm")) { _ in }
+            _ = try StoreMigration.migrate(
+                storeAt: url, modelAt: edited,
+                mappingAt: Self.fixtures.appendingPathComponent("Compiled/ContactsToContacts2.cdm")
+            ) { _ in }
         } throws: { error in
-            "\(error)".contains("ContactsToContacts2.cdm does not map to the model's current version: its entity mapping 'PersonToContact' was made for another version of Contact")
+            "\(error)".contains(
+                "ContactsToContacts2.cdm does not map to the model's current version: its entity mapping 'PersonToContact' was made for another version of Contact"
+            )
         }
         #expect(try Data(contentsOf: url) == before)
     }

@@ -14,7 +14,8 @@ import Testing
     /// place of the model OpenCoreData cached.
     private func store(cache: Data) throws -> URL {
         let model = try NSManagedObjectModel.load(contentsOf: Self.compiled.appendingPathComponent("Library.mom"))
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolModelCacheTests-\(UUID().uuidString)/Library.sqlite")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CDToolModelCacheTests-\(UUID().uuidString)/Library.sqlite")
         let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
         container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
         var failure: Error?
@@ -53,7 +54,9 @@ import Testing
         let url = try store(cache: Data([0x01, 0x02, 0x03]))
         let inspection = try StoreInspection.inspect(storeAt: url, model: nil)
         guard case let .tablesAfterUnreadableCache(reason)? = inspection.inferredModelSource else {
-            Issue.record("expected the tables after an unreadable cache, got \(String(describing: inspection.inferredModelSource))")
+            Issue.record(
+                "expected the tables after an unreadable cache, got \(String(describing: inspection.inferredModelSource))"
+            )
             return
         }
         #expect(reason.contains("Z_MODELCACHE"))
@@ -64,11 +67,13 @@ import Testing
     @Test func aStoreCoreDataWroteIsReadWithTheModelItCached() throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../shared/fixtures/apple-stores/objcio__core-data__Moody").standardized
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CDToolModelCacheTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CDToolModelCacheTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for name in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"] {
-            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: fixture.appendingPathComponent(name), to: folder.appendingPathComponent(name))
         }
         let url = folder.appendingPathComponent("store.sqlite")
         let inspection = try StoreInspection.inspect(storeAt: url, model: nil)
@@ -81,6 +86,8 @@ import Testing
         try dump.run(output: { output += $0 }, progress: { _ in })
         let moods = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
         #expect(moods.count == 4)
-        #expect(moods.allSatisfy { $0["remoteIdentifier"] != nil }, "the cached model's names, not the tables' lower-cased ones")
+        #expect(
+            moods.allSatisfy { $0["remoteIdentifier"] != nil },
+            "the cached model's names, not the tables' lower-cased ones")
     }
 }

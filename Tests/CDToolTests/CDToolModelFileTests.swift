@@ -11,11 +11,17 @@ import Testing
         #expect(model.problemsPreventingUse.isEmpty)
         let text = ModelDescription.text(of: model)
         #expect(text.hasPrefix("3 entities\n"))
-        #expect(text.contains("entity Item (class Item)\n  version hash \(model.entitiesByName["Item"]!.versionHash.base64EncodedString())\n"))
+        #expect(
+            text.contains(
+                "entity Item (class Item)\n  version hash \(model.entitiesByName["Item"]!.versionHash.base64EncodedString())\n"
+            ))
         #expect(text.contains("  attribute title: String, required, default \"Untitled\"\n"))
         #expect(text.contains("  attribute count: Integer 32, optional, default 0\n"))
         #expect(text.contains("  attribute titleKey: String, derived from lowercase:(title), optional"))
-        #expect(text.contains("  relationship items: to-many ordered Item, inverse shelf, delete rule cascade, optional, count 0…∞\n"))
+        #expect(
+            text.contains(
+                "  relationship items: to-many ordered Item, inverse shelf, delete rule cascade, optional, count 0…∞\n")
+        )
         #expect(text.contains("  fetched property cheapItems: Item where shelf == $FETCH_SOURCE AND price < 10\n"))
     }
 
@@ -35,22 +41,29 @@ import Testing
     @Test func codegenFollowsXcodesSettingsOnlyWhenAsked() throws {
         let model = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Catalog.xcdatamodeld"))
         var generator = CodeGenerator()
-        #expect(try generator.files(for: model).map(\.name) == [
-            "Archive+CoreDataClass.swift", "Archive+CoreDataProperties.swift",
-            "Item+CoreDataClass.swift", "Item+CoreDataProperties.swift",
-            "Shelf+CoreDataClass.swift", "Shelf+CoreDataProperties.swift",
-        ])
+        #expect(
+            try generator.files(for: model).map(\.name) == [
+                "Archive+CoreDataClass.swift", "Archive+CoreDataProperties.swift",
+                "Item+CoreDataClass.swift", "Item+CoreDataProperties.swift",
+                "Shelf+CoreDataClass.swift", "Shelf+CoreDataProperties.swift",
+            ])
         let item = try #require(try generator.files(for: model).first { $0.name == "Item+CoreDataProperties.swift" })
         #expect(item.contents.contains("    @Managed public var count: Int32\n"))
         #expect(item.contents.contains("    @Managed public var price: NSNumber?\n"))
         #expect(item.contents.contains("    @Managed public var shelf: Shelf?\n"))
         let shelf = try #require(try generator.files(for: model).first { $0.name == "Shelf+CoreDataProperties.swift" })
         #expect(shelf.contents.contains("    @Managed public var items: NSOrderedSet?\n"))
-        #expect(shelf.contents.contains("    public var cheapItems: [NSManagedObject]? { value(forKey: \"cheapItems\") as? [NSManagedObject] }\n"))
+        #expect(
+            shelf.contents.contains(
+                "    public var cheapItems: [NSManagedObject]? { value(forKey: \"cheapItems\") as? [NSManagedObject] }\n"
+            ))
 
         generator.followsCodegenSetting = true
         // Item is "class", Shelf "category", Archive manual.
-        #expect(try generator.files(for: model).map(\.name) == ["Item+CoreDataClass.swift", "Item+CoreDataProperties.swift", "Shelf+CoreDataProperties.swift"])
+        #expect(
+            try generator.files(for: model).map(\.name) == [
+                "Item+CoreDataClass.swift", "Item+CoreDataProperties.swift", "Shelf+CoreDataProperties.swift",
+            ])
         let single = try generator.singleFile(named: "Catalog+CoreDataClasses.swift", for: model).contents
         #expect(single.contains("public class Item: NSManagedObject {"))
         #expect(!single.contains("public class Shelf"))

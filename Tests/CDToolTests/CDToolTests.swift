@@ -12,11 +12,18 @@ import Testing
         #expect(text.contains("entity Student : Person (class NSManagedObject)"))
         #expect(text.contains("  attribute name: String, required, default \"Anonymous\"\n"))
         #expect(text.contains("  attribute age: Integer 16, optional, default 0\n"))
-        #expect(text.contains("  relationship family: to-one Family, inverse members, delete rule nullify, optional, count 0…1\n"))
-        #expect(text.contains("  relationship tags: to-many ordered Tag, inverse people, delete rule nullify, optional, count 0…∞\n"))
+        #expect(
+            text.contains(
+                "  relationship family: to-one Family, inverse members, delete rule nullify, optional, count 0…1\n"))
+        #expect(
+            text.contains(
+                "  relationship tags: to-many ordered Tag, inverse people, delete rule nullify, optional, count 0…∞\n"))
         #expect(text.contains("  relationship owner: to-one Person, inverse none,"))
         let person = try #require(model.entitiesByName["Person"])
-        #expect(text.contains("entity Person (class NSManagedObject, subentities Student)\n  version hash \(person.versionHash.base64EncodedString())\n"))
+        #expect(
+            text.contains(
+                "entity Person (class NSManagedObject, subentities Student)\n  version hash \(person.versionHash.base64EncodedString())\n"
+            ))
         #expect(model.problemsPreventingUse.isEmpty)
     }
 
@@ -78,14 +85,19 @@ import Testing
         #expect(compatibility.differing == ["Person", "Student"])
         #expect(compatibility.missingFromStore == ["Extra"])
         #expect(compatibility.missingFromModel == ["Note"])
-        #expect(inspection.text.contains("model: NOT compatible with the store\n  version hashes differ: Person, Student\n  not in the store: Extra\n  not in the model: Note\n"))
+        #expect(
+            inspection.text.contains(
+                "model: NOT compatible with the store\n  version hashes differ: Person, Student\n  not in the store: Extra\n  not in the model: Note\n"
+            ))
     }
 
     @Test func inspectRejectsBadFilesWithOneLine() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cdtool-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let missing = directory.appendingPathComponent("missing.sqlite")
-        #expect(throws: CDToolError("No store file at \(missing.path)")) { try StoreInspection.inspect(storeAt: missing, model: nil) }
+        #expect(throws: CDToolError("No store file at \(missing.path)")) {
+            try StoreInspection.inspect(storeAt: missing, model: nil)
+        }
 
         let text = directory.appendingPathComponent("text.sqlite")
         try Data("not a database at all, just text that is long enough to have a header".utf8).write(to: text)
@@ -123,17 +135,24 @@ import Testing
             "identifier": .binaryDataAttributeType, "homepage": .stringAttributeType, "balance": .decimalAttributeType,
         ]
         let person = try #require(inferred.entitiesByName["Person"])
-        let own = Dictionary(uniqueKeysWithValues: person.properties.compactMap { $0 as? NSAttributeDescription }.map { ($0.name, $0.attributeType) })
+        let own = Dictionary(
+            uniqueKeysWithValues: person.properties.compactMap { $0 as? NSAttributeDescription }.map {
+                ($0.name, $0.attributeType)
+            })
         #expect(own == expected)
         // Every attribute of the original model is there, lower-cased, on its own entity.
         for entity in model.entities {
             let inferredEntity = try #require(inferred.entitiesByName[entity.name!])
-            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription }) where attribute.entity === entity {
+            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription })
+            where attribute.entity === entity {
                 let match = inferredEntity.attributesByName[attribute.name.lowercased()]
                 #expect(match?.entity === inferredEntity, "\(entity.name!).\(attribute.name)")
             }
         }
-        #expect(inferred.entitiesByName["Student"]?.properties.filter { $0.entity?.name == "Student" }.map(\.name) == ["school"])
+        #expect(
+            inferred.entitiesByName["Student"]?.properties.filter { $0.entity?.name == "Student" }.map(\.name) == [
+                "school"
+            ])
     }
 
     @Test func relationshipsComeFromKeysJoinTablesAndHiddenColumns() throws {
@@ -170,7 +189,8 @@ import Testing
     }
 
     @Test func refusesFilesThatAreNotStores() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cdtool-infer-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cdtool-infer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let missing = directory.appendingPathComponent("none.sqlite")
         #expect(throws: NSError.self) { try NSManagedObjectModel.inferred(fromStoreAt: missing) }
@@ -184,8 +204,11 @@ import Testing
         let (url, _) = try CDToolFixture.makeStore()
         func open(_ model: NSManagedObjectModel, ignoring: Bool) throws {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            let options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: true, NSIgnorePersistentStoreVersioningOption: ignoring]
-            let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            let options: [AnyHashable: Any] = [
+                NSReadOnlyPersistentStoreOption: true, NSIgnorePersistentStoreVersioningOption: ignoring,
+            ]
+            let store = try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
             try coordinator.remove(store)
         }
         // Same layout, other hashes: only the option lets it open.

@@ -11,7 +11,10 @@ import Testing
         geo.elements = [CDToolFixture.attribute("lat", .doubleAttributeType)]
         let address = NSCompositeAttributeDescription()
         address.name = "address"
-        address.elements = [CDToolFixture.attribute("street", .stringAttributeType, optional: false), CDToolFixture.attribute("zip", .integer32AttributeType), geo]
+        address.elements = [
+            CDToolFixture.attribute("street", .stringAttributeType, optional: false),
+            CDToolFixture.attribute("zip", .integer32AttributeType), geo,
+        ]
         let place = CDToolFixture.entity("Place", [CDToolFixture.attribute("name", .stringAttributeType), address])
         let model = NSManagedObjectModel()
         model.entities = [place]
@@ -20,7 +23,10 @@ import Testing
 
     @Test func theModelDescriptionListsTheElements() {
         let text = ModelDescription.text(of: Self.model())
-        #expect(text.contains("  attribute address: Composite, optional\n    element street: String, required\n    element zip: Integer 32, optional\n    element geo: Composite, optional\n      element lat: Double, optional\n"), "\(text)")
+        #expect(
+            text.contains(
+                "  attribute address: Composite, optional\n    element street: String, required\n    element zip: Integer 32, optional\n    element geo: Composite, optional\n      element lat: Double, optional\n"
+            ), "\(text)")
     }
 
     @Test func codegenDeclaresADictionary() throws {
@@ -30,7 +36,8 @@ import Testing
     }
 
     @Test func dumpWritesTheDictionary() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CompositeCDTool-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CompositeCDTool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Places.sqlite")

@@ -33,8 +33,11 @@ public final class BookshelfStack {
     }
 
     /// The compiled model, as every client of the library loads it.
-    public static func model(named name: String = "Bookshelf", in bundle: Bundle? = nil) throws -> NSManagedObjectModel {
-        guard let url = (bundle ?? .module).url(forResource: name, withExtension: "momd") else { throw StackError.modelNotFound(name) }
+    public static func model(named name: String = "Bookshelf", in bundle: Bundle? = nil) throws -> NSManagedObjectModel
+    {
+        guard let url = (bundle ?? .module).url(forResource: name, withExtension: "momd") else {
+            throw StackError.modelNotFound(name)
+        }
         guard let model = NSManagedObjectModel(contentsOf: url) else { throw StackError.modelUnreadable(url) }
         return model
     }
@@ -45,15 +48,20 @@ public final class BookshelfStack {
 
     public init(kind: StoreKind, model: NSManagedObjectModel? = nil) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: try model ?? Self.model())
-        let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true,
-                                           NSInferMappingModelAutomaticallyOption: true]
+        let options: [AnyHashable: Any] = [
+            NSMigratePersistentStoresAutomaticallyOption: true,
+            NSInferMappingModelAutomaticallyOption: true,
+        ]
         switch kind {
         case .sqlite(let url):
-            store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            store = try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         case .inMemory:
-            store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+            store = try coordinator.addPersistentStore(
+                ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         case .binary(let url):
-            store = try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url, options: options)
+            store = try coordinator.addPersistentStore(
+                ofType: NSBinaryStoreType, configurationName: nil, at: url, options: options)
         }
         mainContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         mainContext.persistentStoreCoordinator = coordinator
@@ -78,8 +86,9 @@ public final class BookshelfStack {
     public func booksByInitial() throws -> NSFetchedResultsController<Volume> {
         let request: NSFetchRequest<Volume> = Volume.fetchRequest()
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: mainContext,
-                                                    sectionNameKeyPath: "titleInitial", cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: mainContext,
+            sectionNameKeyPath: "titleInitial", cacheName: nil)
         try controller.performFetch()
         return controller
     }

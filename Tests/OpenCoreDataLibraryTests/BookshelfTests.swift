@@ -28,9 +28,11 @@ final class BookshelfTests: XCTestCase {
             let calvino = Writer(context: context)
             calvino.name = "Italo Calvino"
             calvino.born = 1923
-            for (title, pages, writer, read) in [("The Dispossessed", 387, le, true), ("A Wizard of Earthsea", 183, le, false),
-                                                 ("The Lathe of Heaven", 184, le, true), ("Invisible Cities", 165, calvino, false),
-                                                 ("If on a winter's night a traveler", 260, calvino, false)] {
+            for (title, pages, writer, read) in [
+                ("The Dispossessed", 387, le, true), ("A Wizard of Earthsea", 183, le, false),
+                ("The Lathe of Heaven", 184, le, true), ("Invisible Cities", 165, calvino, false),
+                ("If on a winter's night a traveler", 260, calvino, false),
+            ] {
                 let volume = Volume(context: context)
                 volume.title = title
                 volume.pages = Int32(pages)
@@ -65,27 +67,40 @@ final class BookshelfTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path))
         // What the compiler wrote is the model the source describes.
         let source = try XCTUnwrap(Bundle.module.url(forResource: "Bookshelf", withExtension: "xcdatamodeld"))
-        XCTAssertEqual(NSManagedObjectModel(contentsOf: source)?.entityVersionHashesByName, model.entityVersionHashesByName)
+        XCTAssertEqual(
+            NSManagedObjectModel(contentsOf: source)?.entityVersionHashesByName, model.entityVersionHashesByName)
     }
 
     // MARK: Every store type the library offers
 
     func testEveryStoreTypeSavesFetchesAndCounts() throws {
-        for kind: BookshelfStack.StoreKind in [.sqlite(directory.appendingPathComponent("Shelf.sqlite")), .inMemory,
-                                               .binary(directory.appendingPathComponent("Shelf.binary"))] {
+        for kind: BookshelfStack.StoreKind in [
+            .sqlite(directory.appendingPathComponent("Shelf.sqlite")), .inMemory,
+            .binary(directory.appendingPathComponent("Shelf.binary")),
+        ] {
             let stack = try BookshelfStack(kind: kind)
             try seed(stack)
-            XCTAssertEqual(try titles(stack, "pages > %d", 180), ["A Wizard of Earthsea", "If on a winter's night a traveler",
-                                                                   "The Dispossessed", "The Lathe of Heaven"], "\(kind)")
-            XCTAssertEqual(try titles(stack, "author.born < 1925 AND isRead == NO"), ["If on a winter's night a traveler", "Invisible Cities"], "\(kind)")
-            let unread = try XCTUnwrap(stack.coordinator.managedObjectModel.fetchRequestTemplate(forName: "UnreadVolumes"))
-            XCTAssertEqual(try stack.mainContext.performAndWait { try stack.mainContext.count(for: unread) }, 3, "\(kind)")
+            XCTAssertEqual(
+                try titles(stack, "pages > %d", 180),
+                [
+                    "A Wizard of Earthsea", "If on a winter's night a traveler",
+                    "The Dispossessed", "The Lathe of Heaven",
+                ], "\(kind)")
+            XCTAssertEqual(
+                try titles(stack, "author.born < 1925 AND isRead == NO"),
+                ["If on a winter's night a traveler", "Invisible Cities"], "\(kind)")
+            let unread = try XCTUnwrap(
+                stack.coordinator.managedObjectModel.fetchRequestTemplate(forName: "UnreadVolumes"))
+            XCTAssertEqual(
+                try stack.mainContext.performAndWait { try stack.mainContext.count(for: unread) }, 3, "\(kind)")
         }
     }
 
     func testFileStoresKeepTheirObjectsAcrossLaunches() throws {
-        for kind: BookshelfStack.StoreKind in [.sqlite(directory.appendingPathComponent("Kept.sqlite")),
-                                               .binary(directory.appendingPathComponent("Kept.binary"))] {
+        for kind: BookshelfStack.StoreKind in [
+            .sqlite(directory.appendingPathComponent("Kept.sqlite")),
+            .binary(directory.appendingPathComponent("Kept.binary")),
+        ] {
             try seed(try BookshelfStack(kind: kind))
             let relaunched = try BookshelfStack(kind: kind)
             let writers: NSFetchRequest<Writer> = Writer.fetchRequest()
@@ -106,7 +121,9 @@ final class BookshelfTests: XCTestCase {
             try child.save()
         }
         try stack.save()
-        XCTAssertEqual(try titles(BookshelfStack(kind: .binary(directory.appendingPathComponent("Child.binary"))), "pages == 264"), ["Kindred"])
+        XCTAssertEqual(
+            try titles(BookshelfStack(kind: .binary(directory.appendingPathComponent("Child.binary"))), "pages == 264"),
+            ["Kindred"])
     }
 
     func testAStoreOfTheFirstVersionMigrates() throws {
@@ -135,8 +152,10 @@ final class BookshelfTests: XCTestCase {
         let volume = try XCTUnwrap(controller.fetchedObjects?.first)
         XCTAssertEqual(volume.value(forKey: "titleInitial") as? String, "A")
         // Sorting fetched objects in memory by the computed key, as clients do.
-        let sorted = (controller.fetchedObjects! as NSArray).sortedArray(using: [NSSortDescriptor(key: "titleInitial", ascending: false),
-                                                                                 NSSortDescriptor(key: "pages", ascending: true)])
+        let sorted = (controller.fetchedObjects! as NSArray).sortedArray(using: [
+            NSSortDescriptor(key: "titleInitial", ascending: false),
+            NSSortDescriptor(key: "pages", ascending: true),
+        ])
         XCTAssertEqual((sorted as! [Volume]).map(\.pages), [184, 387, 165, 260, 183])
     }
 

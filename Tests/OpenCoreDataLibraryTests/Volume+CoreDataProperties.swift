@@ -8,7 +8,6 @@
 import Foundation
 import OpenCoreData
 
-
 extension Volume {
 
     @nonobjc public class func fetchRequest() -> NSFetchRequest<Volume> {
@@ -24,6 +23,6 @@ extension Volume {
 
 }
 
-extension Volume : Identifiable {
+extension Volume: Identifiable {
 
 }

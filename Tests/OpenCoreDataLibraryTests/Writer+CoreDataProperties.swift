@@ -9,7 +9,6 @@
 import Foundation
 import OpenCoreData
 
-
 extension Writer {
 
     @nonobjc public class func fetchRequest() -> NSFetchRequest<Writer> {
@@ -22,6 +21,6 @@ extension Writer {
 
 }
 
-extension Writer : Identifiable {
+extension Writer: Identifiable {
 
 }

@@ -14,16 +14,16 @@ final class KeyValueCodedMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            final class Person: NSManagedObject {
-                var firstInitial: String { "A" }
+                final class Person: NSManagedObject {
+                    var firstInitial: String { "A" }
 
-                enum __KeyValueCoded_firstInitial: KeyValueCodedKeyPath {
-                    static var keyPath: AnyKeyPath {
-                        \\Person.firstInitial
+                    enum __KeyValueCoded_firstInitial: KeyValueCodedKeyPath {
+                        static var keyPath: AnyKeyPath {
+                            \\Person.firstInitial
+                        }
                     }
                 }
-            }
-            """,
+                """,
             macros: macros
         )
     }
@@ -36,16 +36,16 @@ final class KeyValueCodedMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            extension Library.Book {
-                func summary() -> String { "" }
+                extension Library.Book {
+                    func summary() -> String { "" }
 
-                enum __KeyValueCoded_summary: KeyValueCodedProperty {
-                    static func value(of object: Any) -> Any? {
-                        (object as? Library.Book)?.summary()
+                    enum __KeyValueCoded_summary: KeyValueCodedProperty {
+                        static func value(of object: Any) -> Any? {
+                            (object as? Library.Book)?.summary()
+                        }
                     }
                 }
-            }
-            """,
+                """,
             macros: macros
         )
     }
@@ -58,16 +58,16 @@ final class KeyValueCodedMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            struct Place {
-                var café: Int { 1 }
+                struct Place {
+                    var café: Int { 1 }
 
-                enum __KeyValueCoded_x63_61_66_c3_a9: KeyValueCodedKeyPath {
-                    static var keyPath: AnyKeyPath {
-                        \\Place.café
+                    enum __KeyValueCoded_x63_61_66_c3_a9: KeyValueCodedKeyPath {
+                        static var keyPath: AnyKeyPath {
+                            \\Place.café
+                        }
                     }
                 }
-            }
-            """,
+                """,
             macros: macros
         )
     }
@@ -81,14 +81,20 @@ final class KeyValueCodedMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            final class Person {
-                static var count: Int { 0 }
-                func greet(_ name: String) -> String { name }
-            }
-            """,
+                final class Person {
+                    static var count: Int { 0 }
+                    func greet(_ name: String) -> String { name }
+                }
+                """,
             diagnostics: [
-                DiagnosticSpec(message: "@KeyValueCoded applies to instance properties; key-value coding reads an object's own values", line: 2, column: 5),
-                DiagnosticSpec(message: "@KeyValueCoded applies to instance methods without parameters that return a value and neither throw nor are async", line: 3, column: 5),
+                DiagnosticSpec(
+                    message:
+                        "@KeyValueCoded applies to instance properties; key-value coding reads an object's own values",
+                    line: 2, column: 5),
+                DiagnosticSpec(
+                    message:
+                        "@KeyValueCoded applies to instance methods without parameters that return a value and neither throw nor are async",
+                    line: 3, column: 5),
             ],
             macros: macros
         )
@@ -100,9 +106,12 @@ final class KeyValueCodedMacroTests: XCTestCase {
             @KeyValueCoded var loose: Int { 0 }
             """,
             expandedSource: """
-            var loose: Int { 0 }
-            """,
-            diagnostics: [DiagnosticSpec(message: "@KeyValueCoded applies to members of a class, struct or extension", line: 1, column: 1)],
+                var loose: Int { 0 }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@KeyValueCoded applies to members of a class, struct or extension", line: 1, column: 1)
+            ],
             macros: macros
         )
     }

@@ -14,27 +14,27 @@ final class ModelMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            final class Trip {
-                var name: String {
-                    @storageRestrictions(accesses: _$backingData, initializes: _name)
-                    init(initialValue) {
-                        _$backingData._initialize(initialValue, at: 1)
-                        _name = OpenSwiftData._SwiftDataNoType()
-                    }
-                    get {
-                        _$access(\\.name)
-                        return _$backingData._value(at: 1)
-                    }
-                    set {
-                        _$withMutation(\\.name) {
-                            _$backingData._setValue(newValue, at: 1)
+                final class Trip {
+                    var name: String {
+                        @storageRestrictions(accesses: _$backingData, initializes: _name)
+                        init(initialValue) {
+                            _$backingData._initialize(initialValue, at: 1)
+                            _name = OpenSwiftData._SwiftDataNoType()
+                        }
+                        get {
+                            _$access(\\.name)
+                            return _$backingData._value(at: 1)
+                        }
+                        set {
+                            _$withMutation(\\.name) {
+                                _$backingData._setValue(newValue, at: 1)
+                            }
                         }
                     }
-                }
 
-                private var _name: OpenSwiftData._SwiftDataNoType
-            }
-            """,
+                    private var _name: OpenSwiftData._SwiftDataNoType
+                }
+                """,
             macros: macros
         )
     }
@@ -47,10 +47,10 @@ final class ModelMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            struct Trip {
-                var name: String
-            }
-            """,
+                struct Trip {
+                    var name: String
+                }
+                """,
             diagnostics: [DiagnosticSpec(message: "@Model applies to classes", line: 1, column: 1)],
             macros: macros
         )
@@ -64,11 +64,16 @@ final class ModelMacroTests: XCTestCase {
             }
             """,
             expandedSource: """
-            final class Trip {
-                var name: String { didSet { print(name) } }
-            }
-            """,
-            diagnostics: [DiagnosticSpec(message: "@Model does not support willSet/didSet on persisted property 'name'; mark it @Transient or observe the model instead", line: 1, column: 1)],
+                final class Trip {
+                    var name: String { didSet { print(name) } }
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "@Model does not support willSet/didSet on persisted property 'name'; mark it @Transient or observe the model instead",
+                    line: 1, column: 1)
+            ],
             macros: macros
         )
     }

@@ -12,7 +12,9 @@ final class CompiledModelResourceTests: XCTestCase {
     }
 
     func testTheMomdIsAResourceAndLoadsAsTheSourceModel() throws {
-        let url = try XCTUnwrap(Bundle.module.url(forResource: "Model", withExtension: "momd"), "the plugin's Model.momd is not among the resources")
+        let url = try XCTUnwrap(
+            Bundle.module.url(forResource: "Model", withExtension: "momd"),
+            "the plugin's Model.momd is not among the resources")
         let model = try XCTUnwrap(NSManagedObjectModel(contentsOf: url))
         let source = try XCTUnwrap(NSManagedObjectModel(contentsOf: try sourceBundle()))
         XCTAssertEqual(model.entities.map { $0.name }, source.entities.map { $0.name })
@@ -20,7 +22,9 @@ final class CompiledModelResourceTests: XCTestCase {
         XCTAssertEqual(model.entityVersionHashesByName, source.entityVersionHashesByName)
         for entity in source.entities {
             let compiled = try XCTUnwrap(model.entitiesByName[entity.name ?? ""])
-            XCTAssertEqual(Set(compiled.propertiesByName.keys), Set(entity.propertiesByName.keys), "properties of \(entity.name ?? "")")
+            XCTAssertEqual(
+                Set(compiled.propertiesByName.keys), Set(entity.propertiesByName.keys),
+                "properties of \(entity.name ?? "")")
         }
     }
 
@@ -28,7 +32,9 @@ final class CompiledModelResourceTests: XCTestCase {
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Model", withExtension: "momd"))
         let files = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
         XCTAssertEqual(files, ["Library 2.mom", "Library.mom", "VersionInfo.plist"])
-        let info = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any])
+        let info = try XCTUnwrap(
+            PropertyListSerialization.propertyList(
+                from: Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any])
         XCTAssertEqual(info["NSManagedObjectModel_CurrentVersionName"] as? String, "Library 2")
         let versions = try NSManagedObjectModel.versions(in: url)
         let sources = try NSManagedObjectModel.versions(in: try sourceBundle())
@@ -38,14 +44,18 @@ final class CompiledModelResourceTests: XCTestCase {
         for name in sources.versionNames {
             let expected = try XCTUnwrap(sources.modelsByVersionName[name]).entityVersionHashesByName
             XCTAssertEqual(versions.modelsByVersionName[name]?.entityVersionHashesByName, expected, "version \(name)")
-            XCTAssertEqual((hashes[name] as? [String: Any])?.compactMapValues { $0 as? Data }, expected, "VersionInfo.plist hashes of \(name)")
+            XCTAssertEqual(
+                (hashes[name] as? [String: Any])?.compactMapValues { $0 as? Data }, expected,
+                "VersionInfo.plist hashes of \(name)")
         }
     }
 
     func testALoneModelCompilesToAMom() throws {
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Single", withExtension: "mom"))
         let model = try XCTUnwrap(NSManagedObjectModel(contentsOf: url))
-        let source = try XCTUnwrap(NSManagedObjectModel(contentsOf: try XCTUnwrap(Bundle.module.url(forResource: "Single", withExtension: "xcdatamodel"))))
+        let source = try XCTUnwrap(
+            NSManagedObjectModel(
+                contentsOf: try XCTUnwrap(Bundle.module.url(forResource: "Single", withExtension: "xcdatamodel"))))
         XCTAssertEqual(model.entityVersionHashesByName, source.entityVersionHashesByName)
     }
 
@@ -58,7 +68,8 @@ final class CompiledModelResourceTests: XCTestCase {
         var loadError: Error?
         container.loadPersistentStores { _, error in loadError = error }
         XCTAssertNil(loadError)
-        let book = NSManagedObject(entity: try XCTUnwrap(model.entitiesByName["Book"]), insertInto: container.viewContext)
+        let book = NSManagedObject(
+            entity: try XCTUnwrap(model.entitiesByName["Book"]), insertInto: container.viewContext)
         book.setValue("Dune", forKey: "title")
         try container.viewContext.save()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Book")

@@ -9,7 +9,6 @@
 import Foundation
 import OpenCoreData
 
-
 extension Folder {
 
     @nonobjc public class func fetchRequest() -> NSFetchRequest<Folder> {
@@ -22,6 +21,6 @@ extension Folder {
 
 }
 
-extension Folder : Identifiable {
+extension Folder: Identifiable {
 
 }

@@ -8,7 +8,6 @@
 import Foundation
 import OpenCoreData
 
-
 extension Note {
 
     @nonobjc public class func fetchRequest() -> NSFetchRequest<Note> {
@@ -25,6 +24,6 @@ extension Note {
 
 }
 
-extension Note : Identifiable {
+extension Note: Identifiable {
 
 }

@@ -41,7 +41,8 @@ final class NotesTests: XCTestCase {
         XCTAssertTrue(NotesContainer.defaultDirectoryURL().path.hasSuffix("NotesStores"))
 
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Notes", withExtension: "xcdatamodeld"))
-        XCTAssertEqual(NSManagedObjectModel(contentsOf: url), NSManagedObjectModel(contentsOf: url), "models compare by content")
+        XCTAssertEqual(
+            NSManagedObjectModel(contentsOf: url), NSManagedObjectModel(contentsOf: url), "models compare by content")
         XCTAssertEqual(NSManagedObjectModel(contentsOf: url), model)
     }
 
@@ -92,7 +93,8 @@ final class NotesTests: XCTestCase {
         ids.resultType = .managedObjectIDResultType
         XCTAssertEqual(try context.fetch(ids).count, 3)
 
-        let pinned = try XCTUnwrap(persistence.container.managedObjectModel.fetchRequestTemplate(forName: "PinnedNotes"))
+        let pinned = try XCTUnwrap(
+            persistence.container.managedObjectModel.fetchRequestTemplate(forName: "PinnedNotes"))
         XCTAssertEqual(try context.fetch(pinned).count, 2)
     }
 
@@ -110,7 +112,8 @@ final class NotesTests: XCTestCase {
         XCTAssertNil(first.folder)
         context.delete(folder)
         try persistence.saveIfNeeded()
-        XCTAssertEqual(try context.fetch(Note.fetchRequest()).map(\.title), ["first"], "deleting a folder deletes its notes")
+        XCTAssertEqual(
+            try context.fetch(Note.fetchRequest()).map(\.title), ["first"], "deleting a folder deletes its notes")
     }
 
     func testBackgroundSavesReachTheViewContext() throws {

@@ -13,8 +13,10 @@ final class CodableAttributeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("landmarks.store")
         do {
-            let context = ModelContext(try ModelContainer(for: Landmark.self, configurations: ModelConfiguration(url: url)))
-            let tower = Landmark(name: "Tower", coordinates: Coordinates(latitude: 48.86, longitude: 2.29, label: "Paris"))
+            let context = ModelContext(
+                try ModelContainer(for: Landmark.self, configurations: ModelConfiguration(url: url)))
+            let tower = Landmark(
+                name: "Tower", coordinates: Coordinates(latitude: 48.86, longitude: 2.29, label: "Paris"))
             tower.tags = ["iron", "tall"]
             context.insert(tower)
             context.insert(Landmark(name: "Pole", coordinates: Coordinates(latitude: 90, longitude: 0, label: nil)))
@@ -31,7 +33,8 @@ final class CodableAttributeTests: XCTestCase {
         XCTAssertEqual(tower.tags, ["iron", "tall"])
         tower.coordinates.label = "Paris, France"
         try context.save()
-        let relabeled = try ModelContext(context.container).fetch(FetchDescriptor<Landmark>(predicate: #Predicate { $0.coordinates.label == "Paris, France" }))
+        let relabeled = try ModelContext(context.container).fetch(
+            FetchDescriptor<Landmark>(predicate: #Predicate { $0.coordinates.label == "Paris, France" }))
         XCTAssertEqual(relabeled.map(\.name), ["Tower"])
     }
 }

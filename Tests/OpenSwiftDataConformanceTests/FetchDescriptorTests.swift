@@ -17,7 +17,8 @@ final class FetchDescriptorTests: XCTestCase {
         }
         try context.save()
         let reader = ModelContext(container)
-        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.budget >= 200 }, sortBy: [SortDescriptor(\.budget, order: .reverse)])
+        let descriptor = FetchDescriptor<Trip>(
+            predicate: #Predicate { $0.budget >= 200 }, sortBy: [SortDescriptor(\.budget, order: .reverse)])
         let results = try reader.fetch(descriptor, batchSize: 2)
         XCTAssertEqual(results.count, 5)
         XCTAssertEqual(results.map(\.name), ["Trip 6", "Trip 5", "Trip 4", "Trip 3", "Trip 2"])
@@ -47,7 +48,8 @@ final class FetchDescriptorTests: XCTestCase {
     func testEnumConstantsAndCapturedValues() throws {
         let context = try seeded()
         let business = TripKind.business
-        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.kind == business }, sortBy: [SortDescriptor(\.name)])
+        let descriptor = FetchDescriptor<Trip>(
+            predicate: #Predicate { $0.kind == business }, sortBy: [SortDescriptor(\.name)])
         XCTAssertEqual(try context.fetch(descriptor).map(\.name), ["Bergen", "Dakar"])
         let minimum = 150.0
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.budget >= minimum })), 3)
@@ -67,17 +69,21 @@ final class FetchDescriptorTests: XCTestCase {
         let ids = try context.fetchIdentifiers(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
         XCTAssertEqual(ids.count, 5)
         var names: [String] = []
-        try context.enumerate(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 2) { names.append($0.name) }
+        try context.enumerate(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 2) {
+            names.append($0.name)
+        }
         XCTAssertEqual(names, ["Athens", "Bergen", "Cairo", "Dakar", "Essen"])
     }
 
     func testRelationshipPredicates() throws {
         let context = try seeded()
-        let trip = try XCTUnwrap(context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Cairo" })).first)
+        let trip = try XCTUnwrap(
+            context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Cairo" })).first)
         trip.activities = [Activity(name: "Pyramids", cost: 30), Activity(name: "Museum", cost: 12)]
         trip.destination = Destination(city: "Cairo", country: "Egypt")
         try context.save()
-        let withPricey = FetchDescriptor<Trip>(predicate: #Predicate { trip in trip.activities.contains { $0.cost > 20 } })
+        let withPricey = FetchDescriptor<Trip>(
+            predicate: #Predicate { trip in trip.activities.contains { $0.cost > 20 } })
         XCTAssertEqual(try context.fetch(withPricey).map(\.name), ["Cairo"])
         let inEgypt = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination?.country == "Egypt" })
         XCTAssertEqual(try context.fetch(inEgypt).map(\.name), ["Cairo"])
@@ -85,7 +91,8 @@ final class FetchDescriptorTests: XCTestCase {
         XCTAssertEqual(try context.fetchCount(noDestination), 4)
         let busy = FetchDescriptor<Trip>(predicate: #Predicate { $0.activities.count >= 2 })
         XCTAssertEqual(try context.fetchCount(busy), 1)
-        let byCity = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination != nil }, sortBy: [SortDescriptor(\.destination?.city)])
+        let byCity = FetchDescriptor<Trip>(
+            predicate: #Predicate { $0.destination != nil }, sortBy: [SortDescriptor(\.destination?.city)])
         XCTAssertEqual(try context.fetch(byCity).map(\.name), ["Cairo"], "a sort through a to-one relationship")
     }
 }

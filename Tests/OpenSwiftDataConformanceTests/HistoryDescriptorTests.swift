@@ -39,9 +39,13 @@ final class HistoryDescriptorTests: XCTestCase {
         guard transactions.count == 3 else { return }
         guard case .insert(let insert) = transactions[0].changes.first else { return XCTFail("an insert first") }
         XCTAssertEqual(insert.changedPersistentIdentifier.entityName, "Ticket")
-        guard case .update(let update as DefaultHistoryUpdate<Ticket>) = transactions[1].changes.first else { return XCTFail("then an update") }
+        guard case .update(let update as DefaultHistoryUpdate<Ticket>) = transactions[1].changes.first else {
+            return XCTFail("then an update")
+        }
         XCTAssertEqual(update.updatedAttributes, [\Ticket.seat])
-        guard case .delete(let delete as DefaultHistoryDelete<Ticket>) = transactions[2].changes.first else { return XCTFail("then a delete") }
+        guard case .delete(let delete as DefaultHistoryDelete<Ticket>) = transactions[2].changes.first else {
+            return XCTFail("then a delete")
+        }
         XCTAssertEqual(delete.tombstone[\.code], "A1", "preserved on deletion")
         XCTAssertNil(delete.tombstone[\.seat])
         XCTAssertTrue(transactions[0].token < transactions[2].token)
@@ -57,12 +61,15 @@ final class HistoryDescriptorTests: XCTestCase {
         let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         XCTAssertEqual(all.count, 3)
         let first = all[0].token
-        let later = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first }))
+        let later = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first }))
         XCTAssertEqual(later.map(\.transactionIdentifier), all.dropFirst().map(\.transactionIdentifier))
 
         let second = all[1].token
-        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
-        XCTAssertEqual(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier),
-                       [all[2].transactionIdentifier])
+        try context.deleteHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
+        XCTAssertEqual(
+            try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier),
+            [all[2].transactionIdentifier])
     }
 }

@@ -10,7 +10,8 @@ final class ModelContainerTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ModelContainerTests-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ModelContainerTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -62,7 +63,8 @@ final class ModelContainerTests: XCTestCase {
             context.insert(Trip(name: "Existing"))
             try context.save()
         }
-        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(url: url, allowsSave: false))
         let context = ModelContext(container)
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 1)
         context.insert(Trip(name: "New"))

@@ -52,20 +52,25 @@ final class PersistentIdentifierTests: XCTestCase {
     }
 
     func testIdentifiersOfOneRowAreEqualAcrossContainersOfOneStore() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("identifiers-\(UUID().uuidString).store")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "identifiers-\(UUID().uuidString).store")
         defer { try? FileManager.default.removeItem(at: url) }
-        let first = try ModelContainer(for: Trip.self, Accommodation.self, Activity.self, Destination.self,
-                                       configurations: ModelConfiguration(url: url))
+        let first = try ModelContainer(
+            for: Trip.self, Accommodation.self, Activity.self, Destination.self,
+            configurations: ModelConfiguration(url: url))
         let context = ModelContext(first)
         let trips = (0..<40).map { Trip(name: "Trip \($0)") }
         trips.forEach(context.insert)
         try context.save()
 
-        let second = try ModelContainer(for: Trip.self, Accommodation.self, Activity.self, Destination.self,
-                                        configurations: ModelConfiguration(url: url))
+        let second = try ModelContainer(
+            for: Trip.self, Accommodation.self, Activity.self, Destination.self,
+            configurations: ModelConfiguration(url: url))
         let fetched = try ModelContext(second).fetch(FetchDescriptor<Trip>())
         XCTAssertEqual(Set(fetched.map(\.persistentModelID)), Set(trips.map(\.persistentModelID)))
-        let decoded = try trips.map { try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode($0.persistentModelID)) }
+        let decoded = try trips.map {
+            try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode($0.persistentModelID))
+        }
         XCTAssertEqual(Set(decoded), Set(fetched.map(\.persistentModelID)))
     }
 

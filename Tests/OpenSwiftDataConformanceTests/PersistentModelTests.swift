@@ -72,7 +72,8 @@ final class Preference {
 
 final class PersistentModelTests: XCTestCase {
     func testAnOptionalSetToNilOverItsDefaultIsSavedAsNil() throws {
-        let container = try ModelContainer(for: Preference.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Preference.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         context.insert(Preference(name: "cleared", theme: nil))
         context.insert(Preference(name: "light", theme: "light"))
@@ -87,7 +88,8 @@ final class PersistentModelTests: XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("readings-\(UUID().uuidString).store")
         defer { try? FileManager.default.removeItem(at: url) }
         do {
-            let context = ModelContext(try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url)))
             let reading = Reading()
             context.insert(reading)
             XCTAssertEqual(reading.unsignedSmall, 65_000, "values set before insertion read back after it")
@@ -131,7 +133,8 @@ final class PersistentModelTests: XCTestCase {
         XCTAssertNil(again.label)
         XCTAssertEqual(again.reviewedAt, Date(timeIntervalSinceReferenceDate: 5))
         XCTAssertNil(again.photo)
-        let large = try ModelContext(context.container).fetchCount(FetchDescriptor<Reading>(predicate: #Predicate { $0.unsignedSmall > 30_000 }))
+        let large = try ModelContext(context.container).fetchCount(
+            FetchDescriptor<Reading>(predicate: #Predicate { $0.unsignedSmall > 30_000 }))
         XCTAssertEqual(large, 1)
     }
 

@@ -53,14 +53,17 @@ enum JourneySchemaV3: VersionedSchema {
 }
 
 enum JourneyMigrationPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [JourneySchemaV1.self, JourneySchemaV2.self, JourneySchemaV3.self] }
+    static var schemas: [any VersionedSchema.Type] {
+        [JourneySchemaV1.self, JourneySchemaV2.self, JourneySchemaV3.self]
+    }
     static var stages: [MigrationStage] { [migrateV1toV2, migrateV2toV3] }
 
     /// Keeps the longest journey of each title, so that `title` can become unique.
     static let migrateV1toV2 = MigrationStage.custom(
         fromVersion: JourneySchemaV1.self, toVersion: JourneySchemaV2.self,
         willMigrate: { context in
-            let journeys = try context.fetch(FetchDescriptor<JourneySchemaV1.Journey>(sortBy: [SortDescriptor(\.distance, order: .reverse)]))
+            let journeys = try context.fetch(
+                FetchDescriptor<JourneySchemaV1.Journey>(sortBy: [SortDescriptor(\.distance, order: .reverse)]))
             var seen = Set<String>()
             for journey in journeys where !seen.insert(journey.title).inserted {
                 context.delete(journey)
@@ -74,7 +77,8 @@ enum JourneyMigrationPlan: SchemaMigrationPlan {
             try context.save()
         })
 
-    static let migrateV2toV3 = MigrationStage.lightweight(fromVersion: JourneySchemaV2.self, toVersion: JourneySchemaV3.self)
+    static let migrateV2toV3 = MigrationStage.lightweight(
+        fromVersion: JourneySchemaV2.self, toVersion: JourneySchemaV3.self)
 }
 
 final class SchemaMigrationPlanTests: XCTestCase {
@@ -84,18 +88,21 @@ final class SchemaMigrationPlanTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("journeys.store")
         do {
-            let container = try ModelContainer(for: Schema(versionedSchema: JourneySchemaV1.self),
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: JourneySchemaV1.self),
+                configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
             context.insert(JourneySchemaV1.Journey(title: "Coast", distance: 10))
             context.insert(JourneySchemaV1.Journey(title: "Coast", distance: 30))
             context.insert(JourneySchemaV1.Journey(title: "Hills", distance: 5))
             try context.save()
         }
-        let container = try ModelContainer(for: Schema(versionedSchema: JourneySchemaV3.self),
-                                           migrationPlan: JourneyMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: url))
-        let journeys = try ModelContext(container).fetch(FetchDescriptor<JourneySchemaV3.Journey>(sortBy: [SortDescriptor(\.title)]))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JourneySchemaV3.self),
+            migrationPlan: JourneyMigrationPlan.self,
+            configurations: ModelConfiguration(url: url))
+        let journeys = try ModelContext(container).fetch(
+            FetchDescriptor<JourneySchemaV3.Journey>(sortBy: [SortDescriptor(\.title)]))
         XCTAssertEqual(journeys.map(\.title), ["Coast", "Hills"], "the custom stage removed the duplicate")
         XCTAssertEqual(journeys.map(\.distance), [31, 6], "the longest kept, then didMigrate ran on the new version")
         XCTAssertEqual(journeys.map(\.rating), [3, 3], "the lightweight stage added the attribute with its default")
@@ -111,8 +118,10 @@ final class SchemaMigrationPlanTests: XCTestCase {
             context.insert(Trip(name: "Unrelated"))
             try context.save()
         }
-        XCTAssertThrowsError(try ModelContainer(for: Schema(versionedSchema: JourneySchemaV3.self),
-                                                migrationPlan: JourneyMigrationPlan.self,
-                                                configurations: ModelConfiguration(url: url)))
+        XCTAssertThrowsError(
+            try ModelContainer(
+                for: Schema(versionedSchema: JourneySchemaV3.self),
+                migrationPlan: JourneyMigrationPlan.self,
+                configurations: ModelConfiguration(url: url)))
     }
 }

@@ -41,8 +41,9 @@ if arguments.count == 4, arguments[1] == "migrate" {
     do {
         let model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: arguments[3]))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
-                                           options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
         print("migrated")
         exit(0)
     } catch {
@@ -53,11 +54,14 @@ if arguments.count == 4, arguments[1] == "migrate" {
 if arguments.count == 3, arguments[1] == "read" {
     do {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: entryModel())
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
-                                           options: [NSReadOnlyPersistentStoreOption: true])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[2]),
+            options: [NSReadOnlyPersistentStoreOption: true])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        let count = try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry")) }
+        let count = try context.performAndWait {
+            try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry"))
+        }
         print("read \(count)")
         exit(0)
     } catch {
@@ -65,9 +69,12 @@ if arguments.count == 3, arguments[1] == "read" {
         exit(1)
     }
 }
-if arguments.count == 8, arguments[1] == "counters", let iterations = Int(arguments[4]), let writers = Int(arguments[6]), let seed = UInt64(arguments[7]) {
-    let workload = CounterWorkload(store: URL(fileURLWithPath: arguments[2]), writer: arguments[3], iterations: iterations,
-                                   rendezvous: Rendezvous(directory: URL(fileURLWithPath: arguments[5]), parties: writers), seed: seed)
+if arguments.count == 8, arguments[1] == "counters", let iterations = Int(arguments[4]),
+    let writers = Int(arguments[6]), let seed = UInt64(arguments[7])
+{
+    let workload = CounterWorkload(
+        store: URL(fileURLWithPath: arguments[2]), writer: arguments[3], iterations: iterations,
+        rendezvous: Rendezvous(directory: URL(fileURLWithPath: arguments[5]), parties: writers), seed: seed)
     let tally = workload.run()
     do {
         FileHandle.standardOutput.write(try JSONEncoder().encode(tally) + Data("\n".utf8))
@@ -78,7 +85,8 @@ if arguments.count == 8, arguments[1] == "counters", let iterations = Int(argume
     exit(0)
 }
 guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64(arguments[4]) else {
-    FileHandle.standardError.write(Data("usage: opencoredata-store-worker <store> <writer> <first batch> <batches> [<rows>]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: opencoredata-store-worker <store> <writer> <first batch> <batches> [<rows>]\n".utf8))
     exit(64)
 }
 let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
@@ -86,8 +94,9 @@ let coordinator = NSPersistentStoreCoordinator(managedObjectModel: entryModel())
 do {
     // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
     let tracksHistory = ProcessInfo.processInfo.environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
-    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]),
-                                       options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
+    try coordinator.addPersistentStore(
+        ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]),
+        options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
 } catch {
     FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
     exit(1)

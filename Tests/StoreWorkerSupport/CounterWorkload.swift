@@ -123,8 +123,15 @@ public struct CounterWorkload: Sendable {
         }
         let model = NSManagedObjectModel()
         model.entities = [
-            entity("Counter", [("name", .stringAttributeType), ("value", .integer64AttributeType), ("label", .stringAttributeType)]),
-            entity("Increment", [("writer", .stringAttributeType), ("sequence", .integer64AttributeType), ("counter", .stringAttributeType)]),
+            entity(
+                "Counter",
+                [("name", .stringAttributeType), ("value", .integer64AttributeType), ("label", .stringAttributeType)]),
+            entity(
+                "Increment",
+                [
+                    ("writer", .stringAttributeType), ("sequence", .integer64AttributeType),
+                    ("counter", .stringAttributeType),
+                ]),
         ]
         return model
     }
@@ -161,7 +168,10 @@ public struct CounterWorkload: Sendable {
         let labelPolicy = CountingMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
         for sequence in 0..<iterations {
             let pick = Int((UInt64(sequence) &* 0x9E37_79B9_7F4A_7C15 &+ seed) >> 40) % Self.counters.count
-            save(sequence: sequence, counter: sequence == 0 ? "a" : Self.counters[pick], meetingAt: "increment", in: context, policy: NSErrorMergePolicy, tally: &tally) { counter in
+            save(
+                sequence: sequence, counter: sequence == 0 ? "a" : Self.counters[pick], meetingAt: "increment",
+                in: context, policy: NSErrorMergePolicy, tally: &tally
+            ) { counter in
                 counter.setValue(((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
                 let increment = NSEntityDescription.insertNewObject(forEntityName: "Increment", into: context)
                 increment.setValue(writer, forKey: "writer")
@@ -171,7 +181,10 @@ public struct CounterWorkload: Sendable {
                 tally.increments.append(.init(sequence: sequence, counter: name))
             }
             let label = "\(writer)#\(sequence)"
-            save(sequence: sequence, counter: sequence == 0 ? "b" : Self.counters[(pick + 1) % Self.counters.count], meetingAt: "label", in: context, policy: labelPolicy, tally: &tally) { counter in
+            save(
+                sequence: sequence, counter: sequence == 0 ? "b" : Self.counters[(pick + 1) % Self.counters.count],
+                meetingAt: "label", in: context, policy: labelPolicy, tally: &tally
+            ) { counter in
                 counter.setValue(label, forKey: "label")
             } committed: { tally, _ in
                 tally.labels.append(label)
@@ -196,14 +209,18 @@ public struct CounterWorkload: Sendable {
                 do {
                     let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
                     request.predicate = NSPredicate(format: "name == %@", name)
-                    guard let counter = try context.fetch(request).first else { return .failed("counter \(name) missing") }
+                    guard let counter = try context.fetch(request).first else {
+                        return .failed("counter \(name) missing")
+                    }
                     change(counter)
                     if sequence == 0, attempt == 0, !rendezvous.arrive(writer, at: point) {
                         return .failed("\(writer) waited in vain at \(point)")
                     }
                     try context.save()
                     return .committed
-                } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectMergeError {
+                } catch let error as NSError
+                    where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectMergeError
+                {
                     let list = error.userInfo["conflictList"] as? [NSMergeConflict] ?? []
                     return list.isEmpty ? .failed("a merge error without conflicts: \(error)") : .conflicts(list.count)
                 } catch {

@@ -6,7 +6,10 @@ public func entryModel() -> NSManagedObjectModel {
     let entry = NSEntityDescription()
     entry.name = "Entry"
     entry.managedObjectClassName = "NSManagedObject"
-    entry.properties = [("batch", NSAttributeType.integer64AttributeType), ("row", .integer64AttributeType), ("writer", .stringAttributeType)].map { name, type in
+    entry.properties = [
+        ("batch", NSAttributeType.integer64AttributeType), ("row", .integer64AttributeType),
+        ("writer", .stringAttributeType),
+    ].map { name, type in
         let attribute = NSAttributeDescription()
         attribute.name = name
         attribute.attributeType = type

@@ -214,7 +214,8 @@ enum TripsMigrationPlan: SchemaMigrationPlan {
     /// whether opening a store migrated it.
     static let ran = Mutex<[String]>([])
 
-    static let migrateV1toV1_1 = MigrationStage.lightweight(fromVersion: TripsSchemaV1.self, toVersion: TripsSchemaV1_1.self)
+    static let migrateV1toV1_1 = MigrationStage.lightweight(
+        fromVersion: TripsSchemaV1.self, toVersion: TripsSchemaV1_1.self)
 
     static let migrateV1_1toV2 = MigrationStage.custom(
         fromVersion: TripsSchemaV1_1.self, toVersion: TripsSchemaV2.self,

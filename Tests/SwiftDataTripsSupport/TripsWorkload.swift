@@ -34,8 +34,10 @@ public enum TripsWorkload {
         let oslo = V1.Destination(city: "Oslo", country: "Norway")
         for destination in [paris, rome, oslo] { context.insert(destination) }
 
-        func trip(_ name: String, _ start: Int, _ days: Int, _ kind: TripKind, to destination: V1.Destination?,
-                  staying: (String, Int)?, doing activities: [(String, Double)]) -> V1.Trip {
+        func trip(
+            _ name: String, _ start: Int, _ days: Int, _ kind: TripKind, to destination: V1.Destination?,
+            staying: (String, Int)?, doing activities: [(String, Double)]
+        ) -> V1.Trip {
             let trip = V1.Trip(name: name, startDate: day(start), endDate: day(start + days), kind: kind)
             context.insert(trip)
             trip.destination = destination
@@ -51,8 +53,9 @@ public enum TripsWorkload {
             }
             return trip
         }
-        let spring = trip("Spring Break", 9_000, 7, .leisure, to: paris, staying: ("Hotel Lumière", 7),
-                          doing: [("Louvre", 17), ("Seine cruise", 15.5)])
+        let spring = trip(
+            "Spring Break", 9_000, 7, .leisure, to: paris, staying: ("Hotel Lumière", 7),
+            doing: [("Louvre", 17), ("Seine cruise", 15.5)])
         spring.notes = "Bring a camera"
         _ = trip("Spring Break", 9_040, 3, .family, to: rome, staying: ("Casa Roma", 3), doing: [("Colosseum", 18)])
         let conference = trip("Conference", 9_100, 2, .business, to: oslo, staying: nil, doing: [])
@@ -71,8 +74,9 @@ public enum TripsWorkload {
     /// - Returns: The lines the worker prints: the stage closures that ran, then "changed".
     public static func migrateAndChange(at url: URL) throws -> [String] {
         typealias V2 = TripsSchemaV2
-        let container = try ModelContainer(for: currentSchema, migrationPlan: TripsMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: currentSchema, migrationPlan: TripsMigrationPlan.self,
+            configurations: ModelConfiguration(url: url))
         let ran = TripsMigrationPlan.ran.withLock { $0 }
         let context = ModelContext(container)
         context.delete(try trip(named: "Weekend", in: context))
@@ -106,8 +110,9 @@ public enum TripsWorkload {
     /// - Throws: ``TripsCheckFailure`` listing every check that failed.
     public static func verify(at url: URL) throws -> [String] {
         typealias V2 = TripsSchemaV2
-        let container = try ModelContainer(for: currentSchema, migrationPlan: TripsMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: currentSchema, migrationPlan: TripsMigrationPlan.self,
+            configurations: ModelConfiguration(url: url))
         var failures: [String] = []
         func expect<T: Equatable>(_ actual: T, _ expected: T, _ what: String) {
             if actual != expected { failures.append("\(what): \(actual), expected \(expected)") }
@@ -125,7 +130,9 @@ public enum TripsWorkload {
         expect(trips.map(\.kind), [.business, .leisure, .leisure], "kinds")
         // Lightweight: budget added with its default; the upsert set the Conference's.
         expect(trips.map(\.budget), [1_200, 0, 0], "budgets")
-        expect(trips.map(\.notes), ["Keynote on Tuesday, room 4", "Bring a camera", nil], "notes (the upsert's for the Conference)")
+        expect(
+            trips.map(\.notes), ["Keynote on Tuesday, room 4", "Bring a camera", nil],
+            "notes (the upsert's for the Conference)")
 
         if let spring = byName["Spring Break"] {
             expect(spring.accommodation?.name, "Hotel Lumière", "Spring Break's accommodation (placeName renamed name)")
@@ -156,13 +163,17 @@ public enum TripsWorkload {
         expect(activities.filter { $0.trip == nil }.count, 0, "activities without a trip")
         let destinations = try context.fetch(FetchDescriptor<V2.Destination>(sortBy: [SortDescriptor(\.city)]))
         expect(destinations.map(\.city), ["Paris", "Rome"], "destinations")
-        expect(destinations.map { $0.trips.map(\.name).sorted() }, [["Spring Break"], ["Spring Break (2)"]], "destinations' trips (inverse)")
+        expect(
+            destinations.map { $0.trips.map(\.name).sorted() }, [["Spring Break"], ["Spring Break (2)"]],
+            "destinations' trips (inverse)")
 
         // Predicates over the migrated data run in SQL.
         let businessKind = TripKind.business
-        let business = try context.fetchCount(FetchDescriptor<V2.Trip>(predicate: #Predicate { $0.kind == businessKind }))
+        let business = try context.fetchCount(
+            FetchDescriptor<V2.Trip>(predicate: #Predicate { $0.kind == businessKind }))
         expect(business, 1, "business trips counted by a predicate on the enum")
-        let long = try context.fetch(FetchDescriptor<V2.Trip>(predicate: #Predicate { $0.durationDays >= 3 }, sortBy: [SortDescriptor(\.name)]))
+        let long = try context.fetch(
+            FetchDescriptor<V2.Trip>(predicate: #Predicate { $0.durationDays >= 3 }, sortBy: [SortDescriptor(\.name)]))
         expect(long.map(\.name), ["Spring Break", "Spring Break (2)"], "trips of 3 days or more")
 
         guard failures.isEmpty else { throw TripsCheckFailure(failures) }

@@ -29,7 +29,8 @@ enum DeletePropagation {
         }
     }
 
-    static func destinations(of object: NSManagedObject, _ relationship: NSRelationshipDescription) -> [NSManagedObject] {
+    static func destinations(of object: NSManagedObject, _ relationship: NSRelationshipDescription) -> [NSManagedObject]
+    {
         if relationship.isToMany { return Array(object.toMany(relationship).members) }
         return object.toOne(relationship).map { [$0] } ?? []
     }

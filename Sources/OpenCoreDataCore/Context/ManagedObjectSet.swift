@@ -47,7 +47,9 @@ struct ManagedObjectSet: RandomAccessCollection, ExpressibleByArrayLiteral, Equa
     /// Makes room for `capacity` members without growing again.
     mutating func reserveCapacity(_ capacity: Int) {
         objects.reserveCapacity(capacity)
-        if capacity > Self.scanLimit, Self.indexSize(for: capacity) > index.count { rebuildIndex(minimumCapacity: capacity) }
+        if capacity > Self.scanLimit, Self.indexSize(for: capacity) > index.count {
+            rebuildIndex(minimumCapacity: capacity)
+        }
     }
 
     /// Adds `object` unless present; returns whether it was added and where it is.

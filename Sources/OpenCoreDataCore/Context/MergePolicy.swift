@@ -120,9 +120,11 @@ private enum SharedMergePolicies {
 /// The default merge policy: saves with conflicts fail (same object as `NSMergePolicy.error`).
 nonisolated(unsafe) public let NSErrorMergePolicy: AnyObject = NSMergePolicy.error
 /// Property-by-property merging in which the store's changes win (`NSMergePolicy.mergeByPropertyStoreTrump`).
-nonisolated(unsafe) public let NSMergeByPropertyStoreTrumpMergePolicy: AnyObject = NSMergePolicy.mergeByPropertyStoreTrump
+nonisolated(unsafe) public let NSMergeByPropertyStoreTrumpMergePolicy: AnyObject = NSMergePolicy
+    .mergeByPropertyStoreTrump
 /// Property-by-property merging in which in-memory changes win (`NSMergePolicy.mergeByPropertyObjectTrump`).
-nonisolated(unsafe) public let NSMergeByPropertyObjectTrumpMergePolicy: AnyObject = NSMergePolicy.mergeByPropertyObjectTrump
+nonisolated(unsafe) public let NSMergeByPropertyObjectTrumpMergePolicy: AnyObject = NSMergePolicy
+    .mergeByPropertyObjectTrump
 /// Writes the whole in-memory object over the stored one (`NSMergePolicy.overwrite`).
 nonisolated(unsafe) public let NSOverwriteMergePolicy: AnyObject = NSMergePolicy.overwrite
 /// Discards in-memory changes of conflicting objects (`NSMergePolicy.rollback`).

@@ -1,25 +1,41 @@
 /// The standard resolutions the policy types stand for, and the errors of the error policy.
 enum MergeResolution {
     static func lockingError(_ list: [NSMergeConflict], unresolved: Bool = false) -> NSError {
-        let names = list.map { "\($0.sourceObject.entity.name ?? "?") \($0.sourceObject.objectID.uriRepresentation().absoluteString)" }
-        let reason = unresolved ? "conflicts remained after \(NSManagedObjectContext.conflictResolutionRounds) attempts to resolve them" : "the merge policy does not resolve conflicts"
+        let names = list.map {
+            "\($0.sourceObject.entity.name ?? "?") \($0.sourceObject.objectID.uriRepresentation().absoluteString)"
+        }
+        let reason =
+            unresolved
+            ? "conflicts remained after \(NSManagedObjectContext.conflictResolutionRounds) attempts to resolve them"
+            : "the merge policy does not resolve conflicts"
         let source = list.contains(where: \.isWithParent) ? "the parent context" : "the store"
-        return CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes: \(list.count) object(s) changed or deleted in \(source) since they were read (\(names.joined(separator: ", "))); \(reason)", [
-            "conflictList": list,
-            NSUpdatedObjectsKey: Set(list.filter { !$0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
-            NSDeletedObjectsKey: Set(list.filter { $0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
-        ])
+        return CoreDataError.make(
+            NSManagedObjectMergeError,
+            "Could not merge changes: \(list.count) object(s) changed or deleted in \(source) since they were read (\(names.joined(separator: ", "))); \(reason)",
+            [
+                "conflictList": list,
+                NSUpdatedObjectsKey: Set(list.filter { !$0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
+                NSDeletedObjectsKey: Set(list.filter { $0.sourceObject.isDeleted }.map(\.sourceObject.objectID)),
+            ])
     }
 
     static func constraintError(_ list: [NSConstraintConflict], unresolved: Bool = false) -> NSError {
-        let names = list.map { "\($0.conflictingObjects.first?.entity.name ?? "?") \($0.constraint) = \($0.constraintValues)" }
-        let reason = unresolved ? "conflicts remained after \(NSManagedObjectContext.conflictResolutionRounds) attempts to resolve them" : "the merge policy does not resolve conflicts"
+        let names = list.map {
+            "\($0.conflictingObjects.first?.entity.name ?? "?") \($0.constraint) = \($0.constraintValues)"
+        }
+        let reason =
+            unresolved
+            ? "conflicts remained after \(NSManagedObjectContext.conflictResolutionRounds) attempts to resolve them"
+            : "the merge policy does not resolve conflicts"
         let objects = list.flatMap(\.conflictingObjects)
-        return CoreDataError.make(NSManagedObjectConstraintMergeError, "Uniqueness constraint violated: \(names.joined(separator: "; ")); \(reason)", [
-            "conflictList": list,
-            NSInsertedObjectsKey: Set(objects.filter(\.isInserted).map(\.objectID)),
-            NSUpdatedObjectsKey: Set(objects.filter { !$0.isInserted }.map(\.objectID)),
-        ])
+        return CoreDataError.make(
+            NSManagedObjectConstraintMergeError,
+            "Uniqueness constraint violated: \(names.joined(separator: "; ")); \(reason)",
+            [
+                "conflictList": list,
+                NSInsertedObjectsKey: Set(objects.filter(\.isInserted).map(\.objectID)),
+                NSUpdatedObjectsKey: Set(objects.filter { !$0.isInserted }.map(\.objectID)),
+            ])
     }
 
     // MARK: Optimistic locking
@@ -70,7 +86,8 @@ enum MergeResolution {
             context.refresh(object, mergeChanges: false)
             object.snapshot = row
             before.settleInverses(now: row)
-        case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType, .overwriteMergePolicyType:
+        case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType,
+            .overwriteMergePolicyType:
             object.fireFaultIfNeeded()
             let before = ToOneLinks(object)
             merge(object, with: row, type)
@@ -147,7 +164,8 @@ enum MergeResolution {
         loser.fireFaultIfNeeded()
         survivor.fireFaultIfNeeded()
         let shared = loser.entity.facts.slots.filter { property in
-            !property.isTransient && !(property is NSFetchedPropertyDescription) && survivor.entity.facts.propertiesByName[property.name] === property
+            !property.isTransient && !(property is NSFetchedPropertyDescription)
+                && survivor.entity.facts.propertiesByName[property.name] === property
         }
         for property in shared {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
@@ -171,8 +189,10 @@ enum MergeResolution {
             let copy: Bool
             switch type {
             case .mergeByPropertyObjectTrumpMergePolicyType:
-                copy = loser.committed == nil ? loser.storage[property.slot] != nil || loser.changedSlots.contains(property.slot)
-                                              : loser.changedSlots.contains(property.slot) && loser.isChanged(property)
+                copy =
+                    loser.committed == nil
+                    ? loser.storage[property.slot] != nil || loser.changedSlots.contains(property.slot)
+                    : loser.changedSlots.contains(property.slot) && loser.isChanged(property)
             case .overwriteMergePolicyType:
                 copy = true
             default:
@@ -209,4 +229,3 @@ extension NSManagedObject {
         }
     }
 }
-

@@ -17,11 +17,17 @@ open class NSConstraintConflict: NSObject, @unchecked Sendable {
 
     /// A conflict over `contraint` between `databaseObject` (stored values `databaseSnapshot`)
     /// and `conflictingObjects` (saved values `conflictingSnapshots`, one per object).
-    public init(constraint contraint: [String], database databaseObject: NSManagedObject?, databaseSnapshot: [AnyHashable: Any]?, conflicting conflictingObjects: [NSManagedObject], conflictingSnapshots: [Any]) {
+    public init(
+        constraint contraint: [String], database databaseObject: NSManagedObject?,
+        databaseSnapshot: [AnyHashable: Any]?, conflicting conflictingObjects: [NSManagedObject],
+        conflictingSnapshots: [Any]
+    ) {
         constraint = contraint
         self.databaseObject = databaseObject
         self.databaseSnapshot = databaseSnapshot.map { snapshot in
-            Dictionary(snapshot.compactMap { key, value in (key.base as? String).map { ($0, value) } }, uniquingKeysWith: { first, _ in first })
+            Dictionary(
+                snapshot.compactMap { key, value in (key.base as? String).map { ($0, value) } },
+                uniquingKeysWith: { first, _ in first })
         }
         self.conflictingObjects = conflictingObjects
         self.conflictingSnapshots = conflictingSnapshots.map { ($0 as? [AnyHashable: Any]) ?? [:] }
@@ -32,11 +38,15 @@ open class NSConstraintConflict: NSObject, @unchecked Sendable {
         guard let object = conflictingObjects.first ?? databaseObject else { return [:] }
         var result: [String: Any] = [:]
         for name in constraint {
-            guard let property = object.entity.facts.propertiesByName[name], property.slot < object.storage.count else { continue }
+            guard let property = object.entity.facts.propertiesByName[name], property.slot < object.storage.count else {
+                continue
+            }
             if property is NSRelationshipDescription {
                 result[name] = NSManagedObject.objectID(of: object.storage[property.slot]) ?? NSNull()
             } else if let attribute = property as? NSAttributeDescription {
-                result[name] = object.storage[property.slot].map { AttributeValue.publicValue($0, type: attribute.attributeType) } ?? NSNull()
+                result[name] =
+                    object.storage[property.slot].map { AttributeValue.publicValue($0, type: attribute.attributeType) }
+                    ?? NSNull()
             }
         }
         return result

@@ -22,31 +22,48 @@ extension NSManagedObjectContext {
     /// an unchanged store (a results controller's section cache), those keys without a
     /// query. Either way, unsaved changes (this context's, or a parent's) are computed in
     /// memory.
-    func fetchBatched<T>(_ request: NSFetchRequest<T>, restoring cachedKeys: StoreObjectList?) throws -> BatchFaultingArray<T> {
+    func fetchBatched<T>(
+        _ request: NSFetchRequest<T>, restoring cachedKeys: StoreObjectList?
+    ) throws -> BatchFaultingArray<T> {
         let (coordinator, entity) = try fetchTarget(request)
         let returnsIDs = request.resultType == .managedObjectIDResultType
         guard request.resultType == .managedObjectResultType || returnsIDs else {
-            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "fetchBatched(_:) returns managed objects or object IDs; use fetch(_:) for dictionary and count results")
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "fetchBatched(_:) returns managed objects or object IDs; use fetch(_:) for dictionary and count results"
+            )
         }
         guard returnsIDs ? T.self == NSManagedObjectID.self : T.self is NSManagedObject.Type else {
-            throw CoreDataError.make(NSCoreDataError, "The fetch returns \(returnsIDs ? "object IDs" : "managed objects"), but the request is an NSFetchRequest<\(T.self)>")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The fetch returns \(returnsIDs ? "object IDs" : "managed objects"), but the request is an NSFetchRequest<\(T.self)>"
+            )
         }
         if !returnsIDs, let objectType = T.self as? NSManagedObject.Type {
             for candidate in request.includesSubentities ? entity.facts.selfAndDescendants : [entity]
             where !(candidate.managedObjectClass is T.Type) && objectType != NSManagedObject.self {
-                throw CoreDataError.make(NSCoreDataError, "Entity '\(candidate.name ?? "?")' makes \(candidate.managedObjectClass) objects, which are not \(T.self); check its managedObjectClassName")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "Entity '\(candidate.name ?? "?")' makes \(candidate.managedObjectClass) objects, which are not \(T.self); check its managedObjectClassName"
+                )
             }
         }
         let fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         guard pending.isEmpty, parent == nil else {
-            return BatchFaultingArray(objects: try fetchObjects(request, entity: entity, coordinator: coordinator), batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)
+            return BatchFaultingArray(
+                objects: try fetchObjects(request, entity: entity, coordinator: coordinator),
+                batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)
         }
         guard let store = coordinator.persistentStores.first else {
-            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
         let list = try cachedKeys ?? coordinator.fetchObjectIDs(fetch, at: readGeneration)
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : max(list.count, 1)
-        return BatchFaultingArray(list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults, returnsIDs: returnsIDs)
+        return BatchFaultingArray(
+            list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults,
+            returnsIDs: returnsIDs)
     }
 }

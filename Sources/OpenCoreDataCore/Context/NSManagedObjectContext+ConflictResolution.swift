@@ -9,7 +9,10 @@ extension NSManagedObjectContext {
     /// written and the keys given to new objects.
     func writeResolvingConflicts(
         to store: NSPersistentStore, _ coordinator: NSPersistentStoreCoordinator
-    ) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], keys: [ObjectIdentifier: Int64]) {
+    ) throws -> (
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+        keys: [ObjectIdentifier: Int64]
+    ) {
         var round = 0
         // Reading every updated row's version before writing costs as much as the writes;
         // the writer's `WHERE Z_OPT = ?` notices a stale row anyway. So the first attempt
@@ -34,7 +37,8 @@ extension NSManagedObjectContext {
                 let reserved = try coordinator.reservePrimaryKeys(in: store, for: needingKeys.map(\.entity))
                 for (object, key) in zip(needingKeys, reserved) { keys[ObjectIdentifier(object)] = key }
             }
-            var request = try SaveRequestBuilder(keys: keys).request(inserted: inserted, updated: updated, deleted: deleted)
+            var request = try SaveRequestBuilder(keys: keys).request(
+                inserted: inserted, updated: updated, deleted: deleted)
             request.origin = historyOrigin
             request.context = self
             let scan = SaveConflictScan(inserted: inserted, updated: updated, deleted: deleted, locking: checkLocking)
@@ -42,7 +46,9 @@ extension NSManagedObjectContext {
             let outcome: StoreSaveOutcome
             do {
                 outcome = try coordinator.save(request, to: store)
-            } catch let stale as NSError where stale.domain == NSCocoaErrorDomain && stale.code == NSManagedObjectMergeError && !checkLocking {
+            } catch let stale as NSError
+                where stale.domain == NSCocoaErrorDomain && stale.code == NSManagedObjectMergeError && !checkLocking
+            {
                 // The transaction rolled back; check every row's version this time.
                 checkLocking = true
                 continue
@@ -75,7 +81,9 @@ extension NSManagedObjectContext {
             NSConstraintConflict(
                 constraint: entry.names,
                 database: entry.databaseRow.map { register($0, asFault: true) },
-                databaseSnapshot: entry.databaseRow.map { ConflictSnapshot.dictionary($0.values, of: $0.objectID.entity) },
+                databaseSnapshot: entry.databaseRow.map {
+                    ConflictSnapshot.dictionary($0.values, of: $0.objectID.entity)
+                },
                 conflicting: entry.objects,
                 conflictingSnapshots: entry.objects.map { object in
                     object.committed.map { ConflictSnapshot.dictionary($0, of: object.entity) } ?? [:]
@@ -87,8 +95,10 @@ extension NSManagedObjectContext {
             throw MergeResolution.constraintError(constraints, unresolved: true)
         }
         guard let policy = mergePolicy as? NSMergePolicy else {
-            throw CoreDataError.make(NSCoreDataError, "The context's mergePolicy is a \(type(of: mergePolicy)), not an NSMergePolicy, so the save's conflicts cannot be resolved",
-                                     ["conflictList": (locking as [Any]) + (constraints as [Any])])
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The context's mergePolicy is a \(type(of: mergePolicy)), not an NSMergePolicy, so the save's conflicts cannot be resolved",
+                ["conflictList": (locking as [Any]) + (constraints as [Any])])
         }
         try policy.resolve(mergeConflicts: (locking as [Any]) + (constraints as [Any]))
     }

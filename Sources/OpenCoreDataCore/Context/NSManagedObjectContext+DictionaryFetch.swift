@@ -4,7 +4,9 @@ extension NSManagedObjectContext {
     /// As in Core Data, dictionaries (and their aggregates) reflect the store alone:
     /// the context's unsaved inserts, changes and deletes do not count, whatever
     /// `includesPendingChanges` says.
-    func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [T] {
+    func fetchDictionaries<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [T] {
         let fetch = try StoreDictionaryFetch(
             fetch: StoreFetch(request, entity: entity),
             propertiesToFetch: request.propertiesToFetch,
@@ -12,6 +14,7 @@ extension NSManagedObjectContext {
             having: request.havingPredicate,
             returnsDistinctResults: request.returnsDistinctResults
         )
-        return try results(try coordinator.fetchDictionaries(fetch, at: readGeneration), of: request, kind: "dictionaries")
+        return try results(
+            try coordinator.fetchDictionaries(fetch, at: readGeneration), of: request, kind: "dictionaries")
     }
 }

@@ -21,7 +21,9 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSCoreDataError, "This context has no persistent store coordinator")
         }
         guard let result = try coordinator.execute(request, with: self) as? NSPersistentStoreResult else {
-            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "\(type(of: request)) does not produce an NSPersistentStoreResult")
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "\(type(of: request)) does not produce an NSPersistentStoreResult")
         }
         return result
     }

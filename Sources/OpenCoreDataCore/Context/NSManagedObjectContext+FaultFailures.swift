@@ -45,9 +45,10 @@ extension NSManagedObjectContext {
             object.lifecycle = .deleted
             return
         }
-        let missing = CoreDataError.make(NSManagedObjectReferentialIntegrityError,
-                                         "The store has no row for \(object.objectID.uriRepresentation().absoluteString) (deleted elsewhere), so its fault could not be filled",
-                                         [NSAffectedObjectsErrorKey: [object.objectID]])
+        let missing = CoreDataError.make(
+            NSManagedObjectReferentialIntegrityError,
+            "The store has no row for \(object.objectID.uriRepresentation().absoluteString) (deleted elsewhere), so its fault could not be filled",
+            [NSAffectedObjectsErrorKey: [object.objectID]])
         faultFailures[ObjectIdentifier(object)] = FaultFailure(object: object, error: missing)
     }
 
@@ -72,9 +73,11 @@ extension NSManagedObjectContext {
             return updatedSet.contains(object) || deletedSet.contains(object) || insertedSet.contains(object)
         }
         guard let first = blocked.first else { return }
-        let names = blocked.prefix(5).map { $0.object.objectID.uriRepresentation().absoluteString }.joined(separator: ", ")
-        throw CoreDataError.make(NSPersistentStoreSaveError,
-                                 "\(blocked.count) changed object\(blocked.count == 1 ? "" : "s") could not be read from the store (\(names)\(blocked.count > 5 ? ", …" : "")), so saving them would overwrite stored values: \((first.error as NSError).localizedDescription)",
-                                 [NSAffectedObjectsErrorKey: blocked.map(\.object), NSUnderlyingErrorKey: first.error as NSError])
+        let names = blocked.prefix(5).map { $0.object.objectID.uriRepresentation().absoluteString }.joined(
+            separator: ", ")
+        throw CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "\(blocked.count) changed object\(blocked.count == 1 ? "" : "s") could not be read from the store (\(names)\(blocked.count > 5 ? ", …" : "")), so saving them would overwrite stored values: \((first.error as NSError).localizedDescription)",
+            [NSAffectedObjectsErrorKey: blocked.map(\.object), NSUnderlyingErrorKey: first.error as NSError])
     }
 }

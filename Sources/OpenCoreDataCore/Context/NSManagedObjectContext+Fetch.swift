@@ -21,7 +21,9 @@ extension NSManagedObjectContext {
         case .dictionaryResultType:
             return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
         case .managedObjectIDResultType:
-            if parent == nil, let ids = try fetchObjectIDsFromStore(request, entity: entity, coordinator: coordinator) { return ids }
+            if parent == nil, let ids = try fetchObjectIDsFromStore(request, entity: entity, coordinator: coordinator) {
+                return ids
+            }
         default:
             break
         }
@@ -41,7 +43,10 @@ extension NSManagedObjectContext {
             return try objects.map { object in
                 if let exactClass, type(of: object) == exactClass { return unsafeBitCast(object, to: T.self) }
                 guard let typed = object as? T else {
-                    throw CoreDataError.make(NSCoreDataError, "Fetched a \(type(of: object)) for entity '\(object.entity.name ?? "?")', which is not a \(T.self); check the entity's managedObjectClassName")
+                    throw CoreDataError.make(
+                        NSCoreDataError,
+                        "Fetched a \(type(of: object)) for entity '\(object.entity.name ?? "?")', which is not a \(T.self); check the entity's managedObjectClassName"
+                    )
                 }
                 return typed
             }
@@ -118,7 +123,9 @@ extension NSManagedObjectContext {
 
     /// The rows a fetch reads from the context's source: the store, or for a child
     /// context its parent's objects (their unsaved changes included).
-    private func sourceRows<T>(_ fetch: StoreFetch, _ request: NSFetchRequest<T>, _ coordinator: NSPersistentStoreCoordinator) throws -> [StoreRow] {
+    private func sourceRows<T>(
+        _ fetch: StoreFetch, _ request: NSFetchRequest<T>, _ coordinator: NSPersistentStoreCoordinator
+    ) throws -> [StoreRow] {
         if let parent {
             learnSourcePermanentIDs()
             return try parent.rowsForChild(request, limit: fetch.limit, offset: fetch.offset)
@@ -129,10 +136,14 @@ extension NSManagedObjectContext {
     /// The objects for rows a fetch read, registered (as faults when the request says so).
     private func registerFetched<T>(_ rows: [StoreRow], for request: NSFetchRequest<T>) -> [NSManagedObject] {
         registry.reserveCapacity(forAdditional: rows.count)
-        return rows.map { register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects) }
+        return rows.map {
+            register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects)
+        }
     }
 
-    func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+    func fetchObjects<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObject] {
         var fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         if pending.isEmpty {
@@ -164,7 +175,8 @@ extension NSManagedObjectContext {
             var objects = fetched
             objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
             var present = Set(objects)
-            for object in pending.changedPersisted where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
+            for object in pending.changedPersisted
+            where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
                 objects.append(object)
                 present.insert(object)
             }

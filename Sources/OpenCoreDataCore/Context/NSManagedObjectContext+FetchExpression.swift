@@ -25,7 +25,9 @@ protocol ErasedFetchRequest: AnyObject {
     /// The results as a batch-faulting list (managed object and object ID results), from
     /// `cachedKeys` when given and the context has no unsaved changes: its length, its
     /// rows' keys and its elements by position.
-    func batchedResults(in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?) throws
+    func batchedResults(
+        in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?
+    ) throws
         -> (count: Int, keys: StoreObjectList?, element: (Int) -> AnyObject)
 }
 
@@ -33,8 +35,11 @@ extension NSFetchRequest: ErasedFetchRequest {
     func results(in context: NSManagedObjectContext) throws -> [Any] { try context.fetch(self) }
     func resultCount(in context: NSManagedObjectContext) throws -> Int { try context.count(for: self) }
 
-    func batchedResults(in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?) throws
-        -> (count: Int, keys: StoreObjectList?, element: (Int) -> AnyObject) {
+    func batchedResults(
+        in context: NSManagedObjectContext, restoring cachedKeys: StoreObjectList?
+    ) throws
+        -> (count: Int, keys: StoreObjectList?, element: (Int) -> AnyObject)
+    {
         let list = try context.fetchBatched(self, restoring: cachedKeys)
         return (list.count, list.storeKeys, { list[$0] as AnyObject })
     }

@@ -5,10 +5,14 @@ extension NSManagedObjectContext {
     func checkResultOptions<T>(_ request: NSFetchRequest<T>) throws {
         guard request.resultType != .dictionaryResultType else { return }
         if !(request.propertiesToGroupBy ?? []).isEmpty {
-            throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy needs resultType .dictionaryResultType (the request's is \(request.resultType.rawValue))")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "propertiesToGroupBy needs resultType .dictionaryResultType (the request's is \(request.resultType.rawValue))"
+            )
         }
         if request.havingPredicate != nil {
-            throw CoreDataError.make(NSCoreDataError, "havingPredicate needs resultType .dictionaryResultType and propertiesToGroupBy")
+            throw CoreDataError.make(
+                NSCoreDataError, "havingPredicate needs resultType .dictionaryResultType and propertiesToGroupBy")
         }
     }
 
@@ -17,7 +21,10 @@ extension NSManagedObjectContext {
     func results<T>(_ values: [Any], of request: NSFetchRequest<T>, kind: String) throws -> [T] {
         try values.map { value in
             guard let typed = value as? T else {
-                throw CoreDataError.make(NSCoreDataError, "The fetch returns \(kind) (resultType \(request.resultType.rawValue)), but the request is an NSFetchRequest<\(T.self)>; use NSFetchRequest<\(type(of: value))>")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "The fetch returns \(kind) (resultType \(request.resultType.rawValue)), but the request is an NSFetchRequest<\(T.self)>; use NSFetchRequest<\(type(of: value))>"
+                )
             }
             return typed
         }

@@ -18,13 +18,18 @@ extension NSManagedObjectContext {
     ///   - changeNotificationData: The IDs (or URIs) of inserted, updated and deleted objects,
     ///     under the keys of a did-save notification.
     ///   - contexts: The contexts to update; each is updated on its own queue.
-    public static func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+    public static func mergeChanges(
+        fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]
+    ) {
         var forgotten = Set<ObjectIdentifier>()
         for context in contexts {
             guard let coordinator = context.persistentStoreCoordinator else { continue }
-            let inserted = objectIDs(in: changeNotificationData, [NSInsertedObjectsKey, NSInsertedObjectIDsKey], coordinator)
-            let updated = objectIDs(in: changeNotificationData, [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey], coordinator)
-            let deleted = objectIDs(in: changeNotificationData, [NSDeletedObjectsKey, NSDeletedObjectIDsKey], coordinator)
+            let inserted = objectIDs(
+                in: changeNotificationData, [NSInsertedObjectsKey, NSInsertedObjectIDsKey], coordinator)
+            let updated = objectIDs(
+                in: changeNotificationData, [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey], coordinator)
+            let deleted = objectIDs(
+                in: changeNotificationData, [NSDeletedObjectsKey, NSDeletedObjectIDsKey], coordinator)
             // The store changed behind the coordinator's back: cached rows must not answer the refresh.
             if forgotten.insert(ObjectIdentifier(coordinator)).inserted, !(updated + deleted).isEmpty {
                 coordinator.forgetCachedRows(for: updated + deleted)
@@ -74,11 +79,14 @@ extension NSManagedObjectContext {
             NotificationKey.updatedObjectIDs.rawValue: Set(refreshed.map(\.objectID)),
             NotificationKey.deletedObjectIDs.rawValue: Set(removed.map(\.objectID)),
         ]
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: idInfo)
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: idInfo)
     }
 
     /// The IDs under `keys`, as IDs of `coordinator`'s model; unknown values are skipped.
-    static func objectIDs(in data: [AnyHashable: Any], _ keys: [String], _ coordinator: NSPersistentStoreCoordinator) -> [NSManagedObjectID] {
+    static func objectIDs(
+        in data: [AnyHashable: Any], _ keys: [String], _ coordinator: NSPersistentStoreCoordinator
+    ) -> [NSManagedObjectID] {
         var result: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
         for key in keys {
@@ -97,7 +105,8 @@ extension NSManagedObjectContext {
             // An ID of another coordinator (even on the same model) names a store object of
             // that coordinator; this one's own ID for the row comes from the URI.
             if id.entity.managedObjectModel === coordinator.managedObjectModel,
-               coordinator.persistentStores.contains(where: { $0 === id.persistentStore }) {
+                coordinator.persistentStores.contains(where: { $0 === id.persistentStore })
+            {
                 return id
             }
             return coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation())

@@ -2,11 +2,14 @@ extension NSManagedObjectContext {
     /// The IDs for a `.managedObjectIDResultType` request straight from the store
     /// (keys and entity numbers only, no objects), or `nil` when unsaved changes of
     /// this context can change the answer and the objects must be consulted.
-    func fetchObjectIDsFromStore<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator) throws -> [T]? {
+    func fetchObjectIDsFromStore<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [T]? {
         let fetch = storeFetch(request, entity: entity)
         if request.includesPendingChanges && !pendingObjects(matching: fetch).isEmpty { return nil }
         let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
         guard let store = coordinator.persistentStores.first else { return [] }
-        return try results((0..<list.count).map { list.objectID(at: $0, store: store) }, of: request, kind: "object IDs")
+        return try results(
+            (0..<list.count).map { list.objectID(at: $0, store: store) }, of: request, kind: "object IDs")
     }
 }

@@ -13,7 +13,8 @@ extension NSManagedObjectContext {
         if let parent { return try parent.snapshotForChild(of: objectID) }
         guard let coordinator = persistentStoreCoordinator, !objectID.isTemporaryID else { return nil }
         // A fresh read is for conflict checks, which compare with the live store, never a snapshot.
-        return try coordinator.row(for: objectID, maxAge: fresh ? 0 : stalenessInterval, at: fresh ? nil : readGeneration)
+        return try coordinator.row(
+            for: objectID, maxAge: fresh ? 0 : stalenessInterval, at: fresh ? nil : readGeneration)
     }
 
     /// This context's current state of `objectID`, for a child: the registered object's
@@ -72,7 +73,11 @@ extension NSManagedObjectContext {
             var found: [NSManagedObjectID: NSManagedObjectID] = [:]
             var unknown: [NSManagedObjectID] = []
             for id in temporaryIDs {
-                if let permanent = temporaryIDAliases[id] ?? sourcePermanentIDs[id] { found[id] = permanent } else { unknown.append(id) }
+                if let permanent = temporaryIDAliases[id] ?? sourcePermanentIDs[id] {
+                    found[id] = permanent
+                } else {
+                    unknown.append(id)
+                }
             }
             // Saved further up (this context may no longer hold the object): ask the source.
             if !unknown.isEmpty, let parent {
@@ -95,7 +100,9 @@ extension NSManagedObjectContext {
     /// reading rows from the parent, so a row read under a permanent ID is the child's own object.
     func learnSourcePermanentIDs() {
         guard let parent else { return }
-        let pushed = registry.temporaryObjects.filter { $0.lifecycle != .inserted && sourcePermanentIDs[$0.objectID] == nil }
+        let pushed = registry.temporaryObjects.filter {
+            $0.lifecycle != .inserted && sourcePermanentIDs[$0.objectID] == nil
+        }
         guard !pushed.isEmpty else { return }
         for (temporary, permanent) in parent.permanentIDsForChild(pushed.map(\.objectID)) {
             rememberSourcePermanentID(permanent, for: temporary)
@@ -104,7 +111,9 @@ extension NSManagedObjectContext {
 
     /// The IDs of the objects a to-many relationship of `objectID` holds in this context
     /// (unsaved changes included), for a child loading that relationship.
-    func relatedObjectIDsForChild(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) -> [NSManagedObjectID] {
+    func relatedObjectIDsForChild(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) -> [NSManagedObjectID] {
         performAndWait {
             servesChildren = true
             let objectID = resolvedForChild(objectID)
@@ -132,7 +141,9 @@ extension NSManagedObjectContext {
     /// the push starts over, as a root context's save does with stale rows. The check and
     /// the push run in one call on the parent's queue, so nothing comes between them.
     /// Returns what was pushed.
-    func pushChanges(to parent: NSManagedObjectContext) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    func pushChanges(
+        to parent: NSManagedObjectContext
+    ) throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         var round = 0
         while true {
             let inserted = Array(insertedSet)
@@ -142,7 +153,8 @@ extension NSManagedObjectContext {
             let checked = changed + deleted
             let push = ChildPush(
                 inserted: inserted.map { ($0.objectID, $0.entity) },
-                writes: inserted.map { ChildWrite($0, slots: Array($0.storage.indices)) } + changed.map { ChildWrite($0, slots: Array($0.changedSlots)) },
+                writes: inserted.map { ChildWrite($0, slots: Array($0.storage.indices)) }
+                    + changed.map { ChildWrite($0, slots: Array($0.changedSlots)) },
                 deletedIDs: deleted.map(\.objectID),
                 read: checked.map(ChildReadState.init)
             )
@@ -181,7 +193,10 @@ extension NSManagedObjectContext {
         var referenced = push.deletedIDs + push.writes.map(\.objectID)
         for write in push.writes { referenced += write.values.flatMap(\.value.objectIDs) }
         for id in referenced where resolvedForChild(id).isTemporaryID && !incoming.contains(id) && registry[id] == nil {
-            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The child context's save refers to an object by a temporary ID its parent no longer knows (\(id.uriRepresentation().absoluteString)); call obtainPermanentIDs(for:) in the child before saving objects you keep using", [NSAffectedObjectsErrorKey: [id]])
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError,
+                "The child context's save refers to an object by a temporary ID its parent no longer knows (\(id.uriRepresentation().absoluteString)); call obtainPermanentIDs(for:) in the child before saving objects you keep using",
+                [NSAffectedObjectsErrorKey: [id]])
         }
         var conflicts: [(index: Int, row: StoreRow?)] = []
         for (index, state) in push.read.enumerated() {
@@ -207,7 +222,9 @@ extension NSManagedObjectContext {
             guard object.lifecycle != .deleted else { continue }
             for (slot, value) in write.values {
                 let property = object.entityFacts.slots[slot]
-                if case let .toManyChanges(added, removed) = value, let relationship = property as? NSRelationshipDescription {
+                if case let .toManyChanges(added, removed) = value,
+                    let relationship = property as? NSRelationshipDescription
+                {
                     // Only the child's additions and removals: members this context added
                     // meanwhile stay.
                     var members = object.toMany(relationship).members
@@ -328,7 +345,9 @@ struct ChildWrite {
                 if (facts.slots[slot] as? NSRelationshipDescription)?.isOrdered == true || loaded.committed == nil {
                     return (slot, .toMany(loaded.members.map(\.objectID)))
                 }
-                return (slot, .toManyChanges(added: loaded.added.map(\.objectID), removed: loaded.removed.map(\.objectID)))
+                return (
+                    slot, .toManyChanges(added: loaded.added.map(\.objectID), removed: loaded.removed.map(\.objectID))
+                )
             }
         }
     }

@@ -1,4 +1,3 @@
-
 extension NSManagedObjectContext {
     /// Loads the relationships named by `keyPaths` for all `objects` at once:
     /// `relationshipKeyPathsForPrefetching`, so walking them later costs no query per object.
@@ -10,7 +9,9 @@ extension NSManagedObjectContext {
     func prefetch(_ keyPaths: [String]?, of objects: [NSManagedObject], entity: NSEntityDescription) throws {
         // A child's relationships load from its parent on first use; prefetching reads the
         // store, which would miss the parent's unsaved changes.
-        guard parent == nil, let keyPaths, !keyPaths.isEmpty, !objects.isEmpty, let coordinator = persistentStoreCoordinator else { return }
+        guard parent == nil, let keyPaths, !keyPaths.isEmpty, !objects.isEmpty,
+            let coordinator = persistentStoreCoordinator
+        else { return }
         // First components, in order, each with the rest of its key paths.
         var rests: [(String, [String])] = []
         for path in keyPaths {
@@ -24,22 +25,31 @@ extension NSManagedObjectContext {
         }
         for (name, deeper) in rests {
             guard let relationship = entity.facts.propertiesByName[name] as? NSRelationshipDescription,
-                  let destination = relationship.destinationEntity else {
-                throw CoreDataError.make(NSCoreDataError, "relationshipKeyPathsForPrefetching names '\(name)', which is not a relationship of entity '\(entity.name ?? "?")'")
+                let destination = relationship.destinationEntity
+            else {
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "relationshipKeyPathsForPrefetching names '\(name)', which is not a relationship of entity '\(entity.name ?? "?")'"
+                )
             }
             let sources = objects.filter { !$0.objectID.isTemporaryID && $0.lifecycle != .deleted }
-            let loaded = relationship.isToMany
+            let loaded =
+                relationship.isToMany
                 ? try prefetchToMany(relationship, of: sources, coordinator: coordinator)
                 : try prefetchToOne(relationship, of: sources, coordinator: coordinator)
             try prefetch(deeper, of: loaded, entity: destination)
         }
     }
 
-    private func prefetchToMany(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+    private func prefetchToMany(
+        _ relationship: NSRelationshipDescription, of sources: [NSManagedObject],
+        coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObject] {
         // Objects that already hold the relationship (maybe with unsaved changes) keep it.
         let pending = sources.filter { $0.storage[relationship.slot] == nil }
         guard !pending.isEmpty else { return [] }
-        let related = try coordinator.relatedRows(of: pending.map(\.objectID), relationship: relationship, at: readGeneration)
+        let related = try coordinator.relatedRows(
+            of: pending.map(\.objectID), relationship: relationship, at: readGeneration)
         var membersByKey: [Int64: [NSManagedObject]] = [:]
         var destinations: [NSManagedObject] = []
         destinations.reserveCapacity(related.count)
@@ -55,22 +65,31 @@ extension NSManagedObjectContext {
         return destinations
     }
 
-    private func prefetchToOne(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+    private func prefetchToOne(
+        _ relationship: NSRelationshipDescription, of sources: [NSManagedObject],
+        coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObject] {
         // Sources hold their destination objects, which keeps the prefetched rows alive;
         // a fault whose row its fetch already read is loaded for that (no query).
         var holders: [NSManagedObject] = []
         var wanted: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
         for object in sources {
-            if object.isFaultStorage, object.snapshot != nil, try !loadFault(object) { handleInaccessibleFault(object, triggeredBy: nil) }
+            if object.isFaultStorage, object.snapshot != nil, try !loadFault(object) {
+                handleInaccessibleFault(object, triggeredBy: nil)
+            }
             guard !object.isFaultStorage else { continue }
             holders.append(object)
-            guard let id = object.storage[relationship.slot] as? NSManagedObjectID, seen.insert(id).inserted else { continue }
+            guard let id = object.storage[relationship.slot] as? NSManagedObjectID, seen.insert(id).inserted else {
+                continue
+            }
             if let registered = registry[id], !registered.isFaultStorage || registered.snapshot != nil { continue }
             wanted.append(id)
         }
         var destinations: [NSManagedObjectID: NSManagedObject] = [:]
-        for row in try coordinator.rows(for: wanted, at: readGeneration) { destinations[row.objectID] = register(row, asFault: true) }
+        for row in try coordinator.rows(for: wanted, at: readGeneration) {
+            destinations[row.objectID] = register(row, asFault: true)
+        }
         var result: [NSManagedObject] = []
         for object in holders {
             guard let id = object.storage[relationship.slot] as? NSManagedObjectID else { continue }

@@ -47,15 +47,22 @@ extension NSManagedObjectContext {
             return
         }
         guard parent == nil else {
-            throw CoreDataError.make(NSCoreDataError, "A child context reads its parent's data and cannot be pinned to a query generation; pin its root context (the one with the coordinator) instead")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "A child context reads its parent's data and cannot be pinned to a query generation; pin its root context (the one with the coordinator) instead"
+            )
         }
         guard let coordinator = persistentStoreCoordinator else {
-            throw CoreDataError.make(NSCoreDataError, "A context needs a persistent store coordinator to be pinned to a query generation")
+            throw CoreDataError.make(
+                NSCoreDataError, "A context needs a persistent store coordinator to be pinned to a query generation")
         }
         let pinned: QueryGeneration
         if let shared = token.generation {
             guard shared.coordinator === coordinator else {
-                throw CoreDataError.make(NSCoreDataError, "The query generation token belongs to a context of another persistent store coordinator; a token pins only contexts of the coordinator it came from")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "The query generation token belongs to a context of another persistent store coordinator; a token pins only contexts of the coordinator it came from"
+                )
             }
             pinned = shared
         } else {

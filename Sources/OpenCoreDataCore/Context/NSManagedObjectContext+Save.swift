@@ -38,7 +38,9 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator")
         }
         guard let store = coordinator.persistentStores.first else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
         }
 
         if store is NSAtomicStore {
@@ -48,7 +50,9 @@ extension NSManagedObjectContext {
             let temporaryIDs = pending.map(\.objectID)
             try obtainPermanentIDs(for: pending)
             if servesChildren {
-                for (object, temporary) in zip(pending, temporaryIDs) { temporaryIDAliases[temporary] = object.objectID }
+                for (object, temporary) in zip(pending, temporaryIDs) {
+                    temporaryIDAliases[temporary] = object.objectID
+                }
             }
         }
 
@@ -100,7 +104,9 @@ extension NSManagedObjectContext {
         var errors: [NSError] = []
         func collect(_ validate: () throws -> Void) {
             do { try validate() } catch let error as NSError {
-                errors += (error.code == NSValidationMultipleErrorsError ? error.userInfo[NSDetailedErrorsKey] as? [NSError] : nil) ?? [error]
+                errors +=
+                    (error.code == NSValidationMultipleErrorsError
+                        ? error.userInfo[NSDetailedErrorsKey] as? [NSError] : nil) ?? [error]
             }
         }
         for object in insertedSet { collect(object.validateForInsert) }
@@ -133,7 +139,9 @@ struct SaveRequestBuilder {
     /// Primary keys for objects that have no permanent ID yet.
     let keys: [ObjectIdentifier: Int64]
 
-    func request(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws -> StoreSaveRequest {
+    func request(
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
+    ) throws -> StoreSaveRequest {
         var request = StoreSaveRequest()
         request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
@@ -144,7 +152,8 @@ struct SaveRequestBuilder {
         for object in updated where object.lifecycle == .persisted {
             let facts = object.entity.facts
             var changed: [Int] = []
-            for slot in object.changedSlots where facts.slotFacts[slot].isRowColumn && object.isChanged(facts.slots[slot]) {
+            for slot in object.changedSlots
+            where facts.slotFacts[slot].isRowColumn && object.isChanged(facts.slots[slot]) {
                 changed.append(slot)
             }
             request.updates.append(try write(object, slots: changed))
@@ -170,22 +179,29 @@ struct SaveRequestBuilder {
                 }
             }
         }
-        return StoreSaveRequest.RowWrite(entity: object.entity, primaryKey: try reference(object).primaryKey, values: values, slots: slots, expectedVersion: object.storedVersion)
+        return StoreSaveRequest.RowWrite(
+            entity: object.entity, primaryKey: try reference(object).primaryKey, values: values, slots: slots,
+            expectedVersion: object.storedVersion)
     }
 
     private func memberships(of object: NSManagedObject) throws -> [StoreSaveRequest.MembershipChange] {
         var result: [StoreSaveRequest.MembershipChange] = []
         let facts = object.entity.facts
         for slot in facts.storedToManySlots {
-            guard let relationship = facts.slots[slot] as? NSRelationshipDescription, let loaded = object.storage[slot] as? ToManyRelationship,
-                  loaded.hasChanges(ordered: relationship.isOrdered) else { continue }
-            result.append(StoreSaveRequest.MembershipChange(
-                relationship: relationship,
-                source: try reference(object),
-                added: try loaded.added.map(reference),
-                removed: try loaded.removed.filter { !$0.objectID.isTemporaryID || keys[ObjectIdentifier($0)] != nil }.map(reference),
-                orderedMembers: relationship.isOrdered ? try loaded.members.map(reference) : nil
-            ))
+            guard let relationship = facts.slots[slot] as? NSRelationshipDescription,
+                let loaded = object.storage[slot] as? ToManyRelationship,
+                loaded.hasChanges(ordered: relationship.isOrdered)
+            else { continue }
+            result.append(
+                StoreSaveRequest.MembershipChange(
+                    relationship: relationship,
+                    source: try reference(object),
+                    added: try loaded.added.map(reference),
+                    removed: try loaded.removed.filter {
+                        !$0.objectID.isTemporaryID || keys[ObjectIdentifier($0)] != nil
+                    }.map(reference),
+                    orderedMembers: relationship.isOrdered ? try loaded.members.map(reference) : nil
+                ))
         }
         return result
     }
@@ -203,7 +219,8 @@ struct SaveRequestBuilder {
 
     private func reference(_ id: NSManagedObjectID) throws -> StoreSaveRequest.RowReference {
         guard let key = id.primaryKey else {
-            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "Dangling reference to an unsaved object \(id)")
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "Dangling reference to an unsaved object \(id)")
         }
         return StoreSaveRequest.RowReference(entity: id.entity, primaryKey: key)
     }

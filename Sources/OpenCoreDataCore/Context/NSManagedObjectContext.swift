@@ -39,7 +39,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         get { parent?.persistentStoreCoordinator ?? ownCoordinator }
         set {
-            precondition(parent == nil || newValue == nil, "Context already has a parent context; a child context uses its parent's coordinator")
+            precondition(
+                parent == nil || newValue == nil,
+                "Context already has a parent context; a child context uses its parent's coordinator")
             ownCoordinator = newValue
         }
     }
@@ -52,7 +54,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// a programmer error that traps, as Core Data raises.
     open var parent: NSManagedObjectContext? {
         didSet {
-            precondition(parent == nil || ownCoordinator == nil, "Context already has a coordinator; cannot set a parent context")
+            precondition(
+                parent == nil || ownCoordinator == nil, "Context already has a coordinator; cannot set a parent context"
+            )
             var ancestor = parent
             while let current = ancestor {
                 precondition(current !== self, "A context cannot be its own ancestor")
@@ -153,9 +157,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
         saveObserver = nil
         guard on else { return }
-        saveObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil) { [weak self] note in
+        saveObserver = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil
+        ) { [weak self] note in
             // Runs on the saving context's queue: only IDs cross over, the merge runs on ours.
-            guard let self, let saver = note.object as? NSManagedObjectContext, saver !== self, self.mergesSaves(of: saver) else { return }
+            guard let self, let saver = note.object as? NSManagedObjectContext, saver !== self,
+                self.mergesSaves(of: saver)
+            else { return }
             // Later, not now: the saver's queue must not wait for ours (a child may be
             // waiting for its parent). The notification holds object IDs, which are immutable.
             let save = UncheckedSendable(note)
@@ -167,7 +175,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// or, for a root context, another root context's on the same coordinator.
     private func mergesSaves(of saver: NSManagedObjectContext) -> Bool {
         if let parent { return saver === parent }
-        return saver.parent == nil && saver.persistentStoreCoordinator === persistentStoreCoordinator && persistentStoreCoordinator != nil
+        return saver.parent == nil && saver.persistentStoreCoordinator === persistentStoreCoordinator
+            && persistentStoreCoordinator != nil
     }
 
     /// Every object the context knows, by ID (weakly, unless `retainsRegisteredObjects`).
@@ -221,7 +230,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Whether the caller is running on the context's queue.
     var isOnQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return MainQueue.isCurrent || HeldContextQueues.holdsMainQueue }
+        if concurrencyType == .mainQueueConcurrencyType {
+            return MainQueue.isCurrent || HeldContextQueues.holdsMainQueue
+        }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) || HeldContextQueues.holds(self)
     }
 
@@ -268,7 +279,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///   - block: The work; it may use the context and its objects.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    open func perform<T, E: Error>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T) async throws(E) -> T {
+    open func perform<T, E: Error>(
+        schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
+    ) async throws(E) -> T {
         if schedule == .immediate, isOnQueue {
             return try block()
         }
@@ -400,7 +413,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registered(objectID), !object.isFaultStorage { return object }
         func missing() -> NSError {
-            CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object exists with ID \(objectID.uriRepresentation().absoluteString)", [NSAffectedObjectsErrorKey: [objectID]])
+            CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError,
+                "No object exists with ID \(objectID.uriRepresentation().absoluteString)",
+                [NSAffectedObjectsErrorKey: [objectID]])
         }
         guard !objectID.isTemporaryID || parent != nil, persistentStoreCoordinator != nil else { throw missing() }
         // A registered fault is filled here, so that a store error or a missing row reaches
@@ -418,7 +434,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry.insert(object)
     }
 
-
     /// Re-registers objects that a save gave permanent IDs, under those IDs.
     func promoteRegistrations(_ objects: [NSManagedObject], from temporaryIDs: [NSManagedObjectID]) {
         registry.promote(objects, from: temporaryIDs)
@@ -431,8 +446,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// - Parameter object: An object not yet in any context.
     open func insert(_ object: NSManagedObject) {
         if object.managedObjectContext === self, object.lifecycle != .detached { return }
-        precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
-                     "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext")
+        precondition(
+            object.managedObjectContext == nil || object.managedObjectContext === self,
+            "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext")
         // The object is not registered yet, so it cannot tell the recorder itself.
         registry.undoRecorder?.objectWillChange(object, slot: nil)
         if object.lifecycle == .deleted, deletedSet.contains(object) {
@@ -515,13 +531,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         discardedInserts.removeAll()
         registerUndoableChanges()
-        guard !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty || !pendingRefreshed.isEmpty else { return }
+        guard
+            !pendingInserted.isEmpty || !pendingUpdated.isEmpty || !pendingDeleted.isEmpty || !pendingRefreshed.isEmpty
+        else { return }
         var info: [AnyHashable: Any] = [:]
         if !pendingInserted.isEmpty {
             for object in pendingInserted { object.insertAnnounced = true }
             info[NSInsertedObjectsKey] = Set(pendingInserted)
         }
-        if !pendingUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(pendingUpdated.filter { !pendingInserted.contains($0) && !pendingDeleted.contains($0) }) }
+        if !pendingUpdated.isEmpty {
+            info[NSUpdatedObjectsKey] = Set(
+                pendingUpdated.filter { !pendingInserted.contains($0) && !pendingDeleted.contains($0) })
+        }
         if !pendingDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(pendingDeleted) }
         if !pendingRefreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(pendingRefreshed) }
         pendingInserted.removeAll()
@@ -616,8 +637,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeleted.removeAll()
         pendingRefreshed.removeAll()
         // Core Data names every object the reset invalidated, by ID.
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
-                                        userInfo: [NSInvalidatedAllObjectsKey: invalidated.map(\.objectID)])
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextObjectsDidChange, object: self,
+            userInfo: [NSInvalidatedAllObjectsKey: invalidated.map(\.objectID)])
     }
 
     /// Updates `object` from the row cache or the store (within `stalenessInterval`).
@@ -680,7 +702,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///   - oid: Its object ID.
     ///   - property: The property whose access fired the fault, or `nil` when not known.
     /// - Returns: Whether the context turns the fault into a deleted object.
-    open func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?) -> Bool {
+    open func shouldHandleInaccessibleFault(
+        _ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?
+    ) -> Bool {
         shouldDeleteInaccessibleFaults
     }
 
@@ -720,10 +744,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The row a fault fires from: for a child, the one its fetch read or the parent's
     /// state; for a root context, the fetched row if still current, else the row cache or
     /// the store. `nil` when the source no longer has the object.
-    private func faultRow(for object: NSManagedObject, _ coordinator: NSPersistentStoreCoordinator) throws -> StoreRow? {
+    private func faultRow(for object: NSManagedObject, _ coordinator: NSPersistentStoreCoordinator) throws -> StoreRow?
+    {
         if parent != nil { return try object.snapshot ?? sourceRow(for: object.objectID) }
         let generation = readGeneration
-        if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) { return row }
+        if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) {
+            return row
+        }
         return try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation)
     }
 
@@ -731,11 +758,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// `nil` when the store could not be read (the error is then in ``faultingErrors``).
     func relatedObjects(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject]? {
         if let parent {
-            return parent.relatedObjectIDsForChild(of: object.objectID, relationship: relationship).map { self.object(with: $0) }
+            return parent.relatedObjectIDsForChild(of: object.objectID, relationship: relationship).map {
+                self.object(with: $0)
+            }
         }
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         do {
-            let ids = try coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship, at: readGeneration)
+            let ids = try coordinator.relatedObjectIDs(
+                of: object.objectID, relationship: relationship, at: readGeneration)
             return ids.map { self.object(with: $0) }
         } catch {
             noteFaultFailure(of: object, error)
@@ -754,13 +784,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///   - object: A newly inserted object of this context.
     ///   - store: The store to save the object to.
     open func assign(_ object: Any, to store: NSPersistentStore) {
-        guard let object = object as? NSManagedObject, object.managedObjectContext === self, object.lifecycle == .inserted else {
+        guard let object = object as? NSManagedObject, object.managedObjectContext === self,
+            object.lifecycle == .inserted
+        else {
             preconditionFailure("assign(_:to:) takes an object newly inserted into this context")
         }
         guard let stores = persistentStoreCoordinator?.persistentStores, stores.contains(where: { $0 === store }) else {
             preconditionFailure("assign(_:to:): the store does not belong to this context's coordinator")
         }
-        precondition(stores.first === store, "assign(_:to:): OpenCoreData saves every object of a coordinator to its first store; \(object.entity.name ?? "the object") cannot go to '\(store.url?.path ?? "?")'")
+        precondition(
+            stores.first === store,
+            "assign(_:to:): OpenCoreData saves every object of a coordinator to its first store; \(object.entity.name ?? "the object") cannot go to '\(store.url?.path ?? "?")'"
+        )
     }
 
     /// Permanent IDs for objects that still have temporary ones (the store reserves the keys now).

@@ -32,9 +32,13 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
 
     /// A conflict for `srcObject` between version `oldvers` (values `cachesnap`) and
     /// version `newvers` in the store (values `persnap`; version 0 and `nil` for a deleted row).
-    public init(source srcObject: NSManagedObject, newVersion newvers: Int, oldVersion oldvers: Int, cachedSnapshot cachesnap: [String: Any]?, persistedSnapshot persnap: [String: Any]?) {
+    public init(
+        source srcObject: NSManagedObject, newVersion newvers: Int, oldVersion oldvers: Int,
+        cachedSnapshot cachesnap: [String: Any]?, persistedSnapshot persnap: [String: Any]?
+    ) {
         sourceObject = srcObject
-        objectSnapshot = srcObject.isFaultStorage ? nil : ConflictSnapshot.dictionary(srcObject.storage, of: srcObject.entity)
+        objectSnapshot =
+            srcObject.isFaultStorage ? nil : ConflictSnapshot.dictionary(srcObject.storage, of: srcObject.entity)
         cachedSnapshot = cachesnap
         persistedSnapshot = persnap
         newVersionNumber = newvers
@@ -79,7 +83,9 @@ enum ConflictSnapshot {
                 guard !relationship.isToMany else { continue }
                 result[property.name] = NSManagedObject.objectID(of: values[property.slot]) ?? NSNull()
             case let attribute as NSAttributeDescription:
-                result[property.name] = values[property.slot].map { AttributeValue.publicValue($0, type: attribute.attributeType) } ?? NSNull()
+                result[property.name] =
+                    values[property.slot].map { AttributeValue.publicValue($0, type: attribute.attributeType) }
+                    ?? NSNull()
             default:
                 continue
             }

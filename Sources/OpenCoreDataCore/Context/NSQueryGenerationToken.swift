@@ -40,6 +40,7 @@ public final class NSQueryGenerationToken: NSObject, NSCopying, Sendable {
     /// `current`, or which generation the token names.
     public override var description: String {
         guard let generation else { return "<NSQueryGenerationToken: current>" }
-        return "<NSQueryGenerationToken: generation \(String(UInt(bitPattern: ObjectIdentifier(generation)), radix: 16))>"
+        return
+            "<NSQueryGenerationToken: generation \(String(UInt(bitPattern: ObjectIdentifier(generation)), radix: 16))>"
     }
 }

@@ -5,23 +5,29 @@
 
 extension Notification.Name {
     /// Posted by a context when its objects changed (at the end of an event, in `processPendingChanges()`).
-    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSObjectsChangedInManagingContextNotification")
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name(
+        "NSObjectsChangedInManagingContextNotification")
     /// Posted by a context at the start of `save()`.
     public static let NSManagedObjectContextWillSave = Notification.Name("NSManagingContextWillSaveChangesNotification")
     /// Posted by a context after a successful save, with the saved objects.
     public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
     /// Posted after a successful save, with the IDs of the saved objects.
-    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name(
+        "NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after a context merged changes, with the IDs of the merged objects.
-    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name(
+        "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
     /// Posted by a coordinator after stores were added or removed; the userInfo names them
     /// under ``NSAddedPersistentStoresKey`` and ``NSRemovedPersistentStoresKey``.
-    public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name("NSPersistentStoreCoordinatorStoresDidChangeNotification")
+    public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name(
+        "NSPersistentStoreCoordinatorStoresDidChangeNotification")
     /// Posted by a coordinator before stores are added or removed, with the same userInfo
     /// as the did-change notification that follows.
-    public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name("NSPersistentStoreCoordinatorStoresWillChangeNotification")
+    public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name(
+        "NSPersistentStoreCoordinatorStoresWillChangeNotification")
     /// Posted before a store is removed from its coordinator; the notification's object is the store.
-    public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name("NSPersistentStoreCoordinatorWillRemoveStoreNotification")
+    public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name(
+        "NSPersistentStoreCoordinatorWillRemoveStoreNotification")
 }
 
 extension NSManagedObjectContext {
@@ -34,7 +40,8 @@ extension NSManagedObjectContext {
     /// Swift name of `NSManagedObjectContextDidSaveObjectIDs`.
     public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
     /// Swift name of `NSManagedObjectContextDidMergeChangesObjectIDs`.
-    public static let didMergeChangesObjectIDsNotification = Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs
+    public static let didMergeChangesObjectIDsNotification = Notification.Name
+        .NSManagedObjectContextDidMergeChangesObjectIDs
 
     /// The userInfo keys of context notifications.
     public enum NotificationKey: String, Sendable {

@@ -53,7 +53,9 @@ final class ObjectRegistry: @unchecked Sendable {
         set {
             guard newValue != retainsObjects else { return }
             // Built from `objects` (taken under the lock), dropped outside it.
-            retained = newValue ? Dictionary(objects.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }) : nil
+            retained =
+                newValue
+                ? Dictionary(objects.map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }) : nil
         }
     }
 

@@ -20,10 +20,14 @@ struct ToOneLinks {
         self.object = object
         let facts = object.entityFacts
         links = facts.rowColumnSlots.compactMap { slot in
-            guard facts.slotFacts[slot].kind == .toOne, let relationship = facts.slots[slot] as? NSRelationshipDescription,
-                  let inverse = relationship.inverseRelationship else { return nil }
-            return Link(relationship: relationship, inverse: inverse, current: NSManagedObject.objectID(of: object.storage[slot]),
-                        committed: object.committed?[slot] as? NSManagedObjectID)
+            guard facts.slotFacts[slot].kind == .toOne,
+                let relationship = facts.slots[slot] as? NSRelationshipDescription,
+                let inverse = relationship.inverseRelationship
+            else { return nil }
+            return Link(
+                relationship: relationship, inverse: inverse,
+                current: NSManagedObject.objectID(of: object.storage[slot]),
+                committed: object.committed?[slot] as? NSManagedObjectID)
         }
     }
 
@@ -41,7 +45,8 @@ struct ToOneLinks {
             let current = object.isFaultStorage ? committed : NSManagedObject.objectID(of: object.storage[slot])
             guard undeleted || current != link.current || committed != link.committed else { continue }
             var seen = Set<NSManagedObjectID>()
-            for id in [current, committed, link.current, link.committed].compactMap({ $0 }) where seen.insert(id).inserted {
+            for id in [current, committed, link.current, link.committed].compactMap({ $0 })
+            where seen.insert(id).inserted {
                 let isCurrent = id == current, isCommitted = id == committed
                 let other: NSManagedObject
                 if isCurrent != isCommitted {
@@ -64,7 +69,9 @@ struct ToOneLinks {
 extension NSManagedObject {
     /// Makes `inverse` of this object hold `source` in memory when `current` and as saved
     /// when `committed`, and tracks whether that leaves a change to save.
-    fileprivate func mirror(_ source: NSManagedObject, through inverse: NSRelationshipDescription, current: Bool, committed: Bool) {
+    fileprivate func mirror(
+        _ source: NSManagedObject, through inverse: NSRelationshipDescription, current: Bool, committed: Bool
+    ) {
         let slot = inverse.slot
         if inverse.isToMany {
             let loaded: ToManyRelationship
@@ -93,7 +100,8 @@ extension NSManagedObject {
         }
         if isChanged(inverse) {
             recordChange(slot: slot)
-        } else if changedSlots.remove(slot), changedSlots.isEmpty, rejectedAssignments.isEmpty, lifecycle == .persisted {
+        } else if changedSlots.remove(slot), changedSlots.isEmpty, rejectedAssignments.isEmpty, lifecycle == .persisted
+        {
             // Nothing of it is left to save.
             managedObjectContext?.updatedSet.remove(self)
         }

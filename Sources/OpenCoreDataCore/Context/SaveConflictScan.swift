@@ -80,7 +80,8 @@ struct SaveConflictScan {
                 // A saved object keeps its row's values unless it changes a constrained property.
                 if object.lifecycle == .persisted, !Self.changes(object, constraint) { continue }
                 guard let values = Self.values(of: object, constraint) else { continue }
-                let key: [AnyHashable] = [ObjectIdentifier(constraint.owner), constraint.names] + values.map(Self.hashable)
+                let key: [AnyHashable] =
+                    [ObjectIdentifier(constraint.owner), constraint.names] + values.map(Self.hashable)
                 if let position = index[key] {
                     groups[position].objects.append(object)
                 } else {
@@ -97,19 +98,27 @@ struct SaveConflictScan {
         for group in groups {
             let constraint = group.constraint
             let releasedKey: [AnyHashable] = [ObjectIdentifier(constraint.owner), constraint.names]
-            let rows = released[releasedKey] ?? StoreSaveChecks.ReleasedRows(
-                deleted: deletedIDs,
-                changed: Set(updated.filter { $0.lifecycle == .persisted && Self.changes($0, constraint) }.map(\.objectID))
-            )
+            let rows =
+                released[releasedKey]
+                ?? StoreSaveChecks.ReleasedRows(
+                    deleted: deletedIDs,
+                    changed: Set(
+                        updated.filter { $0.lifecycle == .persisted && Self.changes($0, constraint) }.map(\.objectID))
+                )
             released[releasedKey] = rows
             let values = group.values.map { value -> Any? in (value as? NSManagedObject)?.objectID ?? value }
             // Rows can only hold saved objects, and external data is not compared in the store.
-            let mayBeStored = !values.contains { ($0 as? NSManagedObjectID)?.isTemporaryID == true }
-                && !constraint.properties.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
-            checks.uniqueness.append(StoreSaveChecks.UniquenessCheck(
-                entity: constraint.owner, properties: constraint.properties, values: values, mayBeStored: mayBeStored,
-                holders: group.objects.map(\.objectID), released: rows
-            ))
+            let mayBeStored =
+                !values.contains { ($0 as? NSManagedObjectID)?.isTemporaryID == true }
+                && !constraint.properties.contains {
+                    ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true
+                }
+            checks.uniqueness.append(
+                StoreSaveChecks.UniquenessCheck(
+                    entity: constraint.owner, properties: constraint.properties, values: values,
+                    mayBeStored: mayBeStored,
+                    holders: group.objects.map(\.objectID), released: rows
+                ))
             self.groups.append((constraint.names, group.objects))
         }
     }
@@ -127,9 +136,13 @@ struct SaveConflictScan {
         var owner: NSEntityDescription? = entity
         while let current = owner {
             for constraint in current.uniquenessConstraints {
-                let properties = NSEntityDescription.propertyNames(inConstraint: constraint).compactMap { current.facts.propertiesByName[$0] }
+                let properties = NSEntityDescription.propertyNames(inConstraint: constraint).compactMap {
+                    current.facts.propertiesByName[$0]
+                }
                 guard !properties.isEmpty, properties.count == constraint.count,
-                      properties.allSatisfy({ $0 is NSAttributeDescription || ($0 as? NSRelationshipDescription)?.isToMany == false })
+                    properties.allSatisfy({
+                        $0 is NSAttributeDescription || ($0 as? NSRelationshipDescription)?.isToMany == false
+                    })
                 else { continue }
                 result.append(Constraint(owner: current, properties: properties))
             }

@@ -82,11 +82,14 @@ open class UIManagedDocument: UIDocument {
 
     /// Opens the store at `storeURL` for the document's contexts; override it to set the
     /// store up differently (call `super` to keep the default).
-    open func configurePersistentStoreCoordinator(for storeURL: URL, ofType fileType: String, modelConfiguration configuration: String?,
-                                                  storeOptions: [AnyHashable: Any]? = nil) throws {
+    open func configurePersistentStoreCoordinator(
+        for storeURL: URL, ofType fileType: String, modelConfiguration configuration: String?,
+        storeOptions: [AnyHashable: Any]? = nil
+    ) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: managedObjectModel)
-        try coordinator.addPersistentStore(ofType: persistentStoreType(forFileType: fileType), configurationName: configuration,
-                                           at: storeURL, options: storeOptions)
+        try coordinator.addPersistentStore(
+            ofType: persistentStoreType(forFileType: fileType), configurationName: configuration,
+            at: storeURL, options: storeOptions)
         writer.persistentStoreCoordinator = coordinator
     }
 
@@ -95,8 +98,9 @@ open class UIManagedDocument: UIDocument {
 
     private func openStore(inPackage url: URL) throws {
         guard writer.persistentStoreCoordinator == nil else { return }
-        try configurePersistentStoreCoordinator(for: Self.storeURL(inPackage: url), ofType: fileType ?? "",
-                                                modelConfiguration: modelConfiguration, storeOptions: persistentStoreOptions)
+        try configurePersistentStoreCoordinator(
+            for: Self.storeURL(inPackage: url), ofType: fileType ?? "",
+            modelConfiguration: modelConfiguration, storeOptions: persistentStoreOptions)
     }
 
     // MARK: Reading and writing
@@ -109,16 +113,23 @@ open class UIManagedDocument: UIDocument {
     open override func read(from url: URL) throws {
         let store = Self.storeURL(inPackage: url)
         guard FileManager.default.fileExists(atPath: store.path) else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [
-                NSFilePathErrorKey: url.path,
-                NSLocalizedDescriptionKey: "\(url.path) is not a managed document: it has no StoreContent/\(Self.persistentStoreName)",
-            ])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [
+                    NSFilePathErrorKey: url.path,
+                    NSLocalizedDescriptionKey:
+                        "\(url.path) is not a managed document: it has no StoreContent/\(Self.persistentStoreName)",
+                ])
         }
         if writer.persistentStoreCoordinator != nil {
             // Reverting: what was not saved is dropped, and a package elsewhere is opened instead.
             managedObjectContext.reset()
             writer.performAndWait { writer.reset() }
-            if writer.persistentStoreCoordinator?.persistentStores.first?.url?.standardizedFileURL != store.standardizedFileURL { closeStore() }
+            if writer.persistentStoreCoordinator?.persistentStores.first?.url?.standardizedFileURL
+                != store.standardizedFileURL
+            {
+                closeStore()
+            }
         }
         try openStore(inPackage: url)
         let additional = Self.additionalContentURL(inPackage: url)
@@ -143,15 +154,24 @@ open class UIManagedDocument: UIDocument {
     ///   - url: The package; it must be where the document was opened or created.
     ///   - saveOperation: Whether the document is created or overwritten.
     /// - Throws: An error that fails the save, such as a `url` other than the document's.
-    open override func writeContents(_ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
-                                     for saveOperation: UIDocument.SaveOperation) throws {
+    open override func writeContents(
+        _ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
+        for saveOperation: UIDocument.SaveOperation
+    ) throws {
         if let coordinator = writer.persistentStoreCoordinator, let store = coordinator.persistentStores.first,
-           store.url?.standardizedFileURL != Self.storeURL(inPackage: url).standardizedFileURL {
-            throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSLocalizedDescriptionKey: "A managed document is saved where it was opened (\(fileURL.path)), not to \(url.path)"])
+            store.url?.standardizedFileURL != Self.storeURL(inPackage: url).standardizedFileURL
+        {
+            throw CocoaError(
+                .fileWriteUnsupportedScheme,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "A managed document is saved where it was opened (\(fileURL.path)), not to \(url.path)"
+                ])
         }
         let isNew = !FileManager.default.fileExists(atPath: url.path)
         do {
-            try FileManager.default.createDirectory(at: Self.storeURL(inPackage: url).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: Self.storeURL(inPackage: url).deletingLastPathComponent(), withIntermediateDirectories: true)
             try openStore(inPackage: url)
             try writer.performAndWait {
                 if writer.hasChanges { try writer.save() }
@@ -167,7 +187,8 @@ open class UIManagedDocument: UIDocument {
         if let additional = (contents as? DocumentContents)?.additional {
             let folder = Self.additionalContentURL(inPackage: url)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try writeAdditionalContent(additional, to: folder, originalContentsURL: saveOperation == .forCreating ? nil : folder)
+            try writeAdditionalContent(
+                additional, to: folder, originalContentsURL: saveOperation == .forCreating ? nil : folder)
         }
     }
 
@@ -196,7 +217,9 @@ open class UIManagedDocument: UIDocument {
     ///   - absoluteURL: The package's `AdditionalContent` folder.
     ///   - absoluteOriginalContentsURL: The folder as it was before this save, or `nil`.
     /// - Throws: An error that fails the save.
-    open func writeAdditionalContent(_ content: Any, to absoluteURL: URL, originalContentsURL absoluteOriginalContentsURL: URL?) throws {}
+    open func writeAdditionalContent(
+        _ content: Any, to absoluteURL: URL, originalContentsURL absoluteOriginalContentsURL: URL?
+    ) throws {}
 }
 
 /// What a managed document writes besides its store.

@@ -13,11 +13,17 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
     private let storage: Storage
 
     init(objects: [NSManagedObject], batchSize: Int, returnsIDs: Bool) {
-        storage = Storage(source: .objects(objects), batchSize: batchSize, context: nil, asFaults: true, returnsIDs: returnsIDs)
+        storage = Storage(
+            source: .objects(objects), batchSize: batchSize, context: nil, asFaults: true, returnsIDs: returnsIDs)
     }
 
-    init(list: StoreObjectList, store: NSPersistentStore, batchSize: Int, context: NSManagedObjectContext, asFaults: Bool, returnsIDs: Bool) {
-        storage = Storage(source: .keys(list, store), batchSize: batchSize, context: context, asFaults: asFaults, returnsIDs: returnsIDs)
+    init(
+        list: StoreObjectList, store: NSPersistentStore, batchSize: Int, context: NSManagedObjectContext,
+        asFaults: Bool, returnsIDs: Bool
+    ) {
+        storage = Storage(
+            source: .keys(list, store), batchSize: batchSize, context: context, asFaults: asFaults,
+            returnsIDs: returnsIDs)
     }
 
     /// The number of objects the fetch matched.
@@ -94,13 +100,17 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
             // Objects the context holds with their values (or rows) are used as they are;
             // the rest come from one query, and rows the store lost become faults.
             let ids = (start..<Swift.min(start + batchSize, list.count)).map { list.objectID(at: $0, store: store) }
-            var objects = ids.map { id in context.registeredObject(for: id).flatMap { !$0.isFaultStorage || $0.snapshot != nil ? $0 : nil } }
+            var objects = ids.map { id in
+                context.registeredObject(for: id).flatMap { !$0.isFaultStorage || $0.snapshot != nil ? $0 : nil }
+            }
             let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
             // A batch the store fails to read leaves its objects plain faults: each then
             // reads its own row when used, and a failure there is reported for that object
             // (the context's `faultingErrors`; `existingObject(with:)` throws it), never
             // filled with made-up values.
-            if !missing.isEmpty, let rows = try? context.persistentStoreCoordinator?.rows(for: missing, at: context.readGeneration) {
+            if !missing.isEmpty,
+                let rows = try? context.persistentStoreCoordinator?.rows(for: missing, at: context.readGeneration)
+            {
                 var loaded: [ObjectKey: NSManagedObject] = [:]
                 for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }
                 for index in objects.indices where objects[index] == nil { objects[index] = loaded[ids[index].key] }

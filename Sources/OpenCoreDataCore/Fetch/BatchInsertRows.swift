@@ -30,8 +30,9 @@ struct BatchInsertRows {
                 continue
             }
             guard let stored = AttributeValue.coerce(value, to: attribute) else {
-                throw error(NSManagedObjectValidationError, key: key, value: value,
-                            "expected a \(attribute.attributeType.displayName) value, given \(type(of: value)) (\(value))")
+                throw error(
+                    NSManagedObjectValidationError, key: key, value: value,
+                    "expected a \(attribute.attributeType.displayName) value, given \(type(of: value)) (\(value))")
             }
             row[index] = stored
         }
@@ -43,7 +44,10 @@ struct BatchInsertRows {
         var converted: [String: Any] = [:]
         for (key, value) in dictionary {
             guard let name = key as? String else {
-                throw CoreDataError.make(NSManagedObjectValidationError, "Batch insert into \(entity.name ?? "?"): dictionary keys must be attribute names, given \(type(of: key)) (\(key))")
+                throw CoreDataError.make(
+                    NSManagedObjectValidationError,
+                    "Batch insert into \(entity.name ?? "?"): dictionary keys must be attribute names, given \(type(of: key)) (\(key))"
+                )
             }
             converted[name] = value
         }
@@ -57,7 +61,8 @@ struct BatchInsertRows {
         }
         for case let relationship as NSRelationshipDescription in entity.facts.slots {
             let stored = object.storage[relationship.slot]
-            let isSet = relationship.isToMany ? !((stored as? ToManyRelationship)?.members.isEmpty ?? true) : stored != nil
+            let isSet =
+                relationship.isToMany ? !((stored as? ToManyRelationship)?.members.isEmpty ?? true) : stored != nil
             if isSet { throw relationshipError(relationship.name) }
         }
         try finish(attributes.map { object.storage[$0.slot] })
@@ -70,21 +75,24 @@ struct BatchInsertRows {
         case is NSRelationshipDescription:
             throw relationshipError(key)
         default:
-            throw error(NSManagedObjectValidationError, key: key, value: nil, "the entity has no attribute named '\(key)'")
+            throw error(
+                NSManagedObjectValidationError, key: key, value: nil, "the entity has no attribute named '\(key)'")
         }
     }
 
     private mutating func finish(_ row: [Any?]) throws {
         for (index, attribute) in attributes.enumerated() where row[index] == nil && !attribute.isOptional {
-            throw error(NSValidationMissingMandatoryPropertyError, key: attribute.name, value: nil,
-                        "required attribute '\(attribute.name)' has no value and no default (row \(values.count))")
+            throw error(
+                NSValidationMissingMandatoryPropertyError, key: attribute.name, value: nil,
+                "required attribute '\(attribute.name)' has no value and no default (row \(values.count))")
         }
         values.append(row)
     }
 
     private func relationshipError(_ key: String) -> NSError {
-        error(NSManagedObjectValidationError, key: key, value: nil,
-              "'\(key)' is a relationship; batch inserts set attributes only (insert, then relate objects in a context)")
+        error(
+            NSManagedObjectValidationError, key: key, value: nil,
+            "'\(key)' is a relationship; batch inserts set attributes only (insert, then relate objects in a context)")
     }
 
     private func error(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {

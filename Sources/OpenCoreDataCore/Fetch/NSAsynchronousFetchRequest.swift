@@ -15,7 +15,10 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @un
     open var estimatedResultCount: Int = 0
 
     /// Creates an asynchronous fetch of `request` that hands its result to `blk`.
-    public init(fetchRequest request: NSFetchRequest<ResultType>, completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)? = nil) {
+    public init(
+        fetchRequest request: NSFetchRequest<ResultType>,
+        completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)? = nil
+    ) {
         fetchRequest = request
         completionBlock = blk
         super.init()

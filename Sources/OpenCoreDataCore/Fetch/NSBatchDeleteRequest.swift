@@ -55,7 +55,8 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         let wantsIDs = resultType == .resultTypeObjectIDs
         guard let objectIDs else {
             let named = try fetchRequest.resolveEntity(in: model)
-            let entity = try BatchRequestEntity.resolve(named, name: named.name ?? "", in: model, request: "batch delete")
+            let entity = try BatchRequestEntity.resolve(
+                named, name: named.name ?? "", in: model, request: "batch delete")
             let fetch = StoreFetch(fetchRequest, entity: entity)
             return StoreBatchDelete(fetch: fetch, wantsObjectIDs: wantsIDs)
         }
@@ -63,17 +64,26 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         var keys: [Int64] = []
         for id in objectIDs {
             guard id.entity.name == first.entity.name else {
-                throw CoreDataError.make(NSCoreDataError, "A batch delete by object IDs takes IDs of one entity; given \(first.entity.name ?? "?") and \(id.entity.name ?? "?")",
-                                         [NSAffectedObjectsErrorKey: objectIDs])
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "A batch delete by object IDs takes IDs of one entity; given \(first.entity.name ?? "?") and \(id.entity.name ?? "?")",
+                    [NSAffectedObjectsErrorKey: objectIDs])
             }
-            guard let key = id.primaryKey, id.persistentStore === store || id.uriRepresentation().host == store.identifier else {
-                throw CoreDataError.make(NSCoreDataError, "Cannot batch delete \(id.uriRepresentation().absoluteString): it is temporary or not in this coordinator's store",
-                                         [NSAffectedObjectsErrorKey: [id]])
+            guard let key = id.primaryKey,
+                id.persistentStore === store || id.uriRepresentation().host == store.identifier
+            else {
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "Cannot batch delete \(id.uriRepresentation().absoluteString): it is temporary or not in this coordinator's store",
+                    [NSAffectedObjectsErrorKey: [id]])
             }
             keys.append(key)
         }
-        let entity = try BatchRequestEntity.resolve(first.entity, name: first.entity.name ?? "", in: model, request: "batch delete")
-        let fetch = StoreFetch(entity: entity, predicate: nil, sortDescriptors: [], limit: 0, offset: 0, includesSubentities: false, restrictedToKeys: keys)
+        let entity = try BatchRequestEntity.resolve(
+            first.entity, name: first.entity.name ?? "", in: model, request: "batch delete")
+        let fetch = StoreFetch(
+            entity: entity, predicate: nil, sortDescriptors: [], limit: 0, offset: 0, includesSubentities: false,
+            restrictedToKeys: keys)
         return StoreBatchDelete(fetch: fetch, wantsObjectIDs: wantsIDs)
     }
 }

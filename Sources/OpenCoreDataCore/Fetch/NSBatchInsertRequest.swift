@@ -57,7 +57,9 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     }
 
     /// Inserts the rows `handler` fills until it returns `true`.
-    public convenience init(entity: NSEntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool) {
+    public convenience init(
+        entity: NSEntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool
+    ) {
         self.init(entityName: entity.name ?? "", entity: entity)
         dictionaryHandler = handler
     }
@@ -69,7 +71,9 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     }
 
     /// Inserts the attribute values `handler` sets on a fresh object per call, until it returns `true`.
-    public convenience init(entity: NSEntityDescription, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool) {
+    public convenience init(
+        entity: NSEntityDescription, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool
+    ) {
         self.init(entityName: entity.name ?? "", entity: entity)
         managedObjectHandler = handler
     }
@@ -84,7 +88,8 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     func storeRequest(in model: NSManagedObjectModel) throws -> StoreBatchInsert {
         let target = try BatchRequestEntity.resolve(entity, name: entityName, in: model, request: "batch insert")
         if target.isAbstract {
-            throw CoreDataError.make(NSCoreDataError, "Cannot batch insert into abstract entity '\(target.name ?? "?")'")
+            throw CoreDataError.make(
+                NSCoreDataError, "Cannot batch insert into abstract entity '\(target.name ?? "?")'")
         }
         var rows = BatchInsertRows(entity: target)
         if let objectsToInsert {
@@ -102,6 +107,7 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
                 try rows.append(object)
             }
         }
-        return StoreBatchInsert(entity: target, attributes: rows.attributes, rows: rows.values, wantsObjectIDs: resultType == .objectIDs)
+        return StoreBatchInsert(
+            entity: target, attributes: rows.attributes, rows: rows.values, wantsObjectIDs: resultType == .objectIDs)
     }
 }

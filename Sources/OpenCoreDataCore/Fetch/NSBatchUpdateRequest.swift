@@ -61,14 +61,20 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
         }
         // A stable column order keeps the SQL text the same from one run to the next.
         assignments.sort { $0.attribute.name < $1.attribute.name }
-        let fetch = StoreFetch(entity: target, predicate: predicate, sortDescriptors: [], limit: 0, offset: 0, includesSubentities: includesSubentities)
-        return StoreBatchUpdate(fetch: fetch, assignments: assignments, wantsObjectIDs: resultType == .updatedObjectIDsResultType)
+        let fetch = StoreFetch(
+            entity: target, predicate: predicate, sortDescriptors: [], limit: 0, offset: 0,
+            includesSubentities: includesSubentities)
+        return StoreBatchUpdate(
+            fetch: fetch, assignments: assignments, wantsObjectIDs: resultType == .updatedObjectIDsResultType)
     }
 
     private func attribute(for key: AnyHashable, in entity: NSEntityDescription) throws -> NSAttributeDescription {
         let name = (key.base as? NSPropertyDescription)?.name ?? (key.base as? String)
         guard let name else {
-            throw CoreDataError.make(NSCoreDataError, "propertiesToUpdate keys must be attribute names or NSAttributeDescriptions, given \(type(of: key.base)) (\(key.base))")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "propertiesToUpdate keys must be attribute names or NSAttributeDescriptions, given \(type(of: key.base)) (\(key.base))"
+            )
         }
         switch entity.facts.propertiesByName[name] {
         case let attribute as NSAttributeDescription where attribute.isStored:
@@ -90,7 +96,10 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
         }
         guard let constant = CollectionValue.unwrapNull(constant) else { return .constant(nil) }
         guard let stored = AttributeValue.coerce(constant, to: attribute) else {
-            throw error(attribute.name, "expected a \(attribute.attributeType.displayName) value, given \(type(of: constant)) (\(constant))", value: constant)
+            throw error(
+                attribute.name,
+                "expected a \(attribute.attributeType.displayName) value, given \(type(of: constant)) (\(constant))",
+                value: constant)
         }
         return .constant(stored)
     }
@@ -98,6 +107,7 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
     private func error(_ key: String, _ message: String, value: Any? = nil) -> NSError {
         var info: [String: Any] = [NSValidationKeyErrorKey: key]
         if let value { info[NSValidationValueErrorKey] = value }
-        return CoreDataError.make(NSManagedObjectValidationError, "Batch update of \(entityName).\(key): \(message)", info)
+        return CoreDataError.make(
+            NSManagedObjectValidationError, "Batch update of \(entityName).\(key): \(message)", info)
     }
 }

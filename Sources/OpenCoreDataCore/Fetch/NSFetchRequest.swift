@@ -103,7 +103,10 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
         if let explicitEntity { return explicitEntity }
         if let entityName {
             guard let entity = model.entitiesByName[entityName] else {
-                throw CoreDataError.make(NSCoreDataError, "The fetch request's entity '\(entityName)' is not in the model (entities: \(model.entitiesByName.keys.sorted().joined(separator: ", ")))")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "The fetch request's entity '\(entityName)' is not in the model (entities: \(model.entitiesByName.keys.sorted().joined(separator: ", ")))"
+                )
             }
             return entity
         }

@@ -25,7 +25,10 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
     /// holds its changes, so keep the transaction while you use them.
     public package(set) weak var transaction: NSPersistentHistoryTransaction?
 
-    package init(changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType, tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?) {
+    package init(
+        changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
+        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?
+    ) {
         self.changeID = changeID
         self.changedObjectID = changedObjectID
         self.changeType = changeType
@@ -39,7 +42,9 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
     open class var entityDescription: NSEntityDescription? { PersistentHistoryEntities.change }
 
     /// ``entityDescription``; the context is not needed to find it.
-    open class func entityDescription(with context: NSManagedObjectContext) -> NSEntityDescription? { entityDescription }
+    open class func entityDescription(with context: NSManagedObjectContext) -> NSEntityDescription? {
+        entityDescription
+    }
 
     /// A fetch request on ``entityDescription``: give it a predicate and set it as an
     /// ``NSPersistentHistoryChangeRequest``'s `fetchRequest` to keep only matching changes.

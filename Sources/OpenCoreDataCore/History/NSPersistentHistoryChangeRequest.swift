@@ -82,7 +82,9 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     ///
     /// - Parameter transaction: The last transaction already processed, or `nil`.
     /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
-    open class func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> Self { make(.afterTransaction(transaction)) }
+    open class func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> Self {
+        make(.afterTransaction(transaction))
+    }
     /// Fetches the history that `fetchRequest` selects, from the beginning.
     ///
     /// - Parameter fetchRequest: A request on the transaction or change entity; its predicate,
@@ -107,7 +109,9 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     ///
     /// - Parameter transaction: The first transaction to keep, or `nil` to delete all.
     /// - Returns: A request to run with ``NSManagedObjectContext/execute(_:)``.
-    open class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> Self { make(.beforeTransaction(transaction)) }
+    open class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> Self {
+        make(.beforeTransaction(transaction))
+    }
 }
 
 /// The result of an ``NSPersistentHistoryChangeRequest``.

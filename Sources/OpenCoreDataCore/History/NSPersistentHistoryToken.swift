@@ -37,13 +37,13 @@ open class NSPersistentHistoryToken: NSObject, NSSecureCoding, @unchecked Sendab
     /// Restores an archived token; fails (returns `nil`) for a damaged archive.
     public required init?(coder: NSCoder) {
         guard let stores = coder.decodeObject(of: [NSArray.self, NSString.self], forKey: Self.storesKey) as? [Any],
-              let numbers = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: Self.numbersKey) as? [Any],
-              stores.count == numbers.count
+            let numbers = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: Self.numbersKey) as? [Any],
+            stores.count == numbers.count
         else { return nil }
         var values: [String: Int64] = [:]
         for (store, number) in zip(stores, numbers) {
             guard let store = (store as? NSString).map(String.init) ?? store as? String,
-                  let number = (number as? NSNumber)?.int64Value ?? number as? Int64
+                let number = (number as? NSNumber)?.int64Value ?? number as? Int64
             else { return nil }
             values[store] = number
         }

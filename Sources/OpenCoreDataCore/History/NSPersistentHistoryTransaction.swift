@@ -21,7 +21,10 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
     /// The token marking this transaction: fetch the history after it to get what came next.
     public let token: NSPersistentHistoryToken
 
-    package init(timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String, contextName: String?, author: String?) {
+    package init(
+        timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String,
+        contextName: String?, author: String?
+    ) {
         self.timestamp = timestamp
         self.transactionNumber = transactionNumber
         self.storeID = storeID
@@ -48,9 +51,11 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
         }
         // An object inserted and changed again in one batch is simply inserted.
         updated.subtract(inserted)
-        return Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [
-            NSInsertedObjectsKey: inserted, NSUpdatedObjectsKey: updated, NSDeletedObjectsKey: deleted,
-        ])
+        return Notification(
+            name: .NSManagedObjectContextDidSave, object: nil,
+            userInfo: [
+                NSInsertedObjectsKey: inserted, NSUpdatedObjectsKey: updated, NSDeletedObjectsKey: deleted,
+            ])
     }
 
     /// The entity of history transactions, for a fetch request that filters them (by
@@ -58,7 +63,9 @@ open class NSPersistentHistoryTransaction: NSObject, KeyValueCoding, @unchecked 
     open class var entityDescription: NSEntityDescription? { PersistentHistoryEntities.transaction }
 
     /// ``entityDescription``; the context is not needed to find it.
-    open class func entityDescription(with context: NSManagedObjectContext) -> NSEntityDescription? { entityDescription }
+    open class func entityDescription(with context: NSManagedObjectContext) -> NSEntityDescription? {
+        entityDescription
+    }
 
     /// A fetch request on ``entityDescription``: give it a predicate and set it as an
     /// ``NSPersistentHistoryChangeRequest``'s `fetchRequest` to keep only matching transactions.

@@ -10,30 +10,39 @@ enum AutomaticMigration {
     /// Migrates the store at `url` to `model` when automatic migration is on and the
     /// model that wrote it is found. Does nothing otherwise: opening the store then
     /// reports why it cannot (a missing source or mapping model, incompatible hashes).
-    static func migrateBeforeOpening(storeAt url: URL, to model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
+    static func migrateBeforeOpening(
+        storeAt url: URL, to model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?
+    ) throws {
         guard NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption]),
-              !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false),
-              !((options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false),
-              FileManager.default.fileExists(atPath: url.path),
-              // A file that is not a store is reported by the open that follows.
-              let engine = try? StoreEngines.sqlite(),
-              let metadata = try? engine.metadata(ofStoreAt: url),
-              !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
-              let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration,
-                                                        cachedModel: { try? engine.cachedModel(inStoreAt: url) })
+            !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false),
+            !((options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false),
+            FileManager.default.fileExists(atPath: url.path),
+            // A file that is not a store is reported by the open that follows.
+            let engine = try? StoreEngines.sqlite(),
+            let metadata = try? engine.metadata(ofStoreAt: url),
+            !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
+            let found = SourceModelSearch.sourceModel(
+                for: metadata, destination: model, configuration: configuration,
+                cachedModel: { try? engine.cachedModel(inStoreAt: url) })
         else { return }
         let allowsDataLoss = MigrationDataLoss.isAllowed(by: options)
-        let neighbours = model.bundleURL.map { MappingModelSearch.files(inFolder: $0.deletingLastPathComponent()) } ?? []
+        let neighbours =
+            model.bundleURL.map { MappingModelSearch.files(inFolder: $0.deletingLastPathComponent()) } ?? []
         let files = neighbours + MappingModelSearch.files(in: ModelResourceSearch.searchedBundles())
         if let mapping = NSMappingModel.find(in: files, from: found.model, to: model) {
-            StoreDebugLog.annotate("\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)")
-            try NSMigrationManager.migrateStoreInPlace(at: url, from: found.model, to: model, mapping: mapping, allowingDataLoss: allowsDataLoss)
+            StoreDebugLog.annotate(
+                "\(url.path): migrating by a mapping model file from the model version found by its version hashes \(found.origin)"
+            )
+            try NSMigrationManager.migrateStoreInPlace(
+                at: url, from: found.model, to: model, mapping: mapping, allowingDataLoss: allowsDataLoss)
             return
         }
         // Without inference, opening reports the missing mapping model.
         guard SourceModelSearch.infersMigration(options) else { return }
-        StoreDebugLog.annotate("\(url.path): migrating from the model version found by its version hashes \(found.origin)")
-        try engine.migrateStoreFile(at: url, from: found.model, to: model, configuration: configuration, allowingDataLoss: allowsDataLoss)
+        StoreDebugLog.annotate(
+            "\(url.path): migrating from the model version found by its version hashes \(found.origin)")
+        try engine.migrateStoreFile(
+            at: url, from: found.model, to: model, configuration: configuration, allowingDataLoss: allowsDataLoss)
     }
 }
 
@@ -45,8 +54,10 @@ extension NSMigrationManager {
     /// connection). The manager's progress becomes a child of the current `Progress`. For
     /// opening a store and for `cdtool migrate`; rows the mapping would drop without
     /// saying so stop it unless `allowingDataLoss` (``OpenCoreDataMigrationAllowsDataLossOption``).
-    package static func migrateStoreInPlace(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel,
-                                            allowingDataLoss: Bool = false) throws {
+    package static func migrateStoreInPlace(
+        at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, mapping: NSMappingModel,
+        allowingDataLoss: Bool = false
+    ) throws {
         let work = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".migrating")
         let engine = try StoreEngines.sqlite()
         try? engine.destroyStoreFiles(at: work)

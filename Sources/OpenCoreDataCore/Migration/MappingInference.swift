@@ -40,8 +40,10 @@ package struct MappingInference {
     /// Rows keep their primary keys, which are unique only within one hierarchy's table,
     /// so, as Core Data, lightweight migration refuses to merge two source hierarchies
     /// into one (entities that shared no root entity cannot come to share one).
-    private func checkOneSourceHierarchy(_ entity: NSEntityDescription, from match: NSEntityDescription,
-                                         _ sourceRoots: inout [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)]) throws {
+    private func checkOneSourceHierarchy(
+        _ entity: NSEntityDescription, from match: NSEntityDescription,
+        _ sourceRoots: inout [ObjectIdentifier: (destination: NSEntityDescription, source: NSEntityDescription)]
+    ) throws {
         let root = ObjectIdentifier(Self.root(of: entity))
         guard let earlier = sourceRoots[root] else {
             sourceRoots[root] = (entity, match)
@@ -72,7 +74,9 @@ package struct MappingInference {
         return nil
     }
 
-    private func mapping(from source: NSEntityDescription?, to destination: NSEntityDescription) throws -> NSEntityMapping {
+    private func mapping(
+        from source: NSEntityDescription?, to destination: NSEntityDescription
+    ) throws -> NSEntityMapping {
         let mapping = NSEntityMapping()
         mapping.destinationEntityName = destination.name
         mapping.destinationEntityVersionHash = destination.versionHash
@@ -84,11 +88,14 @@ package struct MappingInference {
         mapping.name = "\(source.name ?? "")To\(destination.name ?? "")"
         mapping.sourceEntityName = source.name
         mapping.sourceEntityVersionHash = source.versionHash
-        mapping.mappingType = source.versionHash == destination.versionHash ? .copyEntityMappingType : .transformEntityMappingType
+        mapping.mappingType =
+            source.versionHash == destination.versionHash ? .copyEntityMappingType : .transformEntityMappingType
         // In name order, so that which of two properties sharing an identifier matches is
         // always the same one.
         let sourceAttributes = source.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
-        let sourceRelationships = source.relationshipsByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        let sourceRelationships = source.relationshipsByName.values.filter { !$0.isTransient }.sorted {
+            $0.name < $1.name
+        }
         mapping.attributeMappings = try destination.attributesByName.values.filter { !$0.isTransient }
             .sorted { $0.name < $1.name }
             .map { attribute in
@@ -101,7 +108,8 @@ package struct MappingInference {
                 }
                 return property
             }
-        mapping.relationshipMappings = destination.relationshipsByName.values.sorted { $0.name < $1.name }.map { relationship in
+        mapping.relationshipMappings = destination.relationshipsByName.values.sorted { $0.name < $1.name }.map {
+            relationship in
             let property = NSPropertyMapping()
             property.name = relationship.name
             if let match = Self.match(relationship, in: sourceRelationships) {
@@ -124,7 +132,9 @@ package struct MappingInference {
 
     /// Refuses a type change lightweight migration cannot convert (see
     /// ``NSAttributeType/convertsInLightweightMigration(to:)``).
-    private static func checkConvertible(_ source: NSAttributeDescription, to destination: NSAttributeDescription, entity: NSEntityDescription) throws {
+    private static func checkConvertible(
+        _ source: NSAttributeDescription, to destination: NSAttributeDescription, entity: NSEntityDescription
+    ) throws {
         if source.attributeType.convertsInLightweightMigration(to: destination.attributeType) { return }
         throw CoreDataError.make(
             NSInferredMappingModelError,
@@ -137,8 +147,10 @@ extension NSAttributeType {
     /// Whether lightweight migration converts values of this type to `destination`: any type to
     /// itself, and numbers (integers, decimals, floating point, Booleans) to one another.
     package func convertsInLightweightMigration(to destination: NSAttributeType) -> Bool {
-        let numbers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-                                             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType]
+        let numbers: Set<NSAttributeType> = [
+            .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+            .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType,
+        ]
         return self == destination || (numbers.contains(self) && numbers.contains(destination))
     }
 }

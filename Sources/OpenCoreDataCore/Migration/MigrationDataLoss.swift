@@ -71,8 +71,11 @@ package enum MigrationDataLoss {
         guard !lost.isEmpty || !counts.orphans.isEmpty else { return }
         let rows = { (count: Int) in count == 1 ? "1 row" : "\(count) rows" }
         var parts = lost.map { "\(rows($0.value)) of entity '\($0.key)', which the destination model does not have" }
-        parts += counts.orphans.map { "\(rows($0.rows)) of table \($0.table) with entity number \($0.entityNumber), which is no entity of the source model" }
-        let advice = inferred
+        parts += counts.orphans.map {
+            "\(rows($0.rows)) of table \($0.table) with entity number \($0.entityNumber), which is no entity of the source model"
+        }
+        let advice =
+            inferred
             ? "To keep them, give the destination entity the old entity's name as its renaming identifier"
             : "To keep them, map them in the mapping model; to drop an entity, give it an entity mapping of type NSRemoveEntityMappingType"
         throw CoreDataError.make(

@@ -48,9 +48,12 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
         if other === self { return true }
         return name == other.name && mappingType == other.mappingType
             && sourceEntityName == other.sourceEntityName && destinationEntityName == other.destinationEntityName
-            && sourceEntityVersionHash == other.sourceEntityVersionHash && destinationEntityVersionHash == other.destinationEntityVersionHash
-            && sourceExpression == other.sourceExpression && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
-            && (attributeMappings ?? []) == (other.attributeMappings ?? []) && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
+            && sourceEntityVersionHash == other.sourceEntityVersionHash
+            && destinationEntityVersionHash == other.destinationEntityVersionHash
+            && sourceExpression == other.sourceExpression
+            && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
+            && (attributeMappings ?? []) == (other.attributeMappings ?? [])
+            && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
             && MappingUserInfo.equal(userInfo, other.userInfo)
     }
 

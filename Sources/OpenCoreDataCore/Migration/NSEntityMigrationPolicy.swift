@@ -48,7 +48,9 @@ open class NSEntityMigrationPolicy: NSObject, ExpressionFunctionTarget, @uncheck
     ///   - manager: The migration manager; associate each new object with the source object
     ///     through ``NSMigrationManager/associate(sourceInstance:withDestinationInstance:for:)``.
     /// - Throws: Any error, which stops the migration; the source store stays as it was.
-    open func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
+    open func createDestinationInstances(
+        forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager
+    ) throws {
         try manager.createDefaultDestinationInstance(forSource: sInstance, in: mapping, policy: self)
     }
 
@@ -68,7 +70,9 @@ open class NSEntityMigrationPolicy: NSObject, ExpressionFunctionTarget, @uncheck
     ///   - mapping: The entity mapping being run.
     ///   - manager: The migration manager, which finds the source objects of `dInstance`.
     /// - Throws: Any error, which stops the migration; the source store stays as it was.
-    open func createRelationships(forDestination dInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
+    open func createRelationships(
+        forDestination dInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager
+    ) throws {
         try manager.createDefaultRelationships(forDestination: dInstance, in: mapping, policy: self)
     }
 

@@ -32,7 +32,9 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     /// - Returns: The mapping lightweight migration would use.
     /// - Throws: ``NSInferredMappingModelError`` when the change cannot be inferred, saying
     ///   which entity or property stops it.
-    open class func inferredMappingModel(forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel) throws -> NSMappingModel {
+    open class func inferredMappingModel(
+        forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel
+    ) throws -> NSMappingModel {
         try MappingInference(source: source.entities, destination: destination.entities).mappingModel()
     }
 

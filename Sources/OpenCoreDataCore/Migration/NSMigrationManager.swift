@@ -77,10 +77,16 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     ///   - dOptions: Options for opening the destination store.
     /// - Throws: An `NSError` from the step that failed, or the error given to
     ///   ``cancelMigrationWithError(_:)``.
-    open func migrateStore(from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil, with mappings: NSMappingModel?,
-                           toDestinationURL dURL: URL, destinationType dStoreType: String, destinationOptions dOptions: [AnyHashable: Any]? = nil) throws {
+    open func migrateStore(
+        from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil,
+        with mappings: NSMappingModel?,
+        toDestinationURL dURL: URL, destinationType dStoreType: String,
+        destinationOptions dOptions: [AnyHashable: Any]? = nil
+    ) throws {
         reset()
-        let mapping = try mappings ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
+        let mapping =
+            try mappings
+            ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         mappingModel = mapping
         let createsDestination = dStoreType != NSInMemoryStoreType && !FileManager.default.fileExists(atPath: dURL.path)
         let source = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
@@ -91,20 +97,30 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
             var readOptions = sOptions ?? [:]
             readOptions[NSReadOnlyPersistentStoreOption] = true
             do {
-                try source.addPersistentStore(ofType: sStoreType, configurationName: nil, at: sourceURL, options: readOptions)
+                try source.addPersistentStore(
+                    ofType: sStoreType, configurationName: nil, at: sourceURL, options: readOptions)
             } catch {
-                throw CoreDataError.make(NSMigrationManagerSourceStoreError, "Can't open the source store at \(sourceURL.path) with the source model: \((error as NSError).localizedDescription)",
-                                         [NSUnderlyingErrorKey: error as NSError, NSFilePathErrorKey: sourceURL.path])
+                throw CoreDataError.make(
+                    NSMigrationManagerSourceStoreError,
+                    "Can't open the source store at \(sourceURL.path) with the source model: \((error as NSError).localizedDescription)",
+                    [NSUnderlyingErrorKey: error as NSError, NSFilePathErrorKey: sourceURL.path])
             }
-            if sStoreType == NSSQLiteStoreType, !StoreLocation.isDevNull(sourceURL), !MigrationDataLoss.isAllowed(by: sOptions) {
+            if sStoreType == NSSQLiteStoreType, !StoreLocation.isDevNull(sourceURL),
+                !MigrationDataLoss.isAllowed(by: sOptions)
+            {
                 let counts = try StoreEngines.sqlite().rowCounts(inStoreAt: sourceURL, entities: sourceModel.entities)
-                try MigrationDataLoss.check(counts, keeps: { MigrationDataLoss.accountsFor($0, in: mapping) }, store: sourceURL.path, inferred: mapping.isInferred)
+                try MigrationDataLoss.check(
+                    counts, keeps: { MigrationDataLoss.accountsFor($0, in: mapping) }, store: sourceURL.path,
+                    inferred: mapping.isInferred)
             }
             do {
-                try destination.addPersistentStore(ofType: dStoreType, configurationName: nil, at: dURL, options: dOptions)
+                try destination.addPersistentStore(
+                    ofType: dStoreType, configurationName: nil, at: dURL, options: dOptions)
             } catch {
-                throw CoreDataError.make(NSMigrationManagerDestinationStoreError, "Can't open the destination store at \(dURL.path) with the destination model: \((error as NSError).localizedDescription)",
-                                         [NSUnderlyingErrorKey: error as NSError, NSFilePathErrorKey: dURL.path])
+                throw CoreDataError.make(
+                    NSMigrationManagerDestinationStoreError,
+                    "Can't open the destination store at \(dURL.path) with the destination model: \((error as NSError).localizedDescription)",
+                    [NSUnderlyingErrorKey: error as NSError, NSFilePathErrorKey: dURL.path])
             }
             let sourceContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             sourceContext.persistentStoreCoordinator = source
@@ -134,10 +150,16 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     ///   - destinationType: The destination store's type.
     ///   - destinationOptions: Options for opening the destination store.
     /// - Throws: An `NSError` from the step that failed.
-    public func migrateStore(from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: [AnyHashable: Any]? = nil, mapping: NSMappingModel,
-                             to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: [AnyHashable: Any]? = nil) throws {
-        try migrateStore(from: sourceURL, sourceType: sourceType.rawValue, options: sourceOptions, with: mapping,
-                         toDestinationURL: destinationURL, destinationType: destinationType.rawValue, destinationOptions: destinationOptions)
+    public func migrateStore(
+        from sourceURL: URL, type sourceType: NSPersistentStore.StoreType,
+        options sourceOptions: [AnyHashable: Any]? = nil, mapping: NSMappingModel,
+        to destinationURL: URL, type destinationType: NSPersistentStore.StoreType,
+        options destinationOptions: [AnyHashable: Any]? = nil
+    ) throws {
+        try migrateStore(
+            from: sourceURL, sourceType: sourceType.rawValue, options: sourceOptions, with: mapping,
+            toDestinationURL: destinationURL, destinationType: destinationType.rawValue,
+            destinationOptions: destinationOptions)
     }
 
     /// Stops the migration under way; it fails with `error` at its next step.
@@ -173,7 +195,9 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
 
     /// The mappings that move objects (add and remove mappings have none to move).
     private func objectMappings(_ mapping: NSMappingModel) -> [NSEntityMapping] {
-        (mapping.entityMappings ?? []).filter { $0.mappingType != .addEntityMappingType && $0.mappingType != .removeEntityMappingType }
+        (mapping.entityMappings ?? []).filter {
+            $0.mappingType != .addEntityMappingType && $0.mappingType != .removeEntityMappingType
+        }
     }
 
     private func run(_ mapping: NSMappingModel) throws {
@@ -251,13 +275,16 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
             try destinationContext.save()
         } catch let error as NSError {
             let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []
-            let object = ([error] + details).lazy.compactMap { $0.userInfo[NSValidationObjectErrorKey] as? NSManagedObject }.first
+            let object = ([error] + details).lazy.compactMap {
+                $0.userInfo[NSValidationObjectErrorKey] as? NSManagedObject
+            }.first
             let mapping = object.flatMap { object in
                 sourcesByDestination.first { $0.value[ObjectIdentifier(object)] != nil }?.key
             }
             var info = error.userInfo
             info[NSMigrationEntityMappingKey] = mapping
-            info[NSLocalizedDescriptionKey] = "The migrated objects are not valid\(mapping.map { " (entity mapping '\($0)')" } ?? ""): \(error.localizedDescription)"
+            info[NSLocalizedDescriptionKey] =
+                "The migrated objects are not valid\(mapping.map { " (entity mapping '\($0)')" } ?? ""): \(error.localizedDescription)"
             info[NSUnderlyingErrorKey] = error
             throw NSError(domain: error.domain, code: error.code, userInfo: info)
         }
@@ -267,9 +294,13 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         let name = mapping.name ?? ""
         if let policy = policies[name] { return policy }
         var policy = NSEntityMigrationPolicy()
-        if let className = mapping.entityMigrationPolicyClassName, !className.isEmpty, className != "NSEntityMigrationPolicy" {
+        if let className = mapping.entityMigrationPolicyClassName, !className.isEmpty,
+            className != "NSEntityMigrationPolicy"
+        {
             guard let type = NSClassFromString(className) as? NSEntityMigrationPolicy.Type else {
-                throw CoreDataError.make(NSEntityMigrationPolicyError, "No NSEntityMigrationPolicy subclass named '\(className)' (entity mapping '\(name)')")
+                throw CoreDataError.make(
+                    NSEntityMigrationPolicyError,
+                    "No NSEntityMigrationPolicy subclass named '\(className)' (entity mapping '\(name)')")
             }
             policy = type.init()
         }
@@ -282,19 +313,24 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     /// The source objects a mapping migrates: its source expression's result (a fetch
     /// request, run in the source context, or a collection), else every object of its
     /// source entity (not of subentities, which have mappings of their own).
-    private func sourceInstances(for mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws -> [NSManagedObject] {
+    private func sourceInstances(
+        for mapping: NSEntityMapping, policy: NSEntityMigrationPolicy
+    ) throws -> [NSManagedObject] {
         if let expression = mapping.sourceExpression {
             // Xcode's FETCH(request, $manager.sourceContext, NO) runs here, so a failing
             // fetch stops the migration instead of selecting nothing.
             let fetch: NSExpression? = if case .fetch(let request, _, false) = expression.node { request } else { nil }
-            let value = evaluate(fetch ?? expression, source: nil, destination: nil, mapping: mapping, property: nil, policy: policy)
+            let value = evaluate(
+                fetch ?? expression, source: nil, destination: nil, mapping: mapping, property: nil, policy: policy)
             try checkCancellation()
             if let request = value as? any ErasedFetchRequest {
                 return try request.results(in: sourceContext).compactMap { $0 as? NSManagedObject }
             }
             guard fetch == nil else {
-                throw CoreDataError.make(NSMigrationError, "The source expression of the entity mapping '\(mapping.name ?? "")' does not evaluate to a fetch request",
-                                         [NSMigrationEntityMappingKey: mapping])
+                throw CoreDataError.make(
+                    NSMigrationError,
+                    "The source expression of the entity mapping '\(mapping.name ?? "")' does not evaluate to a fetch request",
+                    [NSMigrationEntityMappingKey: mapping])
             }
             return (CollectionValue.members(of: value) ?? []).compactMap { $0 as? NSManagedObject }
         }
@@ -302,7 +338,9 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         return try sourceContext.fetch(fetchRequest(forSourceEntityNamed: name, predicate: nil))
     }
 
-    private func fetchRequest(forSourceEntityNamed name: String, predicate: NSPredicate?) -> NSFetchRequest<NSManagedObject> {
+    private func fetchRequest(
+        forSourceEntityNamed name: String, predicate: NSPredicate?
+    ) -> NSFetchRequest<NSManagedObject> {
         let request = NSFetchRequest<NSManagedObject>(entityName: name)
         request.predicate = predicate
         request.includesSubentities = false
@@ -310,25 +348,38 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     }
 
     /// `createDestinationInstances(forSource:in:manager:)`'s default.
-    func createDefaultDestinationInstance(forSource source: NSManagedObject, in mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws {
+    func createDefaultDestinationInstance(
+        forSource source: NSManagedObject, in mapping: NSEntityMapping, policy: NSEntityMigrationPolicy
+    ) throws {
         guard let entity = destinationEntity(for: mapping) else {
-            throw CoreDataError.make(NSMigrationError, "The destination model has no entity named '\(mapping.destinationEntityName ?? "")'")
+            throw CoreDataError.make(
+                NSMigrationError, "The destination model has no entity named '\(mapping.destinationEntityName ?? "")'")
         }
         let destination = NSManagedObject(entity: entity, insertInto: destinationContext)
         for property in mapping.attributeMappings ?? [] {
-            guard let name = property.name, let expression = property.valueExpression, entity.attributesByName[name] != nil else { continue }
-            destination.setValue(evaluate(expression, source: source, destination: destination, mapping: mapping, property: property, policy: policy), forKey: name)
+            guard let name = property.name, let expression = property.valueExpression,
+                entity.attributesByName[name] != nil
+            else { continue }
+            destination.setValue(
+                evaluate(
+                    expression, source: source, destination: destination, mapping: mapping, property: property,
+                    policy: policy), forKey: name)
         }
         associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
     }
 
     /// `createRelationships(forDestination:in:manager:)`'s default.
-    func createDefaultRelationships(forDestination destination: NSManagedObject, in mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws {
+    func createDefaultRelationships(
+        forDestination destination: NSManagedObject, in mapping: NSEntityMapping, policy: NSEntityMigrationPolicy
+    ) throws {
         let source = sourcesByDestination[mapping.name ?? ""]?[ObjectIdentifier(destination)]?.first
         for property in mapping.relationshipMappings ?? [] {
             guard let name = property.name, let expression = property.valueExpression,
-                  let relationship = destination.entity.relationshipsByName[name] else { continue }
-            let value = evaluate(expression, source: source, destination: destination, mapping: mapping, property: property, policy: policy)
+                let relationship = destination.entity.relationshipsByName[name]
+            else { continue }
+            let value = evaluate(
+                expression, source: source, destination: destination, mapping: mapping, property: property,
+                policy: policy)
             let objects = (CollectionValue.members(of: value) ?? [value]).compactMap { $0 as? NSManagedObject }
             if !relationship.isToMany {
                 destination.setValue(objects.first, forKey: name)
@@ -340,9 +391,13 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         }
     }
 
-    private func evaluate(_ expression: NSExpression, source: NSManagedObject?, destination: NSManagedObject?, mapping: NSEntityMapping,
-                          property: NSPropertyMapping?, policy: NSEntityMigrationPolicy) -> Any? {
-        var bindings: [String: Any] = [NSMigrationManagerKey: self, NSMigrationEntityMappingKey: mapping, NSMigrationEntityPolicyKey: policy]
+    private func evaluate(
+        _ expression: NSExpression, source: NSManagedObject?, destination: NSManagedObject?, mapping: NSEntityMapping,
+        property: NSPropertyMapping?, policy: NSEntityMigrationPolicy
+    ) -> Any? {
+        var bindings: [String: Any] = [
+            NSMigrationManagerKey: self, NSMigrationEntityMappingKey: mapping, NSMigrationEntityPolicyKey: policy,
+        ]
         if let source { bindings[NSMigrationSourceObjectKey] = source }
         if let destination { bindings[NSMigrationDestinationObjectKey] = destination }
         if let property { bindings[NSMigrationPropertyMappingKey] = property }
@@ -374,10 +429,15 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     ///   - sourceInstance: An object of the source context.
     ///   - destinationInstance: The object of the destination context made from it.
     ///   - entityMapping: The mapping that made it.
-    open func associate(sourceInstance: NSManagedObject, withDestinationInstance destinationInstance: NSManagedObject, for entityMapping: NSEntityMapping) {
+    open func associate(
+        sourceInstance: NSManagedObject, withDestinationInstance destinationInstance: NSManagedObject,
+        for entityMapping: NSEntityMapping
+    ) {
         let name = entityMapping.name ?? ""
-        destinationsBySource[name, default: [:]][ObjectIdentifier(sourceInstance), default: []].append(destinationInstance)
-        sourcesByDestination[name, default: [:]][ObjectIdentifier(destinationInstance), default: []].append(sourceInstance)
+        destinationsBySource[name, default: [:]][ObjectIdentifier(sourceInstance), default: []].append(
+            destinationInstance)
+        sourcesByDestination[name, default: [:]][ObjectIdentifier(destinationInstance), default: []].append(
+            sourceInstance)
         destinationsInOrder[name, default: []].append(destinationInstance)
         allDestinationsBySource[ObjectIdentifier(sourceInstance), default: []].append(destinationInstance)
     }
@@ -389,7 +449,9 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     ///   - mappingName: The entity mapping's name.
     ///   - sourceInstances: Source objects, or `nil` for all.
     /// - Returns: The destination objects, in the order they were made.
-    open func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [NSManagedObject]?) -> [NSManagedObject] {
+    open func destinationInstances(
+        forEntityMappingName mappingName: String, sourceInstances: [NSManagedObject]?
+    ) -> [NSManagedObject] {
         guard let sourceInstances else { return destinationsInOrder[mappingName] ?? [] }
         let made = destinationsBySource[mappingName] ?? [:]
         return sourceInstances.flatMap { made[ObjectIdentifier($0)] ?? [] }
@@ -402,7 +464,9 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
     ///   - mappingName: The entity mapping's name.
     ///   - destinationInstances: Destination objects, or `nil` for all.
     /// - Returns: The source objects.
-    open func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [NSManagedObject]?) -> [NSManagedObject] {
+    open func sourceInstances(
+        forEntityMappingName mappingName: String, destinationInstances: [NSManagedObject]?
+    ) -> [NSManagedObject] {
         let made = sourcesByDestination[mappingName] ?? [:]
         let destinations = destinationInstances ?? destinationsInOrder[mappingName] ?? []
         return destinations.flatMap { made[ObjectIdentifier($0)] ?? [] }
@@ -432,8 +496,11 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
         case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
             // Each related source object's counterparts, whichever mapping made them, that
             // the destination relationship of that name can hold.
-            let target = currentEntityMapping.flatMap(destinationEntity(for:))?.relationshipsByName[name]?.destinationEntity
-            return objects.flatMap { allDestinationsBySource[ObjectIdentifier($0)] ?? [] }.filter { target.map($0.entity.isKindOf(entity:)) ?? true }
+            let target = currentEntityMapping.flatMap(destinationEntity(for:))?.relationshipsByName[name]?
+                .destinationEntity
+            return objects.flatMap { allDestinationsBySource[ObjectIdentifier($0)] ?? [] }.filter {
+                target.map($0.entity.isKindOf(entity:)) ?? true
+            }
         case "fetchRequestForSourceEntityNamed:predicateString:":
             var predicate: NSPredicate?
             if arguments.count > 1, let format = arguments[1] as? String {
@@ -441,8 +508,11 @@ open class NSMigrationManager: NSObject, ExpressionFunctionTarget, @unchecked Se
                     predicate = try NSPredicate.parse(format: format, argumentArray: [])
                 } catch {
                     // A source expression that cannot select its objects must not select them all.
-                    cancelMigrationWithError(CoreDataError.make(NSMigrationError, "The source expression's predicate '\(format)' does not parse: \((error as NSError).localizedDescription)",
-                                                                [NSUnderlyingErrorKey: error as NSError]))
+                    cancelMigrationWithError(
+                        CoreDataError.make(
+                            NSMigrationError,
+                            "The source expression's predicate '\(format)' does not parse: \((error as NSError).localizedDescription)",
+                            [NSUnderlyingErrorKey: error as NSError]))
                     return nil
                 }
             }

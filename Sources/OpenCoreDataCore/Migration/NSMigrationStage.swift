@@ -43,7 +43,8 @@ open class NSCustomMigrationStage: NSMigrationStage, @unchecked Sendable {
     /// - Parameters:
     ///   - currentModel: The version the step starts from.
     ///   - nextModel: The version the step ends at.
-    public init(migratingFrom currentModel: NSManagedObjectModelReference, to nextModel: NSManagedObjectModelReference) {
+    public init(migratingFrom currentModel: NSManagedObjectModelReference, to nextModel: NSManagedObjectModelReference)
+    {
         self.currentModel = currentModel
         self.nextModel = nextModel
         super.init()
@@ -92,8 +93,12 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     ///   - bundle: The bundle holding it, or `nil` for the main bundle and the app's resource bundles.
     ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
     public convenience init(name modelName: String, in bundle: Bundle?, versionChecksum: String) {
-        guard let model = ModelResourceSearch.version(named: modelName, in: bundle.map { [$0] } ?? ModelResourceSearch.searchedBundles()) else {
-            preconditionFailure("NSManagedObjectModelReference: no model version named '\(modelName)' in the app's bundles")
+        guard
+            let model = ModelResourceSearch.version(
+                named: modelName, in: bundle.map { [$0] } ?? ModelResourceSearch.searchedBundles())
+        else {
+            preconditionFailure(
+                "NSManagedObjectModelReference: no model version named '\(modelName)' in the app's bundles")
         }
         self.init(model: model, versionChecksum: versionChecksum)
     }
@@ -105,12 +110,20 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     ///   - entityVersionHashes: The version hashes of the model's entities, by entity name.
     ///   - bundle: The bundle to search, or `nil` for the app's bundles.
     ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
-    public convenience init(entityVersionHashes: [AnyHashable: Any], inBundle bundle: Bundle?, versionChecksum: String) {
-        let metadata: [String: Any] = [NSStoreModelVersionHashesKey: Dictionary(uniqueKeysWithValues: entityVersionHashes.compactMap { key, value in
-            (key.base as? String).map { ($0, value) }
-        })]
-        guard let model = NSManagedObjectModel.mergedModel(from: bundle.map { [$0] } ?? ModelResourceSearch.searchedBundles(), forStoreMetadata: metadata) else {
-            preconditionFailure("NSManagedObjectModelReference: no model with these entity version hashes in the app's bundles")
+    public convenience init(entityVersionHashes: [AnyHashable: Any], inBundle bundle: Bundle?, versionChecksum: String)
+    {
+        let metadata: [String: Any] = [
+            NSStoreModelVersionHashesKey: Dictionary(
+                uniqueKeysWithValues: entityVersionHashes.compactMap { key, value in
+                    (key.base as? String).map { ($0, value) }
+                })
+        ]
+        guard
+            let model = NSManagedObjectModel.mergedModel(
+                from: bundle.map { [$0] } ?? ModelResourceSearch.searchedBundles(), forStoreMetadata: metadata)
+        else {
+            preconditionFailure(
+                "NSManagedObjectModelReference: no model with these entity version hashes in the app's bundles")
         }
         self.init(model: model, versionChecksum: versionChecksum)
     }

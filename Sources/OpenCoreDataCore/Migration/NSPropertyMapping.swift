@@ -18,7 +18,8 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSPropertyMapping else { return false }
         if other === self { return true }
-        return name == other.name && valueExpression == other.valueExpression && MappingUserInfo.equal(userInfo, other.userInfo)
+        return name == other.name && valueExpression == other.valueExpression
+            && MappingUserInfo.equal(userInfo, other.userInfo)
     }
 
     /// A hash consistent with ``isEqual(_:)``.

@@ -54,22 +54,30 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     /// Brings the store at `url` from its version to the last version of the stages,
     /// before it is added with `destination`. A missing store, or one already of the
     /// destination's version, is left alone.
-    func migrateStore(at url: URL, to destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?) throws {
+    func migrateStore(
+        at url: URL, to destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?
+    ) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let metadata = try StoreEngines.sqlite().metadata(ofStoreAt: url)
-        guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
+        guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else {
+            return
+        }
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.compactMapValues { $0 as? Data } ?? [:]
         let current = VersionHasher.checksum(of: stored)
         let steps = steps
         guard let first = steps.firstIndex(where: { $0.from == current }) else {
             if steps.contains(where: { $0.to == current }) { return }
-            throw CoreDataError.make(NSMigrationMissingSourceModelError, "The store at \(url.path) has version \(current), which no stage of the staged migration names",
-                                     [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSMigrationMissingSourceModelError,
+                "The store at \(url.path) has version \(current), which no stage of the staged migration names",
+                [NSFilePathErrorKey: url.path])
         }
         let models = knownModels(destination: destination)
         func model(_ checksum: String) throws -> NSManagedObjectModel {
             guard let model = models[checksum] else {
-                throw CoreDataError.make(NSMigrationMissingSourceModelError, "No model version with checksum \(checksum) was found for the staged migration")
+                throw CoreDataError.make(
+                    NSMigrationMissingSourceModelError,
+                    "No model version with checksum \(checksum) was found for the staged migration")
             }
             return model
         }
@@ -79,8 +87,9 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
                 try withContainer(model: from, at: url, options: options) { try handler(self, stage) }
             }
             StoreDebugLog.annotate("\(url.path): staged migration from version \(step.from) to \(step.to)")
-            try StoreEngines.sqlite().migrateStoreFile(at: url, from: from, to: to, configuration: configuration,
-                                                       allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
+            try StoreEngines.sqlite().migrateStoreFile(
+                at: url, from: from, to: to, configuration: configuration,
+                allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
             if let stage = step.stage, let handler = stage.didMigrateHandler {
                 try withContainer(model: to, at: url, options: options) { try handler(self, stage) }
             }
@@ -91,7 +100,9 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     /// bundle and of the app's bundles.
     private func knownModels(destination: NSManagedObjectModel) -> [String: NSManagedObjectModel] {
         var models: [String: NSManagedObjectModel] = [:]
-        func add(_ model: NSManagedObjectModel) { models[model.versionChecksum] = models[model.versionChecksum] ?? model }
+        func add(_ model: NSManagedObjectModel) {
+            models[model.versionChecksum] = models[model.versionChecksum] ?? model
+        }
         for case let stage as NSCustomMigrationStage in stages {
             add(stage.currentModel.resolvedModel)
             add(stage.nextModel.resolvedModel)
@@ -106,12 +117,18 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
 
     /// Runs `body` with ``container`` open on the store under `model` (with the store's
     /// own options, such as history tracking, but no migration), closed afterwards.
-    private func withContainer(model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]?, _ body: () throws -> Void) throws {
-        let container = NSPersistentContainer(name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
+    private func withContainer(
+        model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]?, _ body: () throws -> Void
+    ) throws {
+        let container = NSPersistentContainer(
+            name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
         for (key, value) in options ?? [:] {
-            guard let name = key.base as? String, name != NSPersistentStoreStagedMigrationManagerOptionKey else { continue }
-            let object: NSObject? = (value as? Bool).map { NSNumber(value: $0) } ?? (value as? Int).map { NSNumber(value: $0) }
+            guard let name = key.base as? String, name != NSPersistentStoreStagedMigrationManagerOptionKey else {
+                continue
+            }
+            let object: NSObject? =
+                (value as? Bool).map { NSNumber(value: $0) } ?? (value as? Int).map { NSNumber(value: $0) }
                 ?? (value as? String).map { NSString(string: $0) } ?? (value as? NSObject)
             description.setOption(object, forKey: name)
         }
@@ -123,7 +140,9 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
         self.container = container
         defer {
             self.container = nil
-            for store in container.persistentStoreCoordinator.persistentStores { try? container.persistentStoreCoordinator.remove(store) }
+            for store in container.persistentStoreCoordinator.persistentStores {
+                try? container.persistentStoreCoordinator.remove(store)
+            }
         }
         try body()
     }

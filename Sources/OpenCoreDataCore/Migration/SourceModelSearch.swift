@@ -13,16 +13,22 @@ package enum SourceModelSearch {
 
     /// The model whose entities (of `configuration`) have exactly the hashes `metadata`
     /// records, if any; `cachedModel` is asked last.
-    package static func sourceModel(for metadata: [String: Any], destination: NSManagedObjectModel, configuration: String?,
-                            cachedModel: () -> NSManagedObjectModel?) -> Found? {
-        let fits = { (model: NSManagedObjectModel) in model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) }
+    package static func sourceModel(
+        for metadata: [String: Any], destination: NSManagedObjectModel, configuration: String?,
+        cachedModel: () -> NSManagedObjectModel?
+    ) -> Found? {
+        let fits = { (model: NSManagedObjectModel) in
+            model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
+        }
         if let bundle = destination.bundleURL, let versions = try? NSManagedObjectModel.versions(in: bundle) {
             for name in versions.versionNames.reversed() {
                 guard let model = versions.modelsByVersionName[name], fits(model) else { continue }
                 return Found(model: model, origin: "(version \(name) of \(bundle.lastPathComponent))")
             }
         }
-        if let model = NSManagedObjectModel.mergedModel(from: ModelResourceSearch.searchedBundles(), forStoreMetadata: metadata), fits(model) {
+        if let model = NSManagedObjectModel.mergedModel(
+            from: ModelResourceSearch.searchedBundles(), forStoreMetadata: metadata), fits(model)
+        {
             return Found(model: model, origin: "(among the app's models)")
         }
         if let model = cachedModel(), fits(model) {

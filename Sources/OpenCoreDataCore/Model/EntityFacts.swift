@@ -42,7 +42,10 @@ package final class EntityFacts {
     /// Classes already compared with the entity's class name (the comparison builds strings).
     private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
 
-    init(slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription, selfAndDescendants: [NSEntityDescription]) {
+    init(
+        slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,
+        selfAndDescendants: [NSEntityDescription]
+    ) {
         self.slots = slots
         self.propertiesByName = PropertyTable(slots)
         let facts = slots.map(SlotFacts.init)
@@ -55,14 +58,20 @@ package final class EntityFacts {
         self.selfAndDescendants = selfAndDescendants
         self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
         self.transientSlots = slots.filter {
-            $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) && !($0 is NSFetchedPropertyDescription)
+            $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false)
+                && !($0 is NSFetchedPropertyDescription)
         }.map(\.slot)
         self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
         self.fetchedSlots = slots.filter { $0 is NSFetchedPropertyDescription }.map(\.slot)
-        self.hasExternalStorage = slots.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true }
-        let layout = SlotLayout(facts.map { slot in
-            slot.kind == .attribute ? SlotRepresentation(attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed
-        })
+        self.hasExternalStorage = slots.contains {
+            ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true
+        }
+        let layout = SlotLayout(
+            facts.map { slot in
+                slot.kind == .attribute
+                    ? SlotRepresentation(
+                        attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed
+            })
         self.slotLayout = layout
         self.emptyStorage = SlotValues(layout: layout)
         var defaults = SlotValues(layout: layout)
@@ -72,7 +81,9 @@ package final class EntityFacts {
                 defaults[property.slot] = CompositeValue.defaultValue(of: composite)
                 continue
             }
-            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { continue }
+            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else {
+                continue
+            }
             defaults[property.slot] = AttributeValue.coerce(value, to: attribute)
         }
         self.defaultStorage = defaults
@@ -90,8 +101,8 @@ package final class EntityFacts {
     /// teaches the registry that class (so fetches create it too).
     func noteInstantiated(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self, resolvedClass.withLock({ $0 }) != objectClass,
-              checkedClasses.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }),
-              ManagedObjectClassRegistry.names(objectClass, entity: entity)
+            checkedClasses.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }),
+            ManagedObjectClassRegistry.names(objectClass, entity: entity)
         else { return }
         ManagedObjectClassRegistry.shared.register(objectClass)
         resolvedClass.withLock { $0 = objectClass }

@@ -43,12 +43,17 @@ enum ModelValidator {
                     problems.append("property '\(name).\(property.name)' uses a name reserved by NSManagedObject")
                 }
                 if !isIdentifier(property.name) {
-                    problems.append("property name '\(name).\(property.name)' is not made of letters, digits and underscores")
+                    problems.append(
+                        "property name '\(name).\(property.name)' is not made of letters, digits and underscores")
                 }
-                if let derived = property as? NSDerivedAttributeDescription, let expression = derived.derivationExpression {
+                if let derived = property as? NSDerivedAttributeDescription,
+                    let expression = derived.derivationExpression
+                {
                     let known = entity.propertiesByName
                     for key in DerivationKeys.rootKeys(of: expression) where known[key] == nil {
-                        problems.append("derived attribute '\(name).\(property.name)' reads '\(key)', which entity '\(name)' does not have")
+                        problems.append(
+                            "derived attribute '\(name).\(property.name)' reads '\(key)', which entity '\(name)' does not have"
+                        )
                     }
                 }
                 if let attribute = property as? NSAttributeDescription {
@@ -62,7 +67,9 @@ enum ModelValidator {
                     if entity.propertiesByName[key] == nil {
                         problems.append("uniqueness constraint of '\(name)' names unknown property '\(key)'")
                     } else if entity.propertiesByName[key] is NSCompositeAttributeDescription {
-                        problems.append("uniqueness constraint of '\(name)' names composite attribute '\(key)', which OpenCoreData cannot check (see docs/DEVIATIONS.md)")
+                        problems.append(
+                            "uniqueness constraint of '\(name)' names composite attribute '\(key)', which OpenCoreData cannot check (see docs/DEVIATIONS.md)"
+                        )
                     }
                 }
             }
@@ -74,7 +81,9 @@ enum ModelValidator {
     /// identifiers (`Z<NAME>`), and a model read from a file must not smuggle SQL in.
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+        }
     }
 
     /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).
@@ -90,14 +99,18 @@ enum ModelValidator {
             return ["\(label) has an undefined attribute type"]
         case .compositeAttributeType:
             guard let composite = attribute as? NSCompositeAttributeDescription else {
-                return ["\(label) has the Composite type but is not an NSCompositeAttributeDescription (create one to give it elements)"]
+                return [
+                    "\(label) has the Composite type but is not an NSCompositeAttributeDescription (create one to give it elements)"
+                ]
             }
             return compositeProblems(composite, label: label, depth: 0)
         default:
             break
         }
         if let value = attribute.defaultValue, AttributeValue.coerce(value, to: attribute) == nil {
-            return ["\(label) has a default value of type \(type(of: value)), which is not a \(attribute.attributeType.displayName)"]
+            return [
+                "\(label) has a default value of type \(type(of: value)), which is not a \(attribute.attributeType.displayName)"
+            ]
         }
         return []
     }
@@ -105,7 +118,9 @@ enum ModelValidator {
     /// What makes a composite unusable: no elements, elements without a usable name or
     /// of a type composites cannot hold (Core Data's rule: not Undefined, not Object ID,
     /// not binary data stored externally), and defaults that do not fit.
-    private static func compositeProblems(_ composite: NSCompositeAttributeDescription, label: String, depth: Int) -> [String] {
+    private static func compositeProblems(
+        _ composite: NSCompositeAttributeDescription, label: String, depth: Int
+    ) -> [String] {
         guard depth < CompositeValue.maximumDepth else {
             return ["\(label) nests composites more than \(CompositeValue.maximumDepth) deep"]
         }
@@ -118,20 +133,32 @@ enum ModelValidator {
                 problems.append("\(label) has an element with no name")
                 continue
             }
-            if !names.insert(element.name).inserted { problems.append("\(label) has two elements named '\(element.name)'") }
-            if !isIdentifier(element.name) { problems.append("\(elementLabel) has a name that is not made of letters, digits and underscores") }
-            if element is NSDerivedAttributeDescription { problems.append("\(elementLabel) is derived, which a composite's elements cannot be") }
-            if element.isTransient { problems.append("\(elementLabel) is transient, which a composite's elements cannot be (make the composite transient instead)") }
+            if !names.insert(element.name).inserted {
+                problems.append("\(label) has two elements named '\(element.name)'")
+            }
+            if !isIdentifier(element.name) {
+                problems.append("\(elementLabel) has a name that is not made of letters, digits and underscores")
+            }
+            if element is NSDerivedAttributeDescription {
+                problems.append("\(elementLabel) is derived, which a composite's elements cannot be")
+            }
+            if element.isTransient {
+                problems.append(
+                    "\(elementLabel) is transient, which a composite's elements cannot be (make the composite transient instead)"
+                )
+            }
             switch element.attributeType {
             case .undefinedAttributeType, .objectIDAttributeType:
-                problems.append("\(elementLabel) has type \(element.attributeType.displayName), which composites cannot hold")
+                problems.append(
+                    "\(elementLabel) has type \(element.attributeType.displayName), which composites cannot hold")
                 continue
             case .binaryDataAttributeType where element.allowsExternalBinaryDataStorage:
                 problems.append("\(elementLabel) allows external storage, which composites cannot hold")
                 continue
             case .compositeAttributeType:
                 guard let nested = element as? NSCompositeAttributeDescription else {
-                    problems.append("\(elementLabel) has the Composite type but is not an NSCompositeAttributeDescription")
+                    problems.append(
+                        "\(elementLabel) has the Composite type but is not an NSCompositeAttributeDescription")
                     continue
                 }
                 problems += compositeProblems(nested, label: elementLabel, depth: depth + 1)
@@ -140,10 +167,14 @@ enum ModelValidator {
                 break
             }
             if let value = element.defaultValue, AttributeValue.coerce(value, to: element) == nil {
-                problems.append("\(elementLabel) has a default value of type \(type(of: value)), which is not a \(element.attributeType.displayName)")
+                problems.append(
+                    "\(elementLabel) has a default value of type \(type(of: value)), which is not a \(element.attributeType.displayName)"
+                )
             }
         }
-        if problems.isEmpty, let value = composite.defaultValue, let problem = CompositeValue.problem(with: value, for: composite) {
+        if problems.isEmpty, let value = composite.defaultValue,
+            let problem = CompositeValue.problem(with: value, for: composite)
+        {
             problems.append("\(label) has a default value that does not fit the composite: \(problem)")
         }
         return problems
@@ -176,10 +207,14 @@ enum ModelValidator {
                 return problems + ["\(label) has an inverse '\(inverse.name)' that belongs to no entity"]
             }
             if !destination.isKindOf(entity: inverseOwner) && !inverseOwner.isKindOf(entity: destination) {
-                problems.append("\(label) has inverse '\(inverseOwner.name ?? "?").\(inverse.name)', which is not on its destination '\(destination.name ?? "?")'")
+                problems.append(
+                    "\(label) has inverse '\(inverseOwner.name ?? "?").\(inverse.name)', which is not on its destination '\(destination.name ?? "?")'"
+                )
             }
             if let back = inverse.destinationEntity, !entity.isKindOf(entity: back) {
-                problems.append("\(label) has inverse '\(inverse.name)', whose destination '\(back.name ?? "?")' is not '\(entity.name ?? "?")'")
+                problems.append(
+                    "\(label) has inverse '\(inverse.name)', whose destination '\(back.name ?? "?")' is not '\(entity.name ?? "?")'"
+                )
             }
             if let backInverse = inverse.inverseRelationship, backInverse !== relationship {
                 problems.append("\(label) and its inverse '\(inverse.name)' do not point back at each other")
@@ -202,4 +237,3 @@ extension NSEntityDescription {
         return false
     }
 }
-

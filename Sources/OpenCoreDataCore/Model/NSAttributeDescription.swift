@@ -32,7 +32,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     static func defaultValueClassName(for type: NSAttributeType) -> String? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-             .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
+            .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
             "NSNumber"
         case .decimalAttributeType: "NSDecimalNumber"
         case .stringAttributeType: "NSString"

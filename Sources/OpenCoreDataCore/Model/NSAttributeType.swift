@@ -60,7 +60,7 @@ public enum NSAttributeType: UInt, Sendable, CaseIterable {
     var isNumeric: Bool {
         switch self {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
+            .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
             true
         default:
             false

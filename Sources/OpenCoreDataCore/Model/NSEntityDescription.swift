@@ -99,7 +99,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// The entity's version hash: SHA-256 over the facts that change the store's shape.
     open var versionHash: Data {
-        if let model = managedObjectModel, let hash = model.frozenVersionHashes()?[ObjectIdentifier(self)] { return hash }
+        if let model = managedObjectModel, let hash = model.frozenVersionHashes()?[ObjectIdentifier(self)] {
+            return hash
+        }
         return VersionHasher.hash(of: self)
     }
 
@@ -112,7 +114,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     ///   - entityName: The entity's name.
     ///   - context: A context whose coordinator has a model.
     /// - Returns: The entity, or `nil` when the model has none of that name.
-    open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+    open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription?
+    {
         context.managedObjectModel?.entitiesByName[entityName]
     }
 
@@ -125,16 +128,20 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     ///   - entityName: The entity's name.
     ///   - context: The context to insert the object into.
     /// - Returns: The new object, of the entity's class.
-    open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+    open class func insertNewObject(
+        forEntityName entityName: String, into context: NSManagedObjectContext
+    ) -> NSManagedObject {
         guard let entity = entity(forEntityName: entityName, in: context) else {
-            preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in the context's model")
+            preconditionFailure(
+                "+entityForName: could not locate an entity named '\(entityName)' in the context's model")
         }
         return entity.instantiate(insertInto: context)
     }
 
     func assertMutable() {
         if let managedObjectModel, managedObjectModel.isFrozen {
-            preconditionFailure("Can't modify an immutable model: entity '\(name ?? "")' belongs to a model in use by a coordinator")
+            preconditionFailure(
+                "Can't modify an immutable model: entity '\(name ?? "")' belongs to a model in use by a coordinator")
         }
     }
 

@@ -37,7 +37,9 @@ extension NSManagedObjectModel {
     ///   - name: The template's name.
     ///   - variables: Values by variable name, without the `$`.
     /// - Returns: The request, or `nil`.
-    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSFetchRequestResult>? {
+    public func fetchRequestFromTemplate(
+        withName name: String, substitutionVariables variables: [String: Any]
+    ) -> NSFetchRequest<NSFetchRequestResult>? {
         guard let request = fetchRequestTemplate(forName: name) else { return nil }
         request.predicate = request.predicate?.withSubstitutionVariables(variables)
         return request

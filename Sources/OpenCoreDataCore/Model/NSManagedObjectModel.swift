@@ -138,7 +138,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Each configuration's entity names, for comparing models.
     private var configurationContents: [String: Set<String>] {
         var result: [String: Set<String>] = [:]
-        for name in configurations { result[name] = Set((entities(forConfigurationName: name) ?? []).compactMap(\.name)) }
+        for name in configurations {
+            result[name] = Set((entities(forConfigurationName: name) ?? []).compactMap(\.name))
+        }
         return result
     }
 
@@ -150,12 +152,16 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     ///   - configuration: A configuration's name, or `nil` for every entity.
     ///   - metadata: A store's metadata, as ``NSPersistentStoreCoordinator/metadataForPersistentStore(ofType:at:options:)`` reads it.
     /// - Returns: `true` when every entity hashes as the store recorded.
-    open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
+    open func isConfiguration(
+        withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]
+    ) -> Bool {
         guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return false }
         let entities = entities(forConfigurationName: configuration) ?? []
         guard stored.count == entities.count else { return false }
         for entity in entities {
-            guard let name = entity.name, let hash = stored[name] as? Data, hash == entity.versionHash else { return false }
+            guard let name = entity.name, let hash = stored[name] as? Data, hash == entity.versionHash else {
+                return false
+            }
         }
         return true
     }

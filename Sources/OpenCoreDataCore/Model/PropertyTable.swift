@@ -32,7 +32,8 @@ package struct PropertyTable: Sequence {
         self.properties = properties
         self.slots = properties.map(\.slot)
         self.dictionary = Dictionary(uniqueKeysWithValues: zip(names, properties))
-        self.index = names.count > Self.scanLimit ? Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }) : nil
+        self.index =
+            names.count > Self.scanLimit ? Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }) : nil
     }
 
     package subscript(name: String) -> NSPropertyDescription? {

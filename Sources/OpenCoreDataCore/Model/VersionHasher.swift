@@ -53,7 +53,9 @@ package enum VersionHasher {
             var chain: [NSEntityDescription] = []
             var seen = Set<ObjectIdentifier>()
             var next: NSEntityDescription? = entity
-            while let current = next, entityHashes[ObjectIdentifier(current)] == nil, seen.insert(ObjectIdentifier(current)).inserted {
+            while let current = next, entityHashes[ObjectIdentifier(current)] == nil,
+                seen.insert(ObjectIdentifier(current)).inserted
+            {
                 chain.append(current)
                 next = current.superentity
             }
@@ -69,7 +71,9 @@ package enum VersionHasher {
             if let parent, let parentHash = entityHashes[parent] {
                 hasher.update(data: parentHash)
             }
-            let own = entity.ownProperties.filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
+            let own = entity.ownProperties.filter {
+                ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient
+            }
             let hashed = (parent.flatMap { hashedProperties[$0] } ?? []) + own
             hashedProperties[ObjectIdentifier(entity)] = hashed
             for property in hashed.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {

@@ -54,7 +54,9 @@ enum AttributeValue {
             return nil
         case .dateAttributeType:
             if let v = value as? Date { return v }
-            if let v = value as? NSDate { return Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate) }
+            if let v = value as? NSDate {
+                return Date(timeIntervalSinceReferenceDate: v.timeIntervalSinceReferenceDate)
+            }
             return nil
         case .binaryDataAttributeType:
             if let v = value as? Data { return v }
@@ -107,7 +109,8 @@ enum AttributeValue {
         case .integer64AttributeType: if let v = storedCast(stored, to: Int64.self) { return NSNumber(value: v) }
         case .doubleAttributeType: if let v = storedCast(stored, to: Double.self) { return NSNumber(value: v) }
         case .floatAttributeType: if let v = storedCast(stored, to: Float.self) { return NSNumber(value: v) }
-        case .booleanAttributeType: if let v = storedCast(stored, to: Bool.self) { return v ? BooleanNumbers.yes : BooleanNumbers.no }
+        case .booleanAttributeType:
+            if let v = storedCast(stored, to: Bool.self) { return v ? BooleanNumbers.yes : BooleanNumbers.no }
         case .decimalAttributeType: if let v = stored as? Decimal { return NSDecimalNumber(decimal: v) }
         case .compositeAttributeType: if let v = stored as? [String: Any] { return CompositeValue.publicValue(v) }
         default: break

@@ -72,17 +72,24 @@ package enum CompositeValue {
 
     private struct Mismatch: Error { let reason: String }
 
-    private static func stored(_ value: Any, for composite: NSCompositeAttributeDescription, prefix: [String], depth: Int) -> Result<[String: Any], Mismatch> {
+    private static func stored(
+        _ value: Any, for composite: NSCompositeAttributeDescription, prefix: [String], depth: Int
+    ) -> Result<[String: Any], Mismatch> {
         let place = prefix.isEmpty ? "" : " for element '\(prefix.joined(separator: "."))'"
         guard depth < maximumDepth else { return .failure(Mismatch(reason: "composites nest too deeply")) }
         guard let dictionary = dictionary(value) else {
-            return .failure(Mismatch(reason: "expected a dictionary of element values\(place), given \(type(of: value))"))
+            return .failure(
+                Mismatch(reason: "expected a dictionary of element values\(place), given \(type(of: value))"))
         }
         var result: [String: Any] = [:]
         for (key, element) in dictionary {
             guard let description = composite.elements.first(where: { $0.name == key }) else {
                 let known = composite.elements.map(\.name).joined(separator: ", ")
-                return .failure(Mismatch(reason: "'\((prefix + [key]).joined(separator: "."))' is not an element of the composite (its elements: \(known))"))
+                return .failure(
+                    Mismatch(
+                        reason:
+                            "'\((prefix + [key]).joined(separator: "."))' is not an element of the composite (its elements: \(known))"
+                    ))
             }
             guard let element = CollectionValue.unwrapNull(element) else { continue }
             if let nested = description as? NSCompositeAttributeDescription {
@@ -93,7 +100,11 @@ package enum CompositeValue {
             } else if let converted = AttributeValue.coerce(element, to: description) {
                 result[key] = converted
             } else {
-                return .failure(Mismatch(reason: "element '\((prefix + [key]).joined(separator: "."))' expects \(description.attributeType.displayName), given \(type(of: element)) (\(element))"))
+                return .failure(
+                    Mismatch(
+                        reason:
+                            "element '\((prefix + [key]).joined(separator: "."))' expects \(description.attributeType.displayName), given \(type(of: element)) (\(element))"
+                    ))
             }
         }
         return .success(result)
@@ -170,24 +181,35 @@ package enum CompositeValue {
     /// The first problem a save finds in a stored composite value: a required element
     /// that is missing (named by its key path, `location.latitude`), or an element
     /// failing one of its validation predicates. `nil` when the value is valid.
-    static func validationProblem(in stored: [String: Any], of composite: NSCompositeAttributeDescription, keyPath: String, depth: Int = 0)
-        -> (code: Int, key: String, value: Any?, message: String, predicate: NSPredicate?)? {
+    static func validationProblem(
+        in stored: [String: Any], of composite: NSCompositeAttributeDescription, keyPath: String, depth: Int = 0
+    )
+        -> (code: Int, key: String, value: Any?, message: String, predicate: NSPredicate?)?
+    {
         guard depth < maximumDepth else { return nil }
         for element in composite.elements {
             let key = keyPath + "." + element.name
             guard let value = stored[element.name] else {
                 if element.isOptional { continue }
-                return (NSValidationMissingMandatoryPropertyError, key, nil, "is a required element of composite attribute '\(keyPath)'", nil)
+                return (
+                    NSValidationMissingMandatoryPropertyError, key, nil,
+                    "is a required element of composite attribute '\(keyPath)'", nil
+                )
             }
             if let nested = element as? NSCompositeAttributeDescription, let inner = value as? [String: Any] {
-                if let problem = validationProblem(in: inner, of: nested, keyPath: key, depth: depth + 1) { return problem }
+                if let problem = validationProblem(in: inner, of: nested, keyPath: key, depth: depth + 1) {
+                    return problem
+                }
                 continue
             }
             let checked = AttributeValue.publicValue(value, type: element.attributeType)
-            for (index, predicate) in element.validationPredicates.enumerated() where !predicate.evaluate(with: checked) {
+            for (index, predicate) in element.validationPredicates.enumerated() where !predicate.evaluate(with: checked)
+            {
                 let warning = index < element.validationWarnings.count ? element.validationWarnings[index] : nil
-                return (ValidationPredicateKind.errorCode(for: predicate, value: checked), key, checked,
-                        warning ?? "value \(checked) does not satisfy \(predicate.predicateFormat)", predicate)
+                return (
+                    ValidationPredicateKind.errorCode(for: predicate, value: checked), key, checked,
+                    warning ?? "value \(checked) does not satisfy \(predicate.predicateFormat)", predicate
+                )
             }
         }
         return nil

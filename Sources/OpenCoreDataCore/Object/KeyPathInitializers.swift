@@ -8,13 +8,19 @@ extension NSSortDescriptor {
     /// property, a computed one over several keys) is a programmer error that traps,
     /// as Core Data's does for a key path without an Objective-C name.
     public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
-        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:)"), ascending: ascending)
+        self.init(
+            key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:)"),
+            ascending: ascending)
         self.keyPath = keyPath
     }
 
     /// Sorts by the property `keyPath` reads, using `comparator` on its values.
-    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool, comparator: @escaping Comparator) {
-        self.init(key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:comparator:)"), ascending: ascending, comparator: comparator)
+    public convenience init<Root: NSManagedObject, Value>(
+        keyPath: KeyPath<Root, Value>, ascending: Bool, comparator: @escaping Comparator
+    ) {
+        self.init(
+            key: KeyPathNaming.requiredName(of: keyPath, in: "NSSortDescriptor(keyPath:ascending:comparator:)"),
+            ascending: ascending, comparator: comparator)
         self.keyPath = keyPath
     }
 }

@@ -27,7 +27,9 @@ enum KeyPathNaming {
     /// traps the same way for a key path the Objective-C runtime cannot name.
     static func requiredName<Root: NSManagedObject>(of keyPath: PartialKeyPath<Root>, in api: String) -> String {
         guard let name = name(of: keyPath) else {
-            preconditionFailure("\(api): the key path \(keyPath) of \(Root.self) does not name @Managed properties, one per component; pass the key as a string instead")
+            preconditionFailure(
+                "\(api): the key path \(keyPath) of \(Root.self) does not name @Managed properties, one per component; pass the key as a string instead"
+            )
         }
         return name
     }
@@ -35,11 +37,14 @@ enum KeyPathNaming {
     /// The value a probe's getter for `key` returns, after recording the key; `nil`
     /// when `object` is not a probe.
     static func probeValue<T>(_ object: NSManagedObject, key: String, as type: T.Type) -> T? {
-        guard object.entity === probeEntity, let (recorder, depth) = activeProbes.withLock({ $0[ObjectIdentifier(object)] }) else { return nil }
+        guard object.entity === probeEntity,
+            let (recorder, depth) = activeProbes.withLock({ $0[ObjectIdentifier(object)] })
+        else { return nil }
         recorder.record(key, depth: depth)
         if let collection = type as? ManagedObjectCollection.Type { return collection.make(from: []) as? T }
         if let objectClass = ManagedTypeConversion.objectClass(in: type),
-           let next = recorder.makeProbe(objectClass, depth: depth + 1) as? T {
+            let next = recorder.makeProbe(objectClass, depth: depth + 1) as? T
+        {
             return next
         }
         if let optional = type as? ManagedOptional.Type { return optional.none as? T }
@@ -47,7 +52,9 @@ enum KeyPathNaming {
         if let placeholder = type as? ProbePlaceholder.Type { return placeholder.probePlaceholder as? T }
         if let set = NSSet() as? T { return set }
         if let set = NSOrderedSet() as? T { return set }
-        preconditionFailure("The key path through '\(key)' cannot be named: its type \(T.self) is neither optional nor a standard attribute type; pass the key as a string instead")
+        preconditionFailure(
+            "The key path through '\(key)' cannot be named: its type \(T.self) is neither optional nor a standard attribute type; pass the key as a string instead"
+        )
     }
 
     // MARK: Probes
@@ -123,5 +130,7 @@ protocol ProbePlaceholder { static var probePlaceholder: Self { get } }
 extension String: ProbePlaceholder { static var probePlaceholder: String { "" } }
 extension Date: ProbePlaceholder { static var probePlaceholder: Date { Date(timeIntervalSinceReferenceDate: 0) } }
 extension Data: ProbePlaceholder { static var probePlaceholder: Data { Data() } }
-extension UUID: ProbePlaceholder { static var probePlaceholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
+extension UUID: ProbePlaceholder {
+    static var probePlaceholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}
 extension URL: ProbePlaceholder { static var probePlaceholder: URL { URL(fileURLWithPath: "/") } }

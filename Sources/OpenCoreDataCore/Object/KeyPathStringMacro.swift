@@ -12,4 +12,5 @@
 /// nothing to the string. Swift key paths cannot continue through a to-many
 /// relationship's members; write such a key as a string (`"books.title"`).
 @freestanding(expression)
-public macro keyPathString<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> String = #externalMacro(module: "OpenCoreDataMacros", type: "KeyPathStringMacro")
+public macro keyPathString<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> String =
+    #externalMacro(module: "OpenCoreDataMacros", type: "KeyPathStringMacro")

@@ -25,23 +25,37 @@ extension NSManagedObject {
     /// Reads a `UUID?` attribute.
     public func _managedValue(forKey key: String) -> UUID? { nativeValue(key) ?? managedGenericValue(forKey: key) }
     /// Reads an `Int16` attribute.
-    public func _managedValue(forKey key: String) -> Int16 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Int16 {
+        nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key)
+    }
     /// Reads an `Int32` attribute.
-    public func _managedValue(forKey key: String) -> Int32 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Int32 {
+        nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key)
+    }
     /// Reads an `Int64` attribute.
-    public func _managedValue(forKey key: String) -> Int64 { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Int64 {
+        nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key)
+    }
     /// Reads a `Double` attribute.
-    public func _managedValue(forKey key: String) -> Double { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Double {
+        nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key)
+    }
     /// Reads a `Float` attribute.
-    public func _managedValue(forKey key: String) -> Float { nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Float {
+        nativeValue(key).map { $0 ?? 0 } ?? managedGenericValue(forKey: key)
+    }
     /// Reads a `Bool` attribute.
-    public func _managedValue(forKey key: String) -> Bool { nativeValue(key).map { $0 ?? false } ?? managedGenericValue(forKey: key) }
+    public func _managedValue(forKey key: String) -> Bool {
+        nativeValue(key).map { $0 ?? false } ?? managedGenericValue(forKey: key)
+    }
 
     /// The stored value of attribute `key` when it is stored as `V` (`.some(nil)` when
     /// absent); `nil` sends the caller down the generic path (relationships, other types).
     private func nativeValue<V>(_ key: String) -> V?? {
         let facts = entityFacts
-        guard let slot = facts.propertiesByName.slot(named: key), facts.slotFacts[slot].kind == .attribute else { return nil }
+        guard let slot = facts.propertiesByName.slot(named: key), facts.slotFacts[slot].kind == .attribute else {
+            return nil
+        }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return storage.native(slot, as: V.self)
@@ -60,19 +74,24 @@ extension NSManagedObject {
         if let relationship = property as? NSRelationshipDescription {
             registerDeclaredClass(T.self, for: relationship)
             if relationship.isToMany {
-                return ManagedTypeConversion.collection(Array(toMany(relationship).members), ordered: relationship.isOrdered, as: T.self, key: key)
+                return ManagedTypeConversion.collection(
+                    Array(toMany(relationship).members), ordered: relationship.isOrdered, as: T.self, key: key)
             }
             guard let object = toOne(relationship) else { return ManagedTypeConversion.absent(T.self, key: key) }
             if let typed = object as? T { return typed }
-            preconditionFailure("@Managed property '\(key)' is declared \(T.self), but the related object is a \(type(of: object))")
+            preconditionFailure(
+                "@Managed property '\(key)' is declared \(T.self), but the related object is a \(type(of: object))")
         }
         guard let stored = storage[property.slot] else { return ManagedTypeConversion.absent(T.self, key: key) }
         let type = (property as? NSAttributeDescription)?.attributeType ?? .undefinedAttributeType
         // A composite reads as key-value coding gives it (numbers as NSNumber), not in its stored form.
-        if type == .compositeAttributeType, let converted = AttributeValue.publicValue(stored, type: type) as? T { return converted }
+        if type == .compositeAttributeType, let converted = AttributeValue.publicValue(stored, type: type) as? T {
+            return converted
+        }
         if let typed = stored as? T { return typed }
         if let converted = AttributeValue.publicValue(stored, type: type) as? T { return converted }
-        preconditionFailure("@Managed property '\(key)' is declared \(T.self), but its attribute holds \(Swift.type(of: stored))")
+        preconditionFailure(
+            "@Managed property '\(key)' is declared \(T.self), but its attribute holds \(Swift.type(of: stored))")
     }
 
     /// Writes an optional property's value: unwrapped here, so the value needs no
@@ -141,7 +160,7 @@ extension NSManagedObject {
     private func setNative<V>(_ value: V?, _ type: NSAttributeType, _ key: String) {
         let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key),
-              facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type
+            facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type
         else {
             assign(value.map { $0 as Any }, to: managedProperty(key), maintainingInverse: true)
             return
@@ -186,7 +205,8 @@ extension NSManagedObject {
     }
 
     /// Body of a generated `removeFrom<Key>(_:)` for a Swift collection of objects.
-    public func _managedRemove<S: Sequence>(_ values: S, fromRelationship key: String) where S.Element: NSManagedObject {
+    public func _managedRemove<S: Sequence>(_ values: S, fromRelationship key: String)
+    where S.Element: NSManagedObject {
         let relationship = managedRelationship(key)
         for object in values { removeFromToMany(relationship, object) }
     }
@@ -259,14 +279,18 @@ extension NSManagedObject {
     }
 
     private func missingProperty(_ key: String) -> Never {
-        preconditionFailure("@Managed property '\(key)' of \(type(of: self)) has no matching property in entity '\(entity.name ?? "?")'")
+        preconditionFailure(
+            "@Managed property '\(key)' of \(type(of: self)) has no matching property in entity '\(entity.name ?? "?")'"
+        )
     }
 
     /// The to-many relationship named in a generated accessor (`People` → `people`).
     private func managedRelationship(_ key: String) -> NSRelationshipDescription {
         let properties = entityFacts.propertiesByName
         let lowered = key.prefix(1).lowercased() + key.dropFirst()
-        guard let relationship = (properties[key] ?? properties[lowered]) as? NSRelationshipDescription, relationship.isToMany else {
+        guard let relationship = (properties[key] ?? properties[lowered]) as? NSRelationshipDescription,
+            relationship.isToMany
+        else {
             preconditionFailure("\(type(of: self)) has no to-many relationship '\(lowered)' for its generated accessor")
         }
         return relationship
@@ -275,7 +299,9 @@ extension NSManagedObject {
     /// Teaches the class registry the class a `@Managed` relationship declares, so its
     /// destination objects are created with that class.
     private func registerDeclaredClass<T>(_ type: T.Type, for relationship: NSRelationshipDescription) {
-        guard let objectClass = ManagedTypeConversion.objectClass(in: type), let destination = relationship.destinationEntity else { return }
+        guard let objectClass = ManagedTypeConversion.objectClass(in: type),
+            let destination = relationship.destinationEntity
+        else { return }
         destination.facts.noteInstantiated(objectClass, entity: destination)
     }
 }
@@ -286,7 +312,8 @@ enum ManagedTypeConversion {
     static func absent<T>(_ type: T.Type, key: String) -> T {
         if let optional = type as? ManagedOptional.Type { return optional.none as! T }
         if let scalar = type as? ManagedScalar.Type { return scalar.zero as! T }
-        preconditionFailure("@Managed property '\(key)' of non-optional type \(T.self) has no value; declare it optional")
+        preconditionFailure(
+            "@Managed property '\(key)' of non-optional type \(T.self) has no value; declare it optional")
     }
 
     /// The members of a to-many relationship as `T` (`NSSet`, `NSOrderedSet`, `Set<X>`, `[X]`, optional or not).
@@ -295,7 +322,9 @@ enum ManagedTypeConversion {
         if ordered, let value = NSOrderedSet(array: members) as? T { return value }
         if let value = NSSet(array: members) as? T { return value }
         if let value = NSOrderedSet(array: members) as? T { return value }
-        preconditionFailure("@Managed to-many property '\(key)' is declared \(T.self); use NSSet, NSOrderedSet, Set<Object> or [Object]")
+        preconditionFailure(
+            "@Managed to-many property '\(key)' is declared \(T.self); use NSSet, NSOrderedSet, Set<Object> or [Object]"
+        )
     }
 
     /// Whether `T` is a Swift collection of managed objects, remembered per type: the
@@ -371,5 +400,7 @@ extension Array: ManagedObjectCollection where Element: NSManagedObject {
     static func make(from members: [NSManagedObject]) -> Any? { members.compactMap { $0 as? Element } }
 }
 extension Optional: ManagedObjectCollection where Wrapped: ManagedObjectCollection {
-    static func make(from members: [NSManagedObject]) -> Any? { Wrapped.make(from: members).map { $0 as? Wrapped } ?? nil }
+    static func make(from members: [NSManagedObject]) -> Any? {
+        Wrapped.make(from: members).map { $0 as? Wrapped } ?? nil
+    }
 }

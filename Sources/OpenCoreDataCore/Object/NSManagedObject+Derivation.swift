@@ -27,7 +27,9 @@ extension NSManagedObject {
         // The description hands out a copy, which this read may change.
         guard let context = managedObjectContext, let request = property.objectRequest else { return nil }
         let variables: [String: Any] = ["FETCH_SOURCE": self, "FETCHED_PROPERTY": property]
-        request.predicate = request.predicate.map { DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables)) }
+        request.predicate = request.predicate.map {
+            DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables))
+        }
         do {
             let results = try context.fetch(request)
             storage[property.slot] = results
@@ -81,7 +83,9 @@ enum DerivationKeys {
     }
 
     private static func resolvingSourceKeys(_ expression: NSExpression) -> NSExpression {
-        guard case .keyPath(let operand?, _) = expression.node, case .constant(let object as NSManagedObject) = operand.node else {
+        guard case .keyPath(let operand?, _) = expression.node,
+            case .constant(let object as NSManagedObject) = operand.node
+        else {
             return expression
         }
         return NSExpression(forConstantValue: ExpressionEvaluator.value(of: expression, object: object, bindings: [:]))

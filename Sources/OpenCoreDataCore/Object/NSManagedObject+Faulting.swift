@@ -8,7 +8,8 @@ extension NSManagedObject {
     /// then load afresh on first use. Transient values survive, as they are not in the store.
     func load(_ row: StoreRow) {
         var values = row.values
-        for slot in entityFacts.toManySlots where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
+        for slot in entityFacts.toManySlots
+        where storage[slot] != nil && (isFaultStorage || changedSlots.contains(slot)) {
             values[slot] = storage[slot]
         }
         // Transient values live only here: kept across a reload, else the attribute's default
@@ -56,7 +57,9 @@ extension NSManagedObject {
     /// When the store cannot be read the object keeps the values it has: they were read
     /// before, so nothing made up is shown or saved, and saving it stays allowed.
     func reloadKeepingChanges() {
-        guard let context = managedObjectContext, let row = (try? context.sourceRow(for: objectID)) ?? nil else { return }
+        guard let context = managedObjectContext, let row = (try? context.sourceRow(for: objectID)) ?? nil else {
+            return
+        }
         loadKeepingChanges(row)
         context.noteRead(self)
     }
@@ -125,4 +128,3 @@ extension NSManagedObject {
         return values
     }
 }
-

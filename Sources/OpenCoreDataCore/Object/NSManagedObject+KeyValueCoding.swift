@@ -35,7 +35,8 @@ extension NSManagedObject {
     func kvcValue(forKey key: String) -> Any? {
         let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key) else {
-            return ownValue(forKey: key) ?? KeyValueCodedMembers.value(forKey: key, of: self) ?? value(forUndefinedKey: key)
+            return ownValue(forKey: key) ?? KeyValueCodedMembers.value(forKey: key, of: self)
+                ?? value(forUndefinedKey: key)
         }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -72,7 +73,9 @@ extension NSManagedObject {
     /// another entity of the object's inheritance tree has is `nil` instead.
     func kvcValue(forUndefinedKey key: String) -> Any? {
         if InheritanceTreeKeys.readAsNil, InheritanceTreeKeys.tree(of: entity, has: key) { return nil }
-        preconditionFailure("[<\(type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")
+        preconditionFailure(
+            "[<\(type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\"."
+        )
     }
 
     /// Sets a property, updating the inverse of a relationship at once.
@@ -161,8 +164,10 @@ extension NSManagedObject {
     /// - Parameter key: The name of a to-many relationship.
     /// - Returns: A set whose changes update the relationship and its inverse.
     public func mutableSetValue(forKey key: String) -> NSMutableSet {
-        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
-            preconditionFailure("mutableSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany
+        else {
+            preconditionFailure(
+                "mutableSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
         }
         return RelationshipMutableSet(owner: self, relationship: relationship)
     }
@@ -172,8 +177,10 @@ extension NSManagedObject {
     /// - Parameter key: The name of an ordered to-many relationship.
     /// - Returns: An ordered set whose changes update the relationship and its inverse.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
-            preconditionFailure("mutableOrderedSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
+        guard let relationship = entityFacts.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany
+        else {
+            preconditionFailure(
+                "mutableOrderedSetValue(forKey:): '\(key)' is not a to-many relationship of \(entity.name ?? "?")")
         }
         return RelationshipMutableOrderedSet(owner: self, relationship: relationship)
     }
@@ -203,9 +210,12 @@ extension NSManagedObject {
         var result: [String: Any] = [:]
         for property in properties where !property.isTransient {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                let members = (storage[relationship.slot] as? ToManyRelationship)?.committed
-                    ?? ManagedObjectSet(managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? [])
-                result[property.name] = relationship.isOrdered ? NSOrderedSet(array: Array(members)) : NSSet(array: Array(members))
+                let members =
+                    (storage[relationship.slot] as? ToManyRelationship)?.committed
+                    ?? ManagedObjectSet(
+                        managedObjectContext?.relatedObjects(of: self, relationship: relationship) ?? [])
+                result[property.name] =
+                    relationship.isOrdered ? NSOrderedSet(array: Array(members)) : NSSet(array: Array(members))
                 continue
             }
             switch committed[property.slot] {
@@ -273,18 +283,29 @@ extension NSManagedObject {
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription {
             if relationship.isToMany {
-                guard let objects = Self.managedObjects(in: value), objects.allSatisfy({ relationship.accepts($0) }) else {
-                    refuse(value, for: property, expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
+                guard let objects = Self.managedObjects(in: value), objects.allSatisfy({ relationship.accepts($0) })
+                else {
+                    refuse(
+                        value, for: property,
+                        expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
                     return
                 }
-                if maintainingInverse { setToMany(relationship, objects) } else { primitiveSetMembers(relationship, ManagedObjectSet(objects), notifying: notifying) }
+                if maintainingInverse {
+                    setToMany(relationship, objects)
+                } else {
+                    primitiveSetMembers(relationship, ManagedObjectSet(objects), notifying: notifying)
+                }
             } else {
                 guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
                     refuse(value, for: property, expected: "a \(relationship.destinationEntity?.name ?? "?") object")
                     return
                 }
                 let target = value as? NSManagedObject
-                if maintainingInverse { setToOne(relationship, target) } else { primitiveSetToOne(relationship, target, notifying: notifying) }
+                if maintainingInverse {
+                    setToOne(relationship, target)
+                } else {
+                    primitiveSetToOne(relationship, target, notifying: notifying)
+                }
             }
             return
         }
@@ -304,7 +325,8 @@ extension NSManagedObject {
         fireFaultIfNeeded()
         let given = value.map { "\(type(of: $0))" } ?? "nil"
         noteUndoableChange(slot: nil)
-        rejectedAssignments[property.name] = "unacceptable type of value for property '\(property.name)': expected \(expected), given \(given) (\(value.map { "\($0)" } ?? "nil"))"
+        rejectedAssignments[property.name] =
+            "unacceptable type of value for property '\(property.name)': expected \(expected), given \(given) (\(value.map { "\($0)" } ?? "nil"))"
         managedObjectContext?.objectDidChange(self)
     }
 

@@ -13,8 +13,8 @@ extension NSEntityDescription {
     package func attributeSlot(named name: String, ofType type: NSAttributeType) -> Int? {
         let facts = facts
         guard let slot = facts.propertiesByName.slot(named: name),
-              facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type,
-              !facts.slotFacts[slot].allowsExternalStorage
+            facts.slotFacts[slot].kind == .attribute, facts.slotFacts[slot].attributeType == type,
+            !facts.slotFacts[slot].allowsExternalStorage
         else { return nil }
         return slot
     }
@@ -25,19 +25,31 @@ extension NSManagedObject {
     // point called from another module would run unspecialized, through type metadata.
 
     /// Reads a `String` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: String.Type) -> String?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: String.Type) -> String?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Bool` attribute by slot (see ``readAttribute(_:_:_:)``).
     package func attributeValue(slot: Int, key: String, as type: Bool.Type) -> Bool?? { readAttribute(slot, key, type) }
     /// Reads a `Int16` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: Int16.Type) -> Int16?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: Int16.Type) -> Int16?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Int32` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: Int32.Type) -> Int32?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: Int32.Type) -> Int32?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Int64` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: Int64.Type) -> Int64?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: Int64.Type) -> Int64?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Double` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: Double.Type) -> Double?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: Double.Type) -> Double?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Float` attribute by slot (see ``readAttribute(_:_:_:)``).
-    package func attributeValue(slot: Int, key: String, as type: Float.Type) -> Float?? { readAttribute(slot, key, type) }
+    package func attributeValue(slot: Int, key: String, as type: Float.Type) -> Float?? {
+        readAttribute(slot, key, type)
+    }
     /// Reads a `Date` attribute by slot (see ``readAttribute(_:_:_:)``).
     package func attributeValue(slot: Int, key: String, as type: Date.Type) -> Date?? { readAttribute(slot, key, type) }
     /// Reads a `Data` attribute by slot (see ``readAttribute(_:_:_:)``).

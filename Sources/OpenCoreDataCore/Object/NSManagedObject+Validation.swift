@@ -9,7 +9,8 @@ extension NSManagedObject {
     func builtInValidateValue(_ value: inout Any?, forKey key: String) throws {
         let facts = entityFacts
         guard let slot = facts.propertiesByName.slot(named: key) else {
-            throw CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
+            throw CoreDataError.validation(
+                NSManagedObjectValidationError, object: self, key: key, value: value, "no such property")
         }
         if let error = validationError(for: facts.slotFacts[slot], value: value) { throw error }
     }
@@ -33,13 +34,18 @@ extension NSManagedObject {
     func propertyValidationErrors() -> [NSError] {
         var errors: [NSError] = []
         if entity.isAbstract {
-            errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: nil, value: nil,
-                                                   "cannot save an instance of abstract entity '\(entity.name ?? "?")'; insert one of its subentities"))
+            errors.append(
+                CoreDataError.validation(
+                    NSManagedObjectValidationError, object: self, key: nil, value: nil,
+                    "cannot save an instance of abstract entity '\(entity.name ?? "?")'; insert one of its subentities")
+            )
         }
         let hasRejected = !rejectedAssignments.isEmpty
         if hasRejected {
             for (key, message) in rejectedAssignments.sorted(by: { $0.key < $1.key }) {
-                errors.append(CoreDataError.validation(NSManagedObjectValidationError, object: self, key: key, value: nil, message))
+                errors.append(
+                    CoreDataError.validation(
+                        NSManagedObjectValidationError, object: self, key: key, value: nil, message))
             }
         }
         let facts = entityFacts
@@ -54,7 +60,9 @@ extension NSManagedObject {
             do {
                 try validateValue(&value, forKey: slotFacts.name)
             } catch let error as NSError {
-                if error.code == NSValidationMultipleErrorsError, let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                if error.code == NSValidationMultipleErrorsError,
+                    let details = error.userInfo[NSDetailedErrorsKey] as? [NSError]
+                {
                     errors += details
                 } else {
                     errors.append(error)
@@ -62,23 +70,27 @@ extension NSManagedObject {
             }
         }
         for (relationship, target) in facts.hasRelationships ? foreignDestinations() : [] {
-            errors.append(CoreDataError.validation(
-                NSManagedObjectExternalRelationshipError, object: self, key: relationship.name, value: target,
-                "relationship points to an object that is not in this object's context (insert it first)"
-            ))
+            errors.append(
+                CoreDataError.validation(
+                    NSManagedObjectExternalRelationshipError, object: self, key: relationship.name, value: target,
+                    "relationship points to an object that is not in this object's context (insert it first)"
+                ))
         }
         return errors
     }
 
     func deleteValidationErrors() -> [NSError] {
         var errors: [NSError] = []
-        for case let relationship as NSRelationshipDescription in entityFacts.slots where relationship.deleteRule == .denyDeleteRule {
+        for case let relationship as NSRelationshipDescription in entityFacts.slots
+        where relationship.deleteRule == .denyDeleteRule {
             let remaining = DeletePropagation.destinations(of: self, relationship).filter { $0.lifecycle != .deleted }
             if !remaining.isEmpty {
-                errors.append(CoreDataError.validation(
-                    NSValidationRelationshipDeniedDeleteError, object: self, key: relationship.name, value: remaining.first,
-                    "cannot be deleted while relationship '\(relationship.name)' (delete rule Deny) still has \(remaining.count) object(s)"
-                ))
+                errors.append(
+                    CoreDataError.validation(
+                        NSValidationRelationshipDeniedDeleteError, object: self, key: relationship.name,
+                        value: remaining.first,
+                        "cannot be deleted while relationship '\(relationship.name)' (delete rule Deny) still has \(remaining.count) object(s)"
+                    ))
             }
         }
         return errors
@@ -114,8 +126,11 @@ extension NSManagedObject {
         // (as every value set through an accessor does) or nothing.
         if facts.kind == .attribute, !facts.hasValidationPredicates {
             guard let value else {
-                return facts.isOptional ? nil
-                    : CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: facts.name, value: nil, "is a required value")
+                return facts.isOptional
+                    ? nil
+                    : CoreDataError.validation(
+                        NSValidationMissingMandatoryPropertyError, object: self, key: facts.name, value: nil,
+                        "is a required value")
             }
             if AttributeValue.isStoredForm(value, of: facts.attributeType) { return nil }
         }
@@ -123,43 +138,64 @@ extension NSManagedObject {
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             let count: Int
-            if let set = value as? NSSet { count = set.count } else if value == nil { count = 0 } else { count = Self.managedObjects(in: value)?.count ?? 0 }
+            if let set = value as? NSSet {
+                count = set.count
+            } else if value == nil {
+                count = 0
+            } else {
+                count = Self.managedObjects(in: value)?.count ?? 0
+            }
             // A to-many always has a value (an empty set at least), so only its counts
             // constrain it: a non-optional one with no members saves, as in Core Data.
             if count < relationship.minCount && (count > 0 || !relationship.isOptional) {
-                return CoreDataError.validation(NSValidationRelationshipLacksMinimumCountError, object: self, key: property.name, value: value,
-                                                "has \(count) object(s), fewer than the minimum \(relationship.minCount)")
+                return CoreDataError.validation(
+                    NSValidationRelationshipLacksMinimumCountError, object: self, key: property.name, value: value,
+                    "has \(count) object(s), fewer than the minimum \(relationship.minCount)")
             }
             if relationship.maxCount > 0 && count > relationship.maxCount {
-                return CoreDataError.validation(NSValidationRelationshipExceedsMaximumCountError, object: self, key: property.name, value: value,
-                                                "has \(count) object(s), more than the maximum \(relationship.maxCount)")
+                return CoreDataError.validation(
+                    NSValidationRelationshipExceedsMaximumCountError, object: self, key: property.name, value: value,
+                    "has \(count) object(s), more than the maximum \(relationship.maxCount)")
             }
             return nil
         }
         guard let value else {
             if property.isOptional { return nil }
-            return CoreDataError.validation(NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil, "is a required value")
+            return CoreDataError.validation(
+                NSValidationMissingMandatoryPropertyError, object: self, key: property.name, value: nil,
+                "is a required value")
         }
         if let composite = property as? NSCompositeAttributeDescription {
             guard let stored = CompositeValue.coerce(value, to: composite) else {
-                let reason = CompositeValue.problem(with: value, for: composite) ?? "value of type \(type(of: value)) is not a composite value"
-                return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value, reason)
+                let reason =
+                    CompositeValue.problem(with: value, for: composite)
+                    ?? "value of type \(type(of: value)) is not a composite value"
+                return CoreDataError.validation(
+                    NSManagedObjectValidationError, object: self, key: property.name, value: value, reason)
             }
             // Required elements and the elements' own rules, named by key path (`location.latitude`).
             if let problem = CompositeValue.validationProblem(in: stored, of: composite, keyPath: property.name) {
-                return CoreDataError.validation(problem.code, object: self, key: problem.key, value: problem.value, problem.message, predicate: problem.predicate)
+                return CoreDataError.validation(
+                    problem.code, object: self, key: problem.key, value: problem.value, problem.message,
+                    predicate: problem.predicate)
             }
-        } else if let attribute = property as? NSAttributeDescription, AttributeValue.coerce(value, to: attribute) == nil {
-            return CoreDataError.validation(NSManagedObjectValidationError, object: self, key: property.name, value: value,
-                                            "value of type \(type(of: value)) is not a \(attribute.attributeType.displayName)")
+        } else if let attribute = property as? NSAttributeDescription,
+            AttributeValue.coerce(value, to: attribute) == nil
+        {
+            return CoreDataError.validation(
+                NSManagedObjectValidationError, object: self, key: property.name, value: value,
+                "value of type \(type(of: value)) is not a \(attribute.attributeType.displayName)")
         }
         guard !property.validationPredicates.isEmpty else { return nil }
-        let checked = (property as? NSAttributeDescription).map { AttributeValue.publicValue(value, type: $0.attributeType) } ?? value
+        let checked =
+            (property as? NSAttributeDescription).map { AttributeValue.publicValue(value, type: $0.attributeType) }
+            ?? value
         for (index, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: checked) {
             let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil
             let code = ValidationPredicateKind.errorCode(for: predicate, value: checked)
-            return CoreDataError.validation(code, object: self, key: property.name, value: checked,
-                                            warning ?? "value \(checked) does not satisfy \(predicate.predicateFormat)", predicate: predicate)
+            return CoreDataError.validation(
+                code, object: self, key: property.name, value: checked,
+                warning ?? "value \(checked) does not satisfy \(predicate.predicateFormat)", predicate: predicate)
         }
         return nil
     }

@@ -118,7 +118,9 @@ open class NSManagedObject: NSObject {
     /// - Parameter context: The context to insert the new object into.
     public convenience init(context: NSManagedObjectContext) {
         guard let entity = context.managedObjectModel.flatMap({ Self.entity(in: $0) }) else {
-            preconditionFailure("An NSManagedObject of class '\(Self.self)' must have a valid NSEntityDescription: no entity of the context's model has managedObjectClassName '\(Self.self)'")
+            preconditionFailure(
+                "An NSManagedObject of class '\(Self.self)' must have a valid NSEntityDescription: no entity of the context's model has managedObjectClassName '\(Self.self)'"
+            )
         }
         self.init(entity: entity, insertInto: context)
     }
@@ -149,8 +151,9 @@ open class NSManagedObject: NSObject {
     /// The entity of `model` that this class represents; registers the class for it.
     class func entity(in model: NSManagedObjectModel) -> NSEntityDescription? {
         if let known = model.cachedEntity(for: self) { return known }
-        guard let entity = model.entities.first(where: { ManagedObjectClassRegistry.names(self, entity: $0) })
-            ?? (self == NSManagedObject.self ? nil : model.entitiesByName[String(describing: self)])
+        guard
+            let entity = model.entities.first(where: { ManagedObjectClassRegistry.names(self, entity: $0) })
+                ?? (self == NSManagedObject.self ? nil : model.entitiesByName[String(describing: self)])
         else { return nil }
         ManagedObjectClassRegistry.shared.register(self)
         // Bound to this very class: another class of the same bare name (another module's)
@@ -255,7 +258,9 @@ open class NSManagedObject: NSObject {
     ///   - key: The property the value is for.
     /// - Throws: An `NSError` whose code names the rule broken and whose user info names
     ///   the object and the key.
-    open func validateValue(_ value: inout Any?, forKey key: String) throws { try builtInValidateValue(&value, forKey: key) }
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try builtInValidateValue(&value, forKey: key)
+    }
 
     /// Validates the object as saving it for the first time would.
     ///
@@ -342,24 +347,28 @@ open class NSManagedObject: NSObject {
         let address = String(UInt(bitPattern: ObjectIdentifier(self)), radix: 16)
         let name = entity.name ?? "?"
         guard !isFaultStorage else {
-            return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)"
+            return
+                "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: <fault>)"
         }
         let data = entityFacts.slots.map { property -> String in
             "    \(property.name) = \(describeSlot(property));"
         }.joined(separator: "\n")
-        return "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\n\(data)\n})"
+        return
+            "<\(type(of: self)): 0x\(address)> (entity: \(name); id: \(objectID.uriRepresentation().absoluteString); data: {\n\(data)\n})"
     }
 
     private func describeSlot(_ property: NSPropertyDescription) -> String {
         switch storage[property.slot] {
         case nil:
-            return (property as? NSRelationshipDescription)?.isToMany == true && !isUnsaved ? "<relationship fault>" : "nil"
+            return (property as? NSRelationshipDescription)?.isToMany == true && !isUnsaved
+                ? "<relationship fault>" : "nil"
         case let object as NSManagedObject:
             return object.objectID.uriRepresentation().absoluteString
         case let id as NSManagedObjectID:
             return id.uriRepresentation().absoluteString
         case let many as ToManyRelationship:
-            return "(" + many.members.map { $0.objectID.uriRepresentation().absoluteString }.joined(separator: ", ") + ")"
+            return "(" + many.members.map { $0.objectID.uriRepresentation().absoluteString }.joined(separator: ", ")
+                + ")"
         case let value?:
             return value is String ? "\"\(value)\"" : "\(value)"
         }

@@ -49,7 +49,8 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     open func uriRepresentation() -> URL {
         let entityName = entity.name ?? ""
         guard let store else {
-            return URL(string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(UInt64(bitPattern: key.primaryKey))")!
+            return URL(
+                string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(UInt64(bitPattern: key.primaryKey))")!
         }
         return URL(string: "x-coredata://\(store.identifier ?? "")/\(entityName)/p\(key.primaryKey)")!
     }
@@ -58,7 +59,9 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         // Exactly an NSManagedObjectID (every ID the framework makes) without the general
         // cast: hashed collections of IDs call this for every occupied bucket they probe.
         guard let object, let other = storedCast(object, to: NSManagedObjectID.self) else { return false }
-        guard let store, let otherStore = other.store else { return store == nil && other.store == nil && other.key == key }
+        guard let store, let otherStore = other.store else {
+            return store == nil && other.store == nil && other.key == key
+        }
         // Two coordinators' stores of one file name the same rows.
         return other.key.primaryKey == key.primaryKey && other.entity.facts.root === entity.facts.root
             && (otherStore === store || otherStore.identifier == store.identifier)
@@ -68,7 +71,9 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// lookup would dominate fetches, and IDs of one row in two stores are rare.
     open override var hash: Int {
         // Plain arithmetic, not `hashValue`: hashed collections mix `hash` through their own hasher.
-        store == nil ? Int(truncatingIfNeeded: key.primaryKey) : Int(truncatingIfNeeded: key.primaryKey) &+ 31 &* entity.facts.root.facts.entityNumber
+        store == nil
+            ? Int(truncatingIfNeeded: key.primaryKey)
+            : Int(truncatingIfNeeded: key.primaryKey) &+ 31 &* entity.facts.root.facts.entityNumber
     }
 
     /// IDs are immutable, so a copy is the ID itself.

@@ -1,4 +1,3 @@
-
 // The object graph's two rules, kept in one place: a relationship change updates the
 // inverse on the other objects at once, and every changed object is recorded with
 // its context. Both sides are "primitive" writes here; only the public setters
@@ -60,7 +59,9 @@ extension NSManagedObject {
     /// Whether a to-many of this saved object stands in for members the store failed to give.
     var hasUnreadMembers: Bool {
         guard !isUnsaved else { return false }
-        return entityFacts.toManySlots.contains { slot in (storage[slot] as? ToManyRelationship).map { $0.committed == nil } ?? false }
+        return entityFacts.toManySlots.contains { slot in
+            (storage[slot] as? ToManyRelationship).map { $0.committed == nil } ?? false
+        }
     }
 
     // MARK: Writing with inverse maintenance
@@ -125,7 +126,10 @@ extension NSManagedObject {
     /// Makes `source` a destination of this object's `relationship` (the inverse side of
     /// `sourceRelationship`), taking this object away from whatever it pointed to before
     /// when `relationship` is to-one.
-    private func attach(_ source: NSManagedObject, to relationship: NSRelationshipDescription, mirroring sourceRelationship: NSRelationshipDescription) {
+    private func attach(
+        _ source: NSManagedObject, to relationship: NSRelationshipDescription,
+        mirroring sourceRelationship: NSRelationshipDescription
+    ) {
         if relationship.isToMany {
             var members = toMany(relationship).members
             if members.append(source).inserted { primitiveSetMembers(relationship, members) }
@@ -147,7 +151,9 @@ extension NSManagedObject {
     // `notifying: false` skips `willChangeValue`/`didChangeValue`, as the public
     // `setPrimitiveValue(_:forKey:)` must: custom setters call it between their own.
 
-    func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?, notifying: Bool = true) {
+    func primitiveSetToOne(
+        _ relationship: NSRelationshipDescription, _ target: NSManagedObject?, notifying: Bool = true
+    ) {
         if notifying { willChangeValue(forKey: relationship.name) }
         noteUndoableChange(slot: relationship.slot)
         storage[relationship.slot] = target
@@ -155,7 +161,9 @@ extension NSManagedObject {
         if notifying { didChangeValue(forKey: relationship.name) }
     }
 
-    func primitiveSetMembers(_ relationship: NSRelationshipDescription, _ members: ManagedObjectSet, notifying: Bool = true) {
+    func primitiveSetMembers(
+        _ relationship: NSRelationshipDescription, _ members: ManagedObjectSet, notifying: Bool = true
+    ) {
         if notifying { willChangeValue(forKey: relationship.name) }
         noteUndoableChange(slot: relationship.slot)
         toMany(relationship).members = members
@@ -188,7 +196,9 @@ extension NSManagedObject {
     /// load per write); then observers hear of the change.
     func recordChange(slot: Int) {
         changedSlots.insert(slot)
-        if lifecycle == .persisted || (lifecycle == .inserted && insertAnnounced) { managedObjectContext?.objectDidChange(self) }
+        if lifecycle == .persisted || (lifecycle == .inserted && insertAnnounced) {
+            managedObjectContext?.objectDidChange(self)
+        }
     }
 }
 
@@ -202,6 +212,9 @@ extension NSRelationshipDescription {
     /// Traps for a destination of the wrong entity, as Core Data raises for the same
     /// mistake: storing it would write into another entity's property slots.
     func requireAcceptable(_ object: NSManagedObject) {
-        precondition(accepts(object), "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(destinationEntity?.name ?? "?"), given \(object.entity.name ?? "?")")
+        precondition(
+            accepts(object),
+            "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(destinationEntity?.name ?? "?"), given \(object.entity.name ?? "?")"
+        )
     }
 }

@@ -113,14 +113,17 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         return owner.toMany(relationship).members.firstIndex(of: object) ?? NSNotFound
     }
 
-
     override func insert(_ object: Any, at idx: Int) {
         guard let object = object as? NSManagedObject else {
             preconditionFailure("Only managed objects can be inserted into relationship '\(relationship.name)'")
         }
         owner.addToMany(relationship, object, at: idx)
         // Appending one member, the common case, mirrors in O(1).
-        if super.count + 1 == count, idx <= super.count, !super.contains(object) { super.insert(object, at: idx) } else { mirror() }
+        if super.count + 1 == count, idx <= super.count, !super.contains(object) {
+            super.insert(object, at: idx)
+        } else {
+            mirror()
+        }
     }
 
     override func removeObject(at idx: Int) {

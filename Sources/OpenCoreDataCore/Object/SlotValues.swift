@@ -87,7 +87,9 @@ package final class SlotLayout: Sendable {
         self.fields = fields
         wordCount = offset / 8
         holdsReferences = representations.contains { $0.holdsReferences }
-        boxed = representations.allSatisfy { $0 == .boxed } ? nil : SlotLayout(Array(repeating: .boxed, count: representations.count))
+        boxed =
+            representations.allSatisfy { $0 == .boxed }
+            ? nil : SlotLayout(Array(repeating: .boxed, count: representations.count))
     }
 
     var count: Int { fields.count }
@@ -115,7 +117,8 @@ package struct SlotHeader {
 /// one allocation holds the snapshot's identity and its values.
 package final class SlotBuffer: ManagedBuffer<SlotHeader, UInt64>, @unchecked Sendable {
     static func make(_ layout: SlotLayout) -> SlotBuffer {
-        let buffer = unsafeDowncast(create(minimumCapacity: layout.wordCount) { _ in SlotHeader(layout: layout) }, to: SlotBuffer.self)
+        let buffer = unsafeDowncast(
+            create(minimumCapacity: layout.wordCount) { _ in SlotHeader(layout: layout) }, to: SlotBuffer.self)
         buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: layout.presenceWordCount) }
         return buffer
     }
@@ -175,12 +178,15 @@ package final class SlotBuffer: ManagedBuffer<SlotHeader, UInt64>, @unchecked Se
         withUnsafeMutablePointerToElements { source in
             new.withUnsafeMutablePointerToElements { target in
                 let from = UnsafeMutableRawPointer(source), to = UnsafeMutableRawPointer(target)
-                for (slot, field) in layout.fields.enumerated() where from.load(fromByteOffset: slot, as: UInt8.self) != 0 {
+                for (slot, field) in layout.fields.enumerated()
+                where from.load(fromByteOffset: slot, as: UInt8.self) != 0 {
                     switch field.representation {
                     case .boxed:
-                        (to + field.offset).initializeMemory(as: Any.self, to: (from + field.offset).assumingMemoryBound(to: Any.self).pointee)
+                        (to + field.offset).initializeMemory(
+                            as: Any.self, to: (from + field.offset).assumingMemoryBound(to: Any.self).pointee)
                     case .string:
-                        (to + field.offset).initializeMemory(as: String.self, to: (from + field.offset).assumingMemoryBound(to: String.self).pointee)
+                        (to + field.offset).initializeMemory(
+                            as: String.self, to: (from + field.offset).assumingMemoryBound(to: String.self).pointee)
                     default:
                         (to + field.offset).storeBytes(of: (from + field.offset).load(as: UInt64.self), as: UInt64.self)
                     }
@@ -233,7 +239,9 @@ package struct SlotValues: @unchecked Sendable {
             if field.representation == SlotRepresentation.of(V.self) {
                 return .some((base + field.offset).load(as: V.self))
             }
-            guard field.representation == .boxed, let value = storedCast((base + field.offset).assumingMemoryBound(to: Any.self).pointee, to: V.self) else { return nil }
+            guard field.representation == .boxed,
+                let value = storedCast((base + field.offset).assumingMemoryBound(to: Any.self).pointee, to: V.self)
+            else { return nil }
             return .some(value)
         }
     }

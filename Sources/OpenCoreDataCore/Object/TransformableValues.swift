@@ -1,26 +1,36 @@
 /// Applies the transformer a transformable attribute names (or the secure default).
 package enum ValueTransformerRegistry {
     private static func transformer(named name: String?) -> ValueTransformer? {
-        ValueTransformer.named(NSValueTransformerName(name ?? NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue))
+        ValueTransformer.named(
+            NSValueTransformerName(name ?? NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue))
     }
 
     package static func encode(_ value: Any, transformerName: String?) throws -> Data {
         guard let transformer = transformer(named: transformerName) else {
-            throw CoreDataError.make(NSManagedObjectValidationError, "No value transformer is registered under the name '\(transformerName ?? "")'")
+            throw CoreDataError.make(
+                NSManagedObjectValidationError,
+                "No value transformer is registered under the name '\(transformerName ?? "")'")
         }
-        let stored = storesInReverse(transformer) ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        let stored =
+            storesInReverse(transformer)
+            ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
         guard let data = stored as? Data else {
-            let advice = transformerName == nil
+            let advice =
+                transformerName == nil
                 ? ": the default transformer stores property-list values and NSSecureCoding objects of its allowed classes; register a CodableValueTransformer (or another transformer) for other types and name it in the model"
                 : ""
-            throw CoreDataError.make(NSManagedObjectValidationError, "Value transformer '\(transformerName ?? "NSSecureUnarchiveFromData")' could not encode a value of type \(type(of: value))\(advice)")
+            throw CoreDataError.make(
+                NSManagedObjectValidationError,
+                "Value transformer '\(transformerName ?? "NSSecureUnarchiveFromData")' could not encode a value of type \(type(of: value))\(advice)"
+            )
         }
         return data
     }
 
     package static func decode(_ data: Data, transformerName: String?) -> Any? {
         guard let transformer = transformer(named: transformerName) else { return nil }
-        return storesInReverse(transformer) ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        return storesInReverse(transformer)
+            ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
     }
 
     /// Whether `transformer` archives in its reverse direction. Unarchiving transformers

@@ -7,7 +7,8 @@ enum UnclaimedClassLog {
 
     static func note(_ objectClass: NSManagedObject.Type) {
         guard reported.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }) else { return }
-        let message = "OpenCoreData: error: No NSEntityDescriptions in any model claim the NSManagedObject subclass '\(objectClass)' so +entity is confused. Have you loaded your NSManagedObjectModel yet?\n"
+        let message =
+            "OpenCoreData: error: No NSEntityDescriptions in any model claim the NSManagedObject subclass '\(objectClass)' so +entity is confused. Have you loaded your NSManagedObjectModel yet?\n"
         FileHandle.standardError.write(Data(message.utf8))
     }
 }

@@ -51,7 +51,10 @@ final class FetchedResults: @unchecked Sendable {
     var snapshotCallbackIsDefault = false
     private var usesSnapshot: Bool?
 
-    init(context: NSManagedObjectContext, request: any ErasedFetchRequest, sectionNameKeyPath: String?, cacheName: String?) {
+    init(
+        context: NSManagedObjectContext, request: any ErasedFetchRequest, sectionNameKeyPath: String?,
+        cacheName: String?
+    ) {
         self.context = context
         self.request = request
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -76,15 +79,23 @@ final class FetchedResults: @unchecked Sendable {
 
     func performFetch() throws {
         guard let descriptors = request.sortDescriptors, !descriptors.isEmpty else {
-            throw CoreDataError.make(NSCoreDataError, "A fetched results controller needs a fetch request with sort descriptors")
+            throw CoreDataError.make(
+                NSCoreDataError, "A fetched results controller needs a fetch request with sort descriptors")
         }
         self.descriptors = descriptors
         sortReaders = descriptors.map { KeyReader($0.key) }
         sectionReader = sectionNameKeyPath.map(KeyReader.init)
         sectionsFollowFirstKey = sectionNameKeyPath != nil && sectionNameKeyPath == descriptors[0].key
-        let batched = request.fetchBatchSize > 0 && !wantsTracking
+        let batched =
+            request.fetchBatchSize > 0 && !wantsTracking
             && (request.resultType == .managedObjectResultType || request.resultType == .managedObjectIDResultType)
-        let cache = batched ? entity.flatMap { SectionInfoCache(name: cacheName, request: request, entity: $0, sectionNameKeyPath: sectionNameKeyPath, context: context) } : nil
+        let cache =
+            batched
+            ? entity.flatMap {
+                SectionInfoCache(
+                    name: cacheName, request: request, entity: $0, sectionNameKeyPath: sectionNameKeyPath,
+                    context: context)
+            } : nil
         let cached = cache?.read()
         let list: FetchedList
         if batched {
@@ -104,14 +115,17 @@ final class FetchedResults: @unchecked Sendable {
         } else if let cached, list.keys != nil {
             // A child context's list is computed in memory (its parent's changes count): then the cache is not used.
             var start = 0
-            try install(cached.sections.map { name, count in
-                defer { start += count }
-                return FetchedResultsSection(name: name, indexTitle: indexTitle(name), list: list, range: start..<start + count)
-            })
+            try install(
+                cached.sections.map { name, count in
+                    defer { start += count }
+                    return FetchedResultsSection(
+                        name: name, indexTitle: indexTitle(name), list: list, range: start..<start + count)
+                })
         } else {
             try group(list)
             if let cache, let keys = list.keys {
-                cache.write(SectionInfoCache.Contents(keys: keys, sections: sections.map { ($0.name, $0.numberOfObjects) }))
+                cache.write(
+                    SectionInfoCache.Contents(keys: keys, sections: sections.map { ($0.name, $0.numberOfObjects) }))
             }
         }
         isFetched = true
@@ -120,7 +134,9 @@ final class FetchedResults: @unchecked Sendable {
 
     /// Whether changes are followed: there is a delegate or a stream, and results are
     /// managed objects.
-    private var wantsTracking: Bool { (delegate != nil || !subscribers.isEmpty) && request.resultType == .managedObjectResultType }
+    private var wantsTracking: Bool {
+        (delegate != nil || !subscribers.isEmpty) && request.resultType == .managedObjectResultType
+    }
 
     /// Sections from the runs of equal section names, found by galloping and binary search:
     /// as Core Data requires, the first sort descriptor groups the sections, so only
@@ -140,7 +156,8 @@ final class FetchedResults: @unchecked Sendable {
                 let middle = (low + high) / 2
                 if sectionName(of: list[middle]) == name { low = middle } else { high = middle }
             }
-            found.append(FetchedResultsSection(name: name, indexTitle: indexTitle(name), list: list, range: start..<high))
+            found.append(
+                FetchedResultsSection(name: name, indexTitle: indexTitle(name), list: list, range: start..<high))
             start = high
         }
         try install(found)
@@ -173,7 +190,10 @@ final class FetchedResults: @unchecked Sendable {
     private func install(_ found: [FetchedResultsSection]) throws {
         var byName: [String: FetchedResultsSection] = [:]
         for section in found where byName.updateValue(section, forKey: section.name) != nil {
-            throw CoreDataError.make(NSCoreDataError, "The fetched objects have an out of order section name '\(section.name)': the first sort descriptor must order the objects by the section name key path '\(sectionNameKeyPath ?? "")'")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The fetched objects have an out of order section name '\(section.name)': the first sort descriptor must order the objects by the section name key path '\(sectionNameKeyPath ?? "")'"
+            )
         }
         sections = found
         sectionsByName = byName
@@ -188,7 +208,8 @@ final class FetchedResults: @unchecked Sendable {
     }
 
     private var entity: NSEntityDescription? {
-        request.entity ?? request.entityName.flatMap { context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[$0] }
+        request.entity
+            ?? request.entityName.flatMap { context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[$0] }
     }
 
     // MARK: Keys and positions
@@ -202,7 +223,9 @@ final class FetchedResults: @unchecked Sendable {
     private func sortKey(of object: AnyObject) -> SortKey {
         let values = sortReaders.map { $0.read(object) }
         // Sections named by the first sort key (the usual case) read it once.
-        if sectionsFollowFirstKey, let name = values.first { return SortKey(section: sectionName(from: name), values: values) }
+        if sectionsFollowFirstKey, let name = values.first {
+            return SortKey(section: sectionName(from: name), values: values)
+        }
         return SortKey(section: sectionName(of: object), values: values)
     }
 
@@ -243,7 +266,11 @@ final class FetchedResults: @unchecked Sendable {
         var low = 0, high = section.items.count
         while low < high {
             let middle = (low + high) / 2
-            if compare(self.key(at: middle, in: section), key) == .orderedAscending { low = middle + 1 } else { high = middle }
+            if compare(self.key(at: middle, in: section), key) == .orderedAscending {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         var row = low
         while row < section.items.count {
@@ -258,7 +285,8 @@ final class FetchedResults: @unchecked Sendable {
     /// Where a placed object is now: its section, row and the key it was placed by.
     private func location(of object: AnyObject) -> (section: FetchedResultsSection, row: Int, key: SortKey)? {
         guard let placement = placements[ObjectIdentifier(object)],
-              let row = row(of: object, placedBy: placement.key, in: placement.section) else { return nil }
+            let row = row(of: object, placedBy: placement.key, in: placement.section)
+        else { return nil }
         return (placement.section, row, placement.key)
     }
 
@@ -267,7 +295,11 @@ final class FetchedResults: @unchecked Sendable {
         var low = 0, high = section.items.count
         while low < high {
             let middle = (low + high) / 2
-            if compare(self.key(at: middle, in: section), key) == .orderedDescending { high = middle } else { low = middle + 1 }
+            if compare(self.key(at: middle, in: section), key) == .orderedDescending {
+                high = middle
+            } else {
+                low = middle + 1
+            }
         }
         return low
     }
@@ -276,9 +308,10 @@ final class FetchedResults: @unchecked Sendable {
     private func section(for key: SortKey) -> FetchedResultsSection {
         if let section = sectionsByName[key.section] { return section }
         let section = FetchedResultsSection(name: key.section, indexTitle: indexTitle(key.section))
-        let index = sections.firstIndex { other in
-            !other.items.isEmpty && compare(self.key(at: 0, in: other), key) == .orderedDescending
-        } ?? sections.count
+        let index =
+            sections.firstIndex { other in
+                !other.items.isEmpty && compare(self.key(at: 0, in: other), key) == .orderedDescending
+            } ?? sections.count
         sections.insert(section, at: index)
         sectionsByName[key.section] = section
         return section
@@ -310,11 +343,15 @@ final class FetchedResults: @unchecked Sendable {
     /// Where `object` is; `nil` when it is not a result.
     func indexPath(of object: AnyObject) -> IndexPath? {
         if isTracking {
-            guard let location = location(of: object), let index = sections.firstIndex(where: { $0 === location.section }) else { return nil }
+            guard let location = location(of: object),
+                let index = sections.firstIndex(where: { $0 === location.section })
+            else { return nil }
             return IndexPath(indexes: [index, location.row])
         }
         for (index, section) in sections.enumerated() {
-            if let row = section.allObjects.firstIndex(where: { $0 === object || (($0 as? NSObject)?.isEqual(object) ?? false) }) {
+            if let row = section.allObjects.firstIndex(where: {
+                $0 === object || (($0 as? NSObject)?.isEqual(object) ?? false)
+            }) {
                 return IndexPath(indexes: [index, row])
             }
         }
@@ -332,14 +369,20 @@ final class FetchedResults: @unchecked Sendable {
         }
         if wanted, observers.isEmpty {
             observers = [
-                NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { [weak self] note in
+                NotificationCenter.default.addObserver(
+                    forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+                ) { [weak self] note in
                     self?.contextDidChange(note.userInfo ?? [:])
                 },
-                NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { [weak self] _ in
+                NotificationCenter.default.addObserver(
+                    forName: .NSManagedObjectContextDidSave, object: context, queue: nil
+                ) { [weak self] _ in
                     self?.contextDidSave()
                 },
                 // Posted from the store's watcher: what other processes saved is merged on the context's queue.
-                NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: context.persistentStoreCoordinator, queue: nil) { [weak self] _ in
+                NotificationCenter.default.addObserver(
+                    forName: .NSPersistentStoreRemoteChange, object: context.persistentStoreCoordinator, queue: nil
+                ) { [weak self] _ in
                     guard let self, !self.subscribers.isEmpty else { return }
                     self.context.perform { self.followRemoteChange() }
                 },
@@ -353,7 +396,8 @@ final class FetchedResults: @unchecked Sendable {
     /// Whether objects of `entity` can be results.
     private func fits(_ entity: NSEntityDescription) -> Bool {
         guard let target = self.entity else { return false }
-        return request.includesSubentities ? entity.isKindOf(entity: target) : entity === target || entity.name == target.name
+        return request.includesSubentities
+            ? entity.isKindOf(entity: target) : entity === target || entity.name == target.name
     }
 
     /// Whether a changed object is a result now.
@@ -381,8 +425,12 @@ final class FetchedResults: @unchecked Sendable {
         }
         var changes: [Change] = []
         var position: [ObjectIdentifier: Int] = [:]
-        for key in [NSInsertedObjectsKey, NSUpdatedObjectsKey, NSRefreshedObjectsKey, NSDeletedObjectsKey, NSInvalidatedObjectsKey] {
-            for case let object as NSManagedObject in CollectionValue.members(of: info[key]) ?? [] where fits(object.entity) {
+        for key in [
+            NSInsertedObjectsKey, NSUpdatedObjectsKey, NSRefreshedObjectsKey, NSDeletedObjectsKey,
+            NSInvalidatedObjectsKey,
+        ] {
+            for case let object as NSManagedObject in CollectionValue.members(of: info[key]) ?? []
+            where fits(object.entity) {
                 let id = ObjectIdentifier(object)
                 let index = position[id] ?? changes.count
                 if index == changes.count {
@@ -397,12 +445,16 @@ final class FetchedResults: @unchecked Sendable {
             let object = changes[index].object
             changes[index].old = location(of: object)
             if !changes[index].isGone, matches(object) { changes[index].newKey = sortKey(of: object) }
-            if let old = changes[index].old, let key = changes[index].newKey, sameKey(old.key, key) { changes[index].stays = true }
+            if let old = changes[index].old, let key = changes[index].newKey, sameKey(old.key, key) {
+                changes[index].stays = true
+            }
         }
         guard changes.contains(where: { $0.old != nil || $0.newKey != nil }) else { return }
         let oldSections = sections
         let before = Layout(oldSections)
-        let oldPaths = changes.map { change in change.old.map { (before.path($0.section, $0.row), before.offset($0.section, $0.row)) } }
+        let oldPaths = changes.map { change in
+            change.old.map { (before.path($0.section, $0.row), before.offset($0.section, $0.row)) }
+        }
 
         // Remove what moves or leaves (rows from the last, so earlier rows keep their place).
         let leaving = changes.filter { $0.old != nil && !$0.stays }.sorted { $0.old!.row > $1.old!.row }
@@ -435,18 +487,26 @@ final class FetchedResults: @unchecked Sendable {
         guard (try? performFetch()) != nil else { return }
         let difference = Self.objectIDs(of: objects).difference(from: Self.objectIDs(of: old))
         publish(difference, reloaded: [])
-        guard let delegate, let face, !askDifference(delegate, face, { difference }), !askSnapshot(delegate, face, reloaded: []) else { return }
+        guard let delegate, let face, !askDifference(delegate, face, { difference }),
+            !askSnapshot(delegate, face, reloaded: [])
+        else { return }
         delegate.controllerWillChangeContent(face)
-        for (index, section) in oldSections.enumerated() { delegate.controller(face, didChange: section, atSectionIndex: index, for: .delete) }
-        for (index, section) in sections.enumerated() { delegate.controller(face, didChange: section, atSectionIndex: index, for: .insert) }
+        for (index, section) in oldSections.enumerated() {
+            delegate.controller(face, didChange: section, atSectionIndex: index, for: .delete)
+        }
+        for (index, section) in sections.enumerated() {
+            delegate.controller(face, didChange: section, atSectionIndex: index, for: .insert)
+        }
         for (index, section) in oldSections.enumerated() {
             for (row, object) in section.allObjects.enumerated() {
-                delegate.controller(face, didChange: object, at: IndexPath(indexes: [index, row]), for: .delete, newIndexPath: nil)
+                delegate.controller(
+                    face, didChange: object, at: IndexPath(indexes: [index, row]), for: .delete, newIndexPath: nil)
             }
         }
         for (index, section) in sections.enumerated() {
             for (row, object) in section.allObjects.enumerated() {
-                delegate.controller(face, didChange: object, at: nil, for: .insert, newIndexPath: IndexPath(indexes: [index, row]))
+                delegate.controller(
+                    face, didChange: object, at: nil, for: .insert, newIndexPath: IndexPath(indexes: [index, row]))
             }
         }
         delegate.controllerDidChangeContent(face)
@@ -458,10 +518,15 @@ final class FetchedResults: @unchecked Sendable {
     private func followRemoteChange() {
         guard let coordinator = context.persistentStoreCoordinator, isTracking else { return }
         if let token = remoteToken,
-           let result = try? context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult,
-           let transactions = result.result as? [NSPersistentHistoryTransaction] {
-            for transaction in transactions { context.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
-            remoteToken = transactions.last?.token ?? coordinator.currentPersistentHistoryToken(fromStores: nil) ?? token
+            let result = try? context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token))
+                as? NSPersistentHistoryResult,
+            let transactions = result.result as? [NSPersistentHistoryTransaction]
+        {
+            for transaction in transactions {
+                context.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+            }
+            remoteToken =
+                transactions.last?.token ?? coordinator.currentPersistentHistoryToken(fromStores: nil) ?? token
             return
         }
         context.refreshAllObjects()
@@ -476,10 +541,14 @@ final class FetchedResults: @unchecked Sendable {
             let id = UUID()
             context.performAndWait {
                 subscribers[id] = continuation
-                if remoteToken == nil { remoteToken = context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil) }
+                if remoteToken == nil {
+                    remoteToken = context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil)
+                }
                 updateTracking()
                 if isFetched {
-                    continuation.yield(FetchedResultsChange(snapshot: snapshot(reloaded: []), difference: currentIDs.difference(from: [])))
+                    continuation.yield(
+                        FetchedResultsChange(
+                            snapshot: snapshot(reloaded: []), difference: currentIDs.difference(from: [])))
                 }
             }
             continuation.onTermination = { [weak self] _ in
@@ -499,11 +568,14 @@ final class FetchedResults: @unchecked Sendable {
     }
 
     func snapshot(reloaded: [NSManagedObjectID]) -> FetchedResultsSnapshot {
-        FetchedResultsSnapshot(sections: sections.map { section in (section.name, Self.objectIDs(of: section.allObjects)) },
-                               reloaded: reloaded)
+        FetchedResultsSnapshot(
+            sections: sections.map { section in (section.name, Self.objectIDs(of: section.allObjects)) },
+            reloaded: reloaded)
     }
 
-    private func publish(_ difference: @autoclosure () -> CollectionDifference<NSManagedObjectID>, reloaded: [NSManagedObjectID]) {
+    private func publish(
+        _ difference: @autoclosure () -> CollectionDifference<NSManagedObjectID>, reloaded: [NSManagedObjectID]
+    ) {
         guard !subscribers.isEmpty else { return }
         let change = FetchedResultsChange(snapshot: snapshot(reloaded: reloaded), difference: difference())
         for continuation in subscribers.values { continuation.yield(change) }
@@ -538,8 +610,10 @@ final class FetchedResults: @unchecked Sendable {
 
     /// Asks the delegate's difference callback first (once, to learn whether it has one);
     /// returns whether it took the report.
-    private func askDifference(_ delegate: NSFetchedResultsControllerDelegate, _ face: NSFetchedResultsController<NSFetchRequestResult>,
-                               _ difference: () -> CollectionDifference<NSManagedObjectID>) -> Bool {
+    private func askDifference(
+        _ delegate: NSFetchedResultsControllerDelegate, _ face: NSFetchedResultsController<NSFetchRequestResult>,
+        _ difference: () -> CollectionDifference<NSManagedObjectID>
+    ) -> Bool {
         guard usesDifference != false else { return false }
         differenceCallbackIsDefault = false
         delegate.controller(face, didChangeContentWith: difference())
@@ -548,8 +622,10 @@ final class FetchedResults: @unchecked Sendable {
     }
 
     /// Then the snapshot callback, the same way.
-    private func askSnapshot(_ delegate: NSFetchedResultsControllerDelegate, _ face: NSFetchedResultsController<NSFetchRequestResult>,
-                             reloaded: [NSManagedObjectID]) -> Bool {
+    private func askSnapshot(
+        _ delegate: NSFetchedResultsControllerDelegate, _ face: NSFetchedResultsController<NSFetchRequestResult>,
+        reloaded: [NSManagedObjectID]
+    ) -> Bool {
         guard usesSnapshot != false else { return false }
         snapshotCallbackIsDefault = false
         delegate.controller(face, didChangeContentWith: snapshot(reloaded: reloaded))
@@ -572,8 +648,12 @@ final class FetchedResults: @unchecked Sendable {
         var difference: CollectionDifference<NSManagedObjectID> {
             var steps: [CollectionDifference<NSManagedObjectID>.Change] = []
             for (index, change) in changes.enumerated() where !change.stays {
-                if let old = oldPaths[index] { steps.append(.remove(offset: old.1, element: change.object.objectID, associatedWith: nil)) }
-                if let new = newPaths[index] { steps.append(.insert(offset: new.1, element: change.object.objectID, associatedWith: nil)) }
+                if let old = oldPaths[index] {
+                    steps.append(.remove(offset: old.1, element: change.object.objectID, associatedWith: nil))
+                }
+                if let new = newPaths[index] {
+                    steps.append(.insert(offset: new.1, element: change.object.objectID, associatedWith: nil))
+                }
             }
             return CollectionDifference(steps)!
         }
@@ -596,14 +676,29 @@ final class FetchedResults: @unchecked Sendable {
             default: break
             }
         }
-        guard !(deletedSections.isEmpty && insertedSections.isEmpty && deletions.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty) else { return }
+        guard
+            !(deletedSections.isEmpty && insertedSections.isEmpty && deletions.isEmpty && insertions.isEmpty
+                && moves.isEmpty && updates.isEmpty)
+        else { return }
         delegate.controllerWillChangeContent(face)
-        for (index, section) in deletedSections { delegate.controller(face, didChange: section, atSectionIndex: index, for: .delete) }
-        for (index, section) in insertedSections { delegate.controller(face, didChange: section, atSectionIndex: index, for: .insert) }
-        for (path, object) in deletions.sorted(by: { $0.0 < $1.0 }) { delegate.controller(face, didChange: object, at: path, for: .delete, newIndexPath: nil) }
-        for (path, object) in insertions.sorted(by: { $0.0 < $1.0 }) { delegate.controller(face, didChange: object, at: nil, for: .insert, newIndexPath: path) }
-        for (old, new, object) in moves { delegate.controller(face, didChange: object, at: old, for: .move, newIndexPath: new) }
-        for (old, new, object) in updates { delegate.controller(face, didChange: object, at: old, for: .update, newIndexPath: new) }
+        for (index, section) in deletedSections {
+            delegate.controller(face, didChange: section, atSectionIndex: index, for: .delete)
+        }
+        for (index, section) in insertedSections {
+            delegate.controller(face, didChange: section, atSectionIndex: index, for: .insert)
+        }
+        for (path, object) in deletions.sorted(by: { $0.0 < $1.0 }) {
+            delegate.controller(face, didChange: object, at: path, for: .delete, newIndexPath: nil)
+        }
+        for (path, object) in insertions.sorted(by: { $0.0 < $1.0 }) {
+            delegate.controller(face, didChange: object, at: nil, for: .insert, newIndexPath: path)
+        }
+        for (old, new, object) in moves {
+            delegate.controller(face, didChange: object, at: old, for: .move, newIndexPath: new)
+        }
+        for (old, new, object) in updates {
+            delegate.controller(face, didChange: object, at: old, for: .update, newIndexPath: new)
+        }
         delegate.controllerDidChangeContent(face)
     }
 }
@@ -622,7 +717,9 @@ struct KeyReader {
             read = { KeyPathEvaluation.value(forKeyPath: path, of: $0) }
         } else {
             read = { object in
-                guard let managed = object as? NSManagedObject else { return KeyPathEvaluation.value(forKeyPath: path, of: object) }
+                guard let managed = object as? NSManagedObject else {
+                    return KeyPathEvaluation.value(forKeyPath: path, of: object)
+                }
                 return CollectionValue.unwrapNull(managed.value(forKey: path))
             }
         }

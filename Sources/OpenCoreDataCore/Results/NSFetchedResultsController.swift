@@ -40,10 +40,14 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     ///   - sectionNameKeyPath: The key path whose value names each result's section, or `nil`
     ///     for one section.
     ///   - name: The name of the section cache, or `nil` for none.
-    public init(fetchRequest: NSFetchRequest<ResultType>, managedObjectContext context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName name: String?) {
+    public init(
+        fetchRequest: NSFetchRequest<ResultType>, managedObjectContext context: NSManagedObjectContext,
+        sectionNameKeyPath: String?, cacheName name: String?
+    ) {
         self.fetchRequest = fetchRequest
         cacheName = name
-        results = FetchedResults(context: context, request: fetchRequest, sectionNameKeyPath: sectionNameKeyPath, cacheName: name)
+        results = FetchedResults(
+            context: context, request: fetchRequest, sectionNameKeyPath: sectionNameKeyPath, cacheName: name)
         super.init()
         installFace()
     }
@@ -61,7 +65,8 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
         results.indexTitle = { [weak self] name in
             guard let self else { return nil }
             let face = self.erased
-            return self.results.delegate?.controller(face, sectionIndexTitleForSectionName: name) ?? self.sectionIndexTitle(forSectionName: name)
+            return self.results.delegate?.controller(face, sectionIndexTitleForSectionName: name)
+                ?? self.sectionIndexTitle(forSectionName: name)
         }
     }
 
@@ -69,7 +74,8 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     var erased: NSFetchedResultsController<NSFetchRequestResult> {
         if let same = self as? NSFetchedResultsController<NSFetchRequestResult> { return same }
         if let face = erasedFace { return face }
-        let face = NSFetchedResultsController<NSFetchRequestResult>(sharing: results, fetchRequest: fetchRequest.copied(as: NSFetchRequestResult.self), cacheName: cacheName)
+        let face = NSFetchedResultsController<NSFetchRequestResult>(
+            sharing: results, fetchRequest: fetchRequest.copied(as: NSFetchRequestResult.self), cacheName: cacheName)
         erasedFace = face
         return face
     }
@@ -118,9 +124,13 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     /// - Returns: The result there.
     open func object(at indexPath: IndexPath) -> ResultType {
         let sections = results.sections
-        precondition(indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < sections.count, "NSFetchedResultsController: no section \(indexPath)")
+        precondition(
+            indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < sections.count,
+            "NSFetchedResultsController: no section \(indexPath)")
         let section = sections[indexPath[0]]
-        precondition(indexPath[1] >= 0 && indexPath[1] < section.numberOfObjects, "NSFetchedResultsController: no object at \(indexPath)")
+        precondition(
+            indexPath[1] >= 0 && indexPath[1] < section.numberOfObjects,
+            "NSFetchedResultsController: no object at \(indexPath)")
         return section.object(at: indexPath[1]) as! ResultType
     }
 

@@ -24,47 +24,73 @@ public enum NSFetchedResultsChangeType: UInt, Sendable {
 public protocol NSFetchedResultsControllerDelegate: AnyObject {
     /// The results changed; `diff` turns the old list of object IDs into the new one.
     /// Implementing it replaces every other change callback.
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
     /// The results changed; `snapshot` holds them as they are now (objects changed in place
     /// are its `reloadedItemIdentifiers`). Implementing it replaces the change-by-change
     /// callbacks, unless the difference callback is implemented too (that one wins).
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith snapshot: FetchedResultsSnapshot)
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith snapshot: FetchedResultsSnapshot)
     /// One object changed (`indexPath` is nil for an insertion, `newIndexPath` for a deletion).
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?)
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+        at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?)
     /// A section was inserted (at its new index) or deleted (at its old index).
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
-                    atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType)
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChange sectionInfo: NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType)
     /// Changes are about to be reported.
     func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>)
     /// Every change has been reported.
     func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>)
     /// The index title of a section (`nil`: the controller's own).
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String?
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        sectionIndexTitleForSectionName sectionName: String
+    ) -> String?
 }
 
 extension NSFetchedResultsControllerDelegate {
-    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+    public func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+    ) {
         // Not implemented by the delegate: the controller reports change by change instead.
         controller.results.differenceCallbackIsDefault = true
     }
 
-    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith snapshot: FetchedResultsSnapshot) {
+    public func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith snapshot: FetchedResultsSnapshot
+    ) {
         // Not implemented by the delegate: the controller reports change by change instead.
         controller.results.snapshotCallbackIsDefault = true
     }
 
-    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                           for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {}
+    public func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+        at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {}
 
-    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
-                           atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType) {}
+    public func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChange sectionInfo: NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
+    ) {}
 
     public func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {}
 
     public func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {}
 
-    public func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String? {
+    public func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        sectionIndexTitleForSectionName sectionName: String
+    ) -> String? {
         nil
     }
 }

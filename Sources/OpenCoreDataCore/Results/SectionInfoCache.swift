@@ -29,12 +29,16 @@ struct SectionInfoCache {
     /// The cache for `request`, or `nil` when it cannot be cached: no name, a store that
     /// is not an SQLite file, a context reading an older query generation, a sort by a
     /// comparator block (which has nothing to compare between launches).
-    init?(name: String?, request: any ErasedFetchRequest, entity: NSEntityDescription, sectionNameKeyPath: String?, context: NSManagedObjectContext) {
+    init?(
+        name: String?, request: any ErasedFetchRequest, entity: NSEntityDescription, sectionNameKeyPath: String?,
+        context: NSManagedObjectContext
+    ) {
         guard let name, let coordinator = context.persistentStoreCoordinator, context.readGeneration == nil,
-              // Unsaved objects of any entity can name sections (through a relationship).
-              !context.hasChanges,
-              let descriptors = request.sortDescriptors, descriptors.allSatisfy({ $0.selector != nil }),
-              !coordinator.persistentStores.isEmpty else { return nil }
+            // Unsaved objects of any entity can name sections (through a relationship).
+            !context.hasChanges,
+            let descriptors = request.sortDescriptors, descriptors.allSatisfy({ $0.selector != nil }),
+            !coordinator.persistentStores.isEmpty
+        else { return nil }
         let predicate = request.predicate?.predicateFormat ?? ""
         // Functions evaluated at fetch time give other results with the same request and store.
         guard !predicate.contains("now()"), !predicate.contains("random") else { return nil }
@@ -50,8 +54,10 @@ struct SectionInfoCache {
             "\(request.fetchLimit) \(request.fetchOffset)",
         ]
         for store in coordinator.persistentStores {
-            guard store.type == NSSQLiteStoreType, let url = store.url, !StoreLocation.isDevNull(url), case let path = url.path,
-                  let main = Self.identity(ofFile: path), !Self.wasJustModified(path) else { return nil }
+            guard store.type == NSSQLiteStoreType, let url = store.url, !StoreLocation.isDevNull(url),
+                case let path = url.path,
+                let main = Self.identity(ofFile: path), !Self.wasJustModified(path)
+            else { return nil }
             parts += [store.identifier ?? "", main, Self.identity(ofLog: path + "-wal")]
         }
         url = Self.directory.appendingPathComponent(Self.fileName(name))
@@ -65,7 +71,8 @@ struct SectionInfoCache {
     static var directory: URL {
         #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
         let environment = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
-        let base = environment.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        let base =
+            environment.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
         #else
         let base = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
@@ -84,7 +91,8 @@ struct SectionInfoCache {
 
     private static func identity(ofFile path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? NSNumber, let date = attributes[.modificationDate] as? Date else { return nil }
+            let size = attributes[.size] as? NSNumber, let date = attributes[.modificationDate] as? Date
+        else { return nil }
         return "\(size) \(date.timeIntervalSince1970.bitPattern) \(attributes[.systemFileNumber] ?? "")"
     }
 
@@ -95,8 +103,9 @@ struct SectionInfoCache {
         [path, path + "-wal"].contains { file in
             // An empty log is made by every program opening the store: it changed nothing.
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                  let date = attributes[.modificationDate] as? Date,
-                  file == path || ((attributes[.size] as? NSNumber)?.intValue ?? 0) > 0 else { return false }
+                let date = attributes[.modificationDate] as? Date,
+                file == path || ((attributes[.size] as? NSNumber)?.intValue ?? 0) > 0
+            else { return false }
             return Date().timeIntervalSince(date) < 0.05
         }
     }
@@ -106,9 +115,10 @@ struct SectionInfoCache {
     /// is recognised by its header (checkpoint sequence and salts), size and time.
     private static func identity(ofLog path: String) -> String {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (attributes[.size] as? NSNumber)?.intValue, size > 0,
-              let date = attributes[.modificationDate] as? Date,
-              let handle = FileHandle(forReadingAtPath: path) else { return "no log" }
+            let size = (attributes[.size] as? NSNumber)?.intValue, size > 0,
+            let date = attributes[.modificationDate] as? Date,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return "no log" }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 32))?.base64EncodedString() ?? ""
         return "log \(size) \(date.timeIntervalSince1970.bitPattern) \(header)"
@@ -132,21 +142,24 @@ struct SectionInfoCache {
         guard let data = try? Data(contentsOf: url), data.starts(with: Self.magic) else { return nil }
         var offset = Self.magic.count
         guard let headerLength = data.readInteger(UInt32.self, at: &offset),
-              offset + Int(headerLength) <= data.count,
-              let header = try? JSONDecoder().decode(Header.self, from: data[offset..<offset + Int(headerLength)]),
-              header.fingerprint == fingerprint, header.names.count == header.counts.count,
-              header.keyCount >= 0, header.keyCount < Int.max / 16, header.counts.allSatisfy({ $0 >= 0 }),
-              Self.total(header.counts) == header.keyCount, !header.entities.isEmpty else { return nil }
+            offset + Int(headerLength) <= data.count,
+            let header = try? JSONDecoder().decode(Header.self, from: data[offset..<offset + Int(headerLength)]),
+            header.fingerprint == fingerprint, header.names.count == header.counts.count,
+            header.keyCount >= 0, header.keyCount < Int.max / 16, header.counts.allSatisfy({ $0 >= 0 }),
+            Self.total(header.counts) == header.keyCount, !header.entities.isEmpty
+        else { return nil }
         offset += Int(headerLength)
         let entities = header.entities.compactMap { model.entitiesByName[$0] }
         let indexCount = entities.count > 1 ? header.keyCount : 0
         guard entities.count == header.entities.count,
-              data.count == offset + header.keyCount * 8 + indexCount * 2,
-              let keys = data.readIntegers(Int64.self, count: header.keyCount, at: &offset),
-              let indexes = data.readIntegers(UInt16.self, count: indexCount, at: &offset),
-              indexes.allSatisfy({ Int($0) < entities.count }) else { return nil }
-        return Contents(keys: StoreObjectList(entities: entities, keys: keys, entityIndexes: indexes),
-                        sections: Array(zip(header.names, header.counts)))
+            data.count == offset + header.keyCount * 8 + indexCount * 2,
+            let keys = data.readIntegers(Int64.self, count: header.keyCount, at: &offset),
+            let indexes = data.readIntegers(UInt16.self, count: indexCount, at: &offset),
+            indexes.allSatisfy({ Int($0) < entities.count })
+        else { return nil }
+        return Contents(
+            keys: StoreObjectList(entities: entities, keys: keys, entityIndexes: indexes),
+            sections: Array(zip(header.names, header.counts)))
     }
 
     /// The sum of `counts`, `nil` when it overflows (a damaged file).
@@ -162,9 +175,10 @@ struct SectionInfoCache {
 
     /// Writes `contents` (best effort: a cache that cannot be written is computed next time).
     func write(_ contents: Contents) {
-        let header = Header(fingerprint: fingerprint, entities: contents.keys.entities.map { $0.name ?? "" },
-                            names: contents.sections.map(\.name), counts: contents.sections.map(\.count),
-                            keyCount: contents.keys.count)
+        let header = Header(
+            fingerprint: fingerprint, entities: contents.keys.entities.map { $0.name ?? "" },
+            names: contents.sections.map(\.name), counts: contents.sections.map(\.count),
+            keyCount: contents.keys.count)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // the same contents make the same file
         guard let encoded = try? encoder.encode(header) else { return }

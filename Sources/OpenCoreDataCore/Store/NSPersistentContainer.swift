@@ -60,7 +60,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The model file named `name` in the app's bundles, or an empty model and why.
     private static func model(named name: String) -> (NSManagedObjectModel, String?) {
         guard let url = ModelResourceSearch.modelURL(named: name) else {
-            return (NSManagedObjectModel(), "No model named '\(name)' was found in the app's bundles; create the container with init(name:managedObjectModel:)")
+            return (
+                NSManagedObjectModel(),
+                "No model named '\(name)' was found in the app's bundles; create the container with init(name:managedObjectModel:)"
+            )
         }
         do {
             return (try NSManagedObjectModel.load(contentsOf: url), nil)
@@ -122,7 +125,9 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// - Parameter block: The work, given the new context; it runs on that context's queue.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
+    open func performBackgroundTask<T, E: Error>(
+        _ block: @escaping (NSManagedObjectContext) throws(E) -> T
+    ) async throws(E) -> T {
         let context = newBackgroundContext()
         return try await context.perform { () throws(E) -> T in try block(context) }
     }

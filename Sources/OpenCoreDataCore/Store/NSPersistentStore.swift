@@ -72,7 +72,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// The error a save or batch request on a read-only store fails with.
     var readOnlyError: NSError {
-        CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url?.path ?? "?") is read-only" + (readOnlyReason.map { ": \($0)" } ?? ""), [NSAffectedStoresErrorKey: [self]])
+        CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "The store at \(url?.path ?? "?") is read-only" + (readOnlyReason.map { ": \($0)" } ?? ""),
+            [NSAffectedStoresErrorKey: [self]])
     }
     /// The coordinator that owns the store.
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
@@ -102,7 +105,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     let number: UInt32 = NSPersistentStore.numbers.add(1, ordering: .relaxed).newValue
     private static let numbers = Atomic<UInt32>(0)
 
-    package init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String) {
+    package init(type: String, url: URL?, configurationName: String?, options: [AnyHashable: Any]?, identifier: String)
+    {
         self.type = type
         self.url = url
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"

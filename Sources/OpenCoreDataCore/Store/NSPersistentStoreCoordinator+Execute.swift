@@ -22,13 +22,15 @@ extension NSPersistentStoreCoordinator {
             var storeRequest = try insert.storeRequest(in: managedObjectModel)
             storeRequest.origin = context.historyOrigin
             let outcome = try runBatch(on: store) { try $0.batchInsert(storeRequest) }
-            return NSBatchInsertResult(resultType: insert.resultType, result: Self.result(outcome, insert.resultType.rawValue))
+            return NSBatchInsertResult(
+                resultType: insert.resultType, result: Self.result(outcome, insert.resultType.rawValue))
         case let update as NSBatchUpdateRequest:
             let store = try batchStore(for: update)
             var storeRequest = try update.storeRequest(in: managedObjectModel)
             storeRequest.origin = context.historyOrigin
             let outcome = try runBatch(on: store) { try $0.batchUpdate(storeRequest) }
-            return NSBatchUpdateResult(resultType: update.resultType, result: Self.result(outcome, update.resultType.rawValue))
+            return NSBatchUpdateResult(
+                resultType: update.resultType, result: Self.result(outcome, update.resultType.rawValue))
         case let delete as NSBatchDeleteRequest:
             let store = try batchStore(for: delete)
             var outcome = StoreBatchOutcome(count: 0, objectIDs: [])
@@ -36,19 +38,24 @@ extension NSPersistentStoreCoordinator {
                 storeRequest.origin = context.historyOrigin
                 outcome = try runBatch(on: store) { try $0.batchDelete(storeRequest) }
             }
-            return NSBatchDeleteResult(resultType: delete.resultType, result: Self.result(outcome, delete.resultType.rawValue))
+            return NSBatchDeleteResult(
+                resultType: delete.resultType, result: Self.result(outcome, delete.resultType.rawValue))
         case let history as NSPersistentHistoryChangeRequest:
             return try execute(history)
         default:
-            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError,
-                                     "Unsupported request type \(type(of: request)) (requestType \(request.requestType.rawValue)): execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and NSPersistentHistoryChangeRequest; use fetch(_:) for fetch requests")
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "Unsupported request type \(type(of: request)) (requestType \(request.requestType.rawValue)): execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and NSPersistentHistoryChangeRequest; use fetch(_:) for fetch requests"
+            )
         }
     }
 
     /// The store a batch request writes to: its first affected store, else the first store.
     private func batchStore(for request: NSPersistentStoreRequest) throws -> NSPersistentStore {
         guard let store = request.affectedStores?.first ?? persistentStores.first else {
-            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a batch request.")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a batch request.")
         }
         guard !store.isReadOnly else {
             throw store.readOnlyError
@@ -58,7 +65,9 @@ extension NSPersistentStoreCoordinator {
 
     /// Runs the store work and tells the row cache what changed, both under the
     /// coordinator's lock, so no fault fires from a row the batch made stale.
-    private func runBatch(on store: NSPersistentStore, _ work: (any PersistentStoreBackend) throws -> StoreBatchOutcome) throws -> StoreBatchOutcome {
+    private func runBatch(
+        on store: NSPersistentStore, _ work: (any PersistentStoreBackend) throws -> StoreBatchOutcome
+    ) throws -> StoreBatchOutcome {
         try performAndWait {
             guard let backend = store.backend, persistentStores.contains(where: { $0 === store }) else {
                 throw CoreDataError.make(NSPersistentStoreOperationError, "The store was removed from its coordinator")

@@ -24,7 +24,10 @@ extension NSPersistentStoreCoordinator {
                 store.backend.map { (store, $0) }
             }.filter { $0.1.tracksHistory }
             guard !stores.isEmpty else {
-                throw CoreDataError.make(NSPersistentStoreOperationError, "No store of this coordinator tracks persistent history: add the store with the option NSPersistentHistoryTrackingKey set to true")
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError,
+                    "No store of this coordinator tracks persistent history: add the store with the option NSPersistentHistoryTrackingKey set to true"
+                )
             }
             return stores
         }
@@ -33,10 +36,13 @@ extension NSPersistentStoreCoordinator {
             for (store, backend) in stores {
                 deleted += try performAndWait { try backend.deleteHistory(in: range(of: request.boundary, in: store)) }
             }
-            return NSPersistentHistoryResult(resultType: request.resultType, result: request.resultType == .count ? deleted : true)
+            return NSPersistentHistoryResult(
+                resultType: request.resultType, result: request.resultType == .count ? deleted : true)
         }
         let filter = try HistoryFilter(request.fetchRequest)
-        let needsChanges = filter.onChanges || [.objectIDs, .count, .changesOnly, .transactionsAndChanges].contains(request.resultType)
+        let needsChanges =
+            filter.onChanges
+            || [.objectIDs, .count, .changesOnly, .transactionsAndChanges].contains(request.resultType)
         var transactions: [NSPersistentHistoryTransaction] = []
         for (store, backend) in stores {
             transactions += try performAndWait {
@@ -65,31 +71,42 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// The transactions of `store` that a request's boundary selects.
-    private func range(of boundary: NSPersistentHistoryChangeRequest.Boundary, in store: NSPersistentStore) -> StoreHistoryRange {
+    private func range(
+        of boundary: NSPersistentHistoryChangeRequest.Boundary, in store: NSPersistentStore
+    ) -> StoreHistoryRange {
         // A transaction of another store bounds nothing here.
         func number(_ transaction: NSPersistentHistoryTransaction) -> Int64? {
             transaction.storeID == store.identifier ? transaction.transactionNumber : nil
         }
         switch boundary {
-        case .everything, .afterToken(nil), .afterTransaction(nil), .throughToken(nil), .beforeTransaction(nil): return .all
+        case .everything, .afterToken(nil), .afterTransaction(nil), .throughToken(nil), .beforeTransaction(nil):
+            return .all
         // A token that does not cover this store (a transaction's token names its own store
         // only) asks for all of its history, which no deletion can have made incomplete.
-        case let .afterToken(token?): return token.transactionNumbers[store.identifier].map(StoreHistoryRange.afterNumber) ?? .all
+        case let .afterToken(token?):
+            return token.transactionNumbers[store.identifier].map(StoreHistoryRange.afterNumber) ?? .all
         case let .afterTransaction(transaction?): return number(transaction).map(StoreHistoryRange.afterNumber) ?? .all
         case let .afterDate(date): return .afterDate(date)
         case let .throughToken(token?): return .throughNumber(token.transactionNumber(inStore: store.identifier))
-        case let .beforeTransaction(transaction?): return number(transaction).map(StoreHistoryRange.beforeNumber) ?? .beforeNumber(0)
+        case let .beforeTransaction(transaction?):
+            return number(transaction).map(StoreHistoryRange.beforeNumber) ?? .beforeNumber(0)
         case let .beforeDate(date): return .beforeDate(date)
         }
     }
 
     /// Throws `NSPersistentHistoryTokenExpiredError` when history right after the
     /// request's token or transaction was deleted: its reader would miss changes silently.
-    private func checkNotExpired(_ range: StoreHistoryRange, _ boundary: NSPersistentHistoryChangeRequest.Boundary, _ backend: any PersistentStoreBackend, _ store: NSPersistentStore) throws {
+    private func checkNotExpired(
+        _ range: StoreHistoryRange, _ boundary: NSPersistentHistoryChangeRequest.Boundary,
+        _ backend: any PersistentStoreBackend, _ store: NSPersistentStore
+    ) throws {
         guard case let .afterNumber(number) = range else { return }
         let deletedThrough = try backend.historyBounds().deletedThrough
         guard number < deletedThrough else { return }
-        throw CoreDataError.make(NSPersistentHistoryTokenExpiredError, "The persistent history after transaction \(number) of store \(store.identifier ?? "?") was deleted (through transaction \(deletedThrough)); fetch from the current token instead, and refresh or reset the contexts that relied on it", [NSAffectedStoresErrorKey: [store]])
+        throw CoreDataError.make(
+            NSPersistentHistoryTokenExpiredError,
+            "The persistent history after transaction \(number) of store \(store.identifier ?? "?") was deleted (through transaction \(deletedThrough)); fetch from the current token instead, and refresh or reset the contexts that relied on it",
+            [NSAffectedStoresErrorKey: [store]])
     }
 }
 
@@ -109,7 +126,10 @@ private struct HistoryFilter {
         case PersistentHistoryEntities.change.name:
             onChanges = true
         case let other?:
-            throw CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "A history request's fetchRequest must fetch NSPersistentHistoryTransaction.entityDescription or NSPersistentHistoryChange.entityDescription, not '\(other)'")
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "A history request's fetchRequest must fetch NSPersistentHistoryTransaction.entityDescription or NSPersistentHistoryChange.entityDescription, not '\(other)'"
+            )
         }
     }
 
@@ -118,7 +138,9 @@ private struct HistoryFilter {
         if !onChanges {
             return window(transactions.filter { request.predicate?.evaluate(with: $0) ?? true })
         }
-        let kept = Set(window(transactions.flatMap { $0.changes ?? [] }.filter { request.predicate?.evaluate(with: $0) ?? true }).map(ObjectIdentifier.init))
+        let kept = Set(
+            window(transactions.flatMap { $0.changes ?? [] }.filter { request.predicate?.evaluate(with: $0) ?? true })
+                .map(ObjectIdentifier.init))
         return transactions.filter { transaction in
             transaction.changes = transaction.changes?.filter { kept.contains(ObjectIdentifier($0)) }
             return transaction.changes?.isEmpty == false

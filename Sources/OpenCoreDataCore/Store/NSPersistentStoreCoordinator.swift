@@ -78,17 +78,25 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: The open store.
     /// - Throws: An `NSError` naming why the store did not open; the coordinator is unchanged.
     @discardableResult
-    open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
-        try addPersistentStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options, copying: nil)
+    open func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        try addPersistentStore(
+            ofType: storeType, configurationName: configuration, at: storeURL, options: options, copying: nil)
     }
 
     /// Adds a store; an in-memory one starts as a copy of `source` when given.
-    private func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?, options: [AnyHashable: Any]?,
-                                    copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore {
+    private func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]?,
+        copying source: (any PersistentStoreBackend)?
+    ) throws -> NSPersistentStore {
         try managedObjectModel.validateForUse()
         let entities = managedObjectModel.entities(forConfigurationName: configuration)
         guard let entities else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration ?? "")'")
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The model has no configuration named '\(configuration ?? "")'")
         }
         return try performAndWait {
             let store: NSPersistentStore
@@ -99,14 +107,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "An SQLite store needs a file URL")
                 }
                 if let source, StoreLocation.isDevNull(storeURL) {
-                    store = try engine.openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
-                                                         type: NSSQLiteStoreType, copying: source)
+                    store = try engine.openInMemoryStore(
+                        model: managedObjectModel, entities: entities, configuration: configuration, options: options,
+                        type: NSSQLiteStoreType, copying: source)
                     break
                 }
                 if let source {
                     try engine.copyStore(source, toFileAt: storeURL)
                     do {
-                        store = try engine.openStore(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                        store = try engine.openStore(
+                            at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration,
+                            options: options)
                     } catch {
                         // A copy that cannot be opened is removed, so a retry starts clean.
                         try? engine.destroyStoreFiles(at: storeURL)
@@ -115,20 +126,31 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     break
                 }
                 if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
-                   !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false) {
-                    try staged.migrateStore(at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
+                    !((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false)
+                {
+                    try staged.migrateStore(
+                        at: storeURL, to: managedObjectModel, configuration: configuration, options: options)
                 }
-                try AutomaticMigration.migrateBeforeOpening(storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
-                store = try engine.openStore(at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration, options: options)
+                try AutomaticMigration.migrateBeforeOpening(
+                    storeAt: storeURL, to: managedObjectModel, configuration: configuration, options: options)
+                store = try engine.openStore(
+                    at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration,
+                    options: options)
             case NSInMemoryStoreType:
-                store = try StoreEngines.sqlite().openInMemoryStore(model: managedObjectModel, entities: entities, configuration: configuration, options: options,
-                                                                    type: NSInMemoryStoreType, copying: source)
+                store = try StoreEngines.sqlite().openInMemoryStore(
+                    model: managedObjectModel, entities: entities, configuration: configuration, options: options,
+                    type: NSInMemoryStoreType, copying: source)
             default:
                 // Binary and registered store types are atomic stores (Store/Atomic/).
                 guard let storeClass = try Self.atomicStoreClass(forType: storeType) else {
-                    throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)': use NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType or a type registered with registerStoreClass(_:type:)")
+                    throw CoreDataError.make(
+                        NSPersistentStoreInvalidTypeError,
+                        "Unsupported store type '\(storeType)': use NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType or a type registered with registerStoreClass(_:type:)"
+                    )
                 }
-                store = try openAtomicStore(storeClass, type: storeType, configuration: configuration, at: storeURL, options: options, entities: entities, copying: source)
+                store = try openAtomicStore(
+                    storeClass, type: storeType, configuration: configuration, at: storeURL, options: options,
+                    entities: entities, copying: source)
             }
             store.persistentStoreCoordinator = self
             if NSPersistentStore.isSet(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
@@ -139,13 +161,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     }
                 } catch {
                     store.backend?.close()
-                    throw CoreDataError.make(NSPersistentStoreOpenError, "Can't watch the store at \(storeURL?.path ?? "?") for remote changes: \(error)", [NSUnderlyingErrorKey: error as NSError])
+                    throw CoreDataError.make(
+                        NSPersistentStoreOpenError,
+                        "Can't watch the store at \(storeURL?.path ?? "?") for remote changes: \(error)",
+                        [NSUnderlyingErrorKey: error as NSError])
                 }
             }
             let change = [NSAddedPersistentStoresKey: [store]]
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
+            NotificationCenter.default.post(
+                name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
             persistentStores.append(store)
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
+            NotificationCenter.default.post(
+                name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
             return store
         }
     }
@@ -160,7 +187,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: The open store.
     /// - Throws: An `NSError` naming why the store did not open.
     @discardableResult
-    open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+    open func addPersistentStore(
+        type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
         try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
     }
 
@@ -169,9 +199,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Parameters:
     ///   - description: The store's type, location, configuration and options.
     ///   - block: Called once, before this returns, with the description and `nil` or the error.
-    open func addPersistentStore(with description: NSPersistentStoreDescription, completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+    open func addPersistentStore(
+        with description: NSPersistentStoreDescription,
+        completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void
+    ) {
         do {
-            try addPersistentStore(ofType: description.type, configurationName: description.configuration, at: description.url, options: description.effectiveOptions)
+            try addPersistentStore(
+                ofType: description.type, configurationName: description.configuration, at: description.url,
+                options: description.effectiveOptions)
             block(description, nil)
         } catch {
             block(description, error)
@@ -199,13 +234,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Throws: An `NSError` when `store` is not this coordinator's or the copy fails; the
     ///   coordinator then still has `store`.
     @discardableResult
-    open func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
+    open func migratePersistentStore(
+        _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
+    ) throws -> NSPersistentStore {
         try performAndWait {
-            guard persistentStores.contains(where: { $0 === store }), let backend = try Self.copyableBackend(of: store), try StoreEngines.sqlite().canCopy(backend) else {
-                throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate a store that is not added to this coordinator")
+            guard persistentStores.contains(where: { $0 === store }), let backend = try Self.copyableBackend(of: store),
+                try StoreEngines.sqlite().canCopy(backend)
+            else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError, "Can't migrate a store that is not added to this coordinator")
             }
             let destination = storeType == NSInMemoryStoreType ? nil : url
-            let copy = try addPersistentStore(ofType: storeType, configurationName: store.configurationName, at: destination, options: options, copying: backend)
+            let copy = try addPersistentStore(
+                ofType: storeType, configurationName: store.configurationName, at: destination, options: options,
+                copying: backend)
             try remove(store)
             return copy
         }
@@ -221,7 +263,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: The new store.
     /// - Throws: An `NSError` when the copy fails.
     @discardableResult
-    public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type storeType: NSPersistentStore.StoreType) throws -> NSPersistentStore {
+    public func migratePersistentStore(
+        _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
+        type storeType: NSPersistentStore.StoreType
+    ) throws -> NSPersistentStore {
         try migratePersistentStore(store, to: url, options: options, withType: storeType.rawValue)
     }
 
@@ -232,11 +277,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func remove(_ store: NSPersistentStore) throws {
         performAndWait {
             let change = [NSRemovedPersistentStoresKey: [store]]
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
+            NotificationCenter.default.post(
+                name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: change)
             NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
             store.backend?.close()
             persistentStores.removeAll { $0 === store }
-            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
+            NotificationCenter.default.post(
+                name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: change)
         }
     }
 
@@ -284,7 +331,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - options: Store options.
     /// - Returns: The metadata: the store's UUID, type and entity version hashes among them.
     /// - Throws: An `NSError` when the file is missing or not a store.
-    open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+    open class func metadataForPersistentStore(
+        ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
         if let metadata = try atomicStoreMetadata(ofType: storeType, at: url) { return metadata }
         try requireFileStoreType(storeType)
         return try StoreEngines.sqlite().metadata(ofStoreAt: url)
@@ -300,9 +349,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - options: Store options.
     /// - Returns: The cached model.
     /// - Throws: An `NSError` when there is no store or no cached model.
-    open class func cachedModelForPersistentStore(at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectModel {
+    open class func cachedModelForPersistentStore(
+        at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> NSManagedObjectModel {
         guard let model = try StoreEngines.sqlite().cachedModel(inStoreAt: url) else {
-            throw CoreDataError.make(NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model", [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleSchemaError, "The store at \(url.path) caches no model",
+                [NSFilePathErrorKey: url.path])
         }
         return model
     }
@@ -319,8 +372,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - options: Store options.
     /// - Throws: An `NSError` when the file is missing or not a store, or a value is not a
     ///   property-list type.
-    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
-                                options: [AnyHashable: Any]? = nil) throws {
+    open class func setMetadata(
+        _ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws {
         try requireFileStoreType(storeType)
         try StoreEngines.sqlite().setMetadata(metadata ?? [:], ofStoreAt: url)
     }
@@ -333,8 +388,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - url: The store file.
     ///   - options: Store options.
     /// - Throws: An `NSError` when the file is missing or not a store.
-    public class func setMetadata(_ metadata: [String: Any]?, type: NSPersistentStore.StoreType, at url: URL,
-                                  options: [AnyHashable: Any]? = nil) throws {
+    public class func setMetadata(
+        _ metadata: [String: Any]?, type: NSPersistentStore.StoreType, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws {
         try setMetadata(metadata, forPersistentStoreOfType: type.rawValue, at: url, options: options)
     }
 
@@ -346,7 +403,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - options: Store options.
     /// - Returns: The metadata.
     /// - Throws: An `NSError` when the file is missing or not a store.
-    public class func metadataForPersistentStore(type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+    public class func metadataForPersistentStore(
+        type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
         try metadataForPersistentStore(ofType: type.rawValue, at: url, options: options)
     }
 
@@ -373,8 +432,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let inMemory = storeType == NSInMemoryStoreType
         if !inMemory { try Self.requireFileStoreType(storeType) }
         if !inMemory, StoreLocation.isDevNull(url) {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A store at /dev/null lives in memory: there is no store file to destroy (remove the store from its coordinator instead)",
-                                     [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "A store at /dev/null lives in memory: there is no store file to destroy (remove the store from its coordinator instead)",
+                [NSFilePathErrorKey: url.path])
         }
         if let store = persistentStore(for: url) { try remove(store) }
         if !inMemory { try StoreEngines.sqlite().destroyStore(at: url) }
@@ -387,7 +448,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - type: The store's type.
     ///   - options: Store options.
     /// - Throws: An `NSError` when the files cannot be removed.
-    public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
+    public func destroyPersistentStore(
+        at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil
+    ) throws {
         try destroyPersistentStore(at: url, ofType: type.rawValue, options: options)
     }
 
@@ -407,14 +470,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - storeType: The stores' type; it must be a file store.
     /// - Throws: An `NSError` when the source is missing or not a store, or the destination
     ///   is in use by this coordinator.
-    open func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
-                                     withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
-                                     ofType storeType: String) throws {
+    open func replacePersistentStore(
+        at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+        ofType storeType: String
+    ) throws {
         let atomic = try Self.atomicStoreClass(forType: storeType) != nil
         if !atomic { try Self.requireFileStoreType(storeType) }
         if persistentStore(for: destinationURL) != nil, !StoreLocation.isDevNull(destinationURL) {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(destinationURL.path) is in use by this coordinator; remove it before replacing it",
-                                     [NSFilePathErrorKey: destinationURL.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "The store at \(destinationURL.path) is in use by this coordinator; remove it before replacing it",
+                [NSFilePathErrorKey: destinationURL.path])
         }
         if atomic {
             try Self.replaceAtomicStoreFile(ofType: storeType, at: destinationURL, from: sourceURL)
@@ -432,17 +499,22 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - sourceOptions: Options of the source store.
     ///   - type: The stores' type.
     /// - Throws: An `NSError` when the source is missing or not a store.
-    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
-                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
-                                       type: NSPersistentStore.StoreType) throws {
-        try replacePersistentStore(at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
-                                   sourceOptions: sourceOptions, ofType: type.rawValue)
+    public func replacePersistentStore(
+        at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+        type: NSPersistentStore.StoreType
+    ) throws {
+        try replacePersistentStore(
+            at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
+            sourceOptions: sourceOptions, ofType: type.rawValue)
     }
 
     /// Stores that live in files here are SQLite stores; other types cannot be read from a URL.
     private static func requireFileStoreType(_ storeType: String) throws {
         guard storeType == NSSQLiteStoreType else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)' for a store file: use NSSQLiteStoreType")
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "Unsupported store type '\(storeType)' for a store file: use NSSQLiteStoreType")
         }
     }
 
@@ -452,8 +524,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: The ID, or `nil` when no store of this coordinator matches.
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
         guard let parts = Self.objectURIParts(url),
-              let store = persistentStores.first(where: { $0.identifier == parts.store }),
-              let entity = managedObjectModel.entitiesByName[parts.entity]
+            let store = persistentStores.first(where: { $0.identifier == parts.store }),
+            let entity = managedObjectModel.entitiesByName[parts.entity]
         else { return nil }
         return NSManagedObjectID(entity: entity, store: store, primaryKey: parts.key)
     }
@@ -472,7 +544,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Runs a read on `store`'s engine (call under `lock`): at the query generation's
     /// snapshot of the store when the context is pinned, else on the latest data.
     /// `nil` when the store has no engine (it was never opened).
-    private func reading<T>(_ store: NSPersistentStore, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T) throws -> T? {
+    private func reading<T>(
+        _ store: NSPersistentStore, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T
+    ) throws -> T? {
         guard let backend = store.backend else { return nil }
         guard let generation, let snapshot = try generation.snapshot(of: store, among: persistentStores) else {
             return try body(backend)
@@ -481,9 +555,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// ``reading(_:at:_:)`` on the store a fetch of `entity` reads.
-    private func reading<T>(_ entity: NSEntityDescription, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T) throws -> T {
+    private func reading<T>(
+        _ entity: NSEntityDescription, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T
+    ) throws -> T {
         guard let store = persistentStores.first, let result = try reading(store, at: generation, body) else {
-            throw CoreDataError.make(NSCoreDataError, "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
         return result
     }
@@ -506,7 +584,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The rows of these objects, read together (one query per table) and cached.
     func rows(for objectIDs: [NSManagedObjectID], at generation: QueryGeneration?) throws -> [StoreRow] {
-        guard let first = objectIDs.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else { return [] }
+        guard let first = objectIDs.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
+            return []
+        }
         return try performAndWait {
             let rows = try reading(store, at: generation) { try $0.rows(for: objectIDs) } ?? []
             cache(rows, at: generation)
@@ -515,10 +595,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The destination rows of a to-many for many sources at once (prefetching), cached.
-    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription, at generation: QueryGeneration?) throws -> [(source: Int64, row: StoreRow)] {
-        guard let first = sources.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else { return [] }
+    func relatedRows(
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription, at generation: QueryGeneration?
+    ) throws -> [(source: Int64, row: StoreRow)] {
+        guard let first = sources.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
+            return []
+        }
         return try performAndWait {
-            let related = try reading(store, at: generation) { try $0.relatedRows(of: sources, relationship: relationship) } ?? []
+            let related =
+                try reading(store, at: generation) { try $0.relatedRows(of: sources, relationship: relationship) } ?? []
             cache(related.map(\.row), at: generation)
             return related
         }
@@ -535,14 +620,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
     /// seconds old (negative: any age), else read from the store. At a query generation,
     /// from that generation's cache, where rows never go stale, else from its snapshot.
-    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?) throws -> StoreRow? {
+    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?) throws -> StoreRow?
+    {
         try performAndWait {
             let cache = generation?.rows ?? rowCache
             let maxAge = generation == nil ? maxAge : -1
             if maxAge != 0, let cached = cache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
                 return cached
             }
-            guard let store = objectID.persistentStore, let row = try reading(store, at: generation, { try $0.row(for: objectID) }) ?? nil else {
+            guard let store = objectID.persistentStore,
+                let row = try reading(store, at: generation, { try $0.row(for: objectID) }) ?? nil
+            else {
                 cache.remove([objectID])
                 return nil
             }
@@ -582,9 +670,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// How many snapshots are alive in the row cache.
     var cachedRowCount: Int { performAndWait { rowCache.liveCount } }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, at generation: QueryGeneration?) throws -> [NSManagedObjectID] {
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, at generation: QueryGeneration?
+    ) throws -> [NSManagedObjectID] {
         guard let store = objectID.persistentStore else { return [] }
-        return try performAndWait { try reading(store, at: generation) { try $0.relatedObjectIDs(of: objectID, relationship: relationship) } ?? [] }
+        return try performAndWait {
+            try reading(store, at: generation) { try $0.relatedObjectIDs(of: objectID, relationship: relationship) }
+                ?? []
+        }
     }
 
     /// Whether every store can serve query generations (see

@@ -124,7 +124,9 @@ package enum CoreDataError {
     static func combine(_ errors: [NSError]) -> NSError? {
         guard errors.count > 1 else { return errors.first }
         let summary = errors.map(\.localizedDescription).joined(separator: "; ")
-        return make(NSValidationMultipleErrorsError, "Multiple validation errors occurred: \(summary)", [NSDetailedErrorsKey: errors])
+        return make(
+            NSValidationMultipleErrorsError, "Multiple validation errors occurred: \(summary)",
+            [NSDetailedErrorsKey: errors])
     }
 
     /// Wraps an SQLite failure with the store's URL and SQLite's result code.

@@ -7,7 +7,8 @@ import Synchronization
 /// annotations; engines report their statements through their own per-store logs.
 package enum StoreDebugLog {
     /// Whether `OPENCOREDATA_SQL_DEBUG` asks for statements and annotations on standard error.
-    package static let printsStatements = (ProcessInfo.processInfo.environment["OPENCOREDATA_SQL_DEBUG"].flatMap(Int.init) ?? 0) > 0
+    package static let printsStatements =
+        (ProcessInfo.processInfo.environment["OPENCOREDATA_SQL_DEBUG"].flatMap(Int.init) ?? 0) > 0
 
     /// Observers of annotations, for tests (annotations are rare: one per store opened
     /// under another model version, so one global list is enough).

@@ -10,7 +10,9 @@ extension NSManagedObject {
 
     /// The value of `slot` for an undo record: the stored value, or a to-many's members.
     func undoValue(ofSlot slot: Int) -> Any? {
-        guard entityFacts.slotFacts[slot].kind == .toMany, let relationship = entityFacts.slots[slot] as? NSRelationshipDescription else {
+        guard entityFacts.slotFacts[slot].kind == .toMany,
+            let relationship = entityFacts.slots[slot] as? NSRelationshipDescription
+        else {
             return storage[slot]
         }
         return toMany(relationship).members
@@ -24,7 +26,9 @@ extension NSManagedObject {
         willChangeValue(forKey: property.name)
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             let members = value as? ManagedObjectSet ?? []
-            toMany(relationship).members = members.contains(where: \.isDeletedElsewhere) ? ManagedObjectSet(members.filter { !$0.isDeletedElsewhere }) : members
+            toMany(relationship).members =
+                members.contains(where: \.isDeletedElsewhere)
+                ? ManagedObjectSet(members.filter { !$0.isDeletedElsewhere }) : members
         } else if let target = value as? NSManagedObject, target.isDeletedElsewhere {
             storage[slot] = nil
         } else {

@@ -24,7 +24,9 @@ extension NSManagedObjectContext {
         registry.undoRecorder = nil
         guard let manager = undoManager else { return }
         registry.undoRecorder = ContextUndoRecorder(manager: manager, context: self)
-        undoCheckpointObserver = NotificationCenter.default.addObserver(forName: .NSUndoManagerCheckpoint, object: manager, queue: nil) { [weak self] _ in
+        undoCheckpointObserver = NotificationCenter.default.addObserver(
+            forName: .NSUndoManagerCheckpoint, object: manager, queue: nil
+        ) { [weak self] _ in
             // Checkpoints come from whichever thread uses the manager (a UI reading `canUndo`
             // for a private-queue context); the pending changes belong to the context's queue.
             // On that queue already, this runs inline.
@@ -113,7 +115,9 @@ extension NSManagedObjectContext {
         } else {
             // A deletion undone after other work (a refresh, a merge) brings back the
             // object's own unsaved changes too, not only the restored values.
-            updated = updatedSet.contains(object) || state.values.contains { object.isChanged(object.entityFacts.slots[$0.slot]) }
+            updated =
+                updatedSet.contains(object)
+                || state.values.contains { object.isChanged(object.entityFacts.slots[$0.slot]) }
                 || (current == .deleted && !object.changedValues().isEmpty)
         }
         if updated { updatedSet.append(object) } else { updatedSet.remove(object) }
@@ -156,7 +160,8 @@ extension NSManagedObjectContext {
 
     /// Queues the restored object for the next `NSManagedObjectContextObjectsDidChange`:
     /// as inserted when it comes back, deleted when it goes, else updated.
-    private func announce(_ object: NSManagedObject, from current: Lifecycle, to target: Lifecycle, valuesChanged: Bool) {
+    private func announce(_ object: NSManagedObject, from current: Lifecycle, to target: Lifecycle, valuesChanged: Bool)
+    {
         let existed = current == .inserted || current == .persisted
         let exists = target == .inserted || target == .persisted
         if exists, !existed {

@@ -103,7 +103,8 @@ open class UIDocument: NSObject {
         guard documentState.contains(.closed) else { return true }
         do {
             guard FileManager.default.fileExists(atPath: fileURL.path) else {
-                throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path, NSURLErrorKey: fileURL])
+                throw CocoaError(
+                    .fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path, NSURLErrorKey: fileURL])
             }
             try withProgress { try read(from: fileURL) }
             fileModificationDate = Self.modificationDate(of: fileURL)
@@ -149,7 +150,9 @@ open class UIDocument: NSObject {
     }
 
     /// ``save(to:for:)`` with a completion handler, called on the main actor.
-    open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor @Sendable (Bool) -> Void)? = nil) {
+    open func save(
+        to url: URL, for saveOperation: SaveOperation, completionHandler: (@MainActor @Sendable (Bool) -> Void)? = nil
+    ) {
         Task { completionHandler?(await save(to: url, for: saveOperation)) }
     }
 
@@ -288,10 +291,17 @@ open class UIDocument: NSObject {
     ///   - url: Where to write.
     ///   - saveOperation: Whether the document is created or overwritten.
     /// - Throws: An error that fails the save; the file is left as it was.
-    open func writeContents(_ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
-                            for saveOperation: SaveOperation) throws {
+    open func writeContents(
+        _ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
+        for saveOperation: SaveOperation
+    ) throws {
         guard let data = contents as? Data else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "UIDocument writes Data; override writeContents(_:andAttributes:safelyTo:for:) for \(type(of: contents))"])
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "UIDocument writes Data; override writeContents(_:andAttributes:safelyTo:for:) for \(type(of: contents))"
+                ])
         }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: url, options: .atomic)

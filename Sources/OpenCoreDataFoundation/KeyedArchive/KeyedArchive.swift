@@ -22,15 +22,21 @@ package struct KeyedArchive {
 
     /// The object archived under `key` at the top level (`"root"` for models).
     package func topObject(forKey key: String) throws -> ArchivedValue {
-        guard let value = top[key] else { throw BinaryPropertyListError(description: "the archive has no top-level '\(key)'") }
+        guard let value = top[key] else {
+            throw BinaryPropertyListError(description: "the archive has no top-level '\(key)'")
+        }
         return try resolve(value)
     }
 
     /// Follows a UID to the object it names; other values stand for themselves.
     package func resolve(_ value: PropertyListValue) throws -> ArchivedValue {
         guard case let .uid(index) = value else { return ArchivedValue(archive: self, value: value, objectIndex: nil) }
-        guard index < UInt64(objects.count) else { throw BinaryPropertyListError(description: "reference to missing archived object \(index)") }
-        if case .string("$null") = objects[Int(index)] { return ArchivedValue(archive: self, value: nil, objectIndex: nil) }
+        guard index < UInt64(objects.count) else {
+            throw BinaryPropertyListError(description: "reference to missing archived object \(index)")
+        }
+        if case .string("$null") = objects[Int(index)] {
+            return ArchivedValue(archive: self, value: nil, objectIndex: nil)
+        }
         return ArchivedValue(archive: self, value: objects[Int(index)], objectIndex: Int(index))
     }
 }
@@ -54,7 +60,8 @@ package struct ArchivedValue {
     /// The object's class name (`$classname` of its `$class`), `nil` for plain values.
     package var className: String? {
         guard let reference = fields?["$class"], let info = try? archive.resolve(reference).fields,
-              case let .string(name)? = info["$classname"] else { return nil }
+            case let .string(name)? = info["$classname"]
+        else { return nil }
         return name
     }
 
@@ -98,7 +105,8 @@ package struct ArchivedValue {
             return try items.map { try archive.resolve($0) }
         default:
             guard case let .array(items)? = fields?["NS.objects"], fields?["NS.keys"] == nil else {
-                throw BinaryPropertyListError(description: "expected an archived array or set, found \(className ?? "a plain value")")
+                throw BinaryPropertyListError(
+                    description: "expected an archived array or set, found \(className ?? "a plain value")")
             }
             return try items.map { try archive.resolve($0) }
         }
@@ -108,8 +116,13 @@ package struct ArchivedValue {
     /// Anything else, or keys and values of different counts, is an error.
     package func entries() throws -> [(key: String, value: ArchivedValue)] {
         if fields?["searchMapping"] != nil { return try knownKeysEntries() }
-        guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"], keys.count == values.count else {
-            throw BinaryPropertyListError(description: "expected an archived dictionary (NS.keys and NS.objects of one length), found \(className ?? "a plain value")")
+        guard case let .array(keys)? = fields?["NS.keys"], case let .array(values)? = fields?["NS.objects"],
+            keys.count == values.count
+        else {
+            throw BinaryPropertyListError(
+                description:
+                    "expected an archived dictionary (NS.keys and NS.objects of one length), found \(className ?? "a plain value")"
+            )
         }
         return try zip(keys, values).map { key, value in
             guard let name = try archive.resolve(key).stringValue else {
@@ -125,8 +138,10 @@ package struct ArchivedValue {
     /// holding the string `emptyToken` has no value.
     private func knownKeysEntries() throws -> [(key: String, value: ArchivedValue)] {
         guard let mapping = try field("searchMapping"), let keys = try mapping.field("keys")?.members(),
-              let values = try field("values")?.members(), keys.count == values.count else {
-            throw BinaryPropertyListError(description: "an archived \(className ?? "dictionary") has no keys and values of one length")
+            let values = try field("values")?.members(), keys.count == values.count
+        else {
+            throw BinaryPropertyListError(
+                description: "an archived \(className ?? "dictionary") has no keys and values of one length")
         }
         let emptyToken = try string("emptyToken")
         var entries: [(key: String, value: ArchivedValue)] = []

@@ -26,7 +26,9 @@ package struct KeyedArchiveWriter {
 
     /// Fills a reserved slot with an object of the first class of `classChain` (followed
     /// by its superclasses, as `$classes` lists them).
-    package mutating func fill(_ reference: PropertyListValue, classChain: [String], fields: [String: PropertyListValue]) {
+    package mutating func fill(
+        _ reference: PropertyListValue, classChain: [String], fields: [String: PropertyListValue]
+    ) {
         guard case let .uid(index) = reference, index > 0, Int(index) < objects.count else { return }
         var fields = fields
         fields["$class"] = classReference(classChain)
@@ -67,19 +69,24 @@ package struct KeyedArchiveWriter {
     }
 
     /// An `NSDictionary` (or the subclass `className` names) with string keys.
-    package mutating func dictionary(_ entries: [(key: String, value: PropertyListValue)], className: String = "NSDictionary") -> PropertyListValue {
+    package mutating func dictionary(
+        _ entries: [(key: String, value: PropertyListValue)], className: String = "NSDictionary"
+    ) -> PropertyListValue {
         let keys = entries.map { string($0.key) }
-        return object(classChain: Self.collectionChain(className), fields: ["NS.keys": .array(keys), "NS.objects": .array(entries.map(\.value))])
+        return object(
+            classChain: Self.collectionChain(className),
+            fields: ["NS.keys": .array(keys), "NS.objects": .array(entries.map(\.value))])
     }
 
     /// The archive's bytes, `root` as its `$top` `root` object.
     package func data(root: PropertyListValue) -> Data {
-        BinaryPropertyListWriter.data(for: .dictionary([
-            "$archiver": .string("NSKeyedArchiver"),
-            "$version": .integer(100_000),
-            "$top": .dictionary(["root": root]),
-            "$objects": .array(objects),
-        ]))
+        BinaryPropertyListWriter.data(
+            for: .dictionary([
+                "$archiver": .string("NSKeyedArchiver"),
+                "$version": .integer(100_000),
+                "$top": .dictionary(["root": root]),
+                "$objects": .array(objects),
+            ]))
     }
 
     private mutating func classReference(_ chain: [String]) -> PropertyListValue {

@@ -50,9 +50,9 @@ package struct BinaryPropertyListReader {
         let top = Self.bigEndian(bytes[(trailer + 16)..<(trailer + 24)])
         let tableStart = Self.bigEndian(bytes[(trailer + 24)..<(trailer + 32)])
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
-              count > 0, count <= UInt64(trailer), top < count,
-              tableStart >= 8, tableStart <= UInt64(trailer),
-              UInt64(trailer) - tableStart >= count * UInt64(offsetSize)
+            count > 0, count <= UInt64(trailer), top < count,
+            tableStart >= 8, tableStart <= UInt64(trailer),
+            UInt64(trailer) - tableStart >= count * UInt64(offsetSize)
         else { throw BinaryPropertyListError(description: "damaged binary property list trailer") }
         var offsets: [Int] = []
         offsets.reserveCapacity(Int(count))
@@ -82,9 +82,13 @@ package struct BinaryPropertyListReader {
     }
 
     private func object(_ index: Int, _ state: inout State) throws -> PropertyListValue {
-        guard offsets.indices.contains(index) else { throw BinaryPropertyListError(description: "reference to missing object \(index)") }
+        guard offsets.indices.contains(index) else {
+            throw BinaryPropertyListError(description: "reference to missing object \(index)")
+        }
         if let known = state.decoded[index] { return known }
-        guard state.inProgress.insert(index).inserted else { throw BinaryPropertyListError(description: "object \(index) contains itself") }
+        guard state.inProgress.insert(index).inserted else {
+            throw BinaryPropertyListError(description: "object \(index) contains itself")
+        }
         guard state.inProgress.count <= Self.maximumDepth else {
             throw BinaryPropertyListError(description: "objects nested more than \(Self.maximumDepth) levels deep")
         }
@@ -104,11 +108,15 @@ package struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return .bool(false)
             case 0x09: return .bool(true)
-            default: throw BinaryPropertyListError(description: "unsupported marker 0x\(String(marker, radix: 16)) at object \(index)")
+            default:
+                throw BinaryPropertyListError(
+                    description: "unsupported marker 0x\(String(marker, radix: 16)) at object \(index)")
             }
         case 0x1:
             let width = 1 << low
-            guard width <= 16 else { throw BinaryPropertyListError(description: "integer of \(width) bytes at object \(index)") }
+            guard width <= 16 else {
+                throw BinaryPropertyListError(description: "integer of \(width) bytes at object \(index)")
+            }
             // 16-byte integers hold 64-bit values in their low half.
             let raw = Self.bigEndian(try slice(cursor + max(0, width - 8), min(width, 8)))
             return .integer(width >= 8 ? Int64(bitPattern: raw) : Int64(raw))
@@ -119,7 +127,9 @@ package struct BinaryPropertyListReader {
             default: throw BinaryPropertyListError(description: "real of unsupported width at object \(index)")
             }
         case 0x3:
-            guard low == 3 else { throw BinaryPropertyListError(description: "date of unsupported width at object \(index)") }
+            guard low == 3 else {
+                throw BinaryPropertyListError(description: "date of unsupported width at object \(index)")
+            }
             return .date(Double(bitPattern: Self.bigEndian(try slice(cursor, 8))))
         case 0x4:
             let count = try length(low, &cursor)
@@ -130,7 +140,9 @@ package struct BinaryPropertyListReader {
         case 0x6:
             let count = try length(low, &cursor)
             let raw = try slice(cursor, count * 2)
-            let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map { UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1]) }
+            let units = stride(from: raw.startIndex, to: raw.endIndex, by: 2).map {
+                UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1])
+            }
             return .string(String(decoding: units, as: UTF16.self))
         case 0x8:
             return .uid(Self.bigEndian(try slice(cursor, low + 1)))
@@ -152,7 +164,8 @@ package struct BinaryPropertyListReader {
             }
             return .dictionary(result)
         default:
-            throw BinaryPropertyListError(description: "unknown marker 0x\(String(marker, radix: 16)) at object \(index)")
+            throw BinaryPropertyListError(
+                description: "unknown marker 0x\(String(marker, radix: 16)) at object \(index)")
         }
     }
 
@@ -160,21 +173,31 @@ package struct BinaryPropertyListReader {
     private func length(_ low: Int, _ cursor: inout Int) throws -> Int {
         guard low == 0xF else { return low }
         let marker = try byte(at: cursor)
-        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw BinaryPropertyListError(description: "bad length at byte \(cursor)") }
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
+            throw BinaryPropertyListError(description: "bad length at byte \(cursor)")
+        }
         let width = 1 << Int(marker & 0x0F)
         let value = Self.bigEndian(try slice(cursor + 1, width))
         cursor += 1 + width
-        guard value <= UInt64(bytes.count) else { throw BinaryPropertyListError(description: "length \(value) exceeds the file at byte \(cursor)") }
+        guard value <= UInt64(bytes.count) else {
+            throw BinaryPropertyListError(description: "length \(value) exceeds the file at byte \(cursor)")
+        }
         return Int(value)
     }
 
     private func references(at start: Int, count: Int) throws -> [Int] {
         let raw = try slice(start, count * referenceSize)
-        return (0..<count).map { Int(truncatingIfNeeded: Self.bigEndian(raw[(raw.startIndex + $0 * referenceSize)..<(raw.startIndex + ($0 + 1) * referenceSize)])) }
+        return (0..<count).map {
+            Int(
+                truncatingIfNeeded: Self.bigEndian(
+                    raw[(raw.startIndex + $0 * referenceSize)..<(raw.startIndex + ($0 + 1) * referenceSize)]))
+        }
     }
 
     private func byte(at offset: Int) throws -> UInt8 {
-        guard bytes.indices.contains(offset) else { throw BinaryPropertyListError(description: "unexpected end at byte \(offset)") }
+        guard bytes.indices.contains(offset) else {
+            throw BinaryPropertyListError(description: "unexpected end at byte \(offset)")
+        }
         return bytes[offset]
     }
 

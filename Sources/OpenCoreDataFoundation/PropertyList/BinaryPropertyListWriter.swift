@@ -170,7 +170,9 @@ package struct BinaryPropertyListWriter {
     }
 
     private static func appendBigEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 
     /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.

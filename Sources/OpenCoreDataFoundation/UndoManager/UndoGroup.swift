@@ -22,12 +22,13 @@ package final class UndoGroup {
 
     /// Whether every operation in the group, nested ones included, was marked discardable.
     package var isDiscardable: Bool {
-        !items.isEmpty && items.allSatisfy { item in
-            switch item {
-            case .action(let action): action.isDiscardable
-            case .group(let group): group.isDiscardable
+        !items.isEmpty
+            && items.allSatisfy { item in
+                switch item {
+                case .action(let action): action.isDiscardable
+                case .group(let group): group.isDiscardable
+                }
             }
-        }
     }
 
     /// Runs every operation, the newest first (nested groups likewise).

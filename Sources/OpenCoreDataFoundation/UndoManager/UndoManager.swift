@@ -93,10 +93,15 @@ open class UndoManager: NSObject, @unchecked Sendable {
     ///   - target: The object the operation acts on.
     ///   - handler: What undoes the change; it is given `target`, and what it registers
     ///     while undoing becomes the redo operation.
-    open func registerUndo<TargetType: AnyObject>(withTarget target: TargetType, handler: @escaping (TargetType) -> Void) {
+    open func registerUndo<TargetType: AnyObject>(
+        withTarget target: TargetType, handler: @escaping (TargetType) -> Void
+    ) {
         guard isUndoRegistrationEnabled else { return }
         if openGroups.isEmpty {
-            precondition(groupsByEvent, "registerUndo(withTarget:handler:): no undo group is open and groupsByEvent is false; call beginUndoGrouping() first")
+            precondition(
+                groupsByEvent,
+                "registerUndo(withTarget:handler:): no undo group is open and groupsByEvent is false; call beginUndoGrouping() first"
+            )
             openEventGroup()
         }
         if !isUndoing, !isRedoing { redoStack.removeAll() }
@@ -157,7 +162,8 @@ open class UndoManager: NSObject, @unchecked Sendable {
         // Observers register their pending changes into the group before it closes.
         postCheckpoint()
         guard let group = openGroups.last else { return }
-        let info: [AnyHashable: Any]? = group.isDiscardable ? [NSUndoManagerGroupIsDiscardableKey: NSNumber(value: true)] : nil
+        let info: [AnyHashable: Any]? =
+            group.isDiscardable ? [NSUndoManagerGroupIsDiscardableKey: NSNumber(value: true)] : nil
         post(.NSUndoManagerWillCloseUndoGroup, info)
         openGroups.removeLast()
         if let parent = openGroups.last {
@@ -172,7 +178,9 @@ open class UndoManager: NSObject, @unchecked Sendable {
     /// Closes the group ``groupsByEvent`` opened, when it is the only one open: the end of
     /// an event. Contexts call it from `processPendingChanges()`.
     package func closeEventGroup() {
-        guard openGroups.count == 1, openGroups[0].isEventGroup, closingDepth == 0, !isUndoing, !isRedoing else { return }
+        guard openGroups.count == 1, openGroups[0].isEventGroup, closingDepth == 0, !isUndoing, !isRedoing else {
+            return
+        }
         endUndoGrouping()
     }
 
@@ -186,7 +194,9 @@ open class UndoManager: NSObject, @unchecked Sendable {
         let weakGroup = UncheckedSendable(WeakGroup(group: group))
         DispatchQueue.main.async { [weak self] in
             guard let self, let group = weakGroup.value.group else { return }
-            if self.openGroups.count == 1, self.openGroups[0] === group, self.closingDepth == 0, !self.isUndoing, !self.isRedoing {
+            if self.openGroups.count == 1, self.openGroups[0] === group, self.closingDepth == 0, !self.isUndoing,
+                !self.isRedoing
+            {
                 self.endUndoGrouping()
             }
         }
@@ -207,7 +217,9 @@ open class UndoManager: NSObject, @unchecked Sendable {
     open func undo() {
         guard !isUndoing, !isRedoing else { return }
         if openGroups.count == 1 { endUndoGrouping() }
-        precondition(openGroups.isEmpty, "undo() called with \(openGroups.count) undo groups open; close the nested ones and call undoNestedGroup()")
+        precondition(
+            openGroups.isEmpty,
+            "undo() called with \(openGroups.count) undo groups open; close the nested ones and call undoNestedGroup()")
         undoNestedGroup()
     }
 

@@ -57,7 +57,10 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
     /// Classes allowed at the top of an archive.
     open class var allowedTopLevelClasses: [AnyClass] {
-        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
+        [
+            NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self,
+            NSURL.self, NSUUID.self, NSNull.self,
+        ]
     }
 
     /// The object unarchived from `value` (keyed-archive `Data`), allowing only
@@ -90,8 +93,8 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
             // archiving it (checked before NSNumber, which it is a subclass of).
             return false
         case is String, is Data, is Date, is URL, is UUID, is Bool, is NSNull,
-             is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
-             is Double, is Float, is NSString, is NSNumber, is NSData, is NSDate, is NSURL, is NSUUID:
+            is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
+            is Double, is Float, is NSString, is NSNumber, is NSData, is NSDate, is NSURL, is NSUUID:
             return true
         case let array as NSArray:
             return array.allSatisfy(isElementArchivable)
@@ -107,7 +110,7 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
             return set.allSatisfy { isElementArchivable($0.base) }
         case let object as NSObject:
             guard type(of: object) is NSSecureCoding.Type,
-                  let coding = object as? NSSecureCoding, type(of: coding).supportsSecureCoding
+                let coding = object as? NSSecureCoding, type(of: coding).supportsSecureCoding
             else { return false }
             return Self.allowedTopLevelClasses.contains { object.isKind(of: $0) }
         default:

@@ -13,7 +13,10 @@ enum DirectBinding {
     static func bindText(_ text: String, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { bytes in
-            sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+            sqlite3_bind_text(
+                handle, index,
+                UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(
+                    to: CChar.self), Int32(bytes.count), transient)
         }
     }
 
@@ -25,14 +28,19 @@ enum DirectBinding {
         case let .double(number): sqlite3_bind_double(handle, index, number)
         case let .string(text): bindText(text, handle, index)
         case let .blob(data):
-            data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient) }
+            data.withUnsafeBytes {
+                sqlite3_bind_blob(
+                    handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient)
+            }
         }
     }
 
     /// Throws the connection's error for a binding that did not return `SQLITE_OK`.
     static func check(_ code: Int32, _ statement: Statement, _ db: Database) throws {
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
         }
     }
 

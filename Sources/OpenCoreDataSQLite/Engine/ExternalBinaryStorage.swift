@@ -12,9 +12,13 @@ struct ExternalBinaryStorage {
 
     /// A value as its column stores it: large data of an external-storage attribute
     /// goes to a new file (returned, so a failed save can remove it).
-    func columnValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> (column: DatabaseValue, file: URL?) {
+    func columnValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> (column: DatabaseValue, file: URL?)
+    {
         guard attribute.allowsExternalBinaryDataStorage, let value else {
-            return (try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName), nil)
+            return (
+                try SQLiteValueCoding.databaseValue(
+                    value, type: attribute.attributeType, transformerName: attribute.valueTransformerName), nil
+            )
         }
         let data: Data
         if attribute.attributeType == .transformableAttributeType {
@@ -49,7 +53,9 @@ struct ExternalBinaryStorage {
             do {
                 return try Data(contentsOf: file)
             } catch {
-                throw CoreDataError.make(NSFileReadNoSuchFileError, "External data file \(file.path) is missing", [NSFilePathErrorKey: file.path])
+                throw CoreDataError.make(
+                    NSFileReadNoSuchFileError, "External data file \(file.path) is missing",
+                    [NSFilePathErrorKey: file.path])
             }
         default:
             return column

@@ -33,7 +33,9 @@ enum SQLiteFunctions {
     }
 
     private static let stringMatch = DatabaseFunction("OCD_STRING_MATCH", argumentCount: 4, pure: true) { values in
-        guard let string = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return false }
+        guard let string = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else {
+            return false
+        }
         let opts = options(Int.fromDatabaseValue(values[3]) ?? 0)
         switch Int.fromDatabaseValue(values[2]) ?? 0 {
         case 0: return StringMatching.hasPrefix(string, pattern, options: opts)
@@ -51,7 +53,8 @@ enum SQLiteFunctions {
     /// Not pure: `random` and `random:` go through it.
     private static let function = DatabaseFunction("OCD_FUNCTION", argumentCount: nil, pure: false) { values in
         guard values.count >= 2, let name = String.fromDatabaseValue(values[0]),
-              let hints = String.fromDatabaseValue(values[1]).map(Array.init) else { return nil }
+            let hints = String.fromDatabaseValue(values[1]).map(Array.init)
+        else { return nil }
         let arguments = values.dropFirst(2).enumerated().map { index, value in
             decode(value, hint: index < hints.count ? hints[index] : "z")
         }
@@ -120,7 +123,8 @@ enum SQLiteFunctions {
     private static let unicode = collation("OCD_UNICODE", .compare)
     private static let caseInsensitive = collation("OCD_CASE_INSENSITIVE", .caseInsensitiveCompare)
     private static let localized = collation("OCD_LOCALIZED", .localizedCompare)
-    private static let localizedCaseInsensitive = collation("OCD_LOCALIZED_CASE_INSENSITIVE", .localizedCaseInsensitiveCompare)
+    private static let localizedCaseInsensitive = collation(
+        "OCD_LOCALIZED_CASE_INSENSITIVE", .localizedCaseInsensitiveCompare)
     private static let standard = collation("OCD_STANDARD", .localizedStandardCompare)
 
     private static func collation(_ name: String, _ selector: Selector) -> DatabaseCollation {

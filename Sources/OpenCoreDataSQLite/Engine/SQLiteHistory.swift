@@ -34,13 +34,15 @@ struct SQLiteHistory {
         for entity in schema.entities {
             let kept = entity.facts.slots.compactMap { $0 as? NSAttributeDescription }.filter {
                 // Values in files beside the store are left out, as Core Data leaves them out.
-                $0.preservesValueInHistoryOnDeletion && $0.isStored && !$0.allowsExternalBinaryDataStorage && schema.column(for: $0) != nil
+                $0.preservesValueInHistoryOnDeletion && $0.isStored && !$0.allowsExternalBinaryDataStorage
+                    && schema.column(for: $0) != nil
             }
             if !kept.isEmpty { attributes[entity.facts.entityNumber] = kept }
         }
         tombstoneAttributes = attributes
         tombstoneColumnCount = attributes.values.map(\.count).max() ?? 0
-        changeInsert = SQLHistoryStatements.insertChange(entityNumber: Self.changeEntityNumber, tombstoneColumns: tombstoneColumnCount)
+        changeInsert = SQLHistoryStatements.insertChange(
+            entityNumber: Self.changeEntityNumber, tombstoneColumns: tombstoneColumnCount)
     }
 
     /// Whether the database has history tables (it tracked history once).
@@ -61,14 +63,18 @@ struct SQLiteHistory {
     // MARK: Recording
 
     /// The tombstone values of rows about to be deleted, read before they go.
-    func tombstones(_ db: Database, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]) throws -> [Int64: [DatabaseValue]] {
+    func tombstones(
+        _ db: Database, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]
+    ) throws -> [Int64: [DatabaseValue]] {
         var values: [Int64: [DatabaseValue]] = [:]
         guard !tombstoneAttributes.isEmpty else { return values }
         for row in rows {
             guard let attributes = tombstoneAttributes[row.entity.facts.entityNumber] else { continue }
             let columns = attributes.compactMap { schema.column(for: $0) }
             let table = try schema.table(for: row.entity).name
-            if let found = try Row.fetchOne(db, SQLHistoryStatements.tombstoneValues(columns, table: table, key: row.primaryKey)) {
+            if let found = try Row.fetchOne(
+                db, SQLHistoryStatements.tombstoneValues(columns, table: table, key: row.primaryKey))
+            {
                 values[row.primaryKey] = Array(found.databaseValues)
             }
         }
@@ -81,24 +87,29 @@ struct SQLiteHistory {
     /// `deletedRows`, a table of their keys and entity numbers with `count` rows: their
     /// changes are added in one statement, before `changes`.
     @discardableResult
-    func record(_ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [DatabaseValue]],
-                deletedRows: (table: String, count: Int)? = nil) throws -> Int64 {
+    func record(
+        _ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [DatabaseValue]],
+        deletedRows: (table: String, count: Int)? = nil
+    ) throws -> Int64 {
         let listed = deletedRows?.count ?? 0
         // A batch request that matched nothing changed nothing worth a transaction.
         guard !changes.isEmpty || listed > 0 else { return try Self.lastTransactionNumber(db) }
         let number = try reserveKeys(db, entity: Self.transactionEntityNumber, count: 1)
-        try db.execute(SQLHistoryStatements.insertTransaction(
-            number: number, entityNumber: Self.transactionEntityNumber,
-            author: try stringKey(db, origin.author), bundleID: try stringKey(db, StoreHistoryOrigin.bundleID),
-            contextName: try stringKey(db, origin.contextName), processID: try stringKey(db, StoreHistoryOrigin.processID),
-            timestamp: Date()
-        ))
+        try db.execute(
+            SQLHistoryStatements.insertTransaction(
+                number: number, entityNumber: Self.transactionEntityNumber,
+                author: try stringKey(db, origin.author), bundleID: try stringKey(db, StoreHistoryOrigin.bundleID),
+                contextName: try stringKey(db, origin.contextName),
+                processID: try stringKey(db, StoreHistoryOrigin.processID),
+                timestamp: Date()
+            ))
         var key = try reserveKeys(db, entity: Self.changeEntityNumber, count: listed + changes.count)
         if let deletedRows, listed > 0 {
-            try db.execute(SQLHistoryStatements.insertDeletions(
-                from: deletedRows.table, firstKey: key, transaction: number,
-                entityNumber: Self.changeEntityNumber, changeType: NSPersistentHistoryChangeType.delete.rawValue
-            ))
+            try db.execute(
+                SQLHistoryStatements.insertDeletions(
+                    from: deletedRows.table, firstKey: key, transaction: number,
+                    entityNumber: Self.changeEntityNumber, changeType: NSPersistentHistoryChangeType.delete.rawValue
+                ))
             key += Int64(listed)
         }
         guard !changes.isEmpty else { return number }
@@ -116,7 +127,8 @@ struct SQLiteHistory {
             try DirectBinding.check(DirectBinding.bind(columns, handle, 6), insert, db)
             let kept = change.type == .delete ? tombstones[change.primaryKey] ?? [] : []
             for index in 0..<tombstoneColumnCount {
-                try DirectBinding.check(DirectBinding.bind(index < kept.count ? kept[index] : .null, handle, Int32(7 + index)), insert, db)
+                try DirectBinding.check(
+                    DirectBinding.bind(index < kept.count ? kept[index] : .null, handle, Int32(7 + index)), insert, db)
             }
             try DirectBinding.step(insert, db)
             key += 1
@@ -128,7 +140,8 @@ struct SQLiteHistory {
     private func reserveKeys(_ db: Database, entity: Int, count: Int) throws -> Int64 {
         let current = try Int64.fetchOne(db, SQLPrimaryKeyStatements.counter(of: entity)) ?? 0
         guard current <= Int64.max - Int64(count) else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "The store's persistent history has used up its keys (Z_MAX is \(current))")
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The store's persistent history has used up its keys (Z_MAX is \(current))")
         }
         try db.execute(SQLPrimaryKeyStatements.setCounter(of: entity, to: current + Int64(count)))
         return current + 1
@@ -152,7 +165,8 @@ struct SQLiteHistory {
 
     /// The slots whose bits are set.
     static func slots(inColumnBits data: Data) -> [Int] {
-        data.enumerated().flatMap { byte, bits in (0..<8).filter { bits & (1 << UInt8($0)) != 0 }.map { byte * 8 + $0 } }
+        data.enumerated().flatMap { byte, bits in (0..<8).filter { bits & (1 << UInt8($0)) != 0 }.map { byte * 8 + $0 }
+        }
     }
 
     // MARK: Reading
@@ -172,7 +186,10 @@ struct SQLiteHistory {
 
     /// The transactions in `range`, oldest first, with their changes when asked for.
     /// Changes to entities the model does not know are left out.
-    func transactions(_ db: Database, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?) throws -> [NSPersistentHistoryTransaction] {
+    func transactions(
+        _ db: Database, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore,
+        decode: (DatabaseValue, NSAttributeDescription) throws -> Any?
+    ) throws -> [NSPersistentHistoryTransaction] {
         // A read-only store that never tracked history has no tables to read.
         guard try Self.exists(db) else { return [] }
         let rows = try Row.fetchAll(db, SQLHistoryStatements.transactions(in: range))
@@ -196,8 +213,8 @@ struct SQLiteHistory {
         let changeRows = try Row.fetchCursor(db, SQLHistoryStatements.changes(in: range))
         while let row = try changeRows.next() {
             guard let change = try change(from: row, store: store, decode: decode),
-                  let number = Int64.fromDatabaseValue(row["ZTRANSACTIONID"] as DatabaseValue),
-                  let transaction = byNumber[number]
+                let number = Int64.fromDatabaseValue(row["ZTRANSACTIONID"] as DatabaseValue),
+                let transaction = byNumber[number]
             else { continue }
             change.transaction = transaction
             transaction.changes!.append(change)
@@ -205,13 +222,15 @@ struct SQLiteHistory {
         return transactions
     }
 
-    private func change(from row: Row, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?) throws -> NSPersistentHistoryChange? {
+    private func change(
+        from row: Row, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?
+    ) throws -> NSPersistentHistoryChange? {
         guard let changeID = Int64.fromDatabaseValue(row["Z_PK"] as DatabaseValue),
-              let number = Int.fromDatabaseValue(row["ZENTITY"] as DatabaseValue),
-              let entity = schema.entitiesByNumber[number],
-              let key = Int64.fromDatabaseValue(row["ZENTITYPK"] as DatabaseValue),
-              let rawType = Int.fromDatabaseValue(row["ZCHANGETYPE"] as DatabaseValue),
-              let type = NSPersistentHistoryChangeType(rawValue: rawType)
+            let number = Int.fromDatabaseValue(row["ZENTITY"] as DatabaseValue),
+            let entity = schema.entitiesByNumber[number],
+            let key = Int64.fromDatabaseValue(row["ZENTITYPK"] as DatabaseValue),
+            let rawType = Int.fromDatabaseValue(row["ZCHANGETYPE"] as DatabaseValue),
+            let type = NSPersistentHistoryChangeType(rawValue: rawType)
         else { return nil }
         var updated: Set<NSPropertyDescription>?
         if type == .update {
@@ -231,7 +250,8 @@ struct SQLiteHistory {
             tombstone = values
         }
         let id = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-        return NSPersistentHistoryChange(changeID: changeID, changedObjectID: id, changeType: type, tombstone: tombstone, updatedProperties: updated)
+        return NSPersistentHistoryChange(
+            changeID: changeID, changedObjectID: id, changeType: type, tombstone: tombstone, updatedProperties: updated)
     }
 
     // MARK: Deleting

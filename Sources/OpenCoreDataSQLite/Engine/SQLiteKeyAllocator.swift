@@ -26,11 +26,14 @@ struct SQLiteKeyAllocator {
             current = known
         } else {
             let counter = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestCounter(ofTree: root)) ?? 0
-            let used = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestKey(in: try schema.table(for: root).name)) ?? 0
+            let used =
+                try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestKey(in: try schema.table(for: root).name)) ?? 0
             current = max(counter, used)
         }
         guard current < Int64.max else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "The store has used up the primary keys of entity '\(root.name ?? "?")' (Z_MAX is \(current))")
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "The store has used up the primary keys of entity '\(root.name ?? "?")' (Z_MAX is \(current))")
         }
         next[number] = current + 1
         return current + 1

@@ -59,16 +59,28 @@ final class SQLiteRowLayout {
             var composites: [CompositeField] = []
             for property in entity.facts.slots where property.isStored {
                 if let columns = schema.compositeColumns(for: property) {
-                    composites.append(CompositeField(slot: property.slot, columns: columns.map { (index(of: $0.name), $0) }, isOptional: property.isOptional))
+                    composites.append(
+                        CompositeField(
+                            slot: property.slot, columns: columns.map { (index(of: $0.name), $0) },
+                            isOptional: property.isOptional))
                     continue
                 }
                 guard let column = schema.column(for: property) else { continue }
                 if let attribute = property as? NSAttributeDescription {
-                    fields.append(Field(slot: property.slot, column: index(of: column), decoder: Self.decoder(for: attribute, entity.facts.slotLayout.representation(of: property.slot))))
-                } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, let destination = relationship.destinationEntity {
+                    fields.append(
+                        Field(
+                            slot: property.slot, column: index(of: column),
+                            decoder: Self.decoder(
+                                for: attribute, entity.facts.slotLayout.representation(of: property.slot))))
+                } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
+                    let destination = relationship.destinationEntity
+                {
                     let keyColumn = index(of: column)
                     let entityColumn = schema.entityColumn(for: relationship).map(index(of:))
-                    fields.append(Field(slot: property.slot, column: keyColumn, decoder: .toOne(destination, entityColumn: entityColumn)))
+                    fields.append(
+                        Field(
+                            slot: property.slot, column: keyColumn,
+                            decoder: .toOne(destination, entityColumn: entityColumn)))
                 }
             }
             let number = entity.facts.entityNumber
@@ -83,7 +95,8 @@ final class SQLiteRowLayout {
 
     /// The decoder producing exactly what the slot's field keeps (the layout decides which
     /// attribute types are unboxed; the decoder follows it).
-    private static func decoder(for attribute: NSAttributeDescription, _ representation: SlotRepresentation) -> Decoder {
+    private static func decoder(for attribute: NSAttributeDescription, _ representation: SlotRepresentation) -> Decoder
+    {
         if attribute.allowsExternalBinaryDataStorage { return .external(attribute) }
         switch representation {
         case .int16: return .integer16
@@ -100,9 +113,14 @@ final class SQLiteRowLayout {
 
     /// Decodes the statement's current row (columns from `offset` on), or `nil` for a row
     /// without a key or with an entity number the model lacks (skipped, not trusted).
-    func decode(_ statement: SQLiteStatement, offset: Int32 = 0, store: SQLiteStore, persistentStore: NSPersistentStore, timestamp: TimeInterval) throws -> StoreRow? {
+    func decode(
+        _ statement: SQLiteStatement, offset: Int32 = 0, store: SQLiteStore, persistentStore: NSPersistentStore,
+        timestamp: TimeInterval
+    ) throws -> StoreRow? {
         let number = Int(sqlite3_column_int64(statement, offset + 1))
-        guard sqlite3_column_type(statement, offset) != SQLITE_NULL, plans.indices.contains(number), let plan = plans[number] else { return nil }
+        guard sqlite3_column_type(statement, offset) != SQLITE_NULL, plans.indices.contains(number),
+            let plan = plans[number]
+        else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
         var values = SlotValues(layout: plan.entity.facts.slotLayout)
@@ -111,28 +129,45 @@ final class SQLiteRowLayout {
             let type = sqlite3_column_type(statement, column)
             if type == SQLITE_NULL { continue }
             switch field.decoder {
-            case .integer16 where type == SQLITE_INTEGER: values.setNative(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
-            case .integer32 where type == SQLITE_INTEGER: values.setNative(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
-            case .integer64 where type == SQLITE_INTEGER: values.setNative(sqlite3_column_int64(statement, column), at: field.slot)
-            case .boolean where type == SQLITE_INTEGER: values.setNative(sqlite3_column_int64(statement, column) != 0, at: field.slot)
-            case .double where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values.setNative(sqlite3_column_double(statement, column), at: field.slot)
-            case .float where type == SQLITE_FLOAT || type == SQLITE_INTEGER: values.setNative(Float(sqlite3_column_double(statement, column)), at: field.slot)
+            case .integer16 where type == SQLITE_INTEGER:
+                values.setNative(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
+            case .integer32 where type == SQLITE_INTEGER:
+                values.setNative(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, column)), at: field.slot)
+            case .integer64 where type == SQLITE_INTEGER:
+                values.setNative(sqlite3_column_int64(statement, column), at: field.slot)
+            case .boolean where type == SQLITE_INTEGER:
+                values.setNative(sqlite3_column_int64(statement, column) != 0, at: field.slot)
+            case .double where type == SQLITE_FLOAT || type == SQLITE_INTEGER:
+                values.setNative(sqlite3_column_double(statement, column), at: field.slot)
+            case .float where type == SQLITE_FLOAT || type == SQLITE_INTEGER:
+                values.setNative(Float(sqlite3_column_double(statement, column)), at: field.slot)
             case .date where type == SQLITE_FLOAT || type == SQLITE_INTEGER:
-                values.setNative(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)), at: field.slot)
+                values.setNative(
+                    Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)), at: field.slot)
             case .string where type == SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(statement, column))
-                values.setNative(sqlite3_column_text(statement, column).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "", at: field.slot)
+                values.setNative(
+                    sqlite3_column_text(statement, column).map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                    } ?? "", at: field.slot)
             case let .toOne(destination, entityColumn):
-                let exact = entityColumn.flatMap { store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))] }
-                values[field.slot] = NSManagedObjectID(entity: exact ?? destination, store: persistentStore, primaryKey: sqlite3_column_int64(statement, column))
+                let exact = entityColumn.flatMap {
+                    store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))]
+                }
+                values[field.slot] = NSManagedObjectID(
+                    entity: exact ?? destination, store: persistentStore,
+                    primaryKey: sqlite3_column_int64(statement, column))
             case let .external(attribute):
-                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                values[field.slot] = try store.decodeAttribute(
+                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
             case let .general(attribute):
-                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                values[field.slot] = try store.decodeAttribute(
+                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
             default:
                 // A value of another storage class than the attribute's (SQLite is dynamically typed).
                 let attribute = plan.entity.facts.slots[field.slot] as! NSAttributeDescription
-                values[field.slot] = try store.decodeAttribute(DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                values[field.slot] = try store.decodeAttribute(
+                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
             }
         }
         for composite in plan.composites {
@@ -140,11 +175,15 @@ final class SQLiteRowLayout {
             for (index, column) in composite.columns {
                 let value = DatabaseValue(sqliteStatement: statement, index: index + offset)
                 if value.isNull { continue }
-                if let decoded = try store.decodeAttribute(value, column.element) { leaves.append((column.path, decoded)) }
+                if let decoded = try store.decodeAttribute(value, column.element) {
+                    leaves.append((column.path, decoded))
+                }
             }
             if leaves.isEmpty && composite.isOptional { continue }
             values[composite.slot] = CompositeValue.assemble(leaves)
         }
-        return StoreRow.make(objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version, values: consume values, timestamp: timestamp)
+        return StoreRow.make(
+            objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,
+            values: consume values, timestamp: timestamp)
     }
 }

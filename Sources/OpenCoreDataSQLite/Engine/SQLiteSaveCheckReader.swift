@@ -10,7 +10,8 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
 
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
         guard !keys.isEmpty else { return [:] }
-        let query = SQLObjectReadStatements.versions(of: keys, table: try store.schema.table(for: entity.facts.root).name)
+        let query = SQLObjectReadStatements.versions(
+            of: keys, table: try store.schema.table(for: entity.facts.root).name)
         let statement = try db.cachedStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         var result: [Int64: Int64] = [:]
@@ -26,8 +27,12 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
         try store.rows(references.map { ($0.entity, $0.primaryKey) }, in: db)
     }
 
-    func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID] {
-        guard let persistentStore = store.store, properties.count == values.count, !properties.isEmpty else { return [] }
+    func objectIDs(
+        of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]
+    ) throws -> [NSManagedObjectID] {
+        guard let persistentStore = store.store, properties.count == values.count, !properties.isEmpty else {
+            return []
+        }
         var columns: [String] = []
         var arguments: [DatabaseValue] = []
         for (property, value) in zip(properties, values) {
@@ -38,19 +43,23 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
                 guard let key = (value as? NSManagedObjectID)?.primaryKey else { return [] }
                 arguments.append(key.databaseValue)
             case let attribute as NSAttributeDescription:
-                arguments.append(try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName))
+                arguments.append(
+                    try SQLiteValueCoding.databaseValue(
+                        value, type: attribute.attributeType, transformerName: attribute.valueTransformerName))
             default:
                 return []
             }
         }
-        let query = SQLObjectReadStatements.objects(of: entity, table: try store.schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
+        let query = SQLObjectReadStatements.objects(
+            of: entity, table: try store.schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
         let statement = try db.cachedStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let handle = statement.sqliteStatement
         var result: [NSManagedObjectID] = []
         while try cursor.next() != nil {
             guard let exact = store.schema.entitiesByNumber[Int(sqlite3_column_int64(handle, 1))] else { continue }
-            result.append(NSManagedObjectID(entity: exact, store: persistentStore, primaryKey: sqlite3_column_int64(handle, 0)))
+            result.append(
+                NSManagedObjectID(entity: exact, store: persistentStore, primaryKey: sqlite3_column_int64(handle, 0)))
         }
         return result
     }

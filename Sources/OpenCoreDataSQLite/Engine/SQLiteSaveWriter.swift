@@ -23,19 +23,25 @@ final class SQLiteSaveWriter {
         for row in request.inserts { try insert(row) }
         for row in request.updates { try update(row) }
         // Join rows are written by one side; the other side's orders follow once they exist.
-        for change in request.memberships where schema.storage(of: change.relationship)?.joinTable?.isWritingSide != false { try apply(change) }
-        for change in request.memberships where schema.storage(of: change.relationship)?.joinTable?.isWritingSide == false { try apply(change) }
+        for change in request.memberships
+        where schema.storage(of: change.relationship)?.joinTable?.isWritingSide != false { try apply(change) }
+        for change in request.memberships
+        where schema.storage(of: change.relationship)?.joinTable?.isWritingSide == false { try apply(change) }
     }
 
     private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
         let table = try schema.table(for: row.entity)
         try collectExternalFiles(entity: row.entity, key: row.primaryKey, slots: nil)
-        let delete = try statement(.deleteRow, of: row.entity.facts.root) { SQLSaveStatements.deleteRow(from: table.name) }
+        let delete = try statement(.deleteRow, of: row.entity.facts.root) {
+            SQLSaveStatements.deleteRow(from: table.name)
+        }
         try run(delete, row.primaryKey, expectedVersion)
         if changedRows == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
         for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
             if let join = schema.storage(of: relationship)?.joinTable {
-                try run(try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) }, row.primaryKey)
+                try run(
+                    try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) },
+                    row.primaryKey)
             }
         }
     }
@@ -90,19 +96,25 @@ final class SQLiteSaveWriter {
             let property = facts.slots[slot]
             if let composite = schema.compositeColumns(for: property) {
                 names += composite.map(\.name)
-                columns.append(Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: false, composite: composite))
+                columns.append(
+                    Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: false, composite: composite))
                 continue
             }
             guard let column = schema.column(for: property) else { continue }
             names.append(column)
             var hasEntityColumn = false
-            if let relationship = property as? NSRelationshipDescription, let entityColumn = schema.entityColumn(for: relationship) {
+            if let relationship = property as? NSRelationshipDescription,
+                let entityColumn = schema.entityColumn(for: relationship)
+            {
                 names.append(entityColumn)
                 hasEntityColumn = true
             }
             columns.append(Column(slot: slot, facts: facts.slotFacts[slot], hasEntityColumn: hasEntityColumn))
         }
-        let template = insert ? SQLSaveStatements.insertRow(into: table.name, columns: names) : SQLSaveStatements.updateRow(in: table.name, columns: names)
+        let template =
+            insert
+            ? SQLSaveStatements.insertRow(into: table.name, columns: names)
+            : SQLSaveStatements.updateRow(in: table.name, columns: names)
         let plan = RowPlan(statement: try db.cachedStatement(sql: template.sql), columns: columns)
         plans[shape] = plan
         lastPlan = (shape, plan)
@@ -140,11 +152,15 @@ final class SQLiteSaveWriter {
             let facts = column.facts
             if facts.kind == .toOne {
                 let reference = row.values[column.slot] as? StoreSaveRequest.RowReference
-                try check(reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) } ?? sqlite3_bind_null(handle, index), plan.statement)
+                try check(
+                    reference.map { sqlite3_bind_int64(handle, index, $0.primaryKey) }
+                        ?? sqlite3_bind_null(handle, index), plan.statement)
                 index += 1
                 if column.hasEntityColumn {
                     let number = reference.map { Int64($0.entity.facts.entityNumber) }
-                    try check(number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index), plan.statement)
+                    try check(
+                        number.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index),
+                        plan.statement)
                     index += 1
                 }
             } else if let composite = column.composite {
@@ -152,7 +168,8 @@ final class SQLiteSaveWriter {
                 let dictionary = row.values[column.slot] as? [String: Any]
                 for leaf in composite {
                     let value = dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }
-                    let encoded = try SQLiteValueCoding.databaseValue(value, type: leaf.element.attributeType, transformerName: leaf.element.valueTransformerName)
+                    let encoded = try SQLiteValueCoding.databaseValue(
+                        value, type: leaf.element.attributeType, transformerName: leaf.element.valueTransformerName)
                     try check(DirectBinding.bind(encoded, handle, index), plan.statement)
                     index += 1
                 }
@@ -167,7 +184,9 @@ final class SQLiteSaveWriter {
     /// Binds one attribute value. The common types bind straight from their stored
     /// form; the rest (external storage, transformables, UUIDs…) go through the
     /// shared column encoding.
-    private func bindAttribute(_ values: SlotValues, _ slot: Int, _ facts: SlotFacts, _ handle: OpaquePointer?, _ index: Int32) throws -> Int32 {
+    private func bindAttribute(
+        _ values: SlotValues, _ slot: Int, _ facts: SlotFacts, _ handle: OpaquePointer?, _ index: Int32
+    ) throws -> Int32 {
         // A typed field binds without unboxing; `native` answers `nil` only for a value
         // kept in another form, which takes the general encoding below.
         if !facts.allowsExternalStorage {
@@ -176,14 +195,24 @@ final class SQLiteSaveWriter {
             }
             let bound: Int32?
             switch facts.attributeType {
-            case .integer64AttributeType: bound = bind(values.native(slot, as: Int64.self)) { sqlite3_bind_int64(handle, index, $0) }
-            case .integer32AttributeType: bound = bind(values.native(slot, as: Int32.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
-            case .integer16AttributeType: bound = bind(values.native(slot, as: Int16.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
-            case .booleanAttributeType: bound = bind(values.native(slot, as: Bool.self)) { sqlite3_bind_int64(handle, index, $0 ? 1 : 0) }
-            case .doubleAttributeType: bound = bind(values.native(slot, as: Double.self)) { sqlite3_bind_double(handle, index, $0) }
-            case .floatAttributeType: bound = bind(values.native(slot, as: Float.self)) { sqlite3_bind_double(handle, index, Double($0)) }
-            case .dateAttributeType: bound = bind(values.native(slot, as: Date.self)) { sqlite3_bind_double(handle, index, $0.timeIntervalSinceReferenceDate) }
-            case .stringAttributeType: bound = bind(values.native(slot, as: String.self)) { DirectBinding.bindText($0, handle, index) }
+            case .integer64AttributeType:
+                bound = bind(values.native(slot, as: Int64.self)) { sqlite3_bind_int64(handle, index, $0) }
+            case .integer32AttributeType:
+                bound = bind(values.native(slot, as: Int32.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
+            case .integer16AttributeType:
+                bound = bind(values.native(slot, as: Int16.self)) { sqlite3_bind_int64(handle, index, Int64($0)) }
+            case .booleanAttributeType:
+                bound = bind(values.native(slot, as: Bool.self)) { sqlite3_bind_int64(handle, index, $0 ? 1 : 0) }
+            case .doubleAttributeType:
+                bound = bind(values.native(slot, as: Double.self)) { sqlite3_bind_double(handle, index, $0) }
+            case .floatAttributeType:
+                bound = bind(values.native(slot, as: Float.self)) { sqlite3_bind_double(handle, index, Double($0)) }
+            case .dateAttributeType:
+                bound = bind(values.native(slot, as: Date.self)) {
+                    sqlite3_bind_double(handle, index, $0.timeIntervalSinceReferenceDate)
+                }
+            case .stringAttributeType:
+                bound = bind(values.native(slot, as: String.self)) { DirectBinding.bindText($0, handle, index) }
             default: bound = nil
             }
             if let bound { return bound }
@@ -216,7 +245,10 @@ final class SQLiteSaveWriter {
         let candidates = (slots ?? Array(facts.slots.indices)).filter { facts.slotFacts[$0].allowsExternalStorage }
         let columns = candidates.compactMap { schema.column(for: facts.slots[$0]) }
         guard !columns.isEmpty else { return }
-        guard let row = try Row.fetchOne(db, SQLExternalDataStatements.values(columns, table: table.name).binding([key.databaseValue])) else { return }
+        guard
+            let row = try Row.fetchOne(
+                db, SQLExternalDataStatements.values(columns, table: table.name).binding([key.databaseValue]))
+        else { return }
         for index in columns.indices {
             if let data = Data.fromDatabaseValue(row[index]), let file = external.fileURL(forColumnValue: data) {
                 obsoleteFiles.append(file)
@@ -233,35 +265,51 @@ final class SQLiteSaveWriter {
             // side stores its own order. Orders are written after all rows exist.
             if join.isWritingSide {
                 if !change.removed.isEmpty {
-                    let remove = try statement(.deleteJoinRow, of: relationship) { SQLSaveStatements.deleteJoinRow(from: join) }
+                    let remove = try statement(.deleteJoinRow, of: relationship) {
+                        SQLSaveStatements.deleteJoinRow(from: join)
+                    }
                     for removed in change.removed { try run(remove, source, removed.primaryKey) }
                 }
                 if !change.added.isEmpty {
-                    let add = try statement(.insertJoinRow, of: relationship) { SQLSaveStatements.insertJoinRow(into: join) }
+                    let add = try statement(.insertJoinRow, of: relationship) {
+                        SQLSaveStatements.insertJoinRow(into: join)
+                    }
                     for added in change.added { try run(add, source, added.primaryKey) }
                 }
             }
             if let orderColumn = join.orderColumn, let members = change.orderedMembers, !members.isEmpty {
-                let order = try statement(.orderJoinRow, of: relationship) { SQLSaveStatements.orderJoinRow(in: join, orderColumn: orderColumn) }
-                for (index, member) in members.enumerated() { try run(order, Self.position(index), source, member.primaryKey) }
+                let order = try statement(.orderJoinRow, of: relationship) {
+                    SQLSaveStatements.orderJoinRow(in: join, orderColumn: orderColumn)
+                }
+                for (index, member) in members.enumerated() {
+                    try run(order, Self.position(index), source, member.primaryKey)
+                }
             }
         case .hiddenColumn(let hidden):
             guard let destination = relationship.destinationEntity else { return }
             let table = try schema.table(for: destination)
             if !change.removed.isEmpty {
-                let clear = try statement(.clearMemberColumn, of: relationship) { SQLSaveStatements.clearMemberColumn(hidden, in: table.name) }
+                let clear = try statement(.clearMemberColumn, of: relationship) {
+                    SQLSaveStatements.clearMemberColumn(hidden, in: table.name)
+                }
                 for removed in change.removed { try run(clear, removed.primaryKey) }
             }
             if !change.added.isEmpty {
-                let set = try statement(.setMemberColumn, of: relationship) { SQLSaveStatements.setMemberColumn(hidden, in: table.name) }
+                let set = try statement(.setMemberColumn, of: relationship) {
+                    SQLSaveStatements.setMemberColumn(hidden, in: table.name)
+                }
                 for added in change.added { try run(set, source, added.primaryKey) }
             }
         case .inverseKey(_, _, let orderColumn?):
             // The members' keys are their own rows' to-one column (written with the rows);
             // only the order is the relationship's to write.
-            guard let members = change.orderedMembers, !members.isEmpty, let destination = relationship.destinationEntity else { return }
+            guard let members = change.orderedMembers, !members.isEmpty,
+                let destination = relationship.destinationEntity
+            else { return }
             let table = try schema.table(for: destination)
-            let order = try statement(.setMemberColumn, of: relationship) { SQLSaveStatements.setMemberColumn(orderColumn, in: table.name) }
+            let order = try statement(.setMemberColumn, of: relationship) {
+                SQLSaveStatements.setMemberColumn(orderColumn, in: table.name)
+            }
             for (index, member) in members.enumerated() { try run(order, Self.position(index), member.primaryKey) }
         case .inverseKey(_, _, nil), nil:
             break
@@ -289,7 +337,9 @@ final class SQLiteSaveWriter {
 
     /// The prepared statement of `kind` for `owner` (an entity tree's root or a
     /// relationship), its text from `template` the first time.
-    private func statement(_ kind: StatementKind, of owner: AnyObject, _ template: () throws -> SQLTemplate) throws -> Statement {
+    private func statement(
+        _ kind: StatementKind, of owner: AnyObject, _ template: () throws -> SQLTemplate
+    ) throws -> Statement {
         let key = StatementKey(kind: kind, owner: ObjectIdentifier(owner))
         if let known = statements[key] { return known }
         let statement = try db.cachedStatement(sql: try template().sql)

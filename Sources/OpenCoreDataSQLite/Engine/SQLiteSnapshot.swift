@@ -41,7 +41,10 @@ final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
     func read<T>(_ block: (Database) throws -> T) throws -> T {
         try database.inDatabase { db in
             guard db.isInsideTransaction else {
-                throw CoreDataError.make(NSPersistentStoreOperationError, "The query generation's snapshot of the store at \(store.url?.path ?? "?") was lost; set the context's query generation again")
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError,
+                    "The query generation's snapshot of the store at \(store.url?.path ?? "?") was lost; set the context's query generation again"
+                )
             }
             return try block(db)
         }

@@ -16,15 +16,19 @@ extension SQLiteStore {
             var allocator = SQLiteKeyAllocator(db: db, schema: schema)
             // Prepared once, run for every row.
             let insert = try db.makeStatement(sql: builder.insert.sql)
-            let lookups = try builder.constraintLookups.map { (statement: try db.makeStatement(sql: $0.statement.sql), indexes: $0.valueIndexes) }
+            let lookups = try builder.constraintLookups.map {
+                (statement: try db.makeStatement(sql: $0.statement.sql), indexes: $0.valueIndexes)
+            }
             let update = lookups.isEmpty ? nil : try db.makeStatement(sql: builder.update.sql)
-            let oldExternal = lookups.isEmpty ? nil : try builder.externalValues.map { try db.makeStatement(sql: $0.sql) }
+            let oldExternal =
+                lookups.isEmpty ? nil : try builder.externalValues.map { try db.makeStatement(sql: $0.sql) }
             for row in request.rows {
                 let values = try builder.boundValues(row, request.attributes, encode: files.encode)
                 if let update, let (key, number) = try existingRow(matching: values, lookups) {
                     if let oldExternal { files.collectObsolete(try Row.fetchOne(oldExternal, arguments: [key])) }
                     try update.execute(arguments: StatementArguments(values + [key.databaseValue]))
-                    let id = NSManagedObjectID(entity: schema.entitiesByNumber[number] ?? request.entity, store: store, primaryKey: key)
+                    let id = NSManagedObjectID(
+                        entity: schema.entitiesByNumber[number] ?? request.entity, store: store, primaryKey: key)
                     written.append(id)
                     upserted.append(id)
                 } else {
@@ -38,20 +42,24 @@ extension SQLiteStore {
                 let updated = Set(upserted)
                 let slots = request.attributes.map(\.slot)
                 let changes = written.map { id in
-                    updated.contains(id) ? StoreHistoryChange(entity: id.entity, primaryKey: id.primaryKey!, type: .update, updatedSlots: slots)
+                    updated.contains(id)
+                        ? StoreHistoryChange(
+                            entity: id.entity, primaryKey: id.primaryKey!, type: .update, updatedSlots: slots)
                         : StoreHistoryChange(entity: id.entity, primaryKey: id.primaryKey!, type: .insert)
                 }
                 try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
             }
         }
-        return StoreBatchOutcome(count: written.count, objectIDs: request.wantsObjectIDs ? written : nil, changedObjectIDs: upserted)
+        return StoreBatchOutcome(
+            count: written.count, objectIDs: request.wantsObjectIDs ? written : nil, changedObjectIDs: upserted)
     }
 
     func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         guard let store else { throw Self.storeGone }
         let builder = try SQLBatchUpdateBuilder(schema: schema, request: request)
         let files = ExternalFiles(storage: ExternalBinaryStorage(url: url))
-        let externalColumns = request.assignments.map(\.attribute).filter(\.allowsExternalBinaryDataStorage).compactMap { schema.column(for: $0) }
+        let externalColumns = request.assignments.map(\.attribute).filter(\.allowsExternalBinaryDataStorage).compactMap
+        { schema.column(for: $0) }
         var ids: [NSManagedObjectID]?
         var count = 0
         try write(files) { db in
@@ -59,7 +67,9 @@ extension SQLiteStore {
             if request.wantsObjectIDs || history != nil {
                 let select = try builder.selectMatching(["Z_PK", "Z_ENT"])
                 ids = try Row.fetchAll(db, select).compactMap { row in
-                    guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { return nil }
+                    guard let key: Int64 = row[0], let number: Int = row[1],
+                        let entity = schema.entitiesByNumber[number]
+                    else { return nil }
                     return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
                 }
             }
@@ -74,7 +84,10 @@ extension SQLiteStore {
             for statement in plan.after { try db.execute(statement) }
             if let history, let ids {
                 let slots = request.assignments.map(\.attribute.slot)
-                let changes = ids.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey!, type: .update, updatedSlots: slots) }
+                let changes = ids.map {
+                    StoreHistoryChange(
+                        entity: $0.entity, primaryKey: $0.primaryKey!, type: .update, updatedSlots: slots)
+                }
                 try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
             }
         }
@@ -123,8 +136,12 @@ extension SQLiteStore {
             for step in try builder.nullify(present: present) {
                 if history != nil, let cleared = step.clearedRows {
                     for row in try Row.fetchAll(db, cleared.query) {
-                        guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { continue }
-                        nullified.append(StoreHistoryChange(entity: entity, primaryKey: key, type: .update, updatedSlots: [cleared.slot]))
+                        guard let key: Int64 = row[0], let number: Int = row[1],
+                            let entity = schema.entitiesByNumber[number]
+                        else { continue }
+                        nullified.append(
+                            StoreHistoryChange(
+                                entity: entity, primaryKey: key, type: .update, updatedSlots: [cleared.slot]))
                     }
                 }
                 try db.execute(step.statement)
@@ -136,7 +153,8 @@ extension SQLiteStore {
             }
             var matched: [NSManagedObjectID] = []
             for row in try Row.fetchAll(db, builder.selectKeys) {
-                guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number] else { continue }
+                guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number]
+                else { continue }
                 let id = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
                 outcome.changedObjectIDs.append(id)
                 if (row[2] as Int?) == 0 { matched.append(id) }
@@ -146,15 +164,20 @@ extension SQLiteStore {
             for statement in try builder.rowDeletes(present: present) { try db.execute(statement) }
             if let history {
                 // Rows that lost a to-one and are not deleted themselves were updated.
-                let row = { (entity: NSEntityDescription, key: Int64) in StoreSaveRequest.RowReference(entity: entity.facts.root, primaryKey: key) }
+                let row = { (entity: NSEntityDescription, key: Int64) in
+                    StoreSaveRequest.RowReference(entity: entity.facts.root, primaryKey: key)
+                }
                 let gone = nullified.isEmpty ? [] : Set(deleted.map { row($0.entity, $0.primaryKey) })
                 let updated = nullified.filter { !gone.contains(row($0.entity, $0.primaryKey)) }
                 if tombstones.isEmpty {
                     // No kept values: the deletions are listed straight from the keys table.
-                    try history.record(db, origin: request.origin, changes: updated, tombstones: [:],
-                                       deletedRows: (SQLBatchDeleteBuilder.keysTable, deleted.count))
+                    try history.record(
+                        db, origin: request.origin, changes: updated, tombstones: [:],
+                        deletedRows: (SQLBatchDeleteBuilder.keysTable, deleted.count))
                 } else {
-                    let changes = deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) } + updated
+                    let changes =
+                        deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) }
+                        + updated
                     try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
                 }
             }
@@ -168,13 +191,16 @@ extension SQLiteStore {
     // MARK: Helpers
 
     /// The stored row (key and entity number) whose constrained values equal the row's, if any.
-    private func existingRow(matching values: [DatabaseValue], _ lookups: [(statement: Statement, indexes: [Int])]) throws -> (Int64, Int)? {
+    private func existingRow(
+        matching values: [DatabaseValue], _ lookups: [(statement: Statement, indexes: [Int])]
+    ) throws -> (Int64, Int)? {
         for lookup in lookups {
             let arguments = lookup.indexes.map { values[$0] }
             // NULLs never match, as in SQL unique indexes.
             guard !arguments.contains(where: \.isNull) else { continue }
             if let row = try Row.fetchOne(lookup.statement, arguments: StatementArguments(arguments)),
-               let key: Int64 = row[0], let number: Int = row[1] {
+                let key: Int64 = row[0], let number: Int = row[1]
+            {
                 return (key, number)
             }
         }

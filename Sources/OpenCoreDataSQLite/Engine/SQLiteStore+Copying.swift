@@ -9,7 +9,9 @@ extension SQLiteStore {
     func copyDatabase(toFileAt url: URL) throws {
         let manager = FileManager.default
         guard !manager.fileExists(atPath: url.path) else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't migrate the store to \(url.path): a file is already there", [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "Can't migrate the store to \(url.path): a file is already there",
+                [NSFilePathErrorKey: url.path])
         }
         try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
@@ -20,8 +22,10 @@ extension SQLiteStore {
             try? Self.destroyFiles(at: url)
             throw Self.wrap(error, url: url, opening: false)
         }
-        guard let source = self.url.map({ ExternalBinaryStorage(url: $0).directory }) ?? nil, manager.fileExists(atPath: source.path),
-              let destination = ExternalBinaryStorage(url: url).directory else { return }
+        guard let source = self.url.map({ ExternalBinaryStorage(url: $0).directory }) ?? nil,
+            manager.fileExists(atPath: source.path),
+            let destination = ExternalBinaryStorage(url: url).directory
+        else { return }
         do {
             try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try manager.copyItem(at: source, to: destination)
@@ -40,11 +44,16 @@ extension SQLiteStore {
         try copy.write { db in
             for entity in schema.entities {
                 let table = try schema.table(for: entity)
-                for attribute in entity.attributesByName.values where attribute.entity === entity && attribute.allowsExternalBinaryDataStorage {
+                for attribute in entity.attributesByName.values
+                where attribute.entity === entity && attribute.allowsExternalBinaryDataStorage {
                     guard let column = schema.column(for: attribute) else { continue }
-                    for row in try Row.fetchAll(db, SQLExternalDataStatements.valuesInFiles(column, table: table.name)) {
+                    for row in try Row.fetchAll(db, SQLExternalDataStatements.valuesInFiles(column, table: table.name))
+                    {
                         guard let stored = row[1] as Data?, let data = try files.read(stored) else { continue }
-                        try db.execute(SQLExternalDataStatements.setValue((Data([0x01]) + data).databaseValue, column: column, table: table.name, key: row[0] as Int64))
+                        try db.execute(
+                            SQLExternalDataStatements.setValue(
+                                (Data([0x01]) + data).databaseValue, column: column, table: table.name,
+                                key: row[0] as Int64))
                     }
                 }
             }

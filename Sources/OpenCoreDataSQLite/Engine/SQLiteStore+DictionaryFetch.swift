@@ -22,7 +22,9 @@ extension SQLiteStore {
         }
     }
 
-    private func decode(_ row: Row, at index: Int, _ decoding: SQLDictionaryQuery.Decoding, store: NSPersistentStore) throws -> Any? {
+    private func decode(
+        _ row: Row, at index: Int, _ decoding: SQLDictionaryQuery.Decoding, store: NSPersistentStore
+    ) throws -> Any? {
         let value: DatabaseValue = row[index]
         switch decoding {
         case .attribute(let attribute):
@@ -32,7 +34,8 @@ extension SQLiteStore {
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
         case .objectOfAnyEntity:
             guard let key = Int64.fromDatabaseValue(value), let number = Int.fromDatabaseValue(row[index + 1]),
-                  let entity = schema.entitiesByNumber[number] else { return nil }
+                let entity = schema.entitiesByNumber[number]
+            else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
         case .composite(let composite):
             var leaves: [(path: [String], value: Any)] = []

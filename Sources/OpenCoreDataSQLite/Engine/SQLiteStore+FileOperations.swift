@@ -14,8 +14,10 @@ extension SQLiteStore {
     /// without tables (what a destroy leaves) are no error, unless the folder is missing.
     static func truncateStore(at url: URL) throws {
         guard !StoreLocation.isDevNull(url) else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A store at /dev/null lives in memory: there is no store file to destroy",
-                                     [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "A store at /dev/null lives in memory: there is no store file to destroy",
+                [NSFilePathErrorKey: url.path])
         }
         try SQLiteStoreFile.checkKind(url, mayBeMissing: true)
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -23,9 +25,11 @@ extension SQLiteStore {
             // which Core Data reports (it cannot open a database there).
             var isDirectory: ObjCBool = false
             let folder = url.deletingLastPathComponent().path
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw CoreDataError.make(NSFileReadNoSuchFileError, "No store at \(url.path): its folder \(folder) does not exist",
-                                         [NSFilePathErrorKey: url.path])
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw CoreDataError.make(
+                    NSFileReadNoSuchFileError, "No store at \(url.path): its folder \(folder) does not exist",
+                    [NSFilePathErrorKey: url.path])
             }
             return
         }
@@ -55,8 +59,10 @@ extension SQLiteStore {
     /// the store's UUID and type when `metadata` does not give them, as Core Data does.
     static func writeMetadata(_ metadata: [String: Any], toStoreAt url: URL) throws {
         guard !StoreLocation.isDevNull(url) else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A store at /dev/null lives in memory: there is no store file to write metadata to",
-                                     [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "A store at /dev/null lives in memory: there is no store file to write metadata to",
+                [NSFilePathErrorKey: url.path])
         }
         try SQLiteStoreFile.checkKind(url, mayBeMissing: false)
         let current = try readMetadata(at: url)
@@ -68,8 +74,10 @@ extension SQLiteStore {
         do {
             data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
         } catch {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "The metadata can't be written: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
-                                     [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "The metadata can't be written: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
+                [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error as NSError])
         }
         try SQLiteStoreFile.prepareForWriting(url)
         do {

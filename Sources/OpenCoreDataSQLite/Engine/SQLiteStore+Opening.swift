@@ -4,11 +4,16 @@ import GRDB
 /// Opening a store: a file (created with Core Data's schema when new, checked when not) or
 /// an in-memory database, and the operations on store files that need no open store.
 extension SQLiteStore {
-    static func open(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+    static func open(
+        at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+        options: [AnyHashable: Any]?
+    ) throws -> NSPersistentStore {
         // Core Data's idiom for a throwaway SQLite store (test suites use it): a store at
         // /dev/null is an SQLite database in memory, still of the SQLite type.
         if StoreLocation.isDevNull(url) {
-            return try openInMemory(model: model, entities: entities, configuration: configuration, options: options, type: NSSQLiteStoreType)
+            return try openInMemory(
+                model: model, entities: entities, configuration: configuration, options: options,
+                type: NSSQLiteStoreType)
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         // Before SQLite sees the path: it would block on a FIFO, and name neither a directory
@@ -18,7 +23,8 @@ extension SQLiteStore {
             location = try SQLiteStoreFile.readOnlyLocation(of: url)
         } else {
             try SQLiteStoreFile.checkKind(url, mayBeMissing: true)
-            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try SQLiteStoreFile.prepareForWriting(url)
             location = (url.path, false)
         }
@@ -29,7 +35,9 @@ extension SQLiteStore {
         settings.busyMode = .timeout(SQLiteStore.busyTimeout)
         let pragmas = (options?[NSSQLitePragmasOption] as? [String: Any] ?? [:]).mapValues { "\($0)" }
         for (name, value) in pragmas where !Self.isPlainToken(name) || !Self.isPlainToken(value) {
-            throw CoreDataError.make(NSPersistentStoreOpenError, "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError,
+                "Invalid SQLite pragma '\(name)' = '\(value)': names and values must be plain words or numbers")
         }
         let log = SQLStatementLog()
         settings.prepareDatabase { db in
@@ -41,7 +49,11 @@ extension SQLiteStore {
             for (name, value) in pragmas {
                 // A read-only connection cannot apply pragmas that rewrite the file
                 // (`journal_mode`, given for the store's writable opens): they are skipped.
-                if readOnly { try? db.execute(SQLCatalogStatements.pragma(name, value)) } else { try db.execute(SQLCatalogStatements.pragma(name, value)) }
+                if readOnly {
+                    try? db.execute(SQLCatalogStatements.pragma(name, value))
+                } else {
+                    try db.execute(SQLCatalogStatements.pragma(name, value))
+                }
             }
             try SQLiteFunctions.install(in: db)
         }
@@ -66,14 +78,19 @@ extension SQLiteStore {
             throw wrap(error, url: url, opening: true)
         }
         // An immutable file never changes, so query generations need no snapshot of it.
-        return try attach(database, log: log, url: url, model: model, entities: entities, configurationName: configuration, options: options, type: NSSQLiteStoreType,
-                          snapshotConfiguration: location.immutable ? nil : snapshotSettings)
+        return try attach(
+            database, log: log, url: url, model: model, entities: entities, configurationName: configuration,
+            options: options, type: NSSQLiteStoreType,
+            snapshotConfiguration: location.immutable ? nil : snapshotSettings)
     }
 
     /// An SQLite database in memory, as the in-memory store type and as an SQLite store at /dev/null.
     /// `copying` fills it with another store's data first (`migratePersistentStore`).
-    static func openInMemory(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?, options: [AnyHashable: Any]?,
-                             type: String = NSInMemoryStoreType, copying source: SQLiteStore? = nil) throws -> NSPersistentStore {
+    static func openInMemory(
+        model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+        options: [AnyHashable: Any]?,
+        type: String = NSInMemoryStoreType, copying source: SQLiteStore? = nil
+    ) throws -> NSPersistentStore {
         var config = Configuration()
         let log = SQLStatementLog()
         config.prepareDatabase { db in
@@ -82,10 +99,16 @@ extension SQLiteStore {
         }
         let database = try DatabaseQueue(configuration: config)
         if let source { try source.copyDatabase(intoMemory: database) }
-        return try attach(database, log: log, url: nil, model: model, entities: entities, configurationName: configuration, options: options, type: type, snapshotConfiguration: nil)
+        return try attach(
+            database, log: log, url: nil, model: model, entities: entities, configurationName: configuration,
+            options: options, type: type, snapshotConfiguration: nil)
     }
 
-    private static func attach(_ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel, entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String, snapshotConfiguration: Configuration?) throws -> NSPersistentStore {
+    private static func attach(
+        _ database: DatabaseQueue, log: SQLStatementLog, url: URL?, model: NSManagedObjectModel,
+        entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String,
+        snapshotConfiguration: Configuration?
+    ) throws -> NSPersistentStore {
         let schema = SQLiteSchema(entities: entities)
         let history = tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
@@ -98,10 +121,13 @@ extension SQLiteStore {
             var metadata: [String: Any]
             if try db.tableExists("Z_METADATA") {
                 metadata = try readMetadata(db, url: url)
-                metadata = try adopt(db, metadata: metadata, model: model, entities: entities, schema: schema, configuration: configurationName, options: options, url: url)
+                metadata = try adopt(
+                    db, metadata: metadata, model: model, entities: entities, schema: schema,
+                    configuration: configurationName, options: options, url: url)
             } else {
                 // Empty: `open` already refused a database holding other tables.
-                metadata = try createStore(db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
+                metadata = try createStore(
+                    db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
             }
             if let history, !readOnly { try history.install(db) }
             keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
@@ -125,8 +151,12 @@ extension SQLiteStore {
             throw wrap(error, url: url, opening: true)
         }
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
-        let backend = SQLiteStore(database: database, statementLog: log, schema: schema, history: history, model: model, url: url, metadata: metadata, snapshotConfiguration: snapshotConfiguration)
-        let store = NSPersistentStore(type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName, options: options, identifier: identifier)
+        let backend = SQLiteStore(
+            database: database, statementLog: log, schema: schema, history: history, model: model, url: url,
+            metadata: metadata, snapshotConfiguration: snapshotConfiguration)
+        let store = NSPersistentStore(
+            type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName,
+            options: options, identifier: identifier)
         if keepsUntrackedHistory {
             // Saves without history would leave holes that its readers could not notice.
             store.isReadOnly = true
@@ -149,13 +179,19 @@ extension SQLiteStore {
     private static func rejectForeignDatabase(_ db: Database, url: URL?) throws {
         // One statement, so one moment: between two, another process may create a store.
         guard try Bool.fetchOne(db, SQLCatalogStatements.hasTablesButNoMetadata) == true else { return }
-        throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)", [NSFilePathErrorKey: url?.path ?? ""])
+        throw CoreDataError.make(
+            NSFileReadCorruptFileErrorCode,
+            "The file at \(url?.path ?? "?") is an SQLite database but not a Core Data store (it has no Z_METADATA table)",
+            [NSFilePathErrorKey: url?.path ?? ""])
     }
 
     /// Creates the tables and metadata of a new store in the empty database `db`, and, for a
     /// store in a file (`cachesModel`), caches its model in `Z_MODELCACHE` as Core Data does.
-    private static func createStore(_ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription], type: String,
-                                    cachesModel: Bool) throws -> [String: Any] {
+    private static func createStore(
+        _ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription],
+        type: String,
+        cachesModel: Bool
+    ) throws -> [String: Any] {
         for statement in SQLSchemaStatements(schema: schema).create() { try db.execute(statement) }
         for entity in schema.entities { try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: 0)) }
         let uuid = UUID().uuidString
@@ -185,19 +221,25 @@ extension SQLiteStore {
     }
 
     /// The metadata read, or the error naming its damage.
-    private static func undamaged(_ read: (metadata: [String: Any], damage: String?), url: URL?) throws -> [String: Any] {
+    private static func undamaged(_ read: (metadata: [String: Any], damage: String?), url: URL?) throws -> [String: Any]
+    {
         let (metadata, damage) = read
         if let damage {
-            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The metadata of the store at \(url?.path ?? "?") is damaged: \(damage)", [NSFilePathErrorKey: url?.path ?? ""])
+            throw CoreDataError.make(
+                NSFileReadCorruptFileErrorCode,
+                "The metadata of the store at \(url?.path ?? "?") is damaged: \(damage)",
+                [NSFilePathErrorKey: url?.path ?? ""])
         }
         return metadata
     }
 
     /// The store's metadata, and why its property list could not be read when it could
     /// not (the metadata then holds only the UUID kept in its own column).
-    static func readMetadataNotingDamage(_ db: Database, url: URL?) throws -> (metadata: [String: Any], damage: String?) {
+    static func readMetadataNotingDamage(_ db: Database, url: URL?) throws -> (metadata: [String: Any], damage: String?)
+    {
         guard let row = try Row.fetchOne(db, SQLMetadataStatements.read) else {
-            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
+            throw CoreDataError.make(
+                NSFileReadCorruptFileErrorCode, "The store at \(url?.path ?? "?") has no metadata row")
         }
         var metadata: [String: Any] = [:]
         var damage: String?
@@ -260,7 +302,8 @@ extension SQLiteStore {
     /// copied consistently; the destination's external data is replaced by the source's.
     static func replaceFiles(at destination: URL, from source: URL) throws {
         guard !StoreLocation.isDevNull(source) else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A /dev/null store lives in memory; there is no file to copy from")
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "A /dev/null store lives in memory; there is no file to copy from")
         }
         guard !StoreLocation.isDevNull(destination) else { return }
         _ = try readMetadata(at: source)  // a missing file or one that is not a store throws here, naming it
@@ -278,9 +321,10 @@ extension SQLiteStore {
         }
         let (sourceSupport, destinationSupport) = (supportDirectory(for: source), supportDirectory(for: destination))
         if manager.fileExists(atPath: destinationSupport.path) { try manager.removeItem(at: destinationSupport) }
-        if manager.fileExists(atPath: sourceSupport.path) { try manager.copyItem(at: sourceSupport, to: destinationSupport) }
+        if manager.fileExists(atPath: sourceSupport.path) {
+            try manager.copyItem(at: sourceSupport, to: destinationSupport)
+        }
     }
-
 
     /// Whether a pragma name or value is a bare word or number (no SQL can hide in it).
     static func isPlainToken(_ text: String) -> Bool {
@@ -288,17 +332,26 @@ extension SQLiteStore {
     }
 
     static func supportDirectory(for url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
+        url.deletingLastPathComponent().appendingPathComponent(
+            "." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
     }
 
     static func wrap(_ error: Error, url: URL?, opening: Bool) -> NSError {
         if let error = error as? DatabaseError {
             let code = error.resultCode.primaryResultCode
             if code == .SQLITE_NOTADB || code == .SQLITE_CORRUPT {
-                return CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url?.path ?? "?") couldn't be opened because it isn't in the correct format (not an SQLite database)",
-                                          [NSSQLiteErrorDomain: Int(code.rawValue), NSFilePathErrorKey: url?.path ?? "", NSUnderlyingErrorKey: error as NSError])
+                return CoreDataError.make(
+                    NSFileReadCorruptFileErrorCode,
+                    "The file at \(url?.path ?? "?") couldn't be opened because it isn't in the correct format (not an SQLite database)",
+                    [
+                        NSSQLiteErrorDomain: Int(code.rawValue), NSFilePathErrorKey: url?.path ?? "",
+                        NSUnderlyingErrorKey: error as NSError,
+                    ])
             }
-            return CoreDataError.sqlite(code.rawValue, "SQLite error \(code.rawValue): \(error.message ?? "unknown") (\(url?.path ?? "in-memory store"))", url: url)
+            return CoreDataError.sqlite(
+                code.rawValue,
+                "SQLite error \(code.rawValue): \(error.message ?? "unknown") (\(url?.path ?? "in-memory store"))",
+                url: url)
         }
         return error as NSError
     }

@@ -27,14 +27,21 @@ extension SQLiteStore {
     /// Runs a row query and decodes every row (from column `offset` on); `each` sees
     /// the statement positioned on each decoded row, to read extra leading columns.
     /// `cached`: whether the statement is kept prepared (not for text that is seldom the same).
-    private func decodeRows(_ db: Database, _ query: SQLFragment, layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil) throws -> [StoreRow] {
+    private func decodeRows(
+        _ db: Database, _ query: SQLFragment, layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true,
+        each: ((SQLiteStatement) -> Void)? = nil
+    ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
         let statement = cached ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
         while try cursor.next() != nil {
-            guard let row = try layout.decode(statement.sqliteStatement, offset: offset, store: self, persistentStore: persistentStore, timestamp: timestamp) else { continue }
+            guard
+                let row = try layout.decode(
+                    statement.sqliteStatement, offset: offset, store: self, persistentStore: persistentStore,
+                    timestamp: timestamp)
+            else { continue }
             rows.append(row)
             each?(statement.sqliteStatement)
         }
@@ -52,9 +59,12 @@ extension SQLiteStore {
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
         let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).objectIDs(fetch)
         var list = StoreObjectList(entities: fetch.matchingEntities)
-        let indexByNumber = Dictionary(uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
+        let indexByNumber = Dictionary(
+            uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
         try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            let statement =
+                fetch.restrictedToKeys == nil
+                ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let handle = statement.sqliteStatement
             // One entity: the query selected its keys alone (see `SQLQueryBuilder.objectIDs`).
@@ -74,7 +84,9 @@ extension SQLiteStore {
     func count(_ fetch: StoreFetch) throws -> Int {
         let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch)
         return try read { db in
-            let statement = fetch.restrictedToKeys == nil ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            let statement =
+                fetch.restrictedToKeys == nil
+                ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
             return try Int.fetchOne(statement, arguments: StatementArguments(query.arguments)) ?? 0
         }
     }
@@ -87,10 +99,15 @@ extension SQLiteStore {
             read = known
         } else {
             let layout = layout(for: [objectID.entity])
-            read = (layout, SQLObjectReadStatements.row(layout.selectList, table: try schema.table(for: objectID.entity).name))
+            read = (
+                layout,
+                SQLObjectReadStatements.row(layout.selectList, table: try schema.table(for: objectID.entity).name)
+            )
             singleRowReads[number] = read
         }
-        return try self.read { db in try decodeRows(db, read.statement.binding([key.databaseValue]), layout: read.layout).first }
+        return try self.read { db in
+            try decodeRows(db, read.statement.binding([key.databaseValue]), layout: read.layout).first
+        }
     }
 
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
@@ -105,34 +122,48 @@ extension SQLiteStore {
         for group in Dictionary(grouping: wanted, by: { ObjectIdentifier($0.entity.facts.root) }).values {
             let root = group[0].entity.facts.root
             let layout = layout(for: root.facts.selfAndDescendants)
-            let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: group.map(\.key))
+            let query = SQLObjectReadStatements.rows(
+                layout.selectList, table: try schema.table(for: root).name, keys: group.map(\.key))
             result += try decodeRows(db, query, layout: layout)
         }
         return result
     }
 
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
-        guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else { return [] }
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID] {
+        guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store else {
+            return []
+        }
         let destinationTable = try schema.table(for: destination).name
         guard let storage = schema.storage(of: relationship) else { return [] }
         let query = SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable)
         return try read { db in
-            try Row.fetchAll(preparedStatement(db, query.sql), arguments: StatementArguments(query.arguments)).compactMap { row in
-                guard let key: Int64 = row[0], let entityNumber: Int = row[1], let entity = self.schema.entitiesByNumber[entityNumber] else { return nil }
-                return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-            }
+            try Row.fetchAll(preparedStatement(db, query.sql), arguments: StatementArguments(query.arguments))
+                .compactMap { row in
+                    guard let key: Int64 = row[0], let entityNumber: Int = row[1],
+                        let entity = self.schema.entitiesByNumber[entityNumber]
+                    else { return nil }
+                    return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+                }
         }
     }
 
-    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)] {
+    func relatedRows(
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [(source: Int64, row: StoreRow)] {
         guard relationship.isToMany, let destination = relationship.destinationEntity else { return [] }
         let destinationTable = try schema.table(for: destination).name
         guard let storage = schema.storage(of: relationship) else { return [] }
         let layout = layout(for: destination.facts.selfAndDescendants)
-        let query = SQLObjectReadStatements.members(of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable, columns: layout.selectList)
+        let query = SQLObjectReadStatements.members(
+            of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable,
+            columns: layout.selectList)
         return try read { db in
             var sourceKeys: [Int64] = []
-            let rows = try decodeRows(db, query, layout: layout, offset: 1) { sourceKeys.append(sqlite3_column_int64($0, 0)) }
+            let rows = try decodeRows(db, query, layout: layout, offset: 1) {
+                sourceKeys.append(sqlite3_column_int64($0, 0))
+            }
             return Array(zip(sourceKeys, rows))
         }
     }

@@ -23,12 +23,17 @@ extension SQLiteStore {
     /// 4. A store Core Data wrote whose tables are exactly what the model maps to: opens
     ///    (a model edited by hand after the store was written; see docs/DEVIATIONS.md).
     /// 5. Otherwise `NSPersistentStoreIncompatibleVersionHashError`, the file untouched.
-    static func adopt(_ db: Database, metadata: [String: Any], model: NSManagedObjectModel, entities: [NSEntityDescription], schema: SQLiteSchema,
-                      configuration: String?, options: [AnyHashable: Any]?, url: URL?) throws -> [String: Any] {
+    static func adopt(
+        _ db: Database, metadata: [String: Any], model: NSManagedObjectModel, entities: [NSEntityDescription],
+        schema: SQLiteSchema,
+        configuration: String?, options: [AnyHashable: Any]?, url: URL?
+    ) throws -> [String: Any] {
         let path = url?.path ?? "memory"
         if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false {
             try SQLiteSchemaCheck.verify(db, schema: schema, url: url)
-            StoreDebugLog.annotate("\(path): opened ignoring version hashes (NSIgnorePersistentStoreVersioningOption); its layout matches the model")
+            StoreDebugLog.annotate(
+                "\(path): opened ignoring version hashes (NSIgnorePersistentStoreVersioningOption); its layout matches the model"
+            )
             return metadata
         }
         let incompatible = { (detail: String) in
@@ -44,7 +49,11 @@ extension SQLiteStore {
         }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let migrates = !readOnly && NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption])
-        if migrates, let found = SourceModelSearch.sourceModel(for: metadata, destination: model, configuration: configuration, cachedModel: { SQLiteModelCache.model(in: db) }) {
+        if migrates,
+            let found = SourceModelSearch.sourceModel(
+                for: metadata, destination: model, configuration: configuration,
+                cachedModel: { SQLiteModelCache.model(in: db) })
+        {
             guard SourceModelSearch.infersMigration(options) else {
                 throw CoreDataError.make(
                     NSMigrationMissingMappingModelError,
@@ -52,17 +61,21 @@ extension SQLiteStore {
                     [NSFilePathErrorKey: url?.path ?? ""]
                 )
             }
-            StoreDebugLog.annotate("\(path): migrating from the model version found by its version hashes \(found.origin)")
-            return try migrate(db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema, configuration: configuration, url: url,
-                               allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
+            StoreDebugLog.annotate(
+                "\(path): migrating from the model version found by its version hashes \(found.origin)")
+            return try migrate(
+                db, metadata: metadata, from: found.model, to: model, entities: entities, schema: schema,
+                configuration: configuration, url: url,
+                allowingDataLoss: MigrationDataLoss.isAllowed(by: options))
         }
         // Asked to migrate, the missing piece is the source model, as Core Data reports it.
         let failure = { (detail: String) in
-            migrates ? CoreDataError.make(
-                NSMigrationMissingSourceModelError,
-                "Can't find the model the store at \(path) was made with, so it cannot be migrated: no model version in the destination model's bundle, among the app's models or cached in the store has its version hashes\(detail)",
-                [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
-            ) : incompatible(detail)
+            migrates
+                ? CoreDataError.make(
+                    NSMigrationMissingSourceModelError,
+                    "Can't find the model the store at \(path) was made with, so it cannot be migrated: no model version in the destination model's bundle, among the app's models or cached in the store has its version hashes\(detail)",
+                    [NSFilePathErrorKey: url?.path ?? "", "metadata": metadata]
+                ) : incompatible(detail)
         }
         guard metadata[createdByOpenCoreDataKey] == nil else { throw failure("") }
         do {
@@ -70,7 +83,9 @@ extension SQLiteStore {
         } catch let error as NSError {
             throw failure(": \(error.localizedDescription)")
         }
-        StoreDebugLog.annotate("\(path): version hashes differ from the model's, opened by the layout rule (its tables are exactly what the model maps to)")
+        StoreDebugLog.annotate(
+            "\(path): version hashes differ from the model's, opened by the layout rule (its tables are exactly what the model maps to)"
+        )
         return metadata
     }
 
@@ -81,8 +96,10 @@ extension SQLiteStore {
     /// The connection keeps the file's journal mode (a store's own connection switches it
     /// to WAL, which rewrites the file's header): a migration that fails leaves the file's
     /// bytes as they were. A store another process migrated meanwhile is left alone.
-    static func migrateFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
-                            allowingDataLoss: Bool) throws {
+    static func migrateFile(
+        at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
+        allowingDataLoss: Bool
+    ) throws {
         try destination.validateForUse()
         let entities = destination.entities(forConfigurationName: configuration) ?? destination.entities
         var settings = Configuration()
@@ -96,9 +113,12 @@ extension SQLiteStore {
             try database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     let metadata = try readMetadata(db, url: url)
-                    guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return .commit }
-                    _ = try migrate(db, metadata: metadata, from: source, to: destination, entities: entities, schema: SQLiteSchema(entities: entities),
-                                    configuration: configuration, url: url, allowingDataLoss: allowingDataLoss)
+                    guard !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
+                    else { return .commit }
+                    _ = try migrate(
+                        db, metadata: metadata, from: source, to: destination, entities: entities,
+                        schema: SQLiteSchema(entities: entities),
+                        configuration: configuration, url: url, allowingDataLoss: allowingDataLoss)
                     return .commit
                 }
             }
@@ -111,23 +131,33 @@ extension SQLiteStore {
 
     /// Migrates the store in `db` from `sourceModel` to `entities` of `model` with an
     /// inferred mapping, in the open transaction, and returns the new metadata.
-    private static func migrate(_ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,
-                                entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?,
-                                allowingDataLoss: Bool) throws -> [String: Any] {
+    private static func migrate(
+        _ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,
+        entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?,
+        allowingDataLoss: Bool
+    ) throws -> [String: Any] {
         do {
             try sourceModel.validateForUse()
         } catch let error as NSError {
-            throw CoreDataError.make(NSMigrationError, "Can't migrate: the source model is not valid (\(error.localizedDescription))", [NSUnderlyingErrorKey: error])
+            throw CoreDataError.make(
+                NSMigrationError, "Can't migrate: the source model is not valid (\(error.localizedDescription))",
+                [NSUnderlyingErrorKey: error])
         }
         let sourceEntities = sourceModel.entities(forConfigurationName: configuration) ?? sourceModel.entities
         let sourceSchema = SQLiteSchema(entities: sourceEntities)
         do {
             try SQLiteSchemaCheck.verify(db, schema: sourceSchema, url: url)
         } catch let error as NSError {
-            throw CoreDataError.make(NSMigrationError, "Can't migrate the store at \(url?.path ?? "?"): its tables are not those of the model version its metadata names (\(error.localizedDescription))", [NSUnderlyingErrorKey: error])
+            throw CoreDataError.make(
+                NSMigrationError,
+                "Can't migrate the store at \(url?.path ?? "?"): its tables are not those of the model version its metadata names (\(error.localizedDescription))",
+                [NSUnderlyingErrorKey: error])
         }
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
-        try SQLiteMigration(db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url, allowsDataLoss: allowingDataLoss).run()
+        try SQLiteMigration(
+            db: db, source: sourceSchema, destination: schema, mapping: mapping, url: url,
+            allowsDataLoss: allowingDataLoss
+        ).run()
         var migrated = metadata
         for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { migrated[key] = value }
         var plist = migrated
@@ -141,7 +171,8 @@ extension SQLiteStore {
 
     private static func versionHashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {
         guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return true }
-        let hashes = Dictionary(uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
+        let hashes = Dictionary(
+            uniqueKeysWithValues: entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } })
         return stored.compactMapValues({ $0 as? Data }) == hashes
     }
 }

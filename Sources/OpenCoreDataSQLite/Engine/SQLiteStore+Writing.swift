@@ -21,12 +21,14 @@ extension SQLiteStore {
             try database.write { db in
                 // The checks read on this connection, inside the transaction that writes.
                 if !request.checks.isEmpty {
-                    conflicts = try request.checks.conflicts(of: request, reading: SQLiteSaveCheckReader(store: self, db: db))
+                    conflicts = try request.checks.conflicts(
+                        of: request, reading: SQLiteSaveCheckReader(store: self, db: db))
                     if conflicts != nil { return }
                 }
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
-                let tombstones = try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
+                let tombstones =
+                    try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
                 try current.write(request)
                 try history?.record(db, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
                 metadataWritten = try writeMetadataIfNeeded(db)

@@ -51,7 +51,10 @@ final class SQLiteStore: PersistentStoreBackend {
     static let externalStorageThreshold = 128 * 1024
 
     /// A store over an open database; made by the opening code (`SQLiteStore+Opening.swift`).
-    init(database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?, model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?) {
+    init(
+        database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?,
+        model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?
+    ) {
         self.database = database
         self.snapshotConfiguration = snapshotConfiguration
         self.statementLog = statementLog
@@ -93,13 +96,18 @@ final class SQLiteStore: PersistentStoreBackend {
     /// Writes the metadata into `Z_METADATA` in `db`'s transaction when it changed since the
     /// last committed write; the version written, for ``metadataCommitted(_:)``.
     func writeMetadataIfNeeded(_ db: Database) throws -> Int? {
-        let (values, version, written) = metadataLock.withLock { (metadataValues, metadataVersion, writtenMetadataVersion) }
+        let (values, version, written) = metadataLock.withLock {
+            (metadataValues, metadataVersion, writtenMetadataVersion)
+        }
         guard version != written else { return nil }
         let data: Data
         do {
             data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
         } catch {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)", [NSUnderlyingErrorKey: error as NSError])
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
+                [NSUnderlyingErrorKey: error as NSError])
         }
         try db.execute(SQLMetadataStatements.update(plist: data))
         return version
@@ -109,7 +117,8 @@ final class SQLiteStore: PersistentStoreBackend {
 
     var tracksHistory: Bool { history != nil }
 
-    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
+    {
         guard let history, let store else { return [] }
         return try read { db in
             try history.transactions(db, in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
@@ -152,7 +161,9 @@ final class SQLiteStore: PersistentStoreBackend {
             }
             return marked
         }
-        return SQLiteValueCoding.value(value, type: attribute.attributeType, transformerName: attribute.valueTransformerName, coordinator: store?.persistentStoreCoordinator)
+        return SQLiteValueCoding.value(
+            value, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
+            coordinator: store?.persistentStoreCoordinator)
     }
 
     /// Runs a read: on the main connection, or inside the snapshot of the query
@@ -188,7 +199,9 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T {
         guard let snapshot = snapshot as? SQLiteSnapshot, snapshot.store === self else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A query generation's snapshot was used with a store that did not take it")
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "A query generation's snapshot was used with a store that did not take it")
         }
         let outer = readingSnapshot
         readingSnapshot = snapshot

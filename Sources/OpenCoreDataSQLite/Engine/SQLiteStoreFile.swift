@@ -22,17 +22,21 @@ package enum SQLiteStoreFile {
     static func checkKind(_ url: URL, mayBeMissing: Bool) throws {
         let path = url.path
         guard !path.isEmpty else {
-            throw CoreDataError.make(NSFileReadInvalidFileNameError, "The store path is empty: it names no store file", [NSFilePathErrorKey: path])
+            throw CoreDataError.make(
+                NSFileReadInvalidFileNameError, "The store path is empty: it names no store file",
+                [NSFilePathErrorKey: path])
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT {
                 if mayBeMissing { return }
-                throw CoreDataError.make(NSFileReadNoSuchFileError, "No store file at \(path)", [NSFilePathErrorKey: path])
+                throw CoreDataError.make(
+                    NSFileReadNoSuchFileError, "No store file at \(path)", [NSFilePathErrorKey: path])
             }
-            throw CoreDataError.make(NSFileReadUnknownError, "The store path \(path) can't be used: \(String(cString: strerror(code)))",
-                                     [NSFilePathErrorKey: path, NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code))])
+            throw CoreDataError.make(
+                NSFileReadUnknownError, "The store path \(path) can't be used: \(String(cString: strerror(code)))",
+                [NSFilePathErrorKey: path, NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code))])
         }
         let kind: String
         switch info.st_mode & S_IFMT {
@@ -43,7 +47,8 @@ package enum SQLiteStoreFile {
         case S_IFCHR, S_IFBLK: kind = "a device"
         default: kind = "not a regular file"
         }
-        throw CoreDataError.make(NSFileReadUnknownError, "The store path \(path) is \(kind), not a store file", [NSFilePathErrorKey: path])
+        throw CoreDataError.make(
+            NSFileReadUnknownError, "The store path \(path) is \(kind), not a store file", [NSFilePathErrorKey: path])
     }
 
     /// Makes sure a store at `url` can be written, or throws naming the file or folder
@@ -63,11 +68,15 @@ package enum SQLiteStoreFile {
         }
         var folderInfo = stat()
         guard stat(folder, &folderInfo) == 0 else {
-            throw CoreDataError.make(NSFileWriteNoPermissionError, "Can't create the store \(path): its folder \(folder) can't be created (\(String(cString: strerror(errno))))",
-                                     [NSFilePathErrorKey: folder])
+            throw CoreDataError.make(
+                NSFileWriteNoPermissionError,
+                "Can't create the store \(path): its folder \(folder) can't be created (\(String(cString: strerror(errno))))",
+                [NSFilePathErrorKey: folder])
         }
         guard folderInfo.st_mode & S_IFMT == S_IFDIR else {
-            throw CoreDataError.make(NSFileWriteNoPermissionError, "Can't create the store \(path): \(folder) is a file, not a folder", [NSFilePathErrorKey: folder])
+            throw CoreDataError.make(
+                NSFileWriteNoPermissionError, "Can't create the store \(path): \(folder) is a file, not a folder",
+                [NSFilePathErrorKey: folder])
         }
         var missingCompanion = !exists
         for suffix in ["-wal", "-shm"] {
@@ -80,26 +89,39 @@ package enum SQLiteStoreFile {
             guard access(companion, W_OK) != 0 else { continue }
             let code = errno
             // Same inode, same contents: other connections are not disturbed by a mode change.
-            if code == EACCES, exists, info.st_uid == geteuid(), chmod(companion, (store.st_mode | S_IWUSR) & 0o777) == 0 { continue }
-            throw notWritable(companion, code, what: "\(companion), which SQLite keeps beside the store,", mode: info.st_mode,
-                              advice: "make it writable, or delete it while no process has the store open")
+            if code == EACCES, exists, info.st_uid == geteuid(),
+                chmod(companion, (store.st_mode | S_IWUSR) & 0o777) == 0
+            {
+                continue
+            }
+            throw notWritable(
+                companion, code, what: "\(companion), which SQLite keeps beside the store,", mode: info.st_mode,
+                advice: "make it writable, or delete it while no process has the store open")
         }
         if missingCompanion, access(folder, W_OK) != 0 {
-            throw notWritable(folder, errno, what: "The folder \(folder)", mode: folderInfo.st_mode,
-                              advice: "SQLite creates the store's -wal and -shm files there; make it writable, or open the store with NSReadOnlyPersistentStoreOption")
+            throw notWritable(
+                folder, errno, what: "The folder \(folder)", mode: folderInfo.st_mode,
+                advice:
+                    "SQLite creates the store's -wal and -shm files there; make it writable, or open the store with NSReadOnlyPersistentStoreOption"
+            )
         }
     }
 
     /// The error for a file or folder that cannot be written, with `errno`'s reason.
-    private static func notWritable(_ path: String, _ code: Int32, what: String, mode: mode_t,
-                                    advice: String = "make it writable, or open the store with NSReadOnlyPersistentStoreOption") -> NSError {
+    private static func notWritable(
+        _ path: String, _ code: Int32, what: String, mode: mode_t,
+        advice: String = "make it writable, or open the store with NSReadOnlyPersistentStoreOption"
+    ) -> NSError {
         let underlying = NSError(domain: NSPOSIXErrorDomain, code: Int(code))
         if code == EROFS {
-            return CoreDataError.make(NSFileWriteVolumeReadOnlyError, "\(what) is on a read-only volume; open the store with NSReadOnlyPersistentStoreOption",
-                                      [NSFilePathErrorKey: path, NSUnderlyingErrorKey: underlying])
+            return CoreDataError.make(
+                NSFileWriteVolumeReadOnlyError,
+                "\(what) is on a read-only volume; open the store with NSReadOnlyPersistentStoreOption",
+                [NSFilePathErrorKey: path, NSUnderlyingErrorKey: underlying])
         }
-        return CoreDataError.make(NSFileWriteNoPermissionError, "\(what) is not writable (permissions \(permissions(mode))): \(advice)",
-                                  [NSFilePathErrorKey: path, NSUnderlyingErrorKey: underlying])
+        return CoreDataError.make(
+            NSFileWriteNoPermissionError, "\(what) is not writable (permissions \(permissions(mode))): \(advice)",
+            [NSFilePathErrorKey: path, NSUnderlyingErrorKey: underlying])
     }
 
     /// `rwxr-xr-x` for a mode.
@@ -121,19 +143,21 @@ package enum SQLiteStoreFile {
         let path = url.path
         let folder = url.deletingLastPathComponent().path
         let manager = FileManager.default
-        guard isWriteAheadLogged(path), !manager.fileExists(atPath: path + "-wal"), !manager.fileExists(atPath: path + "-shm"),
-              access(folder, W_OK) != 0
+        guard isWriteAheadLogged(path), !manager.fileExists(atPath: path + "-wal"),
+            !manager.fileExists(atPath: path + "-shm"),
+            access(folder, W_OK) != 0
         else { return (path, false) }
         var folderInfo = stat()
         var volume = statvfs()
         let readOnlyVolume = statvfs(folder, &volume) == 0 && volume.f_flag & UInt(ST_RDONLY) != 0
         let nobodyWrites = stat(folder, &folderInfo) == 0 && folderInfo.st_mode & 0o222 == 0
         guard readOnlyVolume || nobodyWrites, sqlite3_compileoption_used("USE_URI") != 0,
-              let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
         else {
-            throw CoreDataError.make(NSFileWriteNoPermissionError,
-                                     "Can't read the store \(path): it is in WAL mode, and SQLite must create \(path)-shm beside it even to read it, but the folder \(folder) is not writable; make the folder writable, or copy the store to one that is",
-                                     [NSFilePathErrorKey: folder])
+            throw CoreDataError.make(
+                NSFileWriteNoPermissionError,
+                "Can't read the store \(path): it is in WAL mode, and SQLite must create \(path)-shm beside it even to read it, but the folder \(folder) is not writable; make the folder writable, or copy the store to one that is",
+                [NSFilePathErrorKey: folder])
         }
         return ("file:\(encoded)?immutable=1", true)
     }
@@ -168,7 +192,9 @@ package enum SQLiteStoreFile {
     /// - Throws: When `db` has no `Z_METADATA` table or row.
     package static func metadata(in db: Database, url: URL) throws -> (metadata: [String: Any], damage: String?) {
         guard try db.tableExists("Z_METADATA") else {
-            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store", [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store",
+                [NSFilePathErrorKey: url.path])
         }
         return try SQLiteStore.readMetadataNotingDamage(db, url: url)
     }

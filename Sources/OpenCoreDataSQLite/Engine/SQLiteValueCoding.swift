@@ -5,7 +5,9 @@ import GRDB
 /// dates as seconds since 2001, Booleans as 0/1, UUIDs as 16 bytes, URLs as text,
 /// transformable values through their value transformer.
 enum SQLiteValueCoding {
-    static func databaseValue(_ value: Any?, type: NSAttributeType, transformerName: String? = nil) throws -> DatabaseValue {
+    static func databaseValue(
+        _ value: Any?, type: NSAttributeType, transformerName: String? = nil
+    ) throws -> DatabaseValue {
         guard let value else { return .null }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
@@ -40,7 +42,9 @@ enum SQLiteValueCoding {
         case .undefinedAttributeType, .compositeAttributeType:
             break
         }
-        throw CoreDataError.make(NSManagedObjectValidationError, "Cannot store a \(Swift.type(of: value)) in a \(type.displayName) attribute")
+        throw CoreDataError.make(
+            NSManagedObjectValidationError, "Cannot store a \(Swift.type(of: value)) in a \(type.displayName) attribute"
+        )
     }
 
     /// A REAL found in an integer column (another program's write, a batch update's
@@ -54,7 +58,10 @@ enum SQLiteValueCoding {
         return Int64(value)
     }
 
-    static func value(_ dbValue: DatabaseValue, type: NSAttributeType, transformerName: String? = nil, coordinator: NSPersistentStoreCoordinator? = nil) -> Any? {
+    static func value(
+        _ dbValue: DatabaseValue, type: NSAttributeType, transformerName: String? = nil,
+        coordinator: NSPersistentStoreCoordinator? = nil
+    ) -> Any? {
         switch dbValue.storage {
         case .null:
             return nil
@@ -88,7 +95,8 @@ enum SQLiteValueCoding {
             case .stringAttributeType: return s
             case .URIAttributeType: return URL(string: s)
             case .decimalAttributeType: return Decimal(string: s)
-            case .objectIDAttributeType: return URL(string: s).flatMap { coordinator?.managedObjectID(forURIRepresentation: $0) }
+            case .objectIDAttributeType:
+                return URL(string: s).flatMap { coordinator?.managedObjectID(forURIRepresentation: $0) }
             default: return nil
             }
         case let .blob(data):
@@ -97,7 +105,8 @@ enum SQLiteValueCoding {
             case .UUIDAttributeType:
                 guard data.count == 16 else { return nil }
                 return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-            case .transformableAttributeType: return ValueTransformerRegistry.decode(data, transformerName: transformerName)
+            case .transformableAttributeType:
+                return ValueTransformerRegistry.decode(data, transformerName: transformerName)
             default: return nil
             }
         }

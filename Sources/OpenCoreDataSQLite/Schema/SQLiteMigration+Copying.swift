@@ -51,13 +51,17 @@ extension SQLiteMigration {
                 try db.execute(statement)
             } catch let error as DatabaseError {
                 let place = mapping.map { " in entity mapping '\($0)'" } ?? ""
-                throw CoreDataError.make(NSMigrationError, "The migration failed\(place): \(error.message ?? error.description)", [NSUnderlyingErrorKey: error as NSError])
+                throw CoreDataError.make(
+                    NSMigrationError, "The migration failed\(place): \(error.message ?? error.description)",
+                    [NSUnderlyingErrorKey: error as NSError])
             }
         }
 
         // MARK: Rows
 
-        func copyRows(of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLiteSchema.Table) throws {
+        func copyRows(
+            of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLiteSchema.Table
+        ) throws {
             let sourceTable = try source.table(for: sourceEntity)
             var columns: [String] = []
             var values: [SQLFragment] = []
@@ -67,9 +71,12 @@ extension SQLiteMigration {
                 columns.append(column)
                 values.append(value)
             }
-            try execute(SQLMigrationStatements.copyRows(of: sourceEntity.facts.entityNumber, from: sourceTable.name, as: entity.facts.entityNumber, into: table.name,
-                                                        columns: columns, values: values),
-                        mapping: migration.entityMapping(for: entity)?.name)
+            try execute(
+                SQLMigrationStatements.copyRows(
+                    of: sourceEntity.facts.entityNumber, from: sourceTable.name, as: entity.facts.entityNumber,
+                    into: table.name,
+                    columns: columns, values: values),
+                mapping: migration.entityMapping(for: entity)?.name)
         }
 
         /// The destination table's columns with what each holds.
@@ -77,20 +84,33 @@ extension SQLiteMigration {
             var roles: [String: ColumnRole] = [:]
             for entity in table.root.facts.selfAndDescendants {
                 for property in entity.facts.slots where property.entity === entity && property.isStored {
-                    if let composite = property as? NSCompositeAttributeDescription, let columns = destination.compositeColumns(for: composite) {
+                    if let composite = property as? NSCompositeAttributeDescription,
+                        let columns = destination.compositeColumns(for: composite)
+                    {
                         for column in columns { roles[column.name] = .compositeElement(composite, column) }
-                    } else if let attribute = property as? NSAttributeDescription, let column = destination.column(for: attribute) {
+                    } else if let attribute = property as? NSAttributeDescription,
+                        let column = destination.column(for: attribute)
+                    {
                         roles[column] = .attribute(attribute)
                     } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
-                        if let column = destination.column(for: relationship) { roles[column] = .foreignKey(relationship) }
-                        if let column = destination.entityColumn(for: relationship) { roles[column] = .entityNumber(relationship) }
-                        if let column = destination.orderColumn(for: relationship) { roles[column] = .order(relationship) }
+                        if let column = destination.column(for: relationship) {
+                            roles[column] = .foreignKey(relationship)
+                        }
+                        if let column = destination.entityColumn(for: relationship) {
+                            roles[column] = .entityNumber(relationship)
+                        }
+                        if let column = destination.orderColumn(for: relationship) {
+                            roles[column] = .order(relationship)
+                        }
                     }
                 }
             }
             for entity in destination.entities {
-                for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
-                    if case .hiddenColumn(let column)? = destination.storage(of: relationship), relationship.destinationEntity?.facts.root === table.root {
+                for relationship in entity.relationshipsByName.values
+                where relationship.entity === entity && relationship.isToMany {
+                    if case .hiddenColumn(let column)? = destination.storage(of: relationship),
+                        relationship.destinationEntity?.facts.root === table.root
+                    {
                         roles[column] = .owner(relationship)
                     }
                 }
@@ -110,37 +130,57 @@ extension SQLiteMigration {
                 guard owns(composite) else { return nil }
                 return try elementValue(column, of: composite, entity: entity)
             case .foreignKey(let relationship):
-                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
+                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else {
+                    return nil
+                }
                 return try validTarget(key, in: target, for: relationship, column: "Z_PK")
             case .entityNumber(let relationship):
-                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else { return nil }
-                return SQLMigrationStatements.renumbered(try validTarget(key, in: target, for: relationship, column: "Z_ENT"), migration.renumbering)
+                guard owns(relationship), let (key, target) = try sourceKey(for: relationship, of: entity) else {
+                    return nil
+                }
+                return SQLMigrationStatements.renumbered(
+                    try validTarget(key, in: target, for: relationship, column: "Z_ENT"), migration.renumbering)
             case .order(let relationship):
                 guard owns(relationship) else { return nil }
                 if let match = sameToOne(relationship, of: entity) {
                     let key = SQLMigrationStatements.source("Z_PK")
-                    return source.orderColumn(for: match).map { SQLMigrationStatements.coalesce(SQLMigrationStatements.source($0), key) } ?? key
+                    return source.orderColumn(for: match).map {
+                        SQLMigrationStatements.coalesce(SQLMigrationStatements.source($0), key)
+                    } ?? key
                 }
                 guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
                 return SQLMigrationStatements.positionInInverse(in: links.query)
             case .owner(let relationship):
-                guard let owner = relationship.entity as NSEntityDescription?, let target = relationship.destinationEntity,
-                      entity.isKindOf(entity: target), let links = try links(into: relationship, of: owner).map(indexed),
-                      let owners = try rows(of: links.owner, becoming: owner) else { return nil }
+                guard let owner = relationship.entity as NSEntityDescription?,
+                    let target = relationship.destinationEntity,
+                    entity.isKindOf(entity: target), let links = try links(into: relationship, of: owner).map(indexed),
+                    let owners = try rows(of: links.owner, becoming: owner)
+                else { return nil }
                 return SQLMigrationStatements.owner(in: links.query, among: owners)
             }
         }
 
-        private func attributeValue(_ attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> SQLFragment? {
+        private func attributeValue(
+            _ attribute: NSAttributeDescription, of entity: NSEntityDescription
+        ) throws -> SQLFragment? {
             let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription
-            let fallback = try attribute.defaultValue.map { try SQLiteValueCoding.databaseValue($0, type: attribute.attributeType, transformerName: attribute.valueTransformerName) }
+            let fallback = try attribute.defaultValue.map {
+                try SQLiteValueCoding.databaseValue(
+                    $0, type: attribute.attributeType, transformerName: attribute.valueTransformerName)
+            }
             guard let match, let column = source.column(for: match) else {
                 return fallback.map(SQLMigrationStatements.constant)
             }
-            let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+            let integers: Set<NSAttributeType> = [
+                .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+            ]
             var expression = SQLMigrationStatements.source(column)
-            if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) { expression = SQLMigrationStatements.integer(expression) }
-            if !attribute.isOptional, let fallback { return SQLMigrationStatements.coalesce(expression, SQLMigrationStatements.constant(fallback)) }
+            if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) {
+                expression = SQLMigrationStatements.integer(expression)
+            }
+            if !attribute.isOptional, let fallback {
+                return SQLMigrationStatements.coalesce(expression, SQLMigrationStatements.constant(fallback))
+            }
             return expression
         }
 
@@ -148,36 +188,48 @@ extension SQLiteMigration {
         /// the same element (matched by name or renaming identifier along the path), else
         /// the element's default, given only to rows whose composite was not `nil` (or to
         /// every row when the composite itself is new or required).
-        private func elementValue(_ column: SQLiteSchema.CompositeColumn, of composite: NSCompositeAttributeDescription,
-                                  entity: NSEntityDescription) throws -> SQLFragment? {
+        private func elementValue(
+            _ column: SQLiteSchema.CompositeColumn, of composite: NSCompositeAttributeDescription,
+            entity: NSEntityDescription
+        ) throws -> SQLFragment? {
             let defaults = CompositeValue.defaultValue(of: composite)
             let fallback = try defaults.flatMap { CompositeValue.value(at: column.path, in: $0) }.map {
-                SQLMigrationStatements.constant(try SQLiteValueCoding.databaseValue($0, type: column.element.attributeType, transformerName: column.element.valueTransformerName))
+                SQLMigrationStatements.constant(
+                    try SQLiteValueCoding.databaseValue(
+                        $0, type: column.element.attributeType, transformerName: column.element.valueTransformerName))
             }
             guard let match = migration.sourceProperty(for: composite, of: entity) as? NSCompositeAttributeDescription,
-                  let sourceColumns = source.compositeColumns(for: match) else {
+                let sourceColumns = source.compositeColumns(for: match)
+            else {
                 return fallback
             }
             let sourcePath = Self.sourcePath(of: column.path, in: composite, from: match)
             guard let sourceColumn = sourceColumns.first(where: { $0.path == sourcePath }) else {
                 guard let fallback else { return nil }
-                return composite.isOptional ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), fallback) : fallback
+                return composite.isOptional
+                    ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), fallback) : fallback
             }
-            let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+            let integers: Set<NSAttributeType> = [
+                .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+            ]
             var expression = SQLMigrationStatements.source(sourceColumn.name)
             if integers.contains(column.element.attributeType), !integers.contains(sourceColumn.element.attributeType) {
                 expression = SQLMigrationStatements.integer(expression)
             }
             if !column.element.isOptional, let fallback {
                 let filled = SQLMigrationStatements.coalesce(expression, fallback)
-                return composite.isOptional ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), filled) : filled
+                return composite.isOptional
+                    ? SQLMigrationStatements.unlessAllNull(sourceColumns.map(\.name), filled) : filled
             }
             return expression
         }
 
         /// The element names the source composite used for the element at `path` of the
         /// destination one: each element's renaming identifier when it has one.
-        private static func sourcePath(of path: [String], in composite: NSCompositeAttributeDescription, from source: NSCompositeAttributeDescription) -> [String] {
+        private static func sourcePath(
+            of path: [String], in composite: NSCompositeAttributeDescription,
+            from source: NSCompositeAttributeDescription
+        ) -> [String] {
             var result: [String] = []
             var current: NSCompositeAttributeDescription? = composite
             for name in path {
@@ -191,8 +243,12 @@ extension SQLiteMigration {
         /// The source row a destination to-one of the row `S` points at (SQL giving its key),
         /// and the source entity that key belongs to: the same row's column when the source
         /// was a to-one too, else the first of the source links.
-        private func sourceKey(for relationship: NSRelationshipDescription, of entity: NSEntityDescription) throws -> (SQLFragment, NSEntityDescription)? {
-            if let match = sameToOne(relationship, of: entity), let column = source.column(for: match), let target = match.destinationEntity {
+        private func sourceKey(
+            for relationship: NSRelationshipDescription, of entity: NSEntityDescription
+        ) throws -> (SQLFragment, NSEntityDescription)? {
+            if let match = sameToOne(relationship, of: entity), let column = source.column(for: match),
+                let target = match.destinationEntity
+            {
                 return (SQLMigrationStatements.source(column), target)
             }
             guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
@@ -203,14 +259,22 @@ extension SQLiteMigration {
         /// an object the destination relationship may hold; NULL otherwise (the target was
         /// removed, or became an entity outside the relationship's destination), so no
         /// link points at a row that is gone or of the wrong entity.
-        private func validTarget(_ key: SQLFragment, in target: NSEntityDescription, for relationship: NSRelationshipDescription, column: String) throws -> SQLFragment {
-            guard let destinationTarget = relationship.destinationEntity, let rows = try rows(of: target, becoming: destinationTarget) else { return SQLMigrationStatements.null }
-            return SQLMigrationStatements.target(column, ofKey: key, in: try source.table(for: target).name, among: rows)
+        private func validTarget(
+            _ key: SQLFragment, in target: NSEntityDescription, for relationship: NSRelationshipDescription,
+            column: String
+        ) throws -> SQLFragment {
+            guard let destinationTarget = relationship.destinationEntity,
+                let rows = try rows(of: target, becoming: destinationTarget)
+            else { return SQLMigrationStatements.null }
+            return SQLMigrationStatements.target(
+                column, ofKey: key, in: try source.table(for: target).name, among: rows)
         }
 
         /// A query of the keys of the rows in `sourceEntity`'s table that become objects of
         /// `destinationEntity` (or its subentities); `nil` when none do.
-        private func rows(of sourceEntity: NSEntityDescription, becoming destinationEntity: NSEntityDescription) throws -> SQLFragment? {
+        private func rows(
+            of sourceEntity: NSEntityDescription, becoming destinationEntity: NSEntityDescription
+        ) throws -> SQLFragment? {
             let numbers = migration.sourceNumbers(becoming: destinationEntity)
             guard !numbers.isEmpty else { return nil }
             return SQLMigrationStatements.rows(in: try source.table(for: sourceEntity).name, entityNumbers: numbers)
@@ -218,9 +282,12 @@ extension SQLiteMigration {
 
         /// The source to-one stored in a column of the same row that a destination to-one
         /// copies as it is (the common case, with no subquery).
-        private func sameToOne(_ relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> NSRelationshipDescription? {
+        private func sameToOne(
+            _ relationship: NSRelationshipDescription, of entity: NSEntityDescription
+        ) -> NSRelationshipDescription? {
             guard let match = migration.sourceProperty(for: relationship, of: entity) as? NSRelationshipDescription,
-                  !match.isToMany, source.column(for: match) != nil else { return nil }
+                !match.isToMany, source.column(for: match) != nil
+            else { return nil }
             return match
         }
 
@@ -236,7 +303,9 @@ extension SQLiteMigration {
                 name = known
             } else {
                 name = SQLMigrationStatements.linkTableName(linkTables.names.count)
-                for statement in SQLMigrationStatements.createLinkTable(name, links: links.query) { try db.execute(statement) }
+                for statement in SQLMigrationStatements.createLinkTable(name, links: links.query) {
+                    try db.execute(statement)
+                }
                 linkTables.names[links.query.sql] = name
             }
             return Links(query: SQLMigrationStatements.linkTable(name), owner: links.owner, target: links.target)
@@ -259,20 +328,25 @@ extension SQLiteMigration {
         /// entity's own match, and its subentities' when the relationship moved up into
         /// `entity` from them. Links kept in other tables than the first's are left out (the
         /// rows they join would not be found there).
-        private func combinedLinks(of relationship: NSRelationshipDescription, from entity: NSEntityDescription) -> Links? {
+        private func combinedLinks(
+            of relationship: NSRelationshipDescription, from entity: NSEntityDescription
+        ) -> Links? {
             var parts: [Links] = []
             for owner in entity.facts.selfAndDescendants {
                 guard let match = migration.sourceProperty(for: relationship, of: owner) as? NSRelationshipDescription,
-                      let links = migration.links(of: match), !parts.contains(where: { $0.query.sql == links.query.sql }) else { continue }
+                    let links = migration.links(of: match), !parts.contains(where: { $0.query.sql == links.query.sql })
+                else { continue }
                 if let first = parts.first {
                     guard (try? source.table(for: first.owner).name) == (try? source.table(for: links.owner).name),
-                          (try? source.table(for: first.target).name) == (try? source.table(for: links.target).name) else { continue }
+                        (try? source.table(for: first.target).name) == (try? source.table(for: links.target).name)
+                    else { continue }
                 }
                 parts.append(links)
             }
             guard let first = parts.first else { return nil }
             guard parts.count > 1 else { return first }
-            return Links(query: SQLMigrationStatements.union(parts.map(\.query)), owner: first.owner, target: first.target)
+            return Links(
+                query: SQLMigrationStatements.union(parts.map(\.query)), owner: first.owner, target: first.target)
         }
 
         // MARK: External storage, required values, constraints
@@ -286,13 +360,19 @@ extension SQLiteMigration {
                 let table = try destination.table(for: entity)
                 for attribute in entity.attributesByName.values where attribute.entity === entity {
                     guard let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription,
-                          match.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage,
-                          let column = destination.column(for: attribute) else { continue }
+                        match.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage,
+                        let column = destination.column(for: attribute)
+                    else { continue }
                     let read = SQLExternalDataStatements.values([column], table: table.name)
-                    for key in try Int64.fetchAll(db, SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity)) {
+                    for key in try Int64.fetchAll(
+                        db, SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity))
+                    {
                         guard let stored = try Data.fetchOne(db, read.binding([key.databaseValue])) else { continue }
-                        let converted = attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
-                        try db.execute(SQLExternalDataStatements.setValue(converted.databaseValue, column: column, table: table.name, key: key))
+                        let converted =
+                            attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
+                        try db.execute(
+                            SQLExternalDataStatements.setValue(
+                                converted.databaseValue, column: column, table: table.name, key: key))
                     }
                 }
             }
@@ -305,13 +385,15 @@ extension SQLiteMigration {
             for entity in destination.entities {
                 let table = try destination.table(for: entity)
                 for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name })
-                    where attribute.entity === entity && !attribute.isOptional && attribute.isStored {
+                where attribute.entity === entity && !attribute.isOptional && attribute.isStored {
                     if let composite = attribute as? NSCompositeAttributeDescription {
                         try checkRequiredElements(of: composite, entity: entity, table: table.name)
                         continue
                     }
                     guard let column = destination.column(for: attribute),
-                          let missing = try Int.fetchOne(db, SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)), missing > 0
+                        let missing = try Int.fetchOne(
+                            db, SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)),
+                        missing > 0
                     else { continue }
                     throw CoreDataError.make(
                         NSMigrationError,
@@ -322,7 +404,9 @@ extension SQLiteMigration {
         }
 
         /// Throws when a migrated object's required composite lacks a required element.
-        private func checkRequiredElements(of composite: NSCompositeAttributeDescription, entity: NSEntityDescription, table: String) throws {
+        private func checkRequiredElements(
+            of composite: NSCompositeAttributeDescription, entity: NSEntityDescription, table: String
+        ) throws {
             for column in destination.compositeColumns(for: composite) ?? [] {
                 var required = true
                 var current: NSCompositeAttributeDescription? = composite
@@ -331,7 +415,10 @@ extension SQLiteMigration {
                     if element?.isOptional ?? true { required = false }
                     current = element as? NSCompositeAttributeDescription
                 }
-                guard required, let missing = try Int.fetchOne(db, SQLMigrationStatements.countMissing(column.name, table: table, entity: entity)), missing > 0 else { continue }
+                guard required,
+                    let missing = try Int.fetchOne(
+                        db, SQLMigrationStatements.countMissing(column.name, table: table, entity: entity)), missing > 0
+                else { continue }
                 let key = ([composite.name] + column.path).joined(separator: ".")
                 throw CoreDataError.make(
                     NSMigrationError,
@@ -354,7 +441,9 @@ extension SQLiteMigration {
                     let names = NSEntityDescription.propertyNames(inConstraint: constraint)
                     let columns = names.compactMap { entity.propertiesByName[$0].flatMap(destination.column(for:)) }
                     guard !columns.isEmpty, columns.count == names.count,
-                          let row = try Row.fetchOne(db, SQLMigrationStatements.duplicate(columns, table: table.name, entity: entity)) else { continue }
+                        let row = try Row.fetchOne(
+                            db, SQLMigrationStatements.duplicate(columns, table: table.name, entity: entity))
+                    else { continue }
                     let values = row.databaseValues.map(\.description).joined(separator: ", ")
                     throw CoreDataError.make(
                         NSMigrationConstraintViolationError,
@@ -368,10 +457,12 @@ extension SQLiteMigration {
 
         func copyJoinTables() throws {
             for entity in destination.entities {
-                for relationship in entity.relationshipsByName.values where relationship.entity === entity && relationship.isToMany {
+                for relationship in entity.relationshipsByName.values
+                where relationship.entity === entity && relationship.isToMany {
                     guard let join = destination.storage(of: relationship)?.joinTable, join.isWritingSide,
-                          let links = links(into: relationship, of: entity),
-                          let columns = destination.joinTables.first(where: { $0.name == join.name })?.columns.map(\.name) else { continue }
+                        let links = links(into: relationship, of: entity),
+                        let columns = destination.joinTables.first(where: { $0.name == join.name })?.columns.map(\.name)
+                    else { continue }
                     // Positions the source did not keep become the keys' order.
                     let values = columns.map { column -> (name: String, value: SQLMigrationStatements.JoinValue) in
                         switch column {
@@ -381,10 +472,14 @@ extension SQLiteMigration {
                         default: (column, .inversePosition)
                         }
                     }
-                    guard let target = relationship.destinationEntity, let owners = try rows(of: links.owner, becoming: entity),
-                          let targets = try rows(of: links.target, becoming: target) else { continue }
-                    try execute(SQLMigrationStatements.copyJoinRows(into: join.name, columns: values, links: links.query, owners: owners, targets: targets),
-                                mapping: migration.entityMapping(for: entity)?.name)
+                    guard let target = relationship.destinationEntity,
+                        let owners = try rows(of: links.owner, becoming: entity),
+                        let targets = try rows(of: links.target, becoming: target)
+                    else { continue }
+                    try execute(
+                        SQLMigrationStatements.copyJoinRows(
+                            into: join.name, columns: values, links: links.query, owners: owners, targets: targets),
+                        mapping: migration.entityMapping(for: entity)?.name)
                 }
             }
         }
@@ -393,17 +488,26 @@ extension SQLiteMigration {
     /// The links of a source relationship, from however the source stored it.
     func links(of relationship: NSRelationshipDescription) -> Links? {
         guard let owner = relationship.entity, let target = relationship.destinationEntity,
-              let ownerTable = try? source.table(for: owner), let targetTable = try? source.table(for: target) else { return nil }
+            let ownerTable = try? source.table(for: owner), let targetTable = try? source.table(for: target)
+        else { return nil }
         if !relationship.isToMany, let key = source.column(for: relationship) {
-            return Links(query: SQLMigrationStatements.toOneLinks(of: owner, table: ownerTable.name, column: key, orderColumn: source.orderColumn(for: relationship)),
-                         owner: owner, target: target)
+            return Links(
+                query: SQLMigrationStatements.toOneLinks(
+                    of: owner, table: ownerTable.name, column: key, orderColumn: source.orderColumn(for: relationship)),
+                owner: owner, target: target)
         }
         switch source.storage(of: relationship) {
         case .joinTable(let join):
-            let inverseOrder = relationship.inverseRelationship.flatMap { $0 === relationship ? nil : source.storage(of: $0)?.joinTable?.orderColumn }
-            return Links(query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder), owner: owner, target: target)
+            let inverseOrder = relationship.inverseRelationship.flatMap {
+                $0 === relationship ? nil : source.storage(of: $0)?.joinTable?.orderColumn
+            }
+            return Links(
+                query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder), owner: owner,
+                target: target)
         case .hiddenColumn(let hidden):
-            return Links(query: SQLMigrationStatements.hiddenColumnLinks(to: target, table: targetTable.name, column: hidden), owner: owner, target: target)
+            return Links(
+                query: SQLMigrationStatements.hiddenColumnLinks(to: target, table: targetTable.name, column: hidden),
+                owner: owner, target: target)
         case .inverseKey(let inverse, _, _):
             // Stored by its inverse's key: the inverse's links, the other way round.
             return links(of: inverse)?.flipped

@@ -9,7 +9,9 @@ extension SQLiteMigration {
         var counts = StoreRowCounts()
         for table in schema.tables {
             guard try db.tableExists(table.name) else { continue }
-            let entities = Dictionary(table.root.facts.selfAndDescendants.map { ($0.facts.entityNumber, $0) }, uniquingKeysWith: { first, _ in first })
+            let entities = Dictionary(
+                table.root.facts.selfAndDescendants.map { ($0.facts.entityNumber, $0) },
+                uniquingKeysWith: { first, _ in first })
             for row in try Row.fetchAll(db, SQLMigrationStatements.rowCountsByEntityNumber(in: table.name)) {
                 // Read as database values: a damaged row must not trap a typed read.
                 let number = Int.fromDatabaseValue(row[0] as DatabaseValue)
@@ -17,7 +19,8 @@ extension SQLiteMigration {
                 if let number, let name = entities[number]?.name {
                     counts.rowsByEntityName[name, default: 0] += rows
                 } else {
-                    counts.orphans.append(StoreRowCounts.Orphans(table: table.name, entityNumber: number ?? 0, rows: rows))
+                    counts.orphans.append(
+                        StoreRowCounts.Orphans(table: table.name, entityNumber: number ?? 0, rows: rows))
                 }
             }
         }
@@ -28,7 +31,8 @@ extension SQLiteMigration {
     /// source entity the mapping does not take (or explicitly remove), or of no entity.
     func checkDataLoss() throws {
         guard !allowsDataLoss else { return }
-        try MigrationDataLoss.check(try Self.rowCounts(db, schema: source), keeps: { MigrationDataLoss.accountsFor($0, in: mapping) },
-                                    store: url?.path ?? "in memory", inferred: mapping.isInferred)
+        try MigrationDataLoss.check(
+            try Self.rowCounts(db, schema: source), keeps: { MigrationDataLoss.accountsFor($0, in: mapping) },
+            store: url?.path ?? "in memory", inferred: mapping.isInferred)
     }
 }

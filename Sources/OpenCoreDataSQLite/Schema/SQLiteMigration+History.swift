@@ -10,43 +10,64 @@ extension SQLiteMigration {
         let (before, after) = (SQLiteHistory(schema: source), SQLiteHistory(schema: destination))
         try after.install(db)
         for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
-            guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else { continue }
+            guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else {
+                continue
+            }
             try remapUpdatedProperties(number: number, from: sourceEntity, to: entity)
-            try remapTombstones(number: number, from: before.tombstoneAttributes[number] ?? [], to: after.tombstoneAttributes[entity.facts.entityNumber] ?? [], of: entity)
+            try remapTombstones(
+                number: number, from: before.tombstoneAttributes[number] ?? [],
+                to: after.tombstoneAttributes[entity.facts.entityNumber] ?? [], of: entity)
         }
         try renumberHistory()
     }
 
     /// Where each property of `sourceEntity` (by position in `properties`) is now among
     /// `entity`'s `destinationProperties`; properties that are gone have no place.
-    private func newPositions(of properties: [NSPropertyDescription], in destinationProperties: [NSPropertyDescription], of entity: NSEntityDescription) -> [Int: Int] {
+    private func newPositions(
+        of properties: [NSPropertyDescription], in destinationProperties: [NSPropertyDescription],
+        of entity: NSEntityDescription
+    ) -> [Int: Int] {
         var moves: [Int: Int] = [:]
         for (newIndex, property) in destinationProperties.enumerated() {
-            guard let old = sourceProperty(for: property, of: entity), let oldIndex = properties.firstIndex(where: { $0.name == old.name }) else { continue }
+            guard let old = sourceProperty(for: property, of: entity),
+                let oldIndex = properties.firstIndex(where: { $0.name == old.name })
+            else { continue }
             moves[oldIndex] = newIndex
         }
         return moves
     }
 
     /// An update records the slots it changed as bits; the bits move with the slots.
-    private func remapUpdatedProperties(number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription) throws {
+    private func remapUpdatedProperties(
+        number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription
+    ) throws {
         let oldSlots = sourceEntity.facts.slots
         let moves = newPositions(of: oldSlots, in: entity.facts.slots, of: entity)
         guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
         let rows = try Row.fetchAll(db, SQLHistoryStatements.updatedColumns(ofEntity: number))
         for row in rows {
             guard let key = row[0] as Int64?, let bits = row[1] as Data? else { continue }
-            let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap { moves[$0] }
+            let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap {
+                moves[$0]
+            }
             try db.execute(SQLHistoryStatements.setUpdatedColumns(SQLiteHistory.columnBits(slots), key: key))
         }
     }
 
     /// A deletion keeps the values of some attributes in `ZTOMBSTONE<n>` columns, by the
     /// attribute's place among those its entity keeps; the values move with the places.
-    private func remapTombstones(number: Int, from old: [NSAttributeDescription], to new: [NSAttributeDescription], of entity: NSEntityDescription) throws {
+    private func remapTombstones(
+        number: Int, from old: [NSAttributeDescription], to new: [NSAttributeDescription],
+        of entity: NSEntityDescription
+    ) throws {
         let moves = newPositions(of: old, in: new, of: entity)
-        guard !old.isEmpty, moves.count != old.count || moves.contains(where: { $0.key != $0.value }) || new.count != old.count else { return }
-        let rows = try Row.fetchAll(db, SQLHistoryStatements.tombstones(old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue))
+        guard !old.isEmpty,
+            moves.count != old.count || moves.contains(where: { $0.key != $0.value }) || new.count != old.count
+        else { return }
+        let rows = try Row.fetchAll(
+            db,
+            SQLHistoryStatements.tombstones(
+                old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue))
         for row in rows {
             guard let key = Int64.fromDatabaseValue(row[0]) else { continue }
             var values = [DatabaseValue](repeating: .null, count: max(old.count, new.count))

@@ -24,12 +24,16 @@ struct SQLiteMigration {
     func run() throws {
         try checkIdentifiers()
         try checkDataLoss()
-        let oldMaxima = try Dictionary(Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) }, uniquingKeysWith: max)
+        let oldMaxima = try Dictionary(
+            Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) },
+            uniquingKeysWith: max)
         let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
         for index in try String.fetchAll(db, SQLCatalogStatements.indexNames(onTables: oldTables)) {
             try db.execute(SQLSchemaStatements.dropIndex(index))
         }
-        for table in oldTables { try db.execute(SQLSchemaStatements.rename(table, to: SQLMigrationStatements.aside(table))) }
+        for table in oldTables {
+            try db.execute(SQLSchemaStatements.rename(table, to: SQLMigrationStatements.aside(table)))
+        }
         let run = Run(migration: self)
         // A child of the caller's current progress, if any (`cdtool migrate` draws it):
         // one unit per destination entity, one for the join tables, one for the checks.
@@ -40,7 +44,9 @@ struct SQLiteMigration {
         }
         for table in destination.tables {
             for entity in table.root.facts.selfAndDescendants {
-                if let sourceEntity = sourceEntity(for: entity) { try run.copyRows(of: sourceEntity, into: entity, table: table) }
+                if let sourceEntity = sourceEntity(for: entity) {
+                    try run.copyRows(of: sourceEntity, into: entity, table: table)
+                }
                 progress.completedUnitCount += 1
             }
         }
@@ -62,11 +68,20 @@ struct SQLiteMigration {
     /// may come from the store file itself (its cached model): every name the statements
     /// use must be a plain SQL identifier.
     private func checkIdentifiers() throws {
-        let plain = { (name: String) in !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") } }
+        let plain = { (name: String) in
+            !name.isEmpty
+                && name.unicodeScalars.allSatisfy {
+                    $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_")
+                }
+        }
         for schema in [source, destination] {
-            let names = schema.tables.flatMap { [$0.name] + $0.columns.map(\.name) } + schema.joinTables.flatMap { [$0.name] + $0.columns.map(\.name) }
+            let names =
+                schema.tables.flatMap { [$0.name] + $0.columns.map(\.name) }
+                + schema.joinTables.flatMap { [$0.name] + $0.columns.map(\.name) }
             if let bad = names.first(where: { !plain($0) }) {
-                throw CoreDataError.make(NSMigrationError, "Can't migrate: the name '\(bad)' is not a plain SQL identifier (letters, digits and underscores)")
+                throw CoreDataError.make(
+                    NSMigrationError,
+                    "Can't migrate: the name '\(bad)' is not a plain SQL identifier (letters, digits and underscores)")
             }
         }
     }
@@ -74,7 +89,9 @@ struct SQLiteMigration {
     // MARK: Matching
 
     func entityMapping(for entity: NSEntityDescription) -> NSEntityMapping? {
-        mapping.entityMappings.first { $0.destinationEntityName == entity.name && $0.mappingType != .removeEntityMappingType }
+        mapping.entityMappings.first {
+            $0.destinationEntityName == entity.name && $0.mappingType != .removeEntityMappingType
+        }
     }
 
     func sourceEntity(for entity: NSEntityDescription) -> NSEntityDescription? {
@@ -84,8 +101,12 @@ struct SQLiteMigration {
 
     /// The source property an inferred mapping copies into `property` of `entity`.
     func sourceProperty(for property: NSPropertyDescription, of entity: NSEntityDescription) -> NSPropertyDescription? {
-        guard let entityMapping = entityMapping(for: entity), let sourceEntity = sourceEntity(for: entity) else { return nil }
-        let mappings = (property is NSAttributeDescription ? entityMapping.attributeMappings : entityMapping.relationshipMappings) ?? []
+        guard let entityMapping = entityMapping(for: entity), let sourceEntity = sourceEntity(for: entity) else {
+            return nil
+        }
+        let mappings =
+            (property is NSAttributeDescription ? entityMapping.attributeMappings : entityMapping.relationshipMappings)
+            ?? []
         guard let name = mappings.first(where: { $0.name == property.name })?.sourcePropertyName else { return nil }
         return sourceEntity.facts.propertiesByName[name]
     }
@@ -94,7 +115,8 @@ struct SQLiteMigration {
     /// its subentities: the rows a migrated link to `entity` may point at.
     func sourceNumbers(becoming entity: NSEntityDescription) -> [Int] {
         source.entities.filter { sourceEntity in
-            destination.entities.first { self.sourceEntity(for: $0) === sourceEntity }?.isKindOf(entity: entity) ?? false
+            destination.entities.first { self.sourceEntity(for: $0) === sourceEntity }?.isKindOf(entity: entity)
+                ?? false
         }.map(\.facts.entityNumber)
     }
 
@@ -116,10 +138,16 @@ struct SQLiteMigration {
         try db.execute(SQLPrimaryKeyStatements.deleteEntities(below: SQLiteHistory.firstReservedEntityNumber))
         for entity in destination.entities {
             let table = try destination.table(for: entity)
-            let used = try Int64.fetchOne(db, SQLPrimaryKeyStatements.largestKey(in: table.name, entityNumber: entity.facts.entityNumber)) ?? 0
+            let used =
+                try Int64.fetchOne(
+                    db, SQLPrimaryKeyStatements.largestKey(in: table.name, entityNumber: entity.facts.entityNumber))
+                ?? 0
             // Keys of deleted objects are never handed out again: the old counters of the
             // source entity and of its root (which may be the one that counted) both hold.
-            let counter = sourceEntity(for: entity).map { max(oldMaxima[$0.facts.entityNumber] ?? 0, oldMaxima[$0.facts.root.facts.entityNumber] ?? 0) } ?? 0
+            let counter =
+                sourceEntity(for: entity).map {
+                    max(oldMaxima[$0.facts.entityNumber] ?? 0, oldMaxima[$0.facts.root.facts.entityNumber] ?? 0)
+                } ?? 0
             try db.execute(SQLPrimaryKeyStatements.insertEntity(entity, counter: max(used, counter)))
         }
     }

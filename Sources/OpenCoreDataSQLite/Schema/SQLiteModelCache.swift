@@ -31,14 +31,16 @@ enum SQLiteModelCache {
             guard try db.tableExists("Z_MODELCACHE") else { return nil }
             return try Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         }
-        return try blob.flatMap { try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE"))) }
+        return try blob.flatMap {
+            try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE")))
+        }
     }
 
     /// The model cached in the open store `db`, `nil` when there is none or it cannot be
     /// read (a migration then looks no further, and opening fails as without a cache).
     static func model(in db: Database) -> NSManagedObjectModel? {
         guard (try? db.tableExists("Z_MODELCACHE")) == true,
-              let blob = try? Data.fetchOne(db, SQLMetadataStatements.cachedModel)
+            let blob = try? Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         else { return nil }
         return try? decode(blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
     }
@@ -53,7 +55,8 @@ enum SQLiteModelCache {
             do {
                 archive = try RawDeflate.inflate(blob)
             } catch {
-                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no readable model (\(error))")
+                throw ModelLoadingError(
+                    source: source, line: nil, element: nil, reason: "holds no readable model (\(error))")
             }
         }
         let model = NSManagedObjectModel()
@@ -80,4 +83,3 @@ extension NSManagedObjectModel {
         try SQLiteModelCache.model(inStoreAt: url)
     }
 }
-

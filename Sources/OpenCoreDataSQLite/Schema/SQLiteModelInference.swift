@@ -59,7 +59,10 @@ struct SQLiteModelInference {
 
     mutating func model() throws -> NSManagedObjectModel {
         guard let stored = try StoredEntity.all(in: db) else {
-            throw CoreDataError.make(NSFileReadCorruptFileErrorCode, "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)", [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSFileReadCorruptFileErrorCode,
+                "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)",
+                [NSFilePathErrorKey: url.path])
         }
         for row in stored {
             let entity = NSEntityDescription()
@@ -128,12 +131,15 @@ struct SQLiteModelInference {
                 companions.insert(name)
             }
         }
-        for column in columns where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) && !companions.contains(column.name) {
+        for column in columns
+        where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) && !companions.contains(column.name) {
             let base = String(column.name.dropFirst(column.name.hasPrefix("Z") ? 1 : 0))
             let owner = try owningEntity(of: column.name, in: table, tree: tree) ?? root
             if Self.attributeType(forDeclaredType: column.type) == .integer64AttributeType,
-               destinationNumbers[base] != nil || orderedKeys.contains(base) || indexed.contains(column.name),
-               let destination = try destination(ofKey: column.name, base: base, in: table, companion: destinationNumbers[base]) {
+                destinationNumbers[base] != nil || orderedKeys.contains(base) || indexed.contains(column.name),
+                let destination = try destination(
+                    ofKey: column.name, base: base, in: table, companion: destinationNumbers[base])
+            {
                 let relationship = NSRelationshipDescription()
                 relationship.name = base.lowercased()
                 relationship.destinationEntity = entitiesByNumber[destination]
@@ -151,7 +157,8 @@ struct SQLiteModelInference {
         for (column, owner, name) in hidden where entitiesByNumber[owner] != nil {
             let relationship = NSRelationshipDescription()
             relationship.name = name.lowercased()
-            relationship.destinationEntity = entitiesByNumber[try owningEntity(of: column, in: table, tree: tree) ?? root]
+            relationship.destinationEntity =
+                entitiesByNumber[try owningEntity(of: column, in: table, tree: tree) ?? root]
             relationship.maxCount = 0
             propertiesByNumber[owner, default: []].append(relationship)
         }
@@ -163,14 +170,16 @@ struct SQLiteModelInference {
         // A column named after an entity, whose keys (if any) are that entity's rows.
         let stem = String(base.reversed().drop { $0.isNumber }.reversed())
         if let named = entitiesByNumber.first(where: { ($0.value.name ?? "").uppercased() == stem })?.key,
-           let rootTable = rootTable(of: named), try keys(of: column, in: table, allIn: rootTable) {
+            let rootTable = rootTable(of: named), try keys(of: column, in: table, allIn: rootTable)
+        {
             return named
         }
         // Otherwise the one entity table holding every key the column has.
         guard try hasKeys(column, in: table) else { return nil }
         let candidates = try treeByTable.keys.sorted().filter { try keys(of: column, in: table, allIn: $0) }
         guard candidates.count == 1, let rootTable = candidates.first else { return nil }
-        let referenced = try Int.fetchAll(db, SQLInferenceStatements.entitiesReferenced(by: column, table: table, in: rootTable))
+        let referenced = try Int.fetchAll(
+            db, SQLInferenceStatements.entitiesReferenced(by: column, table: table, in: rootTable))
         return commonAncestor(of: referenced) ?? treeByTable[rootTable]?.first
     }
 
@@ -184,7 +193,9 @@ struct SQLiteModelInference {
 
     /// Whether every non-null value of `column` is a `Z_PK` of `rootTable`.
     private func keys(of column: String, in table: String, allIn rootTable: String) throws -> Bool {
-        let missing = try Bool.fetchOne(db, SQLInferenceStatements.hasValuesMissing(column, table: table, from: rootTable)) ?? true
+        let missing =
+            try Bool.fetchOne(db, SQLInferenceStatements.hasValuesMissing(column, table: table, from: rootTable))
+            ?? true
         return !missing
     }
 
@@ -206,7 +217,9 @@ struct SQLiteModelInference {
         let columns = try db.columns(in: table).map(\.name)
         let keyColumns = columns.filter { !$0.hasPrefix("Z_FOK_") }
         guard keyColumns.count == 2 else { return }
-        let parsed = keyColumns.compactMap { name in Self.numbered(name.dropFirst(2)).map { (column: name, number: $0.0, name: $0.1) } }
+        let parsed = keyColumns.compactMap { name in
+            Self.numbered(name.dropFirst(2)).map { (column: name, number: $0.0, name: $0.1) }
+        }
         guard parsed.count == 2 else { return }
         // The destinations' column carries the relationship's own name: suffixed with "1"
         // when both columns would share one name and entity, else the one from another entity.
@@ -222,7 +235,8 @@ struct SQLiteModelInference {
             return
         }
         let second = parsed[secondIndex], first = parsed[1 - secondIndex]
-        guard first.number == firstNumber, entitiesByNumber[first.number] != nil, entitiesByNumber[second.number] != nil else { return }
+        guard first.number == firstNumber, entitiesByNumber[first.number] != nil, entitiesByNumber[second.number] != nil
+        else { return }
         let forward = NSRelationshipDescription()
         forward.name = firstName.lowercased()
         forward.destinationEntity = entitiesByNumber[second.number]

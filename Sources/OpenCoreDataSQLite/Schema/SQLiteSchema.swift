@@ -65,7 +65,8 @@ final class SQLiteSchema {
     private var orderColumnByProperty: [ObjectIdentifier: String] = [:]
     private var hiddenColumnByToMany: [ObjectIdentifier: String] = [:]
     private var joinTableByRelationship: [ObjectIdentifier: JoinTable] = [:]
-    private(set) var joinTables: [(name: String, columns: [Column], primaryKey: [String], index: (String, [String]))] = []
+    private(set) var joinTables: [(name: String, columns: [Column], primaryKey: [String], index: (String, [String]))] =
+        []
     /// The names in ``joinTables``, checked for each new one.
     private var joinTableNames = Set<String>()
     private(set) var entitiesByNumber: [Int: NSEntityDescription] = [:]
@@ -82,7 +83,8 @@ final class SQLiteSchema {
     /// The table of an entity's tree; an entity outside this store's configuration throws.
     func table(for entity: NSEntityDescription) throws -> Table {
         guard let table = tableByRoot[ObjectIdentifier(entity.facts.root)] else {
-            throw CoreDataError.make(NSCoreDataError, "Entity '\(entity.name ?? "?")' is not in this store's configuration")
+            throw CoreDataError.make(
+                NSCoreDataError, "Entity '\(entity.name ?? "?")' is not in this store's configuration")
         }
         return table
     }
@@ -91,7 +93,9 @@ final class SQLiteSchema {
     func column(for property: NSPropertyDescription) -> String? { columnByProperty[ObjectIdentifier(property)] }
     /// The columns of a stored composite attribute, one per leaf element in element
     /// order (depth first); `nil` for any other property.
-    func compositeColumns(for property: NSPropertyDescription) -> [CompositeColumn]? { compositeColumnsByProperty[ObjectIdentifier(property)] }
+    func compositeColumns(for property: NSPropertyDescription) -> [CompositeColumn]? {
+        compositeColumnsByProperty[ObjectIdentifier(property)]
+    }
 
     /// The name of the column of a composite's element before collisions are resolved
     /// (a taken name gets `1`, `2`, … appended, like any column): `Z`, the attribute's
@@ -103,16 +107,27 @@ final class SQLiteSchema {
     static func compositeColumnName(attribute: String, elementPath: [String]) -> String {
         "Z" + ([attribute] + elementPath).map { $0.uppercased() }.joined(separator: "_")
     }
-    func entityColumn(for relationship: NSRelationshipDescription) -> String? { entityColumnByProperty[ObjectIdentifier(relationship)] }
-    func orderColumn(for relationship: NSRelationshipDescription) -> String? { orderColumnByProperty[ObjectIdentifier(relationship)] }
-    func hiddenColumn(for relationship: NSRelationshipDescription) -> String? { hiddenColumnByToMany[ObjectIdentifier(relationship)] }
-    func joinTable(for relationship: NSRelationshipDescription) -> JoinTable? { joinTableByRelationship[ObjectIdentifier(relationship)] }
+    func entityColumn(for relationship: NSRelationshipDescription) -> String? {
+        entityColumnByProperty[ObjectIdentifier(relationship)]
+    }
+    func orderColumn(for relationship: NSRelationshipDescription) -> String? {
+        orderColumnByProperty[ObjectIdentifier(relationship)]
+    }
+    func hiddenColumn(for relationship: NSRelationshipDescription) -> String? {
+        hiddenColumnByToMany[ObjectIdentifier(relationship)]
+    }
+    func joinTable(for relationship: NSRelationshipDescription) -> JoinTable? {
+        joinTableByRelationship[ObjectIdentifier(relationship)]
+    }
 
     // MARK: Building
 
     private func buildTables() {
         /// `property`: the attribute or to-one whose column this is (`nil` for a to-many's hidden column).
-        struct Pending { let rank: Int; let entity: Int; let order: Int; let name: String; let type: String; let property: ObjectIdentifier?; let assign: (String) -> Void }
+        struct Pending {
+            let rank: Int; let entity: Int; let order: Int; let name: String; let type: String;
+            let property: ObjectIdentifier?; let assign: (String) -> Void
+        }
         var pendingByTable: [ObjectIdentifier: [Pending]] = [:]
         for entity in entities where entity.superentity == nil {
             let table = Table(name: "Z" + (entity.name ?? "").uppercased(), root: entity)
@@ -135,27 +150,38 @@ final class SQLiteSchema {
                         let type = Self.sqlType(for: leaf.element.attributeType)
                         let name = Self.compositeColumnName(attribute: property.name, elementPath: leaf.path)
                         pendingByTable[ObjectIdentifier(table), default: []].append(
-                            Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: name, type: type, property: nil) { column in
+                            Pending(
+                                rank: Column(name: "", type: type).rank, entity: number, order: 0, name: name,
+                                type: type, property: nil
+                            ) { column in
                                 names[index] = column
                                 if names.allSatisfy({ $0 != nil }) {
-                                    self.compositeColumnsByProperty[key] = zip(leaves, names).map { CompositeColumn(path: $0.path, element: $0.element, name: $1!) }
+                                    self.compositeColumnsByProperty[key] = zip(leaves, names).map {
+                                        CompositeColumn(path: $0.path, element: $0.element, name: $1!)
+                                    }
                                 }
                             })
                     }
                 } else if let attribute = property as? NSAttributeDescription {
                     let type = Self.sqlType(for: attribute.attributeType)
                     pendingByTable[ObjectIdentifier(table), default: []].append(
-                        Pending(rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type, property: key) { self.columnByProperty[key] = $0 })
+                        Pending(
+                            rank: Column(name: "", type: type).rank, entity: number, order: 0, name: base, type: type,
+                            property: key
+                        ) { self.columnByProperty[key] = $0 })
                 } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
                     let destination = relationship.destinationEntity
                     let needsEntityColumn = !(destination?.facts.selfAndDescendants.count ?? 1 == 1)
                     let destinationNumber = destination?.facts.entityNumber ?? 0
                     let orderedInverse = relationship.inverseRelationship.map { $0.isToMany && $0.isOrdered } ?? false
                     pendingByTable[ObjectIdentifier(table), default: []].append(
-                        Pending(rank: 0, entity: number, order: 1, name: base, type: "INTEGER", property: key) { column in
+                        Pending(rank: 0, entity: number, order: 1, name: base, type: "INTEGER", property: key) {
+                            column in
                             self.columnByProperty[key] = column
                             let suffix = String(column.dropFirst())
-                            if needsEntityColumn { self.entityColumnByProperty[key] = "Z\(destinationNumber)_\(suffix)" }
+                            if needsEntityColumn {
+                                self.entityColumnByProperty[key] = "Z\(destinationNumber)_\(suffix)"
+                            }
                             if orderedInverse { self.orderColumnByProperty[key] = "Z_FOK_\(suffix)" }
                         })
                 } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
@@ -163,7 +189,10 @@ final class SQLiteSchema {
                         let destinationTable = tableByRoot[ObjectIdentifier(destination.facts.root)]
                         if let destinationTable {
                             pendingByTable[ObjectIdentifier(destinationTable), default: []].append(
-                                Pending(rank: 0, entity: number, order: 2, name: "Z\(number)\(property.name.uppercased())", type: "INTEGER", property: nil) { self.hiddenColumnByToMany[key] = $0 })
+                                Pending(
+                                    rank: 0, entity: number, order: 2, name: "Z\(number)\(property.name.uppercased())",
+                                    type: "INTEGER", property: nil
+                                ) { self.hiddenColumnByToMany[key] = $0 })
                         }
                     } else if let inverse = relationship.inverseRelationship, inverse.isToMany {
                         addJoinTable(relationship, inverse)
@@ -194,8 +223,12 @@ final class SQLiteSchema {
             for column in columns {
                 ordered.append(column)
                 if let property = propertyByColumn[column.name] {
-                    if let entityColumn = entityColumnByProperty[property] { ordered.append(Column(name: entityColumn, type: "INTEGER")) }
-                    if let orderColumn = orderColumnByProperty[property] { ordered.append(Column(name: orderColumn, type: "INTEGER")) }
+                    if let entityColumn = entityColumnByProperty[property] {
+                        ordered.append(Column(name: entityColumn, type: "INTEGER"))
+                    }
+                    if let orderColumn = orderColumnByProperty[property] {
+                        ordered.append(Column(name: orderColumn, type: "INTEGER"))
+                    }
                 }
             }
             table.columns = ordered
@@ -204,15 +237,18 @@ final class SQLiteSchema {
 
     private func addJoinTable(_ relationship: NSRelationshipDescription, _ inverse: NSRelationshipDescription) {
         guard joinTableByRelationship[ObjectIdentifier(relationship)] == nil,
-              let owner = relationship.entity, let other = inverse.entity else { return }
+            let owner = relationship.entity, let other = inverse.entity
+        else { return }
         // The relationship whose name sorts last (ignoring case) names the table, as in
         // stores Core Data wrote (Z_26ASSETS for albums ↔ assets, Z_4SHORTCUTS for
         // parents ↔ shortcuts); equal names fall back to the entity names.
         let names = (relationship.name.uppercased(), inverse.name.uppercased())
-        let ownerFirst = names.0 != names.1
+        let ownerFirst =
+            names.0 != names.1
             ? names.0 > names.1
             : ((owner.name ?? ""), relationship.name) <= ((other.name ?? ""), inverse.name)
-        let (first, firstEntity, second, secondEntity) = ownerFirst
+        let (first, firstEntity, second, secondEntity) =
+            ownerFirst
             ? (relationship, owner, inverse, other) : (inverse, other, relationship, owner)
         var name = "Z_\(firstEntity.facts.entityNumber)\(first.name.uppercased())"
         while joinTableNames.contains(name) { name += "1" }
@@ -226,14 +262,20 @@ final class SQLiteSchema {
         // directions itself; otherwise the first side writes the shared rows.
         if first !== second {
             joinTableByRelationship[ObjectIdentifier(second)] = JoinTable(
-                name: name, sourceColumn: secondColumn, destinationColumn: firstColumn, orderColumn: secondOrder, isWritingSide: false)
+                name: name, sourceColumn: secondColumn, destinationColumn: firstColumn, orderColumn: secondOrder,
+                isWritingSide: false)
         }
         joinTableByRelationship[ObjectIdentifier(first)] = JoinTable(
-            name: name, sourceColumn: firstColumn, destinationColumn: secondColumn, orderColumn: firstOrder, isWritingSide: true)
+            name: name, sourceColumn: firstColumn, destinationColumn: secondColumn, orderColumn: firstOrder,
+            isWritingSide: true)
         var columns = [Column(name: firstColumn, type: "INTEGER"), Column(name: secondColumn, type: "INTEGER")]
         if let firstOrder { columns.append(Column(name: firstOrder, type: "INTEGER")) }
         if let secondOrder { columns.append(Column(name: secondOrder, type: "INTEGER")) }
-        joinTables.append((name, columns, [firstColumn, secondColumn], ("\(name)_\(secondColumn)_INDEX", [secondColumn, firstColumn])))
+        joinTables.append(
+            (
+                name, columns, [firstColumn, secondColumn],
+                ("\(name)_\(secondColumn)_INDEX", [secondColumn, firstColumn])
+            ))
     }
 
     /// Core Data's declared column type for an attribute type.

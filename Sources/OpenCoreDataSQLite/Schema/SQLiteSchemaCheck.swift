@@ -43,7 +43,8 @@ enum SQLiteSchemaCheck {
             let name = entity.name ?? ""
             switch namesByNumber[number] {
             case name?: continue
-            case let other?: problems.append("entity number \(number) is '\(other)' in the store, '\(name)' in the model")
+            case let other?:
+                problems.append("entity number \(number) is '\(other)' in the store, '\(name)' in the model")
             case nil: problems.append("entity '\(name)' (number \(number)) is not in Z_PRIMARYKEY")
             }
         }
@@ -54,11 +55,17 @@ enum SQLiteSchemaCheck {
     /// the one the model maps to (an attribute whose type changed would read the wrong
     /// kind of value). Affinities, not exact names, because another writer may spell a
     /// type differently (`INTEGER` or `INT`) without changing what the column holds.
-    private static func columnProblems(_ db: Database, table: String, expected: [SQLiteSchema.Column]) throws -> [String] {
+    private static func columnProblems(
+        _ db: Database, table: String, expected: [SQLiteSchema.Column]
+    ) throws -> [String] {
         guard try db.tableExists(table) else { return ["table \(table) is missing"] }
-        let present = Dictionary(try db.columns(in: table).map { ($0.name.uppercased(), $0.type.uppercased()) }, uniquingKeysWith: { first, _ in first })
+        let present = Dictionary(
+            try db.columns(in: table).map { ($0.name.uppercased(), $0.type.uppercased()) },
+            uniquingKeysWith: { first, _ in first })
         return expected.compactMap { column in
-            guard let type = present[column.name.uppercased()] else { return "column \(table).\(column.name) is missing" }
+            guard let type = present[column.name.uppercased()] else {
+                return "column \(table).\(column.name) is missing"
+            }
             guard affinity(of: type) == affinity(of: column.type) else {
                 return "column \(table).\(column.name) is \(type) in the store, \(column.type) in the model"
             }

@@ -20,11 +20,13 @@ extension StoredEntity {
     /// Data's own tables (persistent history), not entities, and are left out.
     package static func all(in db: Database) throws -> [StoredEntity]? {
         guard try db.tableExists("Z_PRIMARYKEY") else { return nil }
-        return try Row.fetchAll(db, SQLPrimaryKeyStatements.entities(below: SQLiteHistory.firstReservedEntityNumber)).compactMap { row in
-            guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
-                  let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty
-            else { return nil }
-            return StoredEntity(number: number, name: name, parent: Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0)
-        }
+        return try Row.fetchAll(db, SQLPrimaryKeyStatements.entities(below: SQLiteHistory.firstReservedEntityNumber))
+            .compactMap { row in
+                guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
+                    let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty
+                else { return nil }
+                return StoredEntity(
+                    number: number, name: name, parent: Int.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0)
+            }
     }
 }

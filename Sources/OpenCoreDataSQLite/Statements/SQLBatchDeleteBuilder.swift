@@ -23,7 +23,10 @@ struct SQLBatchDeleteBuilder {
 
     /// Drops a leftover table and creates the empty key table.
     var setUp: [SQLFragment] {
-        [tearDown, "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))"]
+        [
+            tearDown,
+            "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))",
+        ]
     }
 
     /// Removes the key table.
@@ -33,14 +36,17 @@ struct SQLBatchDeleteBuilder {
     func seed(_ fetch: StoreFetch) throws -> SQLFragment {
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let root = fetch.entity.facts.root.facts.entityNumber
-        return "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch))"
+        return
+            "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch))"
     }
 
     /// One `DELETE` for a fetch whose entities have no relationships and no external
     /// data: with nothing to cascade, check, nullify or clean up, the key table is not
     /// needed. `nil` when something is.
     func directDelete(_ fetch: StoreFetch) throws -> SQLFragment? {
-        guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else { return nil }
+        guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else {
+            return nil
+        }
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let table = try schema.table(for: fetch.entity).name
         return "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT t0.Z_PK \(body)\(raw: SQLQueryBuilder.window(fetch)))"
@@ -55,10 +61,14 @@ struct SQLBatchDeleteBuilder {
     func cascade(wave: Int, present: Set<Int>) throws -> [SQLFragment] {
         try relationships(present: present).filter { $0.deleteRule == .cascadeDeleteRule }.compactMap { relationship in
             guard let destination = relationship.destinationEntity,
-                  let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: wave)) else { return nil }
+                let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: wave))
+            else { return nil }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
-            return SQLFragment(sql: "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))")
+            return SQLFragment(
+                sql:
+                    "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"
+            )
         }
     }
 
@@ -69,13 +79,20 @@ struct SQLBatchDeleteBuilder {
         var required: [Check] = []
         for relationship in relationships(present: present) {
             let isDeny = relationship.deleteRule == .denyDeleteRule
-            let clearsRequired = relationship.deleteRule == .nullifyDeleteRule && relationship.inverseRelationship.map { !$0.isOptional } == true
+            let clearsRequired =
+                relationship.deleteRule == .nullifyDeleteRule
+                && relationship.inverseRelationship.map { !$0.isOptional } == true
             guard isDeny || clearsRequired, let destination = relationship.destinationEntity,
-                  let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: nil)) else { continue }
+                let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: nil))
+            else { continue }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
-            let check = Check(statement: SQLFragment(sql: "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"),
-                              relationship: relationship)
+            let check = Check(
+                statement: SQLFragment(
+                    sql:
+                        "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
+                ),
+                relationship: relationship)
             if isDeny {
                 deny.append(check)
             } else {
@@ -109,7 +126,11 @@ struct SQLBatchDeleteBuilder {
             switch schema.storage(of: relationship) {
             case .hiddenColumn(let hidden):
                 // A hidden column is no property of the destination: nothing to report.
-                result.append(Nullification(statement: SQLFragment(sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))"), changed: destination, clearedRows: nil))
+                result.append(
+                    Nullification(
+                        statement: SQLFragment(
+                            sql: "UPDATE \(table) SET \(hidden) = NULL WHERE \(hidden) IN (\(sources))"),
+                        changed: destination, clearedRows: nil))
                 continue
             case .inverseKey(let to, let key, let order) where relationship.deleteRule == .nullifyDeleteRule:
                 (inverse, column, orderColumn) = (to, key, order)
@@ -118,10 +139,15 @@ struct SQLBatchDeleteBuilder {
             }
             let cleared = [column, schema.entityColumn(for: inverse), orderColumn].compactMap { $0 }
             let assignments = SQLList.of(cleared.map { "\($0) = NULL" } + ["Z_OPT = Z_OPT + 1"])
-            result.append(Nullification(
-                statement: SQLFragment(sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))"), changed: destination,
-                clearedRows: (SQLFragment(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))"), inverse.slot)
-            ))
+            result.append(
+                Nullification(
+                    statement: SQLFragment(sql: "UPDATE \(table) SET \(assignments) WHERE \(column) IN (\(sources))"),
+                    changed: destination,
+                    clearedRows: (
+                        SQLFragment(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) IN (\(sources))"),
+                        inverse.slot
+                    )
+                ))
         }
         return result
     }
@@ -144,13 +170,18 @@ struct SQLBatchDeleteBuilder {
     /// `SELECT` of those columns, to find the files to remove after the commit.
     func externalDataSelects(present: Set<Int>) throws -> [SQLFragment] {
         try tables(present: present).compactMap { table in
-            let columns = Set(table.root.facts.selfAndDescendants.flatMap { entity in
-                entity.facts.slots.compactMap { $0 as? NSAttributeDescription }
-                    .filter { $0.allowsExternalBinaryDataStorage && $0.isStored }
-                    .compactMap { schema.column(for: $0) }
-            }).sorted()
+            let columns = Set(
+                table.root.facts.selfAndDescendants.flatMap { entity in
+                    entity.facts.slots.compactMap { $0 as? NSAttributeDescription }
+                        .filter { $0.allowsExternalBinaryDataStorage && $0.isStored }
+                        .compactMap { schema.column(for: $0) }
+                }
+            ).sorted()
             guard !columns.isEmpty else { return nil }
-            return SQLFragment(sql: "SELECT \(SQLList.of(columns)) FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))")
+            return SQLFragment(
+                sql:
+                    "SELECT \(SQLList.of(columns)) FROM \(table.name) WHERE Z_PK IN (\(keys(of: table.root, wave: nil)))"
+            )
         }
     }
 
@@ -169,11 +200,16 @@ struct SQLBatchDeleteBuilder {
     /// Stored relationships declared on entities that have deleted rows (each once,
     /// on the entity that declares it, so inherited ones are not repeated).
     private func relationships(present: Set<Int>) -> [NSRelationshipDescription] {
-        schema.entities.filter { entity in entity.facts.selfAndDescendants.contains { present.contains($0.facts.entityNumber) } }
-            .flatMap { entity in
-                entity.facts.slots.compactMap { $0 as? NSRelationshipDescription }
-                    .filter { $0.entity === entity && $0.isStored && $0.destinationEntity.map { (try? schema.table(for: $0)) != nil } == true }
-            }
+        schema.entities.filter { entity in
+            entity.facts.selfAndDescendants.contains { present.contains($0.facts.entityNumber) }
+        }
+        .flatMap { entity in
+            entity.facts.slots.compactMap { $0 as? NSRelationshipDescription }
+                .filter {
+                    $0.entity === entity && $0.isStored
+                        && $0.destinationEntity.map { (try? schema.table(for: $0)) != nil } == true
+                }
+        }
     }
 
     private func tables(present: Set<Int>) throws -> [SQLiteSchema.Table] {

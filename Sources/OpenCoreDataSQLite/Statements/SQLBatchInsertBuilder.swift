@@ -28,14 +28,18 @@ struct SQLBatchInsertBuilder {
 
     /// A row's values as the statements bind them: one per attribute, a composite's
     /// dictionary spread over its elements' columns.
-    func boundValues(_ row: [Any?], _ attributes: [NSAttributeDescription], encode: (Any?, NSAttributeDescription) throws -> DatabaseValue) throws -> [DatabaseValue] {
+    func boundValues(
+        _ row: [Any?], _ attributes: [NSAttributeDescription],
+        encode: (Any?, NSAttributeDescription) throws -> DatabaseValue
+    ) throws -> [DatabaseValue] {
         var values: [DatabaseValue] = []
         values.reserveCapacity(row.count)
         for (index, (value, attribute)) in zip(row, attributes).enumerated() {
             if let leaves = compositeColumns[index] {
                 let dictionary = value as? [String: Any]
                 for leaf in leaves {
-                    values.append(try encode(dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }, leaf.element))
+                    values.append(
+                        try encode(dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }, leaf.element))
                 }
             } else {
                 values.append(try encode(value, attribute))
@@ -52,18 +56,23 @@ struct SQLBatchInsertBuilder {
             composite?.map(\.name) ?? [schema.column(for: attribute) ?? ""]
         }
         let values = SQLList.of(["?", "?", "1"] + columns.map { _ in "?" })
-        insert = SQLTemplate(sql: "INSERT INTO \(table) (\(SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) VALUES (\(values))")
+        insert = SQLTemplate(
+            sql: "INSERT INTO \(table) (\(SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) VALUES (\(values))")
         let assignments = SQLList.of(columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"])
         update = SQLTemplate(sql: "UPDATE \(table) SET \(assignments) WHERE Z_PK = ?")
         constraintLookups = Self.lookups(for: request, table: table, schema: schema, compositeColumns: compositeColumns)
-        let externalColumns = request.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { schema.column(for: $0) }
+        let externalColumns = request.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap {
+            schema.column(for: $0)
+        }
         externalValues = externalColumns.isEmpty ? nil : SQLExternalDataStatements.values(externalColumns, table: table)
     }
 
     /// Constraints declared on the entity or inherited from its ancestors; each is
     /// matched among rows of the entity that declares it and that entity's subentities.
-    private static func lookups(for request: StoreBatchInsert, table: String, schema: SQLiteSchema,
-                                compositeColumns: [[SQLiteSchema.CompositeColumn]?]) -> [ConstraintLookup] {
+    private static func lookups(
+        for request: StoreBatchInsert, table: String, schema: SQLiteSchema,
+        compositeColumns: [[SQLiteSchema.CompositeColumn]?]
+    ) -> [ConstraintLookup] {
         let indexByName = Dictionary(uniqueKeysWithValues: request.attributes.enumerated().map { ($1.name, $0) })
         // Where each attribute's value is among the bound values (composites take several).
         var positions: [Int] = []
@@ -81,8 +90,10 @@ struct SQLBatchInsertBuilder {
                 // Constraints on relationships cannot match rows that batch inserts never relate.
                 guard !indexes.isEmpty, indexes.count == names.count else { continue }
                 let conditions = indexes.map { "\(schema.column(for: request.attributes[$0]) ?? "") = ?" }
-                let sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(SQLList.entityNumbers(of: entity))) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
-                result.append(ConstraintLookup(statement: SQLTemplate(sql: sql), valueIndexes: indexes.map { positions[$0] }))
+                let sql =
+                    "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(SQLList.entityNumbers(of: entity))) AND \(conditions.joined(separator: " AND ")) LIMIT 1"
+                result.append(
+                    ConstraintLookup(statement: SQLTemplate(sql: sql), valueIndexes: indexes.map { positions[$0] }))
             }
             owner = entity.superentity
         }

@@ -67,7 +67,9 @@ struct SQLBatchUpdateBuilder {
             case .expression(let expression):
                 let name = "V\(computed.count)"
                 computed.append("\(try perRow(expression, for: attribute)) AS \(raw: name)")
-                assignments.append("\(raw: column) = (SELECT v.\(raw: name) FROM \(raw: Self.valuesTable) v WHERE v.Z_PK = \(raw: table).Z_PK)")
+                assignments.append(
+                    "\(raw: column) = (SELECT v.\(raw: name) FROM \(raw: Self.valuesTable) v WHERE v.Z_PK = \(raw: table).Z_PK)"
+                )
             }
         }
         assignments.append("Z_OPT = Z_OPT + 1")
@@ -104,13 +106,18 @@ struct SQLBatchUpdateBuilder {
             throw failure(attribute, "cannot compute \(expression) in the store: \(error.localizedDescription)")
         }
         guard value.kind.isNull || value.kind.isComparable(with: target) else {
-            throw failure(attribute, "\(expression) gives \(SQLConstantEncoding.kindDescription(value.kind)) values, not \(attribute.attributeType.displayName)")
+            throw failure(
+                attribute,
+                "\(expression) gives \(SQLConstantEncoding.kindDescription(value.kind)) values, not \(attribute.attributeType.displayName)"
+            )
         }
         return "(SELECT \(value.fragment) \(scope.body(extra: "t0.Z_PK = m.Z_PK")))"
     }
 
     private func failure(_ attribute: NSAttributeDescription, _ message: String) -> NSError {
-        CoreDataError.make(NSManagedObjectValidationError, "Batch update of \(request.fetch.entity.name ?? "?").\(attribute.name): \(message)",
-                           [NSValidationKeyErrorKey: attribute.name])
+        CoreDataError.make(
+            NSManagedObjectValidationError,
+            "Batch update of \(request.fetch.entity.name ?? "?").\(attribute.name): \(message)",
+            [NSValidationKeyErrorKey: attribute.name])
     }
 }

@@ -15,7 +15,8 @@ enum SQLCatalogStatements {
     /// for primary keys).
     static func indexNames(onTables tables: [String]) -> SQLFragment {
         let names = tables.map { SQLFragment.bind($0.databaseValue) }
-        return "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(.joined(names, separator: ", ")))"
+        return
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(.joined(names, separator: ", ")))"
     }
 
     /// A read of the catalog: the first read of a transaction, which takes its snapshot.

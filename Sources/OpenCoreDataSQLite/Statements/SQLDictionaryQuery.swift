@@ -55,10 +55,13 @@ struct SQLDictionaryQuery {
             let list = selected.flatMap { request.distinct ? $0.comparedFragments : $0.fragments }
             var selection = SQLSelection(columns: .joined(list, separator: ", "), distinct: request.distinct)
             if !request.groupBy.isEmpty {
-                selection.groupBy = try Self.groupBy(request, selected: selected, translation: translation, builder: builder)
+                selection.groupBy = try Self.groupBy(
+                    request, selected: selected, translation: translation, builder: builder)
             }
             if let having = request.having {
-                selection.having = try builder.naming("havingPredicate \(having.predicateFormat)") { try translation.having(having) }
+                selection.having = try builder.naming("havingPredicate \(having.predicateFormat)") {
+                    try translation.having(having)
+                }
             }
             return selection
         }
@@ -68,22 +71,32 @@ struct SQLDictionaryQuery {
 
     /// The GROUP BY terms, after checking Core Data's rule that every fetched value
     /// is grouped by, an aggregate, or a constant.
-    private static func groupBy(_ request: StoreDictionaryFetch, selected: [SQLDictionaryTranslation.Translated],
-                                translation: SQLDictionaryTranslation, builder: SQLQueryBuilder) throws -> SQLFragment {
-        let fetchedByKey = Dictionary(zip(request.columns.map(\.key), selected), uniquingKeysWith: { first, _ in first })
+    private static func groupBy(
+        _ request: StoreDictionaryFetch, selected: [SQLDictionaryTranslation.Translated],
+        translation: SQLDictionaryTranslation, builder: SQLQueryBuilder
+    ) throws -> SQLFragment {
+        let fetchedByKey = Dictionary(
+            zip(request.columns.map(\.key), selected), uniquingKeysWith: { first, _ in first })
         var terms: [SQLFragment] = []
         for item in request.groupBy {
-            let translated = try fetchedByKey[item.key]
+            let translated =
+                try fetchedByKey[item.key]
                 ?? builder.naming("propertiesToGroupBy entry '\(item.key)'") { try translation.translate(item) }
             if translated.isAggregate {
-                throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy holds '\(item.key)', an aggregate; results can only be grouped by properties and non-aggregate expressions")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "propertiesToGroupBy holds '\(item.key)', an aggregate; results can only be grouped by properties and non-aggregate expressions"
+                )
             }
             terms += translated.comparedFragments
         }
         let grouped = Set(request.groupBy.map(\.key))
         for (column, translated) in zip(request.columns, selected)
         where !translated.isAggregate && !translated.isConstant && !grouped.contains(column.key) {
-            throw CoreDataError.make(NSCoreDataError, "propertiesToFetch holds '\(column.key)', which is neither in propertiesToGroupBy nor an aggregate; with propertiesToGroupBy every fetched value must be one of the grouped properties, an aggregate function or a constant")
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "propertiesToFetch holds '\(column.key)', which is neither in propertiesToGroupBy nor an aggregate; with propertiesToGroupBy every fetched value must be one of the grouped properties, an aggregate function or a constant"
+            )
         }
         return .joined(terms, separator: ", ")
     }

@@ -39,10 +39,16 @@ enum SQLHistoryStatements {
 
     /// A transaction row: its number, entity number, the keys of its strings in
     /// `ATRANSACTIONSTRING` (`nil` for none) and its time.
-    static func insertTransaction(number: Int64, entityNumber: Int, author: Int64?, bundleID: Int64?, contextName: Int64?, processID: Int64?, timestamp: Date) -> SQLFragment {
-        let values = [number.databaseValue, entityNumber.databaseValue, author.databaseValue, bundleID.databaseValue,
-                      contextName.databaseValue, processID.databaseValue, timestamp.timeIntervalSinceReferenceDate.databaseValue]
-        return "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
+    static func insertTransaction(
+        number: Int64, entityNumber: Int, author: Int64?, bundleID: Int64?, contextName: Int64?, processID: Int64?,
+        timestamp: Date
+    ) -> SQLFragment {
+        let values = [
+            number.databaseValue, entityNumber.databaseValue, author.databaseValue, bundleID.databaseValue,
+            contextName.databaseValue, processID.databaseValue, timestamp.timeIntervalSinceReferenceDate.databaseValue,
+        ]
+        return
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
     }
 
     /// A change row, bound per change: key, change type, entity number, the object's key,
@@ -51,12 +57,17 @@ enum SQLHistoryStatements {
     static func insertChange(entityNumber: Int, tombstoneColumns: Int) -> SQLTemplate {
         let tombstones = (0..<tombstoneColumns).map { ", \(tombstoneColumn($0))" }.joined()
         let placeholders = String(repeating: ", ?", count: tombstoneColumns)
-        return SQLTemplate(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstones)) VALUES (?, \(entityNumber), ?, ?, ?, ?, ?\(placeholders))")
+        return SQLTemplate(
+            sql:
+                "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstones)) VALUES (?, \(entityNumber), ?, ?, ?, ?, ?\(placeholders))"
+        )
     }
 
     /// Delete changes for every row listed in `keysTable` (columns `Z_PK` and `Z_ENT`, in
     /// insertion order), keyed from `firstKey` on: one statement for a batch delete's rows.
-    static func insertDeletions(from keysTable: String, firstKey: Int64, transaction: Int64, entityNumber: Int, changeType: Int) -> SQLFragment {
+    static func insertDeletions(
+        from keysTable: String, firstKey: Int64, transaction: Int64, entityNumber: Int, changeType: Int
+    ) -> SQLFragment {
         """
         INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) \
         SELECT \(.bind((firstKey - 1).databaseValue)) + ROW_NUMBER() OVER (ORDER BY rowid), \(.bind(entityNumber.databaseValue)), \(.bind(changeType.databaseValue)), Z_ENT, Z_PK, \(.bind(transaction.databaseValue)) \
@@ -86,7 +97,9 @@ enum SQLHistoryStatements {
     /// identifier, context name and process identifier, each stored inline or as a key of
     /// `ATRANSACTIONSTRING`.
     static func transactions(in range: StoreHistoryRange) -> SQLFragment {
-        let text = { (column: String) in "COALESCE(t.Z\(column), (SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(column)TS))" }
+        let text = { (column: String) in
+            "COALESCE(t.Z\(column), (SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(column)TS))"
+        }
         return """
             SELECT t.Z_PK, t.ZTIMESTAMP, \(raw: text("AUTHOR")), \(raw: text("BUNDLEID")), \(raw: text("CONTEXTNAME")), \(raw: text("PROCESSID"))
             FROM ATRANSACTION t WHERE \(condition(range)) ORDER BY t.Z_PK
@@ -145,12 +158,15 @@ enum SQLHistoryStatements {
     /// `deleteType`) of objects of the entity numbered `number`.
     static func tombstones(_ count: Int, ofEntity number: Int, deleteType: Int) -> SQLFragment {
         let columns = (0..<count).map(tombstoneColumn)
-        return "SELECT Z_PK, \(raw: SQLList.of(columns)) FROM ACHANGE WHERE ZENTITY = \(.bind(number.databaseValue)) AND ZCHANGETYPE = \(.bind(deleteType.databaseValue))"
+        return
+            "SELECT Z_PK, \(raw: SQLList.of(columns)) FROM ACHANGE WHERE ZENTITY = \(.bind(number.databaseValue)) AND ZCHANGETYPE = \(.bind(deleteType.databaseValue))"
     }
 
     /// Sets the tombstone columns of the change `key` to `values`, in column order.
     static func setTombstones(_ values: [DatabaseValue], key: Int64) -> SQLFragment {
-        let assignments = values.enumerated().map { index, value -> SQLFragment in "\(raw: tombstoneColumn(index)) = \(.bind(value))" }
+        let assignments = values.enumerated().map { index, value -> SQLFragment in
+            "\(raw: tombstoneColumn(index)) = \(.bind(value))"
+        }
         return "UPDATE ACHANGE SET \(.joined(assignments, separator: ", ")) WHERE Z_PK = \(.bind(key.databaseValue))"
     }
 

@@ -14,8 +14,11 @@ enum SQLInferenceStatements {
 
     /// Whether some value of `column` in `table` is no `Z_PK` of `rootTable`.
     static func hasValuesMissing(_ column: String, table: String, from rootTable: String) -> SQLFragment {
-        let (column, table, rootTable) = (SQLIdentifier.quoted(column), SQLIdentifier.quoted(table), SQLIdentifier.quoted(rootTable))
-        return "SELECT EXISTS (SELECT 1 FROM \(raw: table) WHERE \(raw: column) IS NOT NULL AND \(raw: column) NOT IN (SELECT Z_PK FROM \(raw: rootTable)))"
+        let (column, table, rootTable) = (
+            SQLIdentifier.quoted(column), SQLIdentifier.quoted(table), SQLIdentifier.quoted(rootTable)
+        )
+        return
+            "SELECT EXISTS (SELECT 1 FROM \(raw: table) WHERE \(raw: column) IS NOT NULL AND \(raw: column) NOT IN (SELECT Z_PK FROM \(raw: rootTable)))"
     }
 
     /// The entity numbers of the rows of `rootTable` whose keys `column` of `table` holds.

@@ -30,9 +30,13 @@ enum SQLMigrationStatements {
     /// Copies the rows of the source entity numbered `sourceEntity` from the set-aside
     /// `sourceTable` into `table` as objects of the entity numbered `entity`, keeping their
     /// keys and versions: `values` (read from `S`) go into `columns`.
-    static func copyRows(of sourceEntity: Int, from sourceTable: String, as entity: Int, into table: String, columns: [String], values: [SQLFragment]) -> SQLFragment {
+    static func copyRows(
+        of sourceEntity: Int, from sourceTable: String, as entity: Int, into table: String, columns: [String],
+        values: [SQLFragment]
+    ) -> SQLFragment {
         let keys: [SQLFragment] = [source("Z_PK"), "\(raw: String(entity))", source("Z_OPT")]
-        return "INSERT INTO \(raw: table) (\(raw: SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) SELECT \(.joined(keys + values, separator: ", ")) FROM \(raw: aside(sourceTable)) AS S WHERE S.Z_ENT = \(raw: String(sourceEntity))"
+        return
+            "INSERT INTO \(raw: table) (\(raw: SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) SELECT \(.joined(keys + values, separator: ", ")) FROM \(raw: aside(sourceTable)) AS S WHERE S.Z_ENT = \(raw: String(sourceEntity))"
     }
 
     /// `S.<column>`: a column of the source row.
@@ -48,13 +52,16 @@ enum SQLMigrationStatements {
     static func integer(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS INTEGER)" }
 
     /// `value`, or `fallback` where it is NULL.
-    static func coalesce(_ value: SQLFragment, _ fallback: SQLFragment) -> SQLFragment { "COALESCE(\(value), \(fallback))" }
+    static func coalesce(_ value: SQLFragment, _ fallback: SQLFragment) -> SQLFragment {
+        "COALESCE(\(value), \(fallback))"
+    }
 
     /// `value`, or NULL where every one of the source row's `columns` is NULL (a composite
     /// attribute that was `nil` stays `nil` rather than gaining a new element's default).
     static func unlessAllNull(_ columns: [String], _ value: SQLFragment) -> SQLFragment {
         guard !columns.isEmpty else { return value }
-        return "(CASE WHEN \(raw: columns.map { "S.\($0) IS NULL" }.joined(separator: " AND ")) THEN NULL ELSE \(value) END)"
+        return
+            "(CASE WHEN \(raw: columns.map { "S.\($0) IS NULL" }.joined(separator: " AND ")) THEN NULL ELSE \(value) END)"
     }
 
     /// `(CASE <value> WHEN <old> THEN <new> … END)`: a source entity number as its
@@ -66,7 +73,9 @@ enum SQLMigrationStatements {
 
     /// `column` (`Z_PK` or `Z_ENT`) of the set-aside row of `table` whose key is `key`,
     /// when that row is among `rows`; NULL otherwise.
-    static func target(_ column: String, ofKey key: SQLFragment, in table: String, among rows: SQLFragment) -> SQLFragment {
+    static func target(
+        _ column: String, ofKey key: SQLFragment, in table: String, among rows: SQLFragment
+    ) -> SQLFragment {
         "(SELECT T.\(raw: column) FROM \(raw: aside(table)) AS T WHERE T.Z_PK = \(key) AND T.Z_PK IN (\(rows)))"
     }
 
@@ -94,7 +103,9 @@ enum SQLMigrationStatements {
 
     /// The links of a to-one of `owner` kept in `column` of its set-aside `table`, with
     /// the owner's position in the inverse in `orderColumn`.
-    static func toOneLinks(of owner: NSEntityDescription, table: String, column: String, orderColumn: String?) -> SQLFragment {
+    static func toOneLinks(
+        of owner: NSEntityDescription, table: String, column: String, orderColumn: String?
+    ) -> SQLFragment {
         "SELECT Z_PK AS o, \(raw: column) AS d, NULL AS pos, \(raw: orderColumn ?? "NULL") AS ipos FROM \(raw: aside(table)) WHERE \(raw: column) IS NOT NULL AND Z_ENT IN (\(raw: SQLList.entityNumbers(of: owner)))"
     }
 
@@ -126,9 +137,11 @@ enum SQLMigrationStatements {
     /// Copies `links` into the temporary table `name`, indexed by both ends (a statement
     /// reading them once per row would otherwise scan them all each time).
     static func createLinkTable(_ name: String, links: SQLFragment) -> [SQLFragment] {
-        ["CREATE TEMP TABLE \(raw: name) AS SELECT o, d, pos, ipos FROM (\(links))",
-         "CREATE INDEX temp.\(raw: name)_O ON \(raw: name) (o, pos)",
-         "CREATE INDEX temp.\(raw: name)_D ON \(raw: name) (d)"]
+        [
+            "CREATE TEMP TABLE \(raw: name) AS SELECT o, d, pos, ipos FROM (\(links))",
+            "CREATE INDEX temp.\(raw: name)_O ON \(raw: name) (o, pos)",
+            "CREATE INDEX temp.\(raw: name)_D ON \(raw: name) (d)",
+        ]
     }
 
     /// The links in the temporary table `name`.
@@ -157,7 +170,10 @@ enum SQLMigrationStatements {
 
     /// Copies `links` whose owner is among `owners` and destination among `targets` into
     /// `join`'s `columns`; a pair already there stays.
-    static func copyJoinRows(into join: String, columns: [(name: String, value: JoinValue)], links: SQLFragment, owners: SQLFragment, targets: SQLFragment) -> SQLFragment {
+    static func copyJoinRows(
+        into join: String, columns: [(name: String, value: JoinValue)], links: SQLFragment, owners: SQLFragment,
+        targets: SQLFragment
+    ) -> SQLFragment {
         let values = columns.map { column -> String in
             switch column.value {
             case .owner: "o"
@@ -166,7 +182,8 @@ enum SQLMigrationStatements {
             case .inversePosition: "COALESCE(ipos, o)"
             }
         }
-        return "INSERT OR IGNORE INTO \(raw: join) (\(raw: SQLList.of(columns.map(\.name)))) SELECT \(raw: SQLList.of(values)) FROM (\(links)) WHERE o IN (\(owners)) AND d IN (\(targets))"
+        return
+            "INSERT OR IGNORE INTO \(raw: join) (\(raw: SQLList.of(columns.map(\.name)))) SELECT \(raw: SQLList.of(values)) FROM (\(links)) WHERE o IN (\(owners)) AND d IN (\(targets))"
     }
 
     // MARK: Checks
@@ -181,6 +198,7 @@ enum SQLMigrationStatements {
     static func duplicate(_ columns: [String], table: String, entity: NSEntityDescription) -> SQLFragment {
         let filled = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
         let list = SQLList.of(columns)
-        return "SELECT \(raw: list) FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(raw: filled) GROUP BY \(raw: list) HAVING COUNT(*) > 1 LIMIT 1"
+        return
+            "SELECT \(raw: list) FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(raw: filled) GROUP BY \(raw: list) HAVING COUNT(*) > 1 LIMIT 1"
     }
 }

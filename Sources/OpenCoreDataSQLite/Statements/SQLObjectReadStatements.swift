@@ -33,28 +33,35 @@ enum SQLObjectReadStatements {
         switch storage {
         case .joinTable(let join):
             let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
-            return "SELECT t.Z_PK, t.Z_ENT FROM \(raw: join.name) j JOIN \(raw: destinationTable) t ON t.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) = \(.bind(key.databaseValue))\(raw: order)"
+            return
+                "SELECT t.Z_PK, t.Z_ENT FROM \(raw: join.name) j JOIN \(raw: destinationTable) t ON t.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) = \(.bind(key.databaseValue))\(raw: order)"
         case .hiddenColumn(let hidden):
             return "SELECT Z_PK, Z_ENT FROM \(raw: destinationTable) WHERE \(raw: hidden) = \(.bind(key.databaseValue))"
         case .inverseKey(_, let column, let orderColumn):
             let order = orderColumn.map { " ORDER BY \($0), Z_PK" } ?? ""
-            return "SELECT Z_PK, Z_ENT FROM \(raw: destinationTable) WHERE \(raw: column) = \(.bind(key.databaseValue))\(raw: order)"
+            return
+                "SELECT Z_PK, Z_ENT FROM \(raw: destinationTable) WHERE \(raw: column) = \(.bind(key.databaseValue))\(raw: order)"
         }
     }
 
     /// The members of the to-many stored as `storage` for all the source rows `keys`
     /// (prefetching): each row's source key, then the layout's `columns`; grouped by
     /// source, in the relationship's order when it keeps one.
-    static func members(of keys: [Int64], storage: ToManyStorage, destinationTable: String, columns: String) -> SQLFragment {
+    static func members(
+        of keys: [Int64], storage: ToManyStorage, destinationTable: String, columns: String
+    ) -> SQLFragment {
         switch storage {
         case .joinTable(let join):
             let order = join.orderColumn.map { ", j.\($0)" } ?? ""
-            return "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
+            return
+                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
         case .hiddenColumn(let hidden):
-            return "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys)))"
+            return
+                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys)))"
         case .inverseKey(_, let column, let orderColumn):
             let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
-            return "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys)))\(raw: order)"
+            return
+                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys)))\(raw: order)"
         }
     }
 
@@ -65,9 +72,12 @@ enum SQLObjectReadStatements {
 
     /// `Z_PK, Z_ENT` of the objects of `entity` (in `table`) whose `columns` hold
     /// `values`: the rows a uniqueness constraint compares a saved object with.
-    static func objects(of entity: NSEntityDescription, table: String, where columns: [String], equal values: [DatabaseValue]) -> SQLFragment {
+    static func objects(
+        of entity: NSEntityDescription, table: String, where columns: [String], equal values: [DatabaseValue]
+    ) -> SQLFragment {
         let conditions = zip(columns, values).map { column, value -> SQLFragment in "\(raw: column) = \(.bind(value))" }
-        return "SELECT Z_PK, Z_ENT FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(.joined(conditions, separator: " AND "))"
+        return
+            "SELECT Z_PK, Z_ENT FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(.joined(conditions, separator: " AND "))"
     }
 
     /// `SELECT value FROM json_each(?)`, bound to `keys` as one JSON array (`[1,2,3]`).

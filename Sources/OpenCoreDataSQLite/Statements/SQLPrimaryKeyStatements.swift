@@ -36,9 +36,12 @@ enum SQLPrimaryKeyStatements {
 
     /// Lists `entity` under its number, with its parent's number (0 for a root) and counter.
     static func insertEntity(_ entity: NSEntityDescription, counter: Int64) -> SQLFragment {
-        let values: [DatabaseValue] = [entity.facts.entityNumber.databaseValue, entity.name.map(\.databaseValue) ?? .null,
-                                       (entity.superentity?.facts.entityNumber ?? 0).databaseValue, counter.databaseValue]
-        return "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
+        let values: [DatabaseValue] = [
+            entity.facts.entityNumber.databaseValue, entity.name.map(\.databaseValue) ?? .null,
+            (entity.superentity?.facts.entityNumber ?? 0).databaseValue, counter.databaseValue,
+        ]
+        return
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
     }
 
     /// `Z_ENT, Z_NAME, Z_SUPER` of the entities numbered below `limit` (the model's, not

@@ -46,11 +46,14 @@ final class SQLQueryBuilder {
     /// A whole `SELECT … FROM … WHERE … GROUP BY … HAVING … ORDER BY …` for a fetch,
     /// with the select list and grouping made by `selection` in the fetch's root
     /// scope, so the joins their key paths need land in the same FROM clause.
-    func select(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection) throws -> SQLFragment {
+    func select(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection) throws -> SQLFragment
+    {
         try build(fetch, selection: selection)
     }
 
-    private func build(_ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection?) throws -> SQLFragment {
+    private func build(
+        _ fetch: StoreFetch, selection: (SQLTranslator, SQLScope) throws -> SQLSelection?
+    ) throws -> SQLFragment {
         let scope = try translator.rootScope(for: entity)
         let table = try translator.schema.table(for: entity)
         let numbers = fetch.matchingEntities.map(\.facts.entityNumber)
@@ -61,7 +64,9 @@ final class SQLQueryBuilder {
             scope.addCondition(keys.isEmpty ? "0" : "t0.Z_PK IN (\(raw: SQLList.numbers(keys)))")
         }
         if let predicate = fetch.predicate {
-            let condition = try naming("predicate \(predicate.predicateFormat)") { try translator.condition(predicate, in: scope) }
+            let condition = try naming("predicate \(predicate.predicateFormat)") {
+                try translator.condition(predicate, in: scope)
+            }
             if condition.constantValue != true { scope.addCondition(condition.fragment) }
         }
         let selected = try selection(translator, scope)

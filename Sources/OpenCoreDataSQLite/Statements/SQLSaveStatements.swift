@@ -32,7 +32,8 @@ enum SQLSaveStatements {
 
     /// Adds a join row (source key, destination key); one already there stays.
     static func insertJoinRow(into join: SQLiteSchema.JoinTable) -> SQLTemplate {
-        SQLTemplate(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
+        SQLTemplate(
+            sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
     }
 
     /// Removes a join row (source key, destination key).
@@ -43,7 +44,10 @@ enum SQLSaveStatements {
     /// Sets a destination's position in its source's ordered relationship (position,
     /// source key, destination key).
     static func orderJoinRow(in join: SQLiteSchema.JoinTable, orderColumn: String) -> SQLTemplate {
-        SQLTemplate(sql: "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
+        SQLTemplate(
+            sql:
+                "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
+        )
     }
 
     /// Sets the source key a member row keeps in a hidden column or order column

@@ -15,7 +15,9 @@ struct SQLSchemaStatements {
         var statements: [SQLFragment] = []
         var indexes: [String] = []
         for table in schema.tables.sorted(by: { $0.name < $1.name }) {
-            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
+            let columns =
+                ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+                + table.columns.map { "\($0.name) \($0.type)" }
             statements.append("CREATE TABLE \(raw: table.name) ( \(raw: SQLList.of(columns)) )")
             if table.entityCount > 1 {
                 indexes.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
@@ -32,13 +34,18 @@ struct SQLSchemaStatements {
             }
         }
         for joinTable in schema.joinTables {
-            let columns = joinTable.columns.map { "\($0.name) \($0.type)" } + ["PRIMARY KEY (\(SQLList.of(joinTable.primaryKey)))"]
+            let columns =
+                joinTable.columns.map { "\($0.name) \($0.type)" } + [
+                    "PRIMARY KEY (\(SQLList.of(joinTable.primaryKey)))"
+                ]
             statements.append("CREATE TABLE \(raw: joinTable.name) ( \(raw: SQLList.of(columns)) )")
             indexes.append("CREATE INDEX \(joinTable.index.0) ON \(joinTable.name) (\(SQLList.of(joinTable.index.1)))")
         }
         if bookkeeping {
-            statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-            statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+            statements.append(
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+            statements.append(
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
             statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
         }
         // An index can be asked for twice (a fetch index on an indexed attribute's column).
@@ -51,24 +58,28 @@ struct SQLSchemaStatements {
     /// `nil` when an element is not a stored column of the table (an expression, a
     /// to-many) or is an R-tree element, which would need an R-tree virtual table;
     /// the partial index predicate is not applied. See docs/DEVIATIONS.md.
-    private func fetchIndex(_ index: NSFetchIndexDescription, entity: NSEntityDescription, table: SQLiteSchema.Table) -> String? {
+    private func fetchIndex(
+        _ index: NSFetchIndexDescription, entity: NSEntityDescription, table: SQLiteSchema.Table
+    ) -> String? {
         var columns: [String] = []
         for element in index.elements {
             guard element.collationType == .binary,
-                  let property = element.property ?? element.propertyName.flatMap({ entity.propertiesByName[$0] }),
-                  let column = schema.column(for: property)
+                let property = element.property ?? element.propertyName.flatMap({ entity.propertiesByName[$0] }),
+                let column = schema.column(for: property)
             else { return nil }
             columns.append("\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")")
         }
         guard !columns.isEmpty else { return nil }
-        return "CREATE INDEX \(SQLIdentifier.quoted("Z_\(entity.name ?? "")_\(index.name)")) ON \(table.name) (\(SQLList.of(columns)))"
+        return
+            "CREATE INDEX \(SQLIdentifier.quoted("Z_\(entity.name ?? "")_\(index.name)")) ON \(table.name) (\(SQLList.of(columns)))"
     }
 
     /// An index on a uniqueness constraint's columns, so the check every save of the entity
     /// makes finds the matching rows without scanning the table. Not `UNIQUE`: rows of
     /// other entities share the table, and conflicts go to the merge policy rather than
     /// failing in SQLite. `nil` when a property has no column of this table.
-    private func constraintIndex(_ constraint: [Any], entity: NSEntityDescription, table: SQLiteSchema.Table) -> String? {
+    private func constraintIndex(_ constraint: [Any], entity: NSEntityDescription, table: SQLiteSchema.Table) -> String?
+    {
         let names = NSEntityDescription.propertyNames(inConstraint: constraint)
         let columns = names.compactMap { entity.facts.propertiesByName[$0].flatMap(schema.column(for:)) }
         guard !columns.isEmpty, columns.count == names.count else { return nil }

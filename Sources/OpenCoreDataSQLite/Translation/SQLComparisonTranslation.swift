@@ -4,8 +4,10 @@ import OpenCoreDataCore
 /// in collections and substrings, BETWEEN, and ANY/ALL over collections.
 extension SQLTranslator {
     /// `left <type> right`, with no modifier.
-    func compare(_ left: SQLOperand, _ type: NSComparisonPredicate.Operator, _ right: SQLOperand,
-                 options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    func compare(
+        _ left: SQLOperand, _ type: NSComparisonPredicate.Operator, _ right: SQLOperand,
+        options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         if case .constant(let a) = left, case .constant(let b) = right {
             return .constant(PredicateEvaluator.compare(a, type, b, options: options))
         }
@@ -19,25 +21,31 @@ extension SQLTranslator {
         if isCollection(left) || isCollection(right) {
             return try compareWhole(left, type, right)
         }
-        return try compareValues(try scalar(left, for: "a comparison operand"), type,
-                                 try scalar(right, for: "a comparison operand"), options: options)
+        return try compareValues(
+            try scalar(left, for: "a comparison operand"), type,
+            try scalar(right, for: "a comparison operand"), options: options)
     }
 
     /// `ANY`/`ALL left <type> right`: some/every element satisfies the comparison.
     /// An empty (or nil) collection makes ANY false and ALL true; a single value
     /// counts as a one-element collection.
-    func quantified(_ modifier: NSComparisonPredicate.Modifier, _ left: SQLOperand, _ type: NSComparisonPredicate.Operator,
-                    _ right: SQLOperand, options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    func quantified(
+        _ modifier: NSComparisonPredicate.Modifier, _ left: SQLOperand, _ type: NSComparisonPredicate.Operator,
+        _ right: SQLOperand, options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         let isAny = modifier != .all
         switch left {
         case .collection(let collection):
             let test = try compare(.value(collection.element), type, right, options: options)
             if isAny {
                 if test.constantValue == false { return .alwaysFalse }
-                return SQLCondition(collection.exists(test.constantValue == true ? nil : test.fragment), isNullable: false)
+                return SQLCondition(
+                    collection.exists(test.constantValue == true ? nil : test.fragment), isNullable: false)
             }
             if test.constantValue == true { return .alwaysTrue }
-            return SQLCondition("NOT \(collection.exists(test.constantValue == false ? nil : test.negated.fragment))", isNullable: false)
+            return SQLCondition(
+                "NOT \(collection.exists(test.constantValue == false ? nil : test.negated.fragment))", isNullable: false
+            )
         case .list(let items):
             let tests = try items.map { try compare($0, type, right, options: options) }
             return isAny ? .or(tests) : .and(tests)
@@ -60,15 +68,19 @@ extension SQLTranslator {
 
     /// Two single values: plain SQL operators when their kinds compare, constants
     /// when they cannot; nil is equal only to nil and is never ordered.
-    private func compareValues(_ left: SQLValue, _ type: NSComparisonPredicate.Operator, _ right: SQLValue,
-                               options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    private func compareValues(
+        _ left: SQLValue, _ type: NSComparisonPredicate.Operator, _ right: SQLValue,
+        options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         for value in [left, right] {
             if case .opaque(let description) = value.kind, !(right.kind.isNull || left.kind.isNull) {
                 throw SQLTranslationError.unsupported("comparing \(description)")
             }
             // A composite only compares with nil; its elements compare with anything.
             if case .composite(let composite) = value.kind, !(right.kind.isNull || left.kind.isNull) {
-                throw SQLTranslationError.unsupported("comparing composite attribute '\(composite.keyPath)' as a whole (compare it with nil, or compare its elements: \(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))")
+                throw SQLTranslationError.unsupported(
+                    "comparing composite attribute '\(composite.keyPath)' as a whole (compare it with nil, or compare its elements: \(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))"
+                )
             }
         }
         if left.kind.isNull || right.kind.isNull {
@@ -93,13 +105,19 @@ extension SQLTranslator {
             return SQLCondition("\(a) = \(b)\(raw: collate)", isNullable: left.isNullable || right.isNullable)
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard comparable, left.kind.isOrdered else { return .alwaysFalse }
-            let symbol = [NSComparisonPredicate.Operator.lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">="][type]!
+            let symbol = [
+                NSComparisonPredicate.Operator.lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">",
+                .greaterThanOrEqualTo: ">=",
+            ][type]!
             let (a, b, collate) = try operandsForComparison(left, right, options: options)
-            return SQLCondition("\(a) \(raw: symbol) \(b)\(raw: collate)", isNullable: left.isNullable || right.isNullable)
+            return SQLCondition(
+                "\(a) \(raw: symbol) \(b)\(raw: collate)", isNullable: left.isNullable || right.isNullable)
         case .beginsWith, .endsWith, .like, .matches:
             // A pattern known now is checked now; one read from a column is checked by the
             // SQL function, which then fails the query.
-            if type == .matches, let pattern = right.constantText { try StringMatching.checkRegularExpression(pattern, options: options) }
+            if type == .matches, let pattern = right.constantText {
+                try StringMatching.checkRegularExpression(pattern, options: options)
+            }
             let kind = [NSComparisonPredicate.Operator.beginsWith: 0, .endsWith: 1, .like: 3, .matches: 4][type]!
             return stringMatch(left, right, kind: kind, options: options)
         default:
@@ -110,7 +128,9 @@ extension SQLTranslator {
     /// The SQL of both sides of `=`/`<`, folded for `[c]`/`[d]` when they are strings
     /// (constants here, columns with `OCD_FOLD`), and the collation giving Swift's
     /// string equality and order (canonical equivalence).
-    private func operandsForComparison(_ left: SQLValue, _ right: SQLValue, options: NSComparisonPredicate.Options) throws -> (SQLFragment, SQLFragment, String) {
+    private func operandsForComparison(
+        _ left: SQLValue, _ right: SQLValue, options: NSComparisonPredicate.Options
+    ) throws -> (SQLFragment, SQLFragment, String) {
         guard left.kind.isText else { return (left.fragment, right.fragment, "") }
         return (folded(left, options: options), folded(right, options: options), " COLLATE OCD_UNICODE")
     }
@@ -131,10 +151,14 @@ extension SQLTranslator {
 
     /// BEGINSWITH (0), ENDSWITH (1), CONTAINS (2), LIKE (3), MATCHES (4) through the
     /// registered function that runs `StringMatching`; false unless both are strings.
-    private func stringMatch(_ string: SQLValue, _ pattern: SQLValue, kind: Int, options: NSComparisonPredicate.Options) -> SQLCondition {
+    private func stringMatch(
+        _ string: SQLValue, _ pattern: SQLValue, kind: Int, options: NSComparisonPredicate.Options
+    ) -> SQLCondition {
         guard case .string = string.kind, case .string = pattern.kind else { return .alwaysFalse }
         let flags = Self.foldingFlags(options)
-        return SQLCondition("OCD_STRING_MATCH(\(string.fragment), \(pattern.fragment), \(raw: String(kind)), \(raw: String(flags)))", isNullable: false)
+        return SQLCondition(
+            "OCD_STRING_MATCH(\(string.fragment), \(pattern.fragment), \(raw: String(kind)), \(raw: String(flags)))",
+            isNullable: false)
     }
 
     private func isNull(_ value: SQLValue) -> SQLCondition {
@@ -155,9 +179,12 @@ extension SQLTranslator {
 
     /// A collection compared as a whole with a single value: never equal (unless both
     /// are nil), never ordered, never a string.
-    private func compareWhole(_ left: SQLOperand, _ type: NSComparisonPredicate.Operator, _ right: SQLOperand) throws -> SQLCondition {
+    private func compareWhole(
+        _ left: SQLOperand, _ type: NSComparisonPredicate.Operator, _ right: SQLOperand
+    ) throws -> SQLCondition {
         guard !(isCollection(left) && isCollection(right)) else {
-            throw SQLTranslationError.unsupported("comparing two collections with \(type); compare their elements with ANY/ALL or SUBQUERY")
+            throw SQLTranslationError.unsupported(
+                "comparing two collections with \(type); compare their elements with ANY/ALL or SUBQUERY")
         }
         let (whole, single) = isCollection(left) ? (left, right) : (right, left)
         var equal = SQLCondition.alwaysFalse
@@ -174,7 +201,9 @@ extension SQLTranslator {
 
     /// `element IN container`: substring of a string, member of a collection
     /// (equality with options), else false.
-    private func membership(of element: SQLOperand, in container: SQLOperand, options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    private func membership(
+        of element: SQLOperand, in container: SQLOperand, options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         switch container {
         case .constant(let value):
             if StringMatching.string(from: value) != nil {
@@ -194,14 +223,18 @@ extension SQLTranslator {
         }
     }
 
-    private func substring(_ element: SQLOperand, of string: SQLValue, options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    private func substring(
+        _ element: SQLOperand, of string: SQLValue, options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         guard !isCollection(element) else { return .alwaysFalse }
         return stringMatch(string, try scalar(element, for: "the left side of IN"), kind: 2, options: options)
     }
 
     /// Whether `element` equals one of `members`: one SQL `IN (…)` for the members
     /// whose kind can equal the element, `IS NULL` for a nil member.
-    private func anyConstant(of members: [Any?], equals element: SQLOperand, options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    private func anyConstant(
+        of members: [Any?], equals element: SQLOperand, options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         guard case .value(let value) = element, value.kind.isOrdered || value.kind.entity != nil else {
             return .or(try members.map { try compare(element, .equalTo, .constant($0), options: options) })
         }
@@ -219,13 +252,17 @@ extension SQLTranslator {
         if !list.isEmpty {
             let collate = value.kind.isText ? " COLLATE OCD_UNICODE" : ""
             let items = SQLFragment.joined(list, separator: ", ")
-            tests.append(SQLCondition("\(folded(value, options: options))\(raw: collate) IN (\(items))", isNullable: value.isNullable))
+            tests.append(
+                SQLCondition(
+                    "\(folded(value, options: options))\(raw: collate) IN (\(items))", isNullable: value.isNullable))
         }
         return .or(tests)
     }
 
     /// `left BETWEEN {lower, upper}`: `lower <= left <= upper` with the comparison's options.
-    private func between(_ left: SQLOperand, _ right: SQLOperand, options: NSComparisonPredicate.Options) throws -> SQLCondition {
+    private func between(
+        _ left: SQLOperand, _ right: SQLOperand, options: NSComparisonPredicate.Options
+    ) throws -> SQLCondition {
         let bounds: [SQLOperand]
         switch right {
         case .constant(let value):

@@ -39,8 +39,9 @@ struct SQLCondition {
         let remaining = parts.filter { $0.constantValue != true }
         if remaining.isEmpty { return .alwaysTrue }
         if remaining.count == 1 { return remaining[0] }
-        return SQLCondition(.joined(remaining.map { "(\($0.fragment))" }, separator: " AND "),
-                            isNullable: remaining.contains { $0.isNullable })
+        return SQLCondition(
+            .joined(remaining.map { "(\($0.fragment))" }, separator: " AND "),
+            isNullable: remaining.contains { $0.isNullable })
     }
 
     static func or(_ parts: [SQLCondition]) -> SQLCondition {
@@ -48,7 +49,8 @@ struct SQLCondition {
         let remaining = parts.filter { $0.constantValue != false }
         if remaining.isEmpty { return .alwaysFalse }
         if remaining.count == 1 { return remaining[0] }
-        return SQLCondition(.joined(remaining.map { "(\($0.fragment))" }, separator: " OR "),
-                            isNullable: remaining.contains { $0.isNullable })
+        return SQLCondition(
+            .joined(remaining.map { "(\($0.fragment))" }, separator: " OR "),
+            isNullable: remaining.contains { $0.isNullable })
     }
 }

@@ -67,7 +67,7 @@ enum SQLConstantEncoding {
         }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-             .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .booleanAttributeType:
+            .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .booleanAttributeType:
             return .number
         case .stringAttributeType: return .string
         case .dateAttributeType: return .date

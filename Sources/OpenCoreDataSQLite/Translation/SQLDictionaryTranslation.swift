@@ -74,36 +74,53 @@ final class SQLDictionaryTranslation {
         case .value(let read):
             value = read
         case .collection:
-            throw SQLTranslationError.badKeyPath(path, "leads to a to-many relationship; a dictionary value needs one value per object (use an expression such as @count)")
+            throw SQLTranslationError.badKeyPath(
+                path,
+                "leads to a to-many relationship; a dictionary value needs one value per object (use an expression such as @count)"
+            )
         case .constant, .list:
-            throw SQLTranslationError.badKeyPath(path, "does not name a property of entity \(scope.selfValue.entityName)")
+            throw SQLTranslationError.badKeyPath(
+                path, "does not name a property of entity \(scope.selfValue.entityName)")
         }
         if let entity = value.kind.entity {
             return (try object(value, of: entity), value)
         }
         if case .composite(let composite) = value.kind {
             let fragments: [SQLFragment] = composite.columns.map { "\(raw: composite.alias).\(raw: $0.name)" }
-            return (Translated(fragments: fragments, decoding: .composite(composite), isAggregate: false, isConstant: false), value)
+            return (
+                Translated(
+                    fragments: fragments, decoding: .composite(composite), isAggregate: false, isConstant: false), value
+            )
         }
-        let decoding: SQLDictionaryQuery.Decoding = finalAttribute(path).map { .attribute($0) } ?? .value(value.kind, resultType: .undefinedAttributeType)
-        return (Translated(fragments: [value.fragment], decoding: decoding, isAggregate: false, isConstant: false, isText: value.kind.isText), value)
+        let decoding: SQLDictionaryQuery.Decoding =
+            finalAttribute(path).map { .attribute($0) } ?? .value(value.kind, resultType: .undefinedAttributeType)
+        return (
+            Translated(
+                fragments: [value.fragment], decoding: decoding, isAggregate: false, isConstant: false,
+                isText: value.kind.isText), value
+        )
     }
 
     /// A computed expression: an aggregate, arithmetic on aggregates, or a per-row value.
-    private func computed(_ expression: NSExpression, resultType: NSAttributeType) throws -> (translated: Translated, value: SQLValue) {
+    private func computed(
+        _ expression: NSExpression, resultType: NSAttributeType
+    ) throws -> (translated: Translated, value: SQLValue) {
         let (value, isAggregate, isConstant) = try self.value(of: expression)
         if let entity = value.kind.entity, !isAggregate {
             return (try object(value, of: entity), value)
         }
-        let translated = Translated(fragments: [value.fragment], decoding: .value(value.kind, resultType: resultType),
-                                    isAggregate: isAggregate, isConstant: isConstant, isText: value.kind.isText)
+        let translated = Translated(
+            fragments: [value.fragment], decoding: .value(value.kind, resultType: resultType),
+            isAggregate: isAggregate, isConstant: isConstant, isText: value.kind.isText)
         return (translated, value)
     }
 
     /// The SQL value of an expression, and whether it aggregates rows or is constant.
     private func value(of expression: NSExpression) throws -> (SQLValue, isAggregate: Bool, isConstant: Bool) {
         if case .function(nil, let name, let arguments) = expression.node {
-            if Self.aggregateFunctions.contains(name), arguments.count == 1, let aggregate = try aggregate(name, of: arguments[0]) {
+            if Self.aggregateFunctions.contains(name), arguments.count == 1,
+                let aggregate = try aggregate(name, of: arguments[0])
+            {
                 return (aggregate, true, false)
             }
             if arguments.contains(where: Self.containsAggregate) {
@@ -126,7 +143,9 @@ final class SQLDictionaryTranslation {
         case .value(let read):
             value = read
         case .collection:
-            throw SQLTranslationError.unsupported("\(name)(\(argument)) in a dictionary fetch: the key path is to-many; fetch the destination entity grouped by the inverse relationship instead")
+            throw SQLTranslationError.unsupported(
+                "\(name)(\(argument)) in a dictionary fetch: the key path is to-many; fetch the destination entity grouped by the inverse relationship instead"
+            )
         case .constant, .list:
             return nil
         }
@@ -147,7 +166,8 @@ final class SQLDictionaryTranslation {
         default:
             break
         }
-        throw SQLTranslationError.unsupported("\(name) of \(SQLConstantEncoding.kindDescription(value.kind)) values in a dictionary fetch")
+        throw SQLTranslationError.unsupported(
+            "\(name) of \(SQLConstantEncoding.kindDescription(value.kind)) values in a dictionary fetch")
     }
 
     /// Whether an expression holds an aggregate function of a per-row value.
@@ -164,29 +184,38 @@ final class SQLDictionaryTranslation {
     /// entities can be there (the destination has subentities).
     private func object(_ value: SQLValue, of entity: NSEntityDescription) throws -> Translated {
         if entity.facts.selfAndDescendants.count == 1 {
-            return Translated(fragments: [value.fragment], decoding: .object(entity), isAggregate: false, isConstant: false)
+            return Translated(
+                fragments: [value.fragment], decoding: .object(entity), isAggregate: false, isConstant: false)
         }
         let alias = try translator.rowAlias(of: value, in: scope)
-        return Translated(fragments: ["\(raw: alias).Z_PK", "\(raw: alias).Z_ENT"], decoding: .objectOfAnyEntity, isAggregate: false, isConstant: false)
+        return Translated(
+            fragments: ["\(raw: alias).Z_PK", "\(raw: alias).Z_ENT"], decoding: .objectOfAnyEntity, isAggregate: false,
+            isConstant: false)
     }
 
     /// The attribute a key path ends at, when it is one (through to-one relationships).
     private func finalAttribute(_ path: String) -> NSAttributeDescription? {
         guard var entity = scope.selfValue.entity else { return nil }
-        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init).filter { $0 != "self" && $0 != "SELF" }
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init).filter {
+            $0 != "self" && $0 != "SELF"
+        }
         for (index, key) in keys.enumerated() {
             guard let property = try? translator.property(key, of: entity, path: path) else { return nil }
             if index == keys.count - 1 { return property as? NSAttributeDescription }
             if var composite = property as? NSCompositeAttributeDescription {
                 // An element of a composite (`location.latitude`, nested `a.b.c`).
                 for elementKey in keys[(index + 1)...].dropLast() {
-                    guard let nested = composite.elements.first(where: { $0.name == elementKey }) as? NSCompositeAttributeDescription else { return nil }
+                    guard
+                        let nested = composite.elements.first(where: { $0.name == elementKey })
+                            as? NSCompositeAttributeDescription
+                    else { return nil }
                     composite = nested
                 }
                 return composite.elements.first { $0.name == keys[keys.count - 1] }
             }
             guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
-                  let destination = relationship.destinationEntity else { return nil }
+                let destination = relationship.destinationEntity
+            else { return nil }
             entity = destination
         }
         return nil
@@ -215,7 +244,8 @@ final class SQLDictionaryTranslation {
             return NSExpression(forVariable: path)
         case .function(nil, let name, let arguments):
             if Self.aggregateFunctions.contains(name), arguments.count == 1, Self.containsAggregate(expression),
-               let value = try aggregate(name, of: arguments[0]) {
+                let value = try aggregate(name, of: arguments[0])
+            {
                 inlineAggregates += 1
                 // A name no format string can spell, so it never hides a user's variable.
                 let variable = "having aggregate #\(inlineAggregates)"
@@ -226,7 +256,8 @@ final class SQLDictionaryTranslation {
         case .aggregate(let items):
             return NSExpression(node: .aggregate(try items.map(rewrite)))
         case .conditional(let predicate, let whenTrue, let whenFalse):
-            return NSExpression(node: .conditional(try rewrite(predicate), try rewrite(whenTrue), try rewrite(whenFalse)))
+            return NSExpression(
+                node: .conditional(try rewrite(predicate), try rewrite(whenTrue), try rewrite(whenFalse)))
         default:
             return expression
         }

@@ -7,7 +7,8 @@ extension SQLTranslator {
         // Anything computed from constants alone is computed here, by the in-memory
         // evaluator itself (`now()` is thus one instant for the whole fetch).
         if expression.dependsOnConstantsOnly {
-            return .constant(CollectionValue.unwrapNull(ExpressionEvaluator.value(of: expression, object: nil, bindings: [:])))
+            return .constant(
+                CollectionValue.unwrapNull(ExpressionEvaluator.value(of: expression, object: nil, bindings: [:])))
         }
         switch expression.node {
         case .constant(let value):
@@ -16,7 +17,8 @@ extension SQLTranslator {
             return scope.selfValue
         case .variable(let name):
             guard let bound = scope.variable(name) else {
-                throw SQLTranslationError.unsupported("unbound variable $\(name) (bind it with withSubstitutionVariables(_:) before fetching)")
+                throw SQLTranslationError.unsupported(
+                    "unbound variable $\(name) (bind it with withSubstitutionVariables(_:) before fetching)")
             }
             return bound
         case .keyPath(let base, let path):
@@ -36,7 +38,8 @@ extension SQLTranslator {
         case .aggregate(let items):
             return .list(try items.map { try operand($0, in: scope) })
         case .union, .intersect, .minus:
-            throw SQLTranslationError.unsupported("\(expression) (UNION, INTERSECT and MINUS need constant collections)")
+            throw SQLTranslationError.unsupported(
+                "\(expression) (UNION, INTERSECT and MINUS need constant collections)")
         case .subquery(let collection, let variable, let predicate):
             return try subquery(collection, variable: variable, predicate: predicate, in: scope)
         case .anyKey:
@@ -63,7 +66,8 @@ extension SQLTranslator {
             }
             return try SQLConstantEncoding.value(constant)
         case .collection, .list:
-            throw SQLTranslationError.unsupported("a collection as \(what()); use a collection operator such as @count or @sum")
+            throw SQLTranslationError.unsupported(
+                "a collection as \(what()); use a collection operator such as @count or @sum")
         }
     }
 
@@ -85,7 +89,9 @@ extension SQLTranslator {
         if operands.count == 1, case .collection(let collection) = operands[0] {
             // A single collection argument stands for its elements (nil ones skipped).
             if name == "count:" {
-                return .value(SQLValue(collection.select("COUNT(\(collection.element.fragment))"), kind: .number, isNullable: false))
+                return .value(
+                    SQLValue(
+                        collection.select("COUNT(\(collection.element.fragment))"), kind: .number, isNullable: false))
             }
             guard let operatorName = statistics[name] else {
                 throw SQLTranslationError.unsupported("\(name) of a to-many collection")
@@ -117,20 +123,25 @@ extension SQLTranslator {
             guard let result else { return .constant(nil) }
             return .value(SQLValue("(\(values[0].fragment) \(raw: symbol) \(values[1].fragment))", kind: result))
         case "divide:by:", "modulus:by:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:",
-             "leftshift:by:", "rightshift:by:", "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "trunc:", "abs:",
-             "onesComplement:", "random:":
+            "leftshift:by:", "rightshift:by:", "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "trunc:", "abs:",
+            "onesComplement:", "random:":
             return all(.number) ? call(.number) : .constant(nil)
         case "uppercase:", "lowercase:":
             return all(.string) ? call(.string) : .constant(nil)
         case "length:":
             return all(.string) ? call(.number) : .constant(nil)
         case "sum:", "average:", "median:", "stddev:", "count:":
-            if let bad = kinds.first(where: { if case .object = $0 { return true }; if case .opaque = $0 { return true }; if case .composite = $0 { return true }; return false }) {
+            if let bad = kinds.first(where: {
+                if case .object = $0 { return true }; if case .opaque = $0 { return true };
+                if case .composite = $0 { return true }; return false
+            }) {
                 throw SQLTranslationError.unsupported("\(name) of \(SQLConstantEncoding.kindDescription(bad)) values")
             }
             return call(.number)
         case "min:", "max:":
-            let present = kinds.filter { if case .null = $0 { return false }; return true }
+            let present = kinds.filter {
+                if case .null = $0 { return false }; return true
+            }
             guard let first = present.first else { return .constant(nil) }
             guard first.isOrdered, present.allSatisfy({ $0.isComparable(with: first) }) else {
                 throw SQLTranslationError.unsupported("\(name) of values of different kinds")
@@ -172,12 +183,14 @@ extension SQLTranslator {
             throw SQLTranslationError.unsupported("CAST of \(SQLConstantEncoding.kindDescription(source.kind)) values")
         // Same storage, new meaning: dates are stored as seconds since 2001.
         case (.number, .number), (.date, .date), (.string, .string), (.uuid, .uuid), (.url, .url), (.data, .data),
-             (.date, .number), (.number, .date):
+            (.date, .number), (.number, .date):
             var result = source
             result.kind = target
             return .value(result)
         default:
-            return .value(registeredCall(PredicateFunctions.cast, [source, try SQLConstantEncoding.value(typeName)], kind: target))
+            return .value(
+                registeredCall(
+                    PredicateFunctions.cast, [source, try SQLConstantEncoding.value(typeName)], kind: target))
         }
     }
 
@@ -212,7 +225,10 @@ extension SQLTranslator {
         }
         switch source {
         case .constant(let value):
-            return .constant(PredicateFunctions.element(of: value, at: index.node) { ExpressionEvaluator.value(of: $0, object: nil, bindings: [:]) })
+            return .constant(
+                PredicateFunctions.element(of: value, at: index.node) {
+                    ExpressionEvaluator.value(of: $0, object: nil, bindings: [:])
+                })
         case .value:
             // A single value has no elements (and no size).
             return .constant(nil)
@@ -226,22 +242,27 @@ extension SQLTranslator {
             }
         case .collection(let collection):
             if symbol == "SIZE" {
-                return .value(nilWhenNil(SQLValue(collection.select("COUNT(*)"), kind: .number, isNullable: false), collection))
+                return .value(
+                    nilWhenNil(SQLValue(collection.select("COUNT(*)"), kind: .number, isNullable: false), collection))
             }
             guard let order = collection.order else {
-                throw SQLTranslationError.unsupported("\(base)[\(index)]: positions need an ordered to-many relationship; \(base) is unordered")
+                throw SQLTranslationError.unsupported(
+                    "\(base)[\(index)]: positions need an ordered to-many relationship; \(base) is unordered")
             }
             let descending = symbol == "LAST"
             guard let offset = descending ? 0 : position, offset >= 0 else { return .constant(nil) }
             let orderBy = order.map { $0 + (descending ? " DESC" : "") }.joined(separator: ", ")
-            let element = collection.select(collection.element.fragment, suffix: " ORDER BY \(orderBy) LIMIT 1 OFFSET \(offset)")
+            let element = collection.select(
+                collection.element.fragment, suffix: " ORDER BY \(orderBy) LIMIT 1 OFFSET \(offset)")
             return .value(SQLValue(element, kind: collection.element.kind))
         }
     }
 
     /// `SUBQUERY(collection, $x, predicate)`: the collection's scope, filtered by the
     /// predicate with each element bound to `$x` and used as `SELF`.
-    private func subquery(_ collection: NSExpression, variable: String, predicate: NSPredicate, in scope: SQLScope) throws -> SQLOperand {
+    private func subquery(
+        _ collection: NSExpression, variable: String, predicate: NSPredicate, in scope: SQLScope
+    ) throws -> SQLOperand {
         switch try operand(collection, in: scope) {
         case .collection(var source):
             source.scope.bind(variable, to: .value(source.element))
@@ -262,7 +283,9 @@ extension SQLTranslator {
     }
 
     /// `TERNARY(predicate, a, b)` as `CASE WHEN`.
-    private func conditional(_ predicate: NSPredicate, _ whenTrue: NSExpression, _ whenFalse: NSExpression, in scope: SQLScope) throws -> SQLOperand {
+    private func conditional(
+        _ predicate: NSPredicate, _ whenTrue: NSExpression, _ whenFalse: NSExpression, in scope: SQLScope
+    ) throws -> SQLOperand {
         let test = try condition(predicate, in: scope)
         let first = try operand(whenTrue, in: scope)
         let second = try operand(whenFalse, in: scope)

@@ -11,7 +11,8 @@ extension SQLTranslator {
         var current = base
         for (index, key) in keys.enumerated() {
             if key.hasPrefix("@") {
-                return try collectionOperator(key, rest: Array(keys[(index + 1)...]), on: current, path: path, in: scope)
+                return try collectionOperator(
+                    key, rest: Array(keys[(index + 1)...]), on: current, path: path, in: scope)
             }
             if key == "self" || key == "SELF" { continue }
             if let special = try objectKey(key, of: current, in: scope) {
@@ -26,7 +27,8 @@ extension SQLTranslator {
     /// The stored property `key` of `entity` (or of one of its subentities, as rows
     /// of the whole inheritance tree share one table).
     func property(_ key: String, of entity: NSEntityDescription, path: String) throws -> NSPropertyDescription {
-        let found = entity.facts.propertiesByName[key]
+        let found =
+            entity.facts.propertiesByName[key]
             ?? entity.facts.selfAndDescendants.lazy.compactMap { $0.facts.propertiesByName[key] }.first
         guard let property = found else {
             throw SQLTranslationError.badKeyPath(path, "not found in entity \(entity.name ?? "?")")
@@ -67,13 +69,18 @@ extension SQLTranslator {
         switch value.kind {
         case .object(let entity) where InheritanceTreeKeys.tree(of: entity, has: key) == false:
             if key == "objectID" { return value }
-            if key == "entity" { return SQLValue("\(raw: try rowAlias(of: value, in: scope)).Z_ENT", kind: .entity, isNullable: value.isNullable) }
+            if key == "entity" {
+                return SQLValue(
+                    "\(raw: try rowAlias(of: value, in: scope)).Z_ENT", kind: .entity, isNullable: value.isNullable)
+            }
             return nil
         case .entity where key == "name":
             let cases = schema.entitiesByNumber.sorted { $0.key < $1.key }.map { number, entity -> SQLFragment in
                 "WHEN \(raw: String(number)) THEN \(SQLFragment.bind((entity.name ?? "").databaseValue))"
             }
-            return SQLValue("(CASE \(value.fragment) \(SQLFragment.joined(cases, separator: " ")) END)", kind: .string, isNullable: value.isNullable)
+            return SQLValue(
+                "(CASE \(value.fragment) \(SQLFragment.joined(cases, separator: " ")) END)", kind: .string,
+                isNullable: value.isNullable)
         default:
             return nil
         }
@@ -87,7 +94,9 @@ extension SQLTranslator {
             return .constant(KeyPathEvaluation.value(forKeyPath: key, of: value))
         case .value(let value):
             if let length = Self.stringLength(key, of: value) { return .value(length) }
-            if case .composite(let composite) = value.kind { return .value(try element(key, of: composite, path: path)) }
+            if case .composite(let composite) = value.kind {
+                return .value(try element(key, of: composite, path: path))
+            }
             let property = try objectProperty(key, of: value, path: path)
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
                 return .collection(try collection(relationship, of: value, in: scope, path: path))
@@ -122,7 +131,10 @@ extension SQLTranslator {
 
     private func objectProperty(_ key: String, of value: SQLValue, path: String) throws -> NSPropertyDescription {
         guard let entity = value.kind.entity else {
-            throw SQLTranslationError.badKeyPath(path, ": '\(key)' is read from a value that is not an object (\(SQLConstantEncoding.kindDescription(value.kind)))")
+            throw SQLTranslationError.badKeyPath(
+                path,
+                ": '\(key)' is read from a value that is not an object (\(SQLConstantEncoding.kindDescription(value.kind)))"
+            )
         }
         return try property(key, of: entity, path: path)
     }
@@ -131,7 +143,9 @@ extension SQLTranslator {
     private func element(_ key: String, of composite: SQLCompositeReference, path: String) throws -> SQLValue {
         guard let value = composite.element(key) else {
             let known = composite.composite.elements.map(\.name).joined(separator: ", ")
-            throw SQLTranslationError.badKeyPath(path, ": '\(key)' is not an element of composite attribute '\(composite.keyPath)' (its elements: \(known))")
+            throw SQLTranslationError.badKeyPath(
+                path,
+                ": '\(key)' is not an element of composite attribute '\(composite.keyPath)' (its elements: \(known))")
         }
         return value
     }
@@ -143,7 +157,10 @@ extension SQLTranslator {
             guard let columns = schema.compositeColumns(for: composite) else {
                 throw SQLTranslationError.badKeyPath(property.name, "has no columns in the store")
             }
-            return SQLCompositeReference(composite: composite, keyPath: composite.name, alias: try rowAlias(of: object, in: scope), columns: columns).value
+            return SQLCompositeReference(
+                composite: composite, keyPath: composite.name, alias: try rowAlias(of: object, in: scope),
+                columns: columns
+            ).value
         }
         guard let column = schema.column(for: property) else {
             throw SQLTranslationError.badKeyPath(property.name, "has no column in the store")
@@ -163,7 +180,9 @@ extension SQLTranslator {
     /// The members of a to-many relationship of `owner`, as a correlated subquery:
     /// through the join table (many-to-many), the inverse's foreign key (one-to-many)
     /// or the hidden column (no inverse).
-    private func collection(_ relationship: NSRelationshipDescription, of owner: SQLValue, in scope: SQLScope, path: String) throws -> SQLCollection {
+    private func collection(
+        _ relationship: NSRelationshipDescription, of owner: SQLValue, in scope: SQLScope, path: String
+    ) throws -> SQLCollection {
         guard let destination = relationship.destinationEntity else {
             throw SQLTranslationError.badKeyPath(path, ": '\(relationship.name)' has no destination entity")
         }
@@ -175,7 +194,11 @@ extension SQLTranslator {
         switch schema.storage(of: relationship) {
         case .joinTable(let join):
             let link = scope.makeAlias()
-            child = SQLScope(parent: scope, from: "\(raw: join.name) \(raw: link) JOIN \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: join.destinationColumn)")
+            child = SQLScope(
+                parent: scope,
+                from:
+                    "\(raw: join.name) \(raw: link) JOIN \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: join.destinationColumn)"
+            )
             child.addCondition("\(raw: link).\(raw: join.sourceColumn) = \(key)")
             if relationship.isOrdered, let column = join.orderColumn { order = ["\(link).\(column)"] }
         case .hiddenColumn(let hidden):
@@ -200,7 +223,9 @@ extension SQLTranslator {
     /// Continues a collection through another to-many relationship, flattening as
     /// KVC does: each member contributes its members, and a `nil` element stays one
     /// `nil` element (hence the LEFT JOIN and the condition when elements can be nil).
-    private func flatten(_ collection: inout SQLCollection, through relationship: NSRelationshipDescription, path: String) throws {
+    private func flatten(
+        _ collection: inout SQLCollection, through relationship: NSRelationshipDescription, path: String
+    ) throws {
         guard let destination = relationship.destinationEntity else {
             throw SQLTranslationError.badKeyPath(path, ": '\(relationship.name)' has no destination entity")
         }
@@ -213,8 +238,12 @@ extension SQLTranslator {
         switch schema.storage(of: relationship) {
         case .joinTable(let joinTable):
             let link = scope.makeAlias()
-            scope.addJoin("\(raw: join) \(raw: joinTable.name) \(raw: link) ON \(raw: link).\(raw: joinTable.sourceColumn) = \(key)")
-            scope.addJoin("\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: joinTable.destinationColumn)")
+            scope.addJoin(
+                "\(raw: join) \(raw: joinTable.name) \(raw: link) ON \(raw: link).\(raw: joinTable.sourceColumn) = \(key)"
+            )
+            scope.addJoin(
+                "\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).Z_PK = \(raw: link).\(raw: joinTable.destinationColumn)"
+            )
         case .hiddenColumn(let column), .inverseKey(_, let column, _):
             scope.addJoin("\(raw: join) \(raw: table) \(raw: alias) ON \(raw: alias).\(raw: column) = \(key)")
         case nil:
@@ -223,14 +252,17 @@ extension SQLTranslator {
         if owner.isNullable {
             scope.addCondition("\(key) IS NULL OR \(raw: alias).Z_PK IS NOT NULL")
         }
-        collection.element = SQLValue("\(raw: alias).Z_PK", kind: .object(destination), isNullable: owner.isNullable, rowAlias: alias)
+        collection.element = SQLValue(
+            "\(raw: alias).Z_PK", kind: .object(destination), isNullable: owner.isNullable, rowAlias: alias)
         collection.order = nil
         collection.depth += 1
     }
 
     // MARK: Collection operators
 
-    private func collectionOperator(_ name: String, rest: [String], on base: SQLOperand, path: String, in scope: SQLScope) throws -> SQLOperand {
+    private func collectionOperator(
+        _ name: String, rest: [String], on base: SQLOperand, path: String, in scope: SQLScope
+    ) throws -> SQLOperand {
         let statistics = ["@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"]
         switch base {
         case .constant(let value):
@@ -246,16 +278,24 @@ extension SQLTranslator {
             return try self.function(function, operands: items, in: scope)
         case .collection(var collection):
             if name == "@count" {
-                guard rest.isEmpty else { throw SQLTranslationError.unsupported("'\(path)': @count must end the key path") }
-                return .value(nilWhenNil(SQLValue(collection.select("COUNT(*)"), kind: .number, isNullable: false), collection))
+                guard rest.isEmpty else {
+                    throw SQLTranslationError.unsupported("'\(path)': @count must end the key path")
+                }
+                return .value(
+                    nilWhenNil(SQLValue(collection.select("COUNT(*)"), kind: .number, isNullable: false), collection))
             }
             guard statistics[name] != nil else {
                 throw SQLTranslationError.unsupported("collection operator \(name) in '\(path)'")
             }
             if !rest.isEmpty {
-                guard case .collection(let inner) = try keyPath(rest.joined(separator: "."), from: .collection(collection), in: scope),
-                      inner.depth == collection.depth else {
-                    throw SQLTranslationError.unsupported("'\(path)': \(name) must be followed by a key path of the elements, not by another to-many or operator")
+                guard
+                    case .collection(let inner) = try keyPath(
+                        rest.joined(separator: "."), from: .collection(collection), in: scope),
+                    inner.depth == collection.depth
+                else {
+                    throw SQLTranslationError.unsupported(
+                        "'\(path)': \(name) must be followed by a key path of the elements, not by another to-many or operator"
+                    )
                 }
                 collection = inner
             }
@@ -286,7 +326,8 @@ extension SQLTranslator {
         default:
             break
         }
-        throw SQLTranslationError.unsupported("'\(path)': \(name) of \(SQLConstantEncoding.kindDescription(element.kind)) values")
+        throw SQLTranslationError.unsupported(
+            "'\(path)': \(name) of \(SQLConstantEncoding.kindDescription(element.kind)) values")
     }
 
     /// A collection-derived value that is `nil` when the collection itself is `nil`.

@@ -100,8 +100,11 @@ struct SQLCompositeReference {
     func element(_ key: String) -> SQLValue? {
         guard let element = composite.elements.first(where: { $0.name == key }) else { return nil }
         if let nested = element as? NSCompositeAttributeDescription {
-            let inner = columns.filter { $0.path.first == key }.map { SQLiteSchema.CompositeColumn(path: Array($0.path.dropFirst()), element: $0.element, name: $0.name) }
-            return SQLCompositeReference(composite: nested, keyPath: keyPath + "." + key, alias: alias, columns: inner).value
+            let inner = columns.filter { $0.path.first == key }.map {
+                SQLiteSchema.CompositeColumn(path: Array($0.path.dropFirst()), element: $0.element, name: $0.name)
+            }
+            return SQLCompositeReference(composite: nested, keyPath: keyPath + "." + key, alias: alias, columns: inner)
+                .value
         }
         guard let column = columns.first(where: { $0.path == [key] }) else { return nil }
         return SQLValue("\(raw: alias).\(raw: column.name)", kind: SQLConstantEncoding.kind(of: column.element))
@@ -110,7 +113,8 @@ struct SQLCompositeReference {
     /// The composite as a value: NULL when every column is NULL (the composite is `nil`), 1 otherwise.
     var value: SQLValue {
         let tests = columns.map { "\(alias).\($0.name) IS NULL" }
-        let fragment: SQLFragment = tests.isEmpty ? "NULL" : "(CASE WHEN \(raw: tests.joined(separator: " AND ")) THEN NULL ELSE 1 END)"
+        let fragment: SQLFragment =
+            tests.isEmpty ? "NULL" : "(CASE WHEN \(raw: tests.joined(separator: " AND ")) THEN NULL ELSE 1 END)"
         return SQLValue(fragment, kind: .composite(self), rowAlias: nil)
     }
 }

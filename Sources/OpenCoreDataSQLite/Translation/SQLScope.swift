@@ -20,7 +20,8 @@ final class SQLScope {
         self.parent = nil
         self.aliases = aliases
         self.from = ["\(raw: table) \(raw: alias)"]
-        self.selfValue = .value(SQLValue("\(raw: alias).Z_PK", kind: .object(entity), isNullable: false, rowAlias: alias))
+        self.selfValue = .value(
+            SQLValue("\(raw: alias).Z_PK", kind: .object(entity), isNullable: false, rowAlias: alias))
     }
 
     /// A child scope (a correlated subquery) reading from `from`.

@@ -25,7 +25,9 @@ extension SQLTranslator {
             case .opaque(let description):
                 throw SQLTranslationError.unsupported("sorting by \(description)")
             case .composite(let composite):
-                throw SQLTranslationError.unsupported("sorting by composite attribute '\(composite.keyPath)' as a whole; sort by its elements (\(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))")
+                throw SQLTranslationError.unsupported(
+                    "sorting by composite attribute '\(composite.keyPath)' as a whole; sort by its elements (\(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))"
+                )
             case .object, .entity:
                 // Objects (and entities) do not order among themselves; only nil comes first.
                 return ["(\(value.fragment) IS NOT NULL) \(raw: direction)"]

@@ -25,8 +25,10 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
     public var id: String { name }
 
     /// A configuration of a store in the application support folder, or in memory.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
-                groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
@@ -34,12 +36,17 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
         self.allowsSave = allowsSave
         self.groupContainer = groupContainer
         self.cloudKitDatabase = cloudKitDatabase
-        url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : Self.applicationSupportDirectory.appendingPathComponent("\(name).store")
+        url =
+            isStoredInMemoryOnly
+            ? URL(fileURLWithPath: "/dev/null")
+            : Self.applicationSupportDirectory.appendingPathComponent("\(name).store")
     }
 
     /// A configuration of the store at `url`.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? "default"
         self.schema = schema
         self.url = url
@@ -74,11 +81,14 @@ public struct ModelConfiguration: Identifiable, Hashable, Sendable {
         /// No CloudKit sync.
         public static let none = CloudKitDatabase(identifier: "")
         /// The private database of the CloudKit container with this identifier.
-        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(identifier: containerIdentifier) }
+        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase {
+            CloudKitDatabase(identifier: containerIdentifier)
+        }
     }
 
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
-        lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly && lhs.allowsSave == rhs.allowsSave
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
+            && lhs.allowsSave == rhs.allowsSave
     }
 
     public func hash(into hasher: inout Hasher) {

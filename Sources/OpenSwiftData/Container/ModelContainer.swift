@@ -30,8 +30,10 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// A container of `givenSchema`, migrating its stores by `migrationPlan` if given.
-    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws {
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -40,11 +42,15 @@ public final class ModelContainer: @unchecked Sendable {
     /// - Throws: ``SwiftDataError/loadIssueModelContainer`` when the schema holds a type that
     ///   cannot be stored or a store cannot be opened or migrated (the message says which and
     ///   why); ``SwiftDataError/duplicateConfiguration`` for two configurations of one name.
-    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                configurations: [ModelConfiguration]) throws {
+    public init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         guard Set(configurations.map(\.name)).count == configurations.count else {
-            throw SwiftDataError.duplicateConfiguration.explained("two configurations are named '\(configurations.map(\.name).first { name in configurations.filter { $0.name == name }.count > 1 } ?? "")'")
+            throw SwiftDataError.duplicateConfiguration.explained(
+                "two configurations are named '\(configurations.map(\.name).first { name in configurations.filter { $0.name == name }.count > 1 } ?? "")'"
+            )
         }
         schema = givenSchema
         self.configurations = Set(configurations)
@@ -72,14 +78,18 @@ public final class ModelContainer: @unchecked Sendable {
             return description
         }
         for configuration in configurations where !configuration.isStoredInMemoryOnly {
-            try? FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         var failures: [String] = []
         persistentContainer.loadPersistentStores { description, error in
-            if let error { failures.append("\(description.url?.path ?? "?"): \((error as NSError).localizedDescription)") }
+            if let error {
+                failures.append("\(description.url?.path ?? "?"): \((error as NSError).localizedDescription)")
+            }
         }
         guard failures.isEmpty else {
-            throw SwiftDataError.loadIssueModelContainer.explained("could not open the store: " + failures.joined(separator: "; "))
+            throw SwiftDataError.loadIssueModelContainer.explained(
+                "could not open the store: " + failures.joined(separator: "; "))
         }
         self.persistentContainer = persistentContainer
         // The entities' slots are known once a coordinator has loaded the model.
@@ -93,12 +103,15 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Puts each configuration's schema's entities in a Core Data configuration of its name.
-    private static func assignConfigurations(_ configurations: [ModelConfiguration], in model: NSManagedObjectModel, schema: Schema) throws {
+    private static func assignConfigurations(
+        _ configurations: [ModelConfiguration], in model: NSManagedObjectModel, schema: Schema
+    ) throws {
         for configuration in configurations {
             guard let part = configuration.schema else { continue }
             let names = part.entities.map(\.name)
             guard names.allSatisfy({ model.entitiesByName[$0] != nil }) else {
-                throw SwiftDataError.configurationSchemaNotFoundInContainerSchema.explained("configuration '\(configuration.name)' names entities the container's schema lacks")
+                throw SwiftDataError.configurationSchemaNotFoundInContainerSchema.explained(
+                    "configuration '\(configuration.name)' names entities the container's schema lacks")
             }
             model.setEntities(names.compactMap { model.entitiesByName[$0] }, forConfigurationName: configuration.name)
         }

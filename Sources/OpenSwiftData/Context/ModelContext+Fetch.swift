@@ -9,7 +9,9 @@ extension ModelContext {
         let request = try fetchRequest(descriptor, resultType: .managedObjectResultType)
         return try storeFetch(request).map { object in
             guard let model = (object as? SwiftDataManagedObject)?.resolvedModel(as: T.self) else {
-                throw SwiftDataError.unknownSchema.explained("the store gave a \(type(of: object)) of entity '\((object as? NSManagedObject)?.entity.name ?? "?")' for a fetch of \(T.self)")
+                throw SwiftDataError.unknownSchema.explained(
+                    "the store gave a \(type(of: object)) of entity '\((object as? NSManagedObject)?.entity.name ?? "?")' for a fetch of \(T.self)"
+                )
             }
             return model
         }
@@ -26,8 +28,11 @@ extension ModelContext {
     ///   - batchSize: How many models one read loads.
     /// - Returns: The models, as a random-access collection.
     /// - Throws: As ``fetch(_:)``.
-    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
-        let request = try fetchRequest(descriptor, resultType: .managedObjectResultType, as: SwiftDataManagedObject.self)
+    public func fetch<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int
+    ) throws -> FetchResultsCollection<T> {
+        let request = try fetchRequest(
+            descriptor, resultType: .managedObjectResultType, as: SwiftDataManagedObject.self)
         request.fetchBatchSize = max(1, batchSize)
         do {
             return FetchResultsCollection(objects: try objectContext.fetchBatched(request))
@@ -47,7 +52,8 @@ extension ModelContext {
     }
 
     /// The identifiers of the models `descriptor` describes, without loading the models.
-    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
+    {
         let request = try fetchRequest(descriptor, resultType: .managedObjectIDResultType)
         return try storeFetch(request).compactMap { ($0 as? NSManagedObjectID).map(PersistentIdentifier.init) }
     }
@@ -61,8 +67,10 @@ extension ModelContext {
     ///   - allowEscapingMutations: Whether `block` may change models; when `false`, a change made
     ///     by `block` throws at the end of its batch rather than being kept in memory.
     ///   - block: Called with each model.
-    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
-                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+        allowEscapingMutations: Bool = false, block: (T) throws -> Void
+    ) throws {
         let identifiers = try fetchIdentifiers(descriptor).compactMap(\.objectID)
         let size = max(1, batchSize)
         var start = 0
@@ -80,7 +88,9 @@ extension ModelContext {
                 objectContext.refresh(object, mergeChanges: false)
             }
             if !allowEscapingMutations, objects.contains(where: \.hasChanges) {
-                throw SwiftDataError.modelValidationFailure.explained("enumerate(_:batchSize:allowEscapingMutations:block:) changed models with allowEscapingMutations false; save inside the block or allow escaping mutations")
+                throw SwiftDataError.modelValidationFailure.explained(
+                    "enumerate(_:batchSize:allowEscapingMutations:block:) changed models with allowEscapingMutations false; save inside the block or allow escaping mutations"
+                )
             }
             start += size
         }
@@ -96,12 +106,16 @@ extension ModelContext {
     }
 
     /// The Core Data fetch request of `descriptor`.
-    func fetchRequest<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType) throws -> NSFetchRequest<NSFetchRequestResult> {
+    func fetchRequest<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType
+    ) throws -> NSFetchRequest<NSFetchRequestResult> {
         try fetchRequest(descriptor, resultType: resultType, as: NSFetchRequestResult.self)
     }
 
     /// The Core Data fetch request of `descriptor`, typed for results of type `Result`.
-    func fetchRequest<T: PersistentModel, Result>(_ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType, as _: Result.Type) throws -> NSFetchRequest<Result> {
+    func fetchRequest<T: PersistentModel, Result>(
+        _ descriptor: FetchDescriptor<T>, resultType: NSFetchRequestResultType, as _: Result.Type
+    ) throws -> NSFetchRequest<Result> {
         let translator = Self.translator
         let request = NSFetchRequest<Result>(entityName: Schema.entityName(for: T.self))
         request.resultType = resultType
@@ -114,14 +128,16 @@ extension ModelContext {
         if !descriptor.propertiesToFetch.isEmpty, resultType == .managedObjectResultType {
             request.propertiesToFetch = try descriptor.propertiesToFetch.map { keyPath in
                 guard let property = table.property(at: keyPath) else {
-                    throw SwiftDataError.unsupportedKeyPath.explained("propertiesToFetch names \(keyPath), which is not a persisted property of \(T.self)")
+                    throw SwiftDataError.unsupportedKeyPath.explained(
+                        "propertiesToFetch names \(keyPath), which is not a persisted property of \(T.self)")
                 }
                 return property.name
             }
         }
         request.relationshipKeyPathsForPrefetching = try descriptor.relationshipKeyPathsForPrefetching.map { keyPath in
             guard let property = table.property(at: keyPath), property.isRelationship else {
-                throw SwiftDataError.unsupportedKeyPath.explained("relationshipKeyPathsForPrefetching names \(keyPath), which is not a relationship of \(T.self)")
+                throw SwiftDataError.unsupportedKeyPath.explained(
+                    "relationshipKeyPathsForPrefetching names \(keyPath), which is not a relationship of \(T.self)")
             }
             return property.name
         }

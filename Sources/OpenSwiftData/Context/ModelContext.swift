@@ -47,7 +47,9 @@ public final class ModelContext: Equatable, Hashable {
         let storage = model.storage
         if let object = storage.managedObject {
             guard object.managedObjectContext === objectContext else {
-                preconditionFailure("\(type(of: model)) is already in another ModelContext; a model belongs to one context (pass its persistentModelID instead)")
+                preconditionFailure(
+                    "\(type(of: model)) is already in another ModelContext; a model belongs to one context (pass its persistentModelID instead)"
+                )
             }
             return
         }
@@ -71,7 +73,9 @@ public final class ModelContext: Equatable, Hashable {
     ///
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` for a predicate SQL cannot express, or
     ///   the store's error.
-    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
         let translated = try predicate.map { try Self.translator.predicate($0) }
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: Schema.entityName(for: model))
         request.predicate = translated
@@ -86,7 +90,8 @@ public final class ModelContext: Equatable, Hashable {
         let entity = container.entity(for: model)
         let held = objectContext.registeredObjects.compactMap { object -> NSManagedObjectID? in
             guard !object.objectID.isTemporaryID, !object.isDeleted,
-                  includeSubclasses ? object.entity.isKindOf(entity: entity) : object.entity === entity else { return nil }
+                includeSubclasses ? object.entity.isKindOf(entity: entity) : object.entity === entity
+            else { return nil }
             return object.objectID
         }
         let batch = NSBatchDeleteRequest(fetchRequest: request)
@@ -106,7 +111,8 @@ public final class ModelContext: Equatable, Hashable {
         }
         let gone = held.filter { !kept.contains($0) }
         if !gone.isEmpty {
-            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: gone], into: [objectContext])
+            NSManagedObjectContext.mergeChanges(
+                fromRemoteContextSave: [NSDeletedObjectsKey: gone], into: [objectContext])
         }
     }
 
@@ -162,11 +168,13 @@ public final class ModelContext: Equatable, Hashable {
             // Core Data's error names NSManagedObject and userInfo keys; say it in models.
             throw SwiftDataError.saveError(error) ?? error
         }
-        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
-            NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
-            NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
-            NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
-        ])
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+            ])
     }
 
     /// Discards the changes made since the last save.
@@ -244,7 +252,7 @@ public final class ModelContext: Equatable, Hashable {
     /// loads from the store on first use.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         guard let objectID = persistentModelID.objectID(in: objectContext.persistentStoreCoordinator),
-              let object = objectContext.object(with: objectID) as? SwiftDataManagedObject
+            let object = objectContext.object(with: objectID) as? SwiftDataManagedObject
         else {
             preconditionFailure("\(persistentModelID) names no model of this container's stores")
         }
@@ -254,13 +262,15 @@ public final class ModelContext: Equatable, Hashable {
     /// The model with `persistentModelID` if the context already has it, else `nil`.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
         guard let objectID = persistentModelID.objectID(in: objectContext.persistentStoreCoordinator),
-              let object = objectContext.registeredObject(for: objectID) as? SwiftDataManagedObject
+            let object = objectContext.registeredObject(for: objectID) as? SwiftDataManagedObject
         else { return nil }
         return object.resolvedModel(as: T.self)
     }
 
     /// The predicate and sort translation every fetch of the context uses.
-    static var translator: PredicateTranslator { PredicateTranslator(keyName: ModelContext.keyName, constant: ModelContext.storedConstant) }
+    static var translator: PredicateTranslator {
+        PredicateTranslator(keyName: ModelContext.keyName, constant: ModelContext.storedConstant)
+    }
 
     /// The Core Data key of a key path of a model type (see ``ModelKeyPathNames``).
     static func keyName(_ keyPath: AnyKeyPath) -> String? {
@@ -272,7 +282,8 @@ public final class ModelContext: Equatable, Hashable {
         switch value {
         case let model as any PersistentModel:
             guard let object = model.storage.managedObject else {
-                throw SwiftDataError.unsupportedPredicate.explained("the predicate compares with a \(type(of: model)) that is in no context")
+                throw SwiftDataError.unsupportedPredicate.explained(
+                    "the predicate compares with a \(type(of: model)) that is in no context")
             }
             return object.objectID
         case let identifier as PersistentIdentifier:

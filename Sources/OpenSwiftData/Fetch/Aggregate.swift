@@ -63,7 +63,8 @@ public final class Aggregate<Model: PersistentModel, Value>: PartialAggregate<Mo
     /// Converts the store's value (`nil` for SQL NULL) through the property's codec.
     private let convert: @Sendable (Any?, ValueCodec?) throws -> Value
 
-    init(_ function: Function, _ keyPath: AnyKeyPath?, decode: @escaping @Sendable (Any?, ValueCodec?) throws -> Value) {
+    init(_ function: Function, _ keyPath: AnyKeyPath?, decode: @escaping @Sendable (Any?, ValueCodec?) throws -> Value)
+    {
         convert = decode
         super.init(function, keyPath)
     }
@@ -163,11 +164,15 @@ public struct AggregateRow<Model: PersistentModel> {
     /// error and traps, as the value was not read.
     public subscript<Value>(_ keyPath: KeyPath<Model, Value>) -> Value {
         guard let value = groupValues[keyPath] else {
-            preconditionFailure("\(PredicateTranslationContext.describe(keyPath)) is not one of the key paths the aggregate results were grouped by")
+            preconditionFailure(
+                "\(PredicateTranslationContext.describe(keyPath)) is not one of the key paths the aggregate results were grouped by"
+            )
         }
         // `Any?` to `Value`: an absent value becomes `nil` of an optional `Value`.
         guard let typed = value as? Value else {
-            preconditionFailure("\(PredicateTranslationContext.describe(keyPath)) has no value in this group, but \(Value.self) is not optional")
+            preconditionFailure(
+                "\(PredicateTranslationContext.describe(keyPath)) has no value in this group, but \(Value.self) is not optional"
+            )
         }
         return typed
     }
@@ -178,7 +183,9 @@ public struct AggregateRow<Model: PersistentModel> {
     /// same key path); any other is a programmer error and traps, as it was not computed.
     public subscript<Value>(_ aggregate: Aggregate<Model, Value>) -> Value {
         guard let value = aggregateValues[aggregate] else {
-            preconditionFailure("\(aggregate.function) of \(aggregate.keyPath.map { PredicateTranslationContext.describe($0) } ?? "the models") was not one of the aggregates computed")
+            preconditionFailure(
+                "\(aggregate.function) of \(aggregate.keyPath.map { PredicateTranslationContext.describe($0) } ?? "the models") was not one of the aggregates computed"
+            )
         }
         return value as! Value
     }
@@ -207,10 +214,13 @@ private func storedDouble(_ stored: Any?) -> Double? {
 
 /// A sum the store returned, as the summed property's type `V`; an integer total `V` cannot
 /// hold (the store sums in 64 bits) throws instead of being cut to `V`'s width.
-private func summed<V: AdditiveArithmetic>(_ stored: Any?, _ codec: ValueCodec?, as _: V.Type, of name: String) throws -> V {
+private func summed<V: AdditiveArithmetic>(
+    _ stored: Any?, _ codec: ValueCodec?, as _: V.Type, of name: String
+) throws -> V {
     if let integer = V.self as? any FixedWidthInteger.Type, let total = storedInt(stored), !fits(total, in: integer) {
         throw SwiftDataError.unsupportedKeyPath.explained(
-            "the sum of \(name) is \(total), more than a \(V.self) holds: sum a wider property, or fetch and add the values")
+            "the sum of \(name) is \(total), more than a \(V.self) holds: sum a wider property, or fetch and add the values"
+        )
     }
     return try decoded(stored, codec, as: V.self) ?? .zero
 }
@@ -226,7 +236,8 @@ private func fits<I: FixedWidthInteger>(_ value: Int, in _: I.Type) -> Bool {
 private func decoded<V>(_ stored: Any?, _ codec: ValueCodec?, as _: V.Type) throws -> V? {
     guard let stored, let codec else { return nil }
     guard let value = codec.decode(stored) as? V else {
-        throw SwiftDataError.unknownDataStoreSchema.explained("the store returned a \(type(of: stored)) for an aggregate of \(V.self) values, which is not a \(V.self)")
+        throw SwiftDataError.unknownDataStoreSchema.explained(
+            "the store returned a \(type(of: stored)) for an aggregate of \(V.self) values, which is not a \(V.self)")
     }
     return value
 }

@@ -20,7 +20,9 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     /// The model at `position`, loading its batch when needed.
     public subscript(position: Int) -> Element {
         guard let model = objects[position].resolvedModel(as: Element.self) else {
-            preconditionFailure("The store gave an object of entity '\(objects[position].entity.name ?? "?")' for a fetch of \(Element.self)")
+            preconditionFailure(
+                "The store gave an object of entity '\(objects[position].entity.name ?? "?")' for a fetch of \(Element.self)"
+            )
         }
         return model
     }

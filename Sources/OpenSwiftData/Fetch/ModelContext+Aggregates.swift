@@ -23,7 +23,9 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/unsupportedPredicate`` for a predicate the store cannot run
     ///   in SQL; ``SwiftDataError/unsupportedKeyPath`` when the key path is not a stored
     ///   attribute of a type the function applies to; the store's error.
-    public func aggregate<T: PersistentModel, Value>(_ aggregate: Aggregate<T, Value>, where predicate: Predicate<T>? = nil) throws -> Value {
+    public func aggregate<T: PersistentModel, Value>(
+        _ aggregate: Aggregate<T, Value>, where predicate: Predicate<T>? = nil
+    ) throws -> Value {
         let rows = try self.aggregate([aggregate], where: predicate)
         // An ungrouped SQL aggregate always yields its one row.
         if let row = rows.first { return row[aggregate] }
@@ -58,9 +60,11 @@ extension ModelContext {
     ///   in SQL; ``SwiftDataError/unsupportedKeyPath`` for a key path that is not a stored
     ///   attribute a function or a grouping applies to; ``SwiftDataError/unsupportedSortDescriptor``
     ///   for a sort by a property the results are not grouped by; the store's error.
-    public func aggregate<T: PersistentModel>(_ aggregates: [PartialAggregate<T>], groupedBy: [PartialKeyPath<T>] = [],
-                                              where predicate: Predicate<T>? = nil,
-                                              sortBy: [SortDescriptor<T>] = []) throws -> [AggregateRow<T>] {
+    public func aggregate<T: PersistentModel>(
+        _ aggregates: [PartialAggregate<T>], groupedBy: [PartialKeyPath<T>] = [],
+        where predicate: Predicate<T>? = nil,
+        sortBy: [SortDescriptor<T>] = []
+    ) throws -> [AggregateRow<T>] {
         let table = ModelTable.of(T.self)
         var groups: [(keyPath: AnyKeyPath, name: String, codec: ValueCodec)] = []
         for keyPath in groupedBy where !groups.contains(where: { $0.keyPath == keyPath }) {
@@ -87,7 +91,8 @@ extension ModelContext {
         // SQL would order groups by a value of an arbitrary model of the group: refuse.
         for sort in sortBy where !groups.contains(where: { $0.keyPath == sort.keyPath.map { $0 as AnyKeyPath } }) {
             throw SwiftDataError.unsupportedSortDescriptor.explained(
-                "aggregate results can be sorted only by the properties they are grouped by; \(sort.keyPath.map { PredicateTranslationContext.describe($0) } ?? "a key-path-less sort") is not one (sort the returned rows to order them by an aggregate)")
+                "aggregate results can be sorted only by the properties they are grouped by; \(sort.keyPath.map { PredicateTranslationContext.describe($0) } ?? "a key-path-less sort") is not one (sort the returned rows to order them by an aggregate)"
+            )
         }
 
         let results: [NSDictionary]
@@ -103,14 +108,17 @@ extension ModelContext {
                 groupValues[group.keyPath] = try dictionary[group.name].flatMap { stored -> Any? in
                     // A value of another type is damage in the store: say so rather than trap.
                     guard let value = group.codec.decode(stored) else {
-                        throw SwiftDataError.unknownDataStoreSchema.explained("the store holds a \(type(of: stored)) for the grouped property '\(group.name)' of \(T.self), which is not a value of the property's type")
+                        throw SwiftDataError.unknownDataStoreSchema.explained(
+                            "the store holds a \(type(of: stored)) for the grouped property '\(group.name)' of \(T.self), which is not a value of the property's type"
+                        )
                     }
                     return value
                 }
             }
             var aggregateValues: [PartialAggregate<T>: Any] = [:]
             for column in columns {
-                aggregateValues[column.aggregate] = try column.aggregate.decodeAny(dictionary[column.key], codec: column.codec)
+                aggregateValues[column.aggregate] = try column.aggregate.decodeAny(
+                    dictionary[column.key], codec: column.codec)
             }
             return AggregateRow(groupValues: groupValues, aggregateValues: aggregateValues)
         }
@@ -120,14 +128,17 @@ extension ModelContext {
 
     /// The `NSExpressionDescription` that computes `aggregate` under `key`, and the codec of the
     /// aggregated attribute (`nil` for the count of models).
-    private static func expressionDescription<T: PersistentModel>(_ aggregate: PartialAggregate<T>, named key: String,
-                                                                 in table: ModelTable) throws -> (NSExpressionDescription, ValueCodec?) {
+    private static func expressionDescription<T: PersistentModel>(
+        _ aggregate: PartialAggregate<T>, named key: String,
+        in table: ModelTable
+    ) throws -> (NSExpressionDescription, ValueCodec?) {
         let function = aggregate.function
         let argument: NSExpression
         let resultType: NSAttributeType
         var codec: ValueCodec?
         if let keyPath = aggregate.keyPath {
-            let (property, attributeCodec) = try aggregatedAttribute(keyPath, of: T.self, in: table, for: "\(function.rawValue)(_:)")
+            let (property, attributeCodec) = try aggregatedAttribute(
+                keyPath, of: T.self, in: table, for: "\(function.rawValue)(_:)")
             codec = attributeCodec
             argument = NSExpression(forKeyPath: property.name)
             let type = attributeCodec.attributeType
@@ -137,13 +148,15 @@ extension ModelContext {
             case .sum, .average:
                 guard let sumType = summedType(of: type) else {
                     throw SwiftDataError.unsupportedKeyPath.explained(
-                        "\(function.rawValue)(_:) needs a numeric attribute; \(property.label) is stored as \(type) (\(PredicateTranslationContext.describe(keyPath)))")
+                        "\(function.rawValue)(_:) needs a numeric attribute; \(property.label) is stored as \(type) (\(PredicateTranslationContext.describe(keyPath)))"
+                    )
                 }
                 resultType = function == .average ? .doubleAttributeType : sumType
             case .min, .max:
                 guard isOrdered(type) else {
                     throw SwiftDataError.unsupportedKeyPath.explained(
-                        "\(function.rawValue)(_:) needs an attribute stored as a number, a string or a date; \(property.label) is stored as \(type) (\(PredicateTranslationContext.describe(keyPath)))")
+                        "\(function.rawValue)(_:) needs an attribute stored as a number, a string or a date; \(property.label) is stored as \(type) (\(PredicateTranslationContext.describe(keyPath)))"
+                    )
                 }
                 // Decoded as the attribute is, so the codec reads it back as the property's type.
                 resultType = type
@@ -163,16 +176,20 @@ extension ModelContext {
     ///
     /// - Throws: ``SwiftDataError/unsupportedKeyPath`` for anything else (a relationship, a
     ///   property that is not persisted, a composite attribute SQL cannot aggregate as a whole).
-    private static func aggregatedAttribute<T: PersistentModel>(_ keyPath: AnyKeyPath, of _: T.Type, in table: ModelTable,
-                                                                for use: String) throws -> (ModelProperty, ValueCodec) {
+    private static func aggregatedAttribute<T: PersistentModel>(
+        _ keyPath: AnyKeyPath, of _: T.Type, in table: ModelTable,
+        for use: String
+    ) throws -> (ModelProperty, ValueCodec) {
         guard let property = table.property(at: keyPath) else {
             throw SwiftDataError.unsupportedKeyPath.explained(
-                "\(use) names \(PredicateTranslationContext.describe(keyPath)), which is not a stored property of \(T.self)")
+                "\(use) names \(PredicateTranslationContext.describe(keyPath)), which is not a stored property of \(T.self)"
+            )
         }
         guard case .attribute(let codec) = property.kind, codec.composite == nil else {
             let what = property.isRelationship ? "a relationship" : "not an attribute SQL can aggregate or group by"
             throw SwiftDataError.unsupportedKeyPath.explained(
-                "\(use) names \(property.label), which is \(what); aggregates and groups read stored attributes of \(T.self)")
+                "\(use) names \(property.label), which is \(what); aggregates and groups read stored attributes of \(T.self)"
+            )
         }
         return (property, codec)
     }

@@ -12,7 +12,8 @@ enum ModelKeyPathNames {
         let root = type(of: keyPath).rootType
         guard let model = root as? any PersistentModel.Type else {
             // A step inside a composite: a stored property of a struct.
-            guard root is any Decodable.Type, let steps = steps(of: keyPath, root: root), steps.allSatisfy(isPlainName) else { return nil }
+            guard root is any Decodable.Type, let steps = steps(of: keyPath, root: root), steps.allSatisfy(isPlainName)
+            else { return nil }
             return steps.joined(separator: ".")
         }
         if keyPath == identifierKeyPath(model) { return "self" }
@@ -26,7 +27,11 @@ enum ModelKeyPathNames {
                 names.append(step)
                 continue
             }
-            guard let property = ModelTable.of(type).properties.first(where: { self.steps(of: $0.keyPath, root: type) == [step] }) else {
+            guard
+                let property = ModelTable.of(type).properties.first(where: {
+                    self.steps(of: $0.keyPath, root: type) == [step]
+                })
+            else {
                 return nil
             }
             names.append(property.name)

@@ -81,14 +81,18 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
 
     /// The preserved value of the property at `keyPath`, or `nil` if it was not preserved.
     public subscript<Value>(keyPath: KeyPath<Model, Value>) -> Value? {
-        guard let property = ModelTable.of(Model.self).property(at: keyPath), let value = values[property.name] else { return nil }
+        guard let property = ModelTable.of(Model.self).property(at: keyPath), let value = values[property.name] else {
+            return nil
+        }
         return value as? Value
     }
 
     /// The preserved values as (key path, value) pairs.
     public func makeIterator() -> IndexingIterator<[(PartialKeyPath<Model>, Any)]> {
         ModelTable.of(Model.self).properties.compactMap { property -> (PartialKeyPath<Model>, Any)? in
-            guard let keyPath = property.keyPath as? PartialKeyPath<Model>, let value = values[property.name] else { return nil }
+            guard let keyPath = property.keyPath as? PartialKeyPath<Model>, let value = values[property.name] else {
+                return nil
+            }
             return (keyPath, value)
         }.makeIterator()
     }

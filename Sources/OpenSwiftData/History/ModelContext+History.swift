@@ -47,13 +47,17 @@ extension ModelContext {
         }
         guard let last = matching.last else { return }
         guard Array(all.prefix(matching.count)).map(\.transactionNumber) == matching.map(\.transactionNumber) else {
-            throw SwiftDataError.invalidTransactionFetchRequest.explained("deleteHistory deletes a store's oldest transactions; the descriptor describes transactions after some it leaves")
+            throw SwiftDataError.invalidTransactionFetchRequest.explained(
+                "deleteHistory deletes a store's oldest transactions; the descriptor describes transactions after some it leaves"
+            )
         }
         _ = try objectContext.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: last.token))
     }
 
     /// Every transaction of the stores' history, oldest first.
-    private func allHistoryTransactions(_ resultType: NSPersistentHistoryResultType) throws -> [NSPersistentHistoryTransaction] {
+    private func allHistoryTransactions(
+        _ resultType: NSPersistentHistoryResultType
+    ) throws -> [NSPersistentHistoryTransaction] {
         let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
         request.resultType = resultType
         let result = try objectContext.execute(request) as? NSPersistentHistoryResult
@@ -66,32 +70,45 @@ extension ModelContext {
             guard let type = objectContext.modelTypes[change.changedObjectID.entity.name ?? ""] else { return nil }
             return Self.historyChange(change, of: type, transaction: transaction.transactionNumber)
         }
-        return DefaultHistoryTransaction(changes: changes, transactionIdentifier: transaction.transactionNumber,
-                                         author: transaction.author, bundleIdentifier: transaction.bundleID,
-                                         processIdentifier: transaction.processID, storeIdentifier: transaction.storeID,
-                                         timestamp: transaction.timestamp, token: DefaultHistoryToken(transaction.token))
+        return DefaultHistoryTransaction(
+            changes: changes, transactionIdentifier: transaction.transactionNumber,
+            author: transaction.author, bundleIdentifier: transaction.bundleID,
+            processIdentifier: transaction.processID, storeIdentifier: transaction.storeID,
+            timestamp: transaction.timestamp, token: DefaultHistoryToken(transaction.token))
     }
 
-    private static func historyChange<Model: PersistentModel>(_ change: NSPersistentHistoryChange, of type: Model.Type, transaction: Int64) -> HistoryChange {
+    private static func historyChange<Model: PersistentModel>(
+        _ change: NSPersistentHistoryChange, of type: Model.Type, transaction: Int64
+    ) -> HistoryChange {
         let id = PersistentIdentifier(change.changedObjectID)
         switch change.changeType {
         case .insert:
-            return .insert(DefaultHistoryInsert<Model>(changedPersistentIdentifier: id, changeIdentifier: change.changeID, transactionIdentifier: transaction))
+            return .insert(
+                DefaultHistoryInsert<Model>(
+                    changedPersistentIdentifier: id, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction))
         case .update:
             let table = ModelTable.of(Model.self)
             let names = Set((change.updatedProperties ?? []).map(\.name))
-            let keyPaths = table.properties.filter { names.contains($0.name) }.compactMap { $0.keyPath as? PartialKeyPath<Model> }
-            return .update(DefaultHistoryUpdate<Model>(changedPersistentIdentifier: id, changeIdentifier: change.changeID,
-                                                       transactionIdentifier: transaction, updatedAttributes: keyPaths))
+            let keyPaths = table.properties.filter { names.contains($0.name) }.compactMap {
+                $0.keyPath as? PartialKeyPath<Model>
+            }
+            return .update(
+                DefaultHistoryUpdate<Model>(
+                    changedPersistentIdentifier: id, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction, updatedAttributes: keyPaths))
         case .delete:
             var values: [String: Any] = [:]
             for property in ModelTable.of(Model.self).properties {
                 guard case .attribute(let codec) = property.kind, let stored = change.tombstone?[property.name],
-                      !(stored is NSNull), let value = codec.decode(stored) else { continue }
+                    !(stored is NSNull), let value = codec.decode(stored)
+                else { continue }
                 values[property.name] = value
             }
-            return .delete(DefaultHistoryDelete<Model>(changedPersistentIdentifier: id, changeIdentifier: change.changeID,
-                                                       transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
+            return .delete(
+                DefaultHistoryDelete<Model>(
+                    changedPersistentIdentifier: id, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
         }
     }
 }

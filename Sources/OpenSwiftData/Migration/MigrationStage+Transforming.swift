@@ -53,17 +53,22 @@ extension MigrationStage {
     ///   - toVersion: The version it migrates to.
     ///   - migrate: Reads `old` and changes `new`; need not save (the stage saves `new`).
     /// - Returns: The stage.
-    public static func transforming(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                                    migrate: @escaping (_ old: ModelContext, _ new: ModelContext) throws -> Void) -> MigrationStage {
-        .custom(fromVersion: fromVersion, toVersion: toVersion, willMigrate: { _ in
-            // StagedMigration listens for this hand-off around the stage's willMigrate; anyone
-            // else calling it would get a migration that silently did nothing.
-            guard let handoff = TransformingStageHandoff.current else {
-                throw SwiftDataError.unknownSchema.explained(
-                    "the transforming stage \(fromVersion.versionIdentifier) → \(toVersion.versionIdentifier) runs only as part of a migration plan given to a ModelContainer")
-            }
-            handoff.migrate = migrate
-        }, didMigrate: nil)
+    public static func transforming(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        migrate: @escaping (_ old: ModelContext, _ new: ModelContext) throws -> Void
+    ) -> MigrationStage {
+        .custom(
+            fromVersion: fromVersion, toVersion: toVersion,
+            willMigrate: { _ in
+                // StagedMigration listens for this hand-off around the stage's willMigrate; anyone
+                // else calling it would get a migration that silently did nothing.
+                guard let handoff = TransformingStageHandoff.current else {
+                    throw SwiftDataError.unknownSchema.explained(
+                        "the transforming stage \(fromVersion.versionIdentifier) → \(toVersion.versionIdentifier) runs only as part of a migration plan given to a ModelContainer"
+                    )
+                }
+                handoff.migrate = migrate
+            }, didMigrate: nil)
     }
 }
 
@@ -92,7 +97,8 @@ struct TransformingMigration {
         let manager = FileManager.default
         // Beside the store: the same volume (a large store is not copied across disks) and
         // a place the app may write. A unique name, so two processes never share one.
-        let folder = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).transforming-\(UUID().uuidString)")
+        let folder = store.deletingLastPathComponent().appendingPathComponent(
+            ".\(store.lastPathComponent).transforming-\(UUID().uuidString)")
         try manager.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? manager.removeItem(at: folder) }
         let work = folder.appendingPathComponent(store.lastPathComponent)
@@ -107,19 +113,25 @@ struct TransformingMigration {
         do {
             // Entities the new version lacks are dropped from the copy on purpose: their
             // rows stay readable in `old`, which is what this stage is for.
-            try StoreEngines.sqlite().migrateStoreFile(at: work, from: source, to: destination, configuration: configurationName, allowingDataLoss: true)
+            try StoreEngines.sqlite().migrateStoreFile(
+                at: work, from: source, to: destination, configuration: configurationName, allowingDataLoss: true)
         } catch {
             throw SwiftDataError.loadIssueModelContainer.explained(
-                "the transforming stage \(from.versionIdentifier) → \(to.versionIdentifier) could not bring a copy of \(store.path) to the new version: \((error as NSError).localizedDescription)")
+                "the transforming stage \(from.versionIdentifier) → \(to.versionIdentifier) could not bring a copy of \(store.path) to the new version: \((error as NSError).localizedDescription)"
+            )
         }
 
-        let old = try ModelContainer(for: Schema(versionedSchema: from), migrationPlan: nil, configurations: [
-            ModelConfiguration(configuration.name, schema: configuration.schema, url: store, allowsSave: false),
-        ])
+        let old = try ModelContainer(
+            for: Schema(versionedSchema: from), migrationPlan: nil,
+            configurations: [
+                ModelConfiguration(configuration.name, schema: configuration.schema, url: store, allowsSave: false)
+            ])
         defer { try? Self.close(old) }
-        let new = try ModelContainer(for: Schema(versionedSchema: to), migrationPlan: nil, configurations: [
-            ModelConfiguration(configuration.name, schema: configuration.schema, url: work),
-        ])
+        let new = try ModelContainer(
+            for: Schema(versionedSchema: to), migrationPlan: nil,
+            configurations: [
+                ModelConfiguration(configuration.name, schema: configuration.schema, url: work)
+            ])
         defer { try? Self.close(new) }
         let newContext = ModelContext(new)
         try migrate(ModelContext(old), newContext)
@@ -140,7 +152,8 @@ struct TransformingMigration {
     private func model(of version: any VersionedSchema.Type) throws -> (NSManagedObjectModel, String?) {
         let model = try Schema(versionedSchema: version).makeManagedObjectModel()
         guard let part = configuration.schema else { return (model, nil) }
-        model.setEntities(part.entities.compactMap { model.entitiesByName[$0.name] }, forConfigurationName: configuration.name)
+        model.setEntities(
+            part.entities.compactMap { model.entitiesByName[$0.name] }, forConfigurationName: configuration.name)
         return (model, configuration.name)
     }
 
@@ -151,15 +164,19 @@ struct TransformingMigration {
     /// of version hashes, so the model still matches the store.
     ///
     /// Matching mirrors Core Data's inference: by renaming identifier, else by name.
-    static func uncoupleUnconvertibleAttributes(of source: NSManagedObjectModel, from destination: NSManagedObjectModel) {
+    static func uncoupleUnconvertibleAttributes(of source: NSManagedObjectModel, from destination: NSManagedObjectModel)
+    {
         for entity in destination.entities {
             let identifier = entity.renamingIdentifier ?? entity.name
-            guard let sourceEntity = source.entities.first(where: { ($0.renamingIdentifier ?? $0.name) == identifier }) else { continue }
-            let sourceAttributes = sourceEntity.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+            guard let sourceEntity = source.entities.first(where: { ($0.renamingIdentifier ?? $0.name) == identifier })
+            else { continue }
+            let sourceAttributes = sourceEntity.attributesByName.values.filter { !$0.isTransient }.sorted {
+                $0.name < $1.name
+            }
             for attribute in entity.attributesByName.values where !attribute.isTransient {
                 let name = attribute.renamingIdentifier ?? attribute.name
                 guard let match = sourceAttributes.first(where: { ($0.renamingIdentifier ?? $0.name) == name }),
-                      !match.attributeType.convertsInLightweightMigration(to: attribute.attributeType)
+                    !match.attributeType.convertsInLightweightMigration(to: attribute.attributeType)
                 else { continue }
                 // Not a property name, so no destination attribute can claim it.
                 match.renamingIdentifier = "\(match.name) (type changed in a transforming stage)"
@@ -174,7 +191,7 @@ struct TransformingMigration {
         for store in coordinator.persistentStores {
             do {
                 try coordinator.remove(store)
-            } catch where !throwing {
+            } catch  where !throwing {
                 continue
             }
         }

@@ -30,9 +30,11 @@ struct StagedMigration {
     private func migrate(_ configuration: ModelConfiguration) throws {
         let metadata: [String: Any]
         do {
-            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: configuration.url)
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: NSSQLiteStoreType, at: configuration.url)
         } catch {
-            throw SwiftDataError.loadIssueModelContainer.explained("could not read the store at \(configuration.url.path): \((error as NSError).localizedDescription)")
+            throw SwiftDataError.loadIssueModelContainer.explained(
+                "could not read the store at \(configuration.url.path): \((error as NSError).localizedDescription)")
         }
         let versions = plan.schemas
         var current: Int?
@@ -44,13 +46,18 @@ struct StagedMigration {
             }
         }
         guard let start = current else {
-            if try target.makeManagedObjectModel().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return }
-            throw SwiftDataError.unknownSchema.explained("the store at \(configuration.url.path) was made by no schema version of \(plan)")
+            if try target.makeManagedObjectModel().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+            {
+                return
+            }
+            throw SwiftDataError.unknownSchema.explained(
+                "the store at \(configuration.url.path) was made by no schema version of \(plan)")
         }
         var version = versions[start].versionIdentifier
         for stage in plan.stages where stage.fromVersion.versionIdentifier >= version {
             guard stage.fromVersion.versionIdentifier == version else {
-                throw SwiftDataError.unknownSchema.explained("\(plan) has no stage from version \(version) (next stage: \(stage.debugDescription))")
+                throw SwiftDataError.unknownSchema.explained(
+                    "\(plan) has no stage from version \(version) (next stage: \(stage.debugDescription))")
             }
             if case .custom(let from, let to, let willMigrate, _) = stage, let willMigrate {
                 // A transforming stage's willMigrate hands its closure over instead of running.
@@ -74,9 +81,12 @@ struct StagedMigration {
     }
 
     /// Opens the store with `version`'s schema and runs `body` on a context of it, saving after.
-    private func withContext(of version: any VersionedSchema.Type, _ configuration: ModelConfiguration,
-                             _ body: (ModelContext) throws -> Void) throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: nil, configurations: [configuration])
+    private func withContext(
+        of version: any VersionedSchema.Type, _ configuration: ModelConfiguration,
+        _ body: (ModelContext) throws -> Void
+    ) throws {
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: version), migrationPlan: nil, configurations: [configuration])
         let context = ModelContext(container)
         try body(context)
         try context.save()

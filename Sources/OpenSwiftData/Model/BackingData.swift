@@ -128,7 +128,9 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
     public static func _adopting(_ data: any BackingData<Model>) -> _ModelBackingData<Model> {
         // A class cast, cheaper than casting the existential.
         guard let own = (data as AnyObject) as? _ModelBackingData<Model> else {
-            preconditionFailure("\(Model.self) was given backing data of type \(type(of: data)); OpenSwiftData models use _ModelBackingData")
+            preconditionFailure(
+                "\(Model.self) was given backing data of type \(type(of: data)); OpenSwiftData models use _ModelBackingData"
+            )
         }
         return own
     }
@@ -156,7 +158,8 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
         guard managedObject == nil else { return }
         let property = table.properties[index]
         if property.isOptional, !property.hasDefault,
-           unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).isNil(value) {
+            unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).isNil(value)
+        {
             if index < pending.count { pending[index] = nil }
             return
         }
@@ -168,7 +171,8 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
         let property = table.properties[index]
         if let object = managedObject ?? (property.isRelationship ? nil : detached) {
             // The accessor was made for the property's declared type, which is `Value`.
-            return unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).read(property, from: object, slot: slots[index])
+            return unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).read(
+                property, from: object, slot: slots[index])
         }
         if index < pending.count, let value = pending[index] { return value as! Value }
         return property.absentValue() as! Value
@@ -178,7 +182,8 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
     public func _setValue<Value>(_ value: Value, at index: Int) {
         let property = table.properties[index]
         if let object = managedObject ?? (property.isRelationship ? nil : detachedObject()) {
-            unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).write(value, property, to: object, slot: slots[index])
+            unsafeDowncast(property.accessor, to: PropertyAccessor<Value>.self).write(
+                value, property, to: object, slot: slots[index])
         } else {
             if pending.isEmpty { pending = Array(repeating: nil, count: table.properties.count) }
             pending[index] = value
@@ -216,7 +221,9 @@ public final class _ModelBackingData<Model: PersistentModel>: BackingData, Model
         pending = []
         // Attributes first: relationships may insert related models, which may read this one.
         for (index, property) in table.properties.enumerated() where !property.isRelationship && index < values.count {
-            if let value = values[index] { property.accessor.writePending(value, property, to: object, slot: slots[index]) }
+            if let value = values[index] {
+                property.accessor.writePending(value, property, to: object, slot: slots[index])
+            }
         }
         for (property, value) in zip(table.properties, values) where property.isRelationship {
             if let value { property.write(value, to: object) }
@@ -252,7 +259,7 @@ enum BackingDataOffer {
     /// The store offered on this thread when it is a `Store`, which then is no longer offered.
     static func take<Store: AnyObject>(as _: Store.Type) -> Store? {
         guard let pointer = pthread_getspecific(key),
-              let store = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? Store
+            let store = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? Store
         else { return nil }
         pthread_setspecific(key, nil)
         return store

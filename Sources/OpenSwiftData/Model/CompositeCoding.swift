@@ -100,7 +100,8 @@ struct CompositeLayout: @unchecked Sendable {
     /// JSON's form of a leaf (what `JSONEncoder`'s default strategies give) → the stored form.
     private static func storedLeaf(_ value: Any, _ type: NSAttributeType) -> Any {
         switch type {
-        case .dateAttributeType: (value as? NSNumber).map { Date(timeIntervalSinceReferenceDate: $0.doubleValue) } ?? value
+        case .dateAttributeType:
+            (value as? NSNumber).map { Date(timeIntervalSinceReferenceDate: $0.doubleValue) } ?? value
         case .UUIDAttributeType: (value as? String).flatMap(UUID.init(uuidString:)) ?? value
         case .URIAttributeType: (value as? String).flatMap(URL.init(string:)) ?? value
         case .binaryDataAttributeType: (value as? String).flatMap { Data(base64Encoded: $0) } ?? value
@@ -159,12 +160,15 @@ private final class LayoutRecorder: Decoder {
         let nested = LayoutRecorder(depth: depth + 1)
         let value = try T(from: nested)
         guard !nested.elements.isEmpty else { throw NotComposite() }
-        elements.append(.init(name: key, kind: .composite(CompositeLayout(elements: nested.elements)), isOptional: optional))
+        elements.append(
+            .init(name: key, kind: .composite(CompositeLayout(elements: nested.elements)), isOptional: optional))
         return value
     }
 
     private func firstCase<C: CaseIterable & RawRepresentable>(_ type: C.Type) -> (NSAttributeType, Any)? {
-        guard let raw = C.RawValue.self as? any SwiftDataPrimitive.Type, let first = C.allCases.first else { return nil }
+        guard let raw = C.RawValue.self as? any SwiftDataPrimitive.Type, let first = C.allCases.first else {
+            return nil
+        }
         return (raw.attributeType, first)
     }
 }
@@ -189,37 +193,95 @@ private struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         return nil
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try recorder.record(type, key.stringValue, optional: false) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try recorder.record(type, key.stringValue, optional: false) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try recorder.record(type, key.stringValue, optional: false)
+    }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { _ = try recorder.record(type, key.stringValue, optional: true); return nil }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        _ = try recorder.record(type, key.stringValue, optional: true); return nil
+    }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> { throw NotComposite() }
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> { throw NotComposite() }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw NotComposite() }
     func superDecoder() throws -> any Decoder { throw NotComposite() }
     func superDecoder(forKey key: Key) throws -> any Decoder { throw NotComposite() }

@@ -118,7 +118,9 @@ final class ModelProperty: @unchecked Sendable {
             optional = true
         }
         isOptional = optional
-        slotAttributeType = (base as? any SwiftDataPrimitive.Type).flatMap { $0.storesNatively ? $0.attributeType : nil }
+        slotAttributeType = (base as? any SwiftDataPrimitive.Type).flatMap {
+            $0.storesNatively ? $0.attributeType : nil
+        }
         if let model = base as? any PersistentModel.Type {
             kind = .toOne(model)
         } else if let collection = base as? any ModelCollection.Type {
@@ -126,7 +128,9 @@ final class ModelProperty: @unchecked Sendable {
         } else if let codec = ValueCodec.codec(for: base) {
             kind = .attribute(codec)
         } else {
-            kind = .unsupported("\(label) has type \(declared), which SwiftData cannot store: use a type of Swift's standard library or Foundation, a model, an array of models, or a Codable type")
+            kind = .unsupported(
+                "\(label) has type \(declared), which SwiftData cannot store: use a type of Swift's standard library or Foundation, a model, an array of models, or a Codable type"
+            )
         }
     }
 
@@ -178,7 +182,9 @@ final class ModelProperty: @unchecked Sendable {
 
     /// The Core Data object of a related model, inserting the model into `object`'s context
     /// first if it is in none (SwiftData inserts what a relationship reaches).
-    private func relatedObject(_ model: any PersistentModel, of object: SwiftDataManagedObject) -> SwiftDataManagedObject {
+    private func relatedObject(
+        _ model: any PersistentModel, of object: SwiftDataManagedObject
+    ) -> SwiftDataManagedObject {
         if let related = model.storage.managedObject { return related }
         guard let context = (object.managedObjectContext as? SwiftDataObjectContext)?.modelContext else {
             preconditionFailure("\(label) was set to a model outside any context, on a model whose context is gone")

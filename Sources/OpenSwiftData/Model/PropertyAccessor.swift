@@ -99,7 +99,9 @@ extension SwiftDataPrimitive {
     }
 
     /// Writes the optional `property`.
-    static func writeOptionalSlot(_ value: Self?, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int) {
+    static func writeOptionalSlot(
+        _ value: Self?, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int
+    ) {
         Stored.write(value.map { $0.nativeStored }, to: object, slot: slot, key: property.name)
     }
 }
@@ -111,14 +113,19 @@ extension ModelProperty {
             return primitiveAccessor(primitive)
         }
         if let optional = type as? any OptionalValue.Type,
-           let primitive = optional.wrappedType as? any SwiftDataPrimitive.Type, primitive.storesNatively {
+            let primitive = optional.wrappedType as? any SwiftDataPrimitive.Type, primitive.storesNatively
+        {
             return optionalPrimitiveAccessor(primitive)
         }
         return generalAccessor(type)
     }
 
-    private static func primitiveAccessor<P: SwiftDataPrimitive>(_: P.Type) -> AnyPropertyAccessor { PrimitiveAccessor<P>() }
-    private static func optionalPrimitiveAccessor<P: SwiftDataPrimitive>(_: P.Type) -> AnyPropertyAccessor { OptionalPrimitiveAccessor<P>() }
+    private static func primitiveAccessor<P: SwiftDataPrimitive>(_: P.Type) -> AnyPropertyAccessor {
+        PrimitiveAccessor<P>()
+    }
+    private static func optionalPrimitiveAccessor<P: SwiftDataPrimitive>(_: P.Type) -> AnyPropertyAccessor {
+        OptionalPrimitiveAccessor<P>()
+    }
     /// Values of other types take the general path, which needs no typed accessor.
     private static func generalAccessor<T>(_: T.Type) -> AnyPropertyAccessor { PropertyAccessor<T>() }
 }

@@ -28,7 +28,7 @@ final class SwiftDataManagedObject: NSManagedObject {
     /// The model type of the object's entity, which its context knows.
     private func modelType() -> any PersistentModel.Type {
         guard let context = managedObjectContext as? SwiftDataObjectContext,
-              let type = context.modelTypesByEntity[ObjectIdentifier(entity)]
+            let type = context.modelTypesByEntity[ObjectIdentifier(entity)]
         else {
             preconditionFailure("A SwiftData object of entity '\(entity.name ?? "?")' is outside any model context")
         }

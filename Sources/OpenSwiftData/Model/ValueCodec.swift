@@ -20,9 +20,10 @@ struct ValueCodec: @unchecked Sendable {
     /// The codec for `type`, or `nil` if SwiftData cannot store it as an attribute.
     static func codec(for type: Any.Type) -> ValueCodec? {
         if let primitive = type as? any SwiftDataPrimitive.Type {
-            return ValueCodec(attributeType: primitive.attributeType,
-                              encode: { ($0 as! any SwiftDataPrimitive).storedValue },
-                              decode: { primitive.fromStored($0) })
+            return ValueCodec(
+                attributeType: primitive.attributeType,
+                encode: { ($0 as! any SwiftDataPrimitive).storedValue },
+                decode: { primitive.fromStored($0) })
         }
         if let raw = type as? any RawRepresentable.Type, let codec = rawValueCodec(raw) {
             return codec
@@ -35,33 +36,36 @@ struct ValueCodec: @unchecked Sendable {
 
     private static func rawValueCodec<Value: RawRepresentable>(_ type: Value.Type) -> ValueCodec? {
         guard let raw = Value.RawValue.self as? any SwiftDataPrimitive.Type else { return nil }
-        return ValueCodec(attributeType: raw.attributeType,
-                          encode: { (($0 as! Value).rawValue as! any SwiftDataPrimitive).storedValue },
-                          decode: { stored in (raw.fromStored(stored) as? Value.RawValue).flatMap(Value.init(rawValue:)) })
+        return ValueCodec(
+            attributeType: raw.attributeType,
+            encode: { (($0 as! Value).rawValue as! any SwiftDataPrimitive).storedValue },
+            decode: { stored in (raw.fromStored(stored) as? Value.RawValue).flatMap(Value.init(rawValue:)) })
     }
 
     private static func codableCodec<Value: Codable>(_ type: Value.Type) -> ValueCodec {
         if let layout = CompositeLayout.of(Value.self) {
-            return ValueCodec(attributeType: .compositeAttributeType,
-                              encode: { value in
-                                  do {
-                                      return try layout.storedValue(of: value as! Value)
-                                  } catch {
-                                      preconditionFailure("A \(Value.self) value could not be encoded for storage: \(error)")
-                                  }
-                              },
-                              decode: { stored in (stored as? [String: Any]).flatMap { layout.value(of: $0, as: Value.self) } },
-                              composite: layout)
+            return ValueCodec(
+                attributeType: .compositeAttributeType,
+                encode: { value in
+                    do {
+                        return try layout.storedValue(of: value as! Value)
+                    } catch {
+                        preconditionFailure("A \(Value.self) value could not be encoded for storage: \(error)")
+                    }
+                },
+                decode: { stored in (stored as? [String: Any]).flatMap { layout.value(of: $0, as: Value.self) } },
+                composite: layout)
         }
-        return ValueCodec(attributeType: .binaryDataAttributeType,
-                   encode: { value in
-                       do {
-                           return try jsonEncoder.encode(value as! Value)
-                       } catch {
-                           preconditionFailure("A \(Value.self) value could not be encoded for storage: \(error)")
-                       }
-                   },
-                   decode: { stored in (stored as? Data).flatMap { try? JSONDecoder().decode(Value.self, from: $0) } })
+        return ValueCodec(
+            attributeType: .binaryDataAttributeType,
+            encode: { value in
+                do {
+                    return try jsonEncoder.encode(value as! Value)
+                } catch {
+                    preconditionFailure("A \(Value.self) value could not be encoded for storage: \(error)")
+                }
+            },
+            decode: { stored in (stored as? Data).flatMap { try? JSONDecoder().decode(Value.self, from: $0) } })
     }
 
     /// The encoder of stored `Codable` values and composites: deterministic output (sorted
@@ -69,7 +73,8 @@ struct ValueCodec: @unchecked Sendable {
     static let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }()
 }
@@ -99,7 +104,8 @@ protocol SwiftDataPrimitive {
     static func readSlot(of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int) -> Self
     static func readOptionalSlot(of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int) -> Self?
     static func writeSlot(_ value: Self, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int)
-    static func writeOptionalSlot(_ value: Self?, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int)
+    static func writeOptionalSlot(
+        _ value: Self?, of property: ModelProperty, in object: SwiftDataManagedObject, slot: Int)
 }
 
 /// A primitive Core Data keeps as the Swift type itself (all but the integers).

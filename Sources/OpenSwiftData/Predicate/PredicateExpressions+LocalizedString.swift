@@ -38,7 +38,9 @@ extension PredicateExpressions {
     }
 
     /// Builds the expression for `root.localizedStandardContains(other)` in a `#Predicate`.
-    public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other) -> StringLocalizedStandardContains<Root, Other> {
+    public static func build_localizedStandardContains<Root, Other>(
+        _ root: Root, _ other: Other
+    ) -> StringLocalizedStandardContains<Root, Other> {
         StringLocalizedStandardContains(root: root, other: other)
     }
 
@@ -70,7 +72,9 @@ extension PredicateExpressions {
     }
 
     /// Builds the expression for `root.caseInsensitiveCompare(other)` in a `#Predicate`.
-    public static func build_caseInsensitiveCompare<Root, Other>(_ root: Root, _ other: Other) -> StringCaseInsensitiveCompare<Root, Other> {
+    public static func build_caseInsensitiveCompare<Root, Other>(
+        _ root: Root, _ other: Other
+    ) -> StringCaseInsensitiveCompare<Root, Other> {
         StringCaseInsensitiveCompare(root: root, other: other)
     }
 
@@ -102,7 +106,9 @@ extension PredicateExpressions {
     }
 
     /// Builds the expression for `root.localizedCompare(other)` in a `#Predicate`.
-    public static func build_localizedCompare<Root, Other>(_ root: Root, _ other: Other) -> StringLocalizedCompare<Root, Other> {
+    public static func build_localizedCompare<Root, Other>(
+        _ root: Root, _ other: Other
+    ) -> StringLocalizedCompare<Root, Other> {
         StringLocalizedCompare(root: root, other: other)
     }
 }

@@ -17,7 +17,8 @@ extension PredicateExpressions.ExpressionEvaluate: PredicateSQLTranslatable {
         let node = "PredicateExpressions.ExpressionEvaluate"
         let transformation = try context.term(expression)
         guard case .constant(let value) = transformation else {
-            throw context.unsupported(node, "the Expression must be a captured value; one read from the fetched object cannot run in SQL")
+            throw context.unsupported(
+                node, "the Expression must be a captured value; one read from the fetched object cannot run in SQL")
         }
         guard let evaluated = PredicateTranslationContext.unwrapped(value) as? Transformation.Output else {
             throw context.unsupported(node, "the Expression is nil or not an Expression of the inputs' types")
@@ -34,7 +35,8 @@ extension PredicateExpressions.ExpressionEvaluate: PredicateSQLTranslatable {
         }
         guard variables.count == inputs.count else {
             // The types make the two packs the same length; this only guards the zip below.
-            throw context.unsupported(node, "the Expression has \(variables.count) variables for \(inputs.count) inputs")
+            throw context.unsupported(
+                node, "the Expression has \(variables.count) variables for \(inputs.count) inputs")
         }
         return try context.with(variables[...], boundTo: inputs[...]) {
             try context.term(evaluated.expression)
@@ -58,8 +60,10 @@ struct PredicateExpressionVariableBinding {
 extension PredicateTranslationContext {
     /// Runs `body` with each of `variables` bound to the term at the same position in `terms`
     /// (nested `with`s, so every binding is undone afterwards, even when `body` throws).
-    func with(_ variables: ArraySlice<PredicateExpressionVariableBinding>, boundTo terms: ArraySlice<SQLTerm>,
-              _ body: () throws -> SQLTerm) throws -> SQLTerm {
+    func with(
+        _ variables: ArraySlice<PredicateExpressionVariableBinding>, boundTo terms: ArraySlice<SQLTerm>,
+        _ body: () throws -> SQLTerm
+    ) throws -> SQLTerm {
         guard let first = variables.first, let term = terms.first else { return try body() }
         return try first.bind(self, term) {
             try with(variables.dropFirst(), boundTo: terms.dropFirst(), body)

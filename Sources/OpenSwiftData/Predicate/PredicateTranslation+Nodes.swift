@@ -77,9 +77,11 @@ extension PredicateExpressions.Conditional: PredicateSQLTranslatable {
             let b = try context.predicate(whenFalse, for: "a branch of a ternary")
             return .predicate(context.or([context.and([condition, a]), context.and([context.not(condition), b])]))
         }
-        return .expression(NSExpression(forConditional: condition,
-                                        trueExpression: try context.expression(whenTrue, for: "a branch of a ternary"),
-                                        falseExpression: try context.expression(whenFalse, for: "a branch of a ternary")))
+        return .expression(
+            NSExpression(
+                forConditional: condition,
+                trueExpression: try context.expression(whenTrue, for: "a branch of a ternary"),
+                falseExpression: try context.expression(whenFalse, for: "a branch of a ternary")))
     }
 }
 
@@ -115,8 +117,10 @@ extension PredicateExpressions.Comparison: PredicateSQLTranslatable {
         case .greaterThan: type = .greaterThan
         case .greaterThanOrEqual: type = .greaterThanOrEqualTo
         }
-        return .predicate(context.compare(try context.expression(left, for: "an operand of a comparison"), type,
-                                          try context.expression(right, for: "an operand of a comparison")))
+        return .predicate(
+            context.compare(
+                try context.expression(left, for: "an operand of a comparison"), type,
+                try context.expression(right, for: "an operand of a comparison")))
     }
 }
 
@@ -128,30 +132,36 @@ extension PredicateTranslationContext {
         }
         switch (left, right) {
         case (.stringComparison(let a, let b, let options, let node), .constant(let value)),
-             (.constant(let value), .stringComparison(let a, let b, let options, let node)):
+            (.constant(let value), .stringComparison(let a, let b, let options, let node)):
             guard let result = value as? ComparisonResult else {
                 throw unsupported(node, "its ComparisonResult must be compared with a constant result")
             }
-            let type: NSComparisonPredicate.Operator = switch result {
-            case .orderedSame: .equalTo
-            case .orderedAscending: .lessThan
-            case .orderedDescending: .greaterThan
-            }
+            let type: NSComparisonPredicate.Operator =
+                switch result {
+                case .orderedSame: .equalTo
+                case .orderedAscending: .lessThan
+                case .orderedDescending: .greaterThan
+                }
             return compare(a, type, b, options: options)
         case (.stringComparison(_, _, _, let node), _), (_, .stringComparison(_, _, _, let node)):
-            throw unsupported(node, "its ComparisonResult must be compared with a constant (.orderedSame, .orderedAscending or .orderedDescending)")
+            throw unsupported(
+                node,
+                "its ComparisonResult must be compared with a constant (.orderedSame, .orderedAscending or .orderedDescending)"
+            )
         case (.optionalPredicate(let condition, let isNil), .constant(let value)),
-             (.constant(let value), .optionalPredicate(let condition, let isNil)):
+            (.constant(let value), .optionalPredicate(let condition, let isNil)):
             guard let flag = Self.unwrapped(value) as? Bool else { return isNil }
             return and([not(isNil), flag ? condition : not(condition)])
         case (.predicate(let condition), .constant(let value)), (.constant(let value), .predicate(let condition)):
             guard let flag = Self.unwrapped(value) as? Bool else { return NSPredicate(value: false) }
             return flag ? condition : not(condition)
         case (.predicate, _), (_, .predicate), (.optionalPredicate, _), (_, .optionalPredicate):
-            return equivalent(try predicate(left, for: "an operand of =="), try predicate(right, for: "an operand of =="))
+            return equivalent(
+                try predicate(left, for: "an operand of =="), try predicate(right, for: "an operand of =="))
         default:
-            return compare(try expression(left, for: "an operand of =="), negated ? .notEqualTo : .equalTo,
-                           try expression(right, for: "an operand of =="))
+            return compare(
+                try expression(left, for: "an operand of =="), negated ? .notEqualTo : .equalTo,
+                try expression(right, for: "an operand of =="))
         }
     }
 
@@ -186,12 +196,15 @@ extension PredicateExpressions.OptionalFlatMap: PredicateSQLTranslatable {
             return .optionalPredicate(condition, isNil: baseIsNil)
         case .optionalPredicate(let condition, let isNil):
             return .optionalPredicate(condition, isNil: context.or([baseIsNil, isNil]))
-        case .expression(let expression) where PredicateTranslationContext.isKeyPath(expression, through: baseExpression):
+        case .expression(let expression)
+        where PredicateTranslationContext.isKeyPath(expression, through: baseExpression):
             return result
         case .constant, .expression:
             if PredicateTranslationContext.constantValue(of: baseIsNil) == false { return result }
-            return .expression(NSExpression(forConditional: baseIsNil, trueExpression: NSExpression(forConstantValue: nil),
-                                            falseExpression: try context.expression(result, for: "an optional chain's result")))
+            return .expression(
+                NSExpression(
+                    forConditional: baseIsNil, trueExpression: NSExpression(forConstantValue: nil),
+                    falseExpression: try context.expression(result, for: "an optional chain's result")))
         case .stringComparison, .range:
             return result
         }
@@ -226,7 +239,8 @@ extension PredicateExpressions.NilCoalesce: PredicateSQLTranslatable {
         switch left {
         case .optionalPredicate(let condition, let isNil):
             let fallback = try context.predicate(right, for: "the default of ??")
-            return .predicate(context.or([context.and([context.not(isNil), condition]), context.and([isNil, fallback])]))
+            return .predicate(
+                context.or([context.and([context.not(isNil), condition]), context.and([isNil, fallback])]))
         case .predicate:
             return left
         default:
@@ -249,7 +263,8 @@ extension PredicateTranslationContext {
         switch value.node {
         case .conditional(let test, let whenTrue, let whenFalse):
             if case .constant(let constant) = whenTrue.node, Self.unwrapped(constant) == nil {
-                return NSExpression(forConditional: test, trueExpression: fallback, falseExpression: coalesce(whenFalse, fallback))
+                return NSExpression(
+                    forConditional: test, trueExpression: fallback, falseExpression: coalesce(whenFalse, fallback))
             }
         case .keyPath(_, let path) where path.hasSuffix("@count"):
             return value
@@ -283,13 +298,19 @@ extension PredicateExpressions.Arithmetic: PredicateSQLTranslatable {
         let left = try context.term(lhs)
         let right = try context.term(rhs)
         if left.isConstant && right.isConstant { return try context.folded(self) }
-        let name = switch op {
-        case .add: "add:to:"
-        case .subtract: "from:subtract:"
-        case .multiply: "multiply:by:"
-        }
-        return .expression(NSExpression(forFunction: name, arguments: [try context.expression(left, for: "an operand of \(name)"),
-                                                                        try context.expression(right, for: "an operand of \(name)")]))
+        let name =
+            switch op {
+            case .add: "add:to:"
+            case .subtract: "from:subtract:"
+            case .multiply: "multiply:by:"
+            }
+        return .expression(
+            NSExpression(
+                forFunction: name,
+                arguments: [
+                    try context.expression(left, for: "an operand of \(name)"),
+                    try context.expression(right, for: "an operand of \(name)"),
+                ]))
     }
 }
 
@@ -298,8 +319,13 @@ extension PredicateExpressions.FloatDivision: PredicateSQLTranslatable {
         let left = try context.term(lhs)
         let right = try context.term(rhs)
         if left.isConstant && right.isConstant { return try context.folded(self) }
-        return .expression(NSExpression(forFunction: "divide:by:", arguments: [try context.expression(left, for: "a dividend"),
-                                                                               try context.expression(right, for: "a divisor")]))
+        return .expression(
+            NSExpression(
+                forFunction: "divide:by:",
+                arguments: [
+                    try context.expression(left, for: "a dividend"),
+                    try context.expression(right, for: "a divisor"),
+                ]))
     }
 }
 
@@ -312,8 +338,12 @@ extension PredicateExpressions.IntDivision: PredicateSQLTranslatable {
         }
         if left.isConstant && right.isConstant { return try context.folded(self) }
         // Swift's integer division truncates; `divide:by:` gives a fraction.
-        let quotient = NSExpression(forFunction: "divide:by:", arguments: [try context.expression(left, for: "a dividend"),
-                                                                           try context.expression(right, for: "a divisor")])
+        let quotient = NSExpression(
+            forFunction: "divide:by:",
+            arguments: [
+                try context.expression(left, for: "a dividend"),
+                try context.expression(right, for: "a divisor"),
+            ])
         return .expression(NSExpression(forFunction: "trunc:", arguments: [quotient]))
     }
 }
@@ -326,8 +356,13 @@ extension PredicateExpressions.IntRemainder: PredicateSQLTranslatable {
             throw context.unsupported("PredicateExpressions.IntRemainder", "division by zero")
         }
         if left.isConstant && right.isConstant { return try context.folded(self) }
-        return .expression(NSExpression(forFunction: "modulus:by:", arguments: [try context.expression(left, for: "a dividend"),
-                                                                                try context.expression(right, for: "a divisor")]))
+        return .expression(
+            NSExpression(
+                forFunction: "modulus:by:",
+                arguments: [
+                    try context.expression(left, for: "a dividend"),
+                    try context.expression(right, for: "a divisor"),
+                ]))
     }
 }
 
@@ -335,8 +370,13 @@ extension PredicateExpressions.UnaryMinus: PredicateSQLTranslatable {
     func sqlTerm(in context: PredicateTranslationContext) throws -> SQLTerm {
         let value = try context.term(wrapped)
         if value.isConstant { return try context.folded(self) }
-        return .expression(NSExpression(forFunction: "from:subtract:", arguments: [NSExpression(forConstantValue: 0),
-                                                                                   try context.expression(value, for: "the operand of -")]))
+        return .expression(
+            NSExpression(
+                forFunction: "from:subtract:",
+                arguments: [
+                    NSExpression(forConstantValue: 0),
+                    try context.expression(value, for: "the operand of -"),
+                ]))
     }
 }
 
@@ -348,10 +388,14 @@ extension PredicateExpressions.CollectionContainsCollection: PredicateSQLTransla
         let substring = try context.term(other)
         if string.isConstant && substring.isConstant { return try context.folded(self) }
         guard Base.Output.self is any StringProtocol.Type else {
-            throw context.unsupported("PredicateExpressions.CollectionContainsCollection", "only strings can be searched for a run of elements (String.contains(_:))")
+            throw context.unsupported(
+                "PredicateExpressions.CollectionContainsCollection",
+                "only strings can be searched for a run of elements (String.contains(_:))")
         }
-        return .predicate(context.compare(try context.expression(string, for: "a string"), .contains,
-                                          try context.expression(substring, for: "a substring")))
+        return .predicate(
+            context.compare(
+                try context.expression(string, for: "a string"), .contains,
+                try context.expression(substring, for: "a substring")))
     }
 }
 
@@ -361,10 +405,13 @@ extension PredicateExpressions.SequenceStartsWith: PredicateSQLTranslatable {
         let start = try context.term(prefix)
         if string.isConstant && start.isConstant { return try context.folded(self) }
         guard Base.Output.self is any StringProtocol.Type else {
-            throw context.unsupported("PredicateExpressions.SequenceStartsWith", "only strings can be tested with starts(with:)")
+            throw context.unsupported(
+                "PredicateExpressions.SequenceStartsWith", "only strings can be tested with starts(with:)")
         }
-        return .predicate(context.compare(try context.expression(string, for: "a string"), .beginsWith,
-                                          try context.expression(start, for: "a prefix")))
+        return .predicate(
+            context.compare(
+                try context.expression(string, for: "a string"), .beginsWith,
+                try context.expression(start, for: "a prefix")))
     }
 }
 
@@ -373,9 +420,11 @@ extension PredicateExpressions.StringLocalizedStandardContains: PredicateSQLTran
         let string = try context.term(root)
         let substring = try context.term(other)
         if string.isConstant && substring.isConstant { return try context.folded(self) }
-        return .predicate(context.compare(try context.expression(string, for: "a string"), .contains,
-                                          try context.expression(substring, for: "a substring"),
-                                          options: [.caseInsensitive, .diacriticInsensitive]))
+        return .predicate(
+            context.compare(
+                try context.expression(string, for: "a string"), .contains,
+                try context.expression(substring, for: "a substring"),
+                options: [.caseInsensitive, .diacriticInsensitive]))
     }
 }
 
@@ -384,8 +433,9 @@ extension PredicateExpressions.StringCaseInsensitiveCompare: PredicateSQLTransla
         let string = try context.term(root)
         let otherString = try context.term(other)
         if string.isConstant && otherString.isConstant { return try context.folded(self) }
-        return .stringComparison(try context.expression(string, for: "a string"), try context.expression(otherString, for: "a string"),
-                                 [.caseInsensitive], node: "PredicateExpressions.StringCaseInsensitiveCompare")
+        return .stringComparison(
+            try context.expression(string, for: "a string"), try context.expression(otherString, for: "a string"),
+            [.caseInsensitive], node: "PredicateExpressions.StringCaseInsensitiveCompare")
     }
 }
 
@@ -395,8 +445,9 @@ extension PredicateExpressions.StringLocalizedCompare: PredicateSQLTranslatable 
         let otherString = try context.term(other)
         if string.isConstant && otherString.isConstant { return try context.folded(self) }
         // SQL compares strings by Unicode canonical order, not by a locale's collation.
-        return .stringComparison(try context.expression(string, for: "a string"), try context.expression(otherString, for: "a string"),
-                                 [], node: "PredicateExpressions.StringLocalizedCompare")
+        return .stringComparison(
+            try context.expression(string, for: "a string"), try context.expression(otherString, for: "a string"),
+            [], node: "PredicateExpressions.StringLocalizedCompare")
     }
 }
 
@@ -405,12 +456,16 @@ extension PredicateExpressions.StringContainsRegex: PredicateSQLTranslatable {
         let string = try context.term(subject)
         let pattern = try context.term(regex)
         if string.isConstant && pattern.isConstant { return try context.folded(self) }
-        guard case .constant(let value) = pattern, let predicateRegex = value as? PredicateExpressions.PredicateRegex else {
-            throw context.unsupported("PredicateExpressions.StringContainsRegex", "the regular expression must be a captured Regex")
+        guard case .constant(let value) = pattern, let predicateRegex = value as? PredicateExpressions.PredicateRegex
+        else {
+            throw context.unsupported(
+                "PredicateExpressions.StringContainsRegex", "the regular expression must be a captured Regex")
         }
         // MATCHES tests the whole string: search for the pattern anywhere, across lines.
         let anywhere = "(?s).*(?:\(predicateRegex.stringRepresentation)).*"
-        return .predicate(context.compare(try context.expression(string, for: "a string"), .matches, NSExpression(forConstantValue: anywhere)))
+        return .predicate(
+            context.compare(
+                try context.expression(string, for: "a string"), .matches, NSExpression(forConstantValue: anywhere)))
     }
 }
 
@@ -423,14 +478,19 @@ extension PredicateExpressions.SequenceContains: PredicateSQLTranslatable {
         if collection.isConstant && member.isConstant { return try context.folded(self) }
         if LHS.Output.self is any StringProtocol.Type {
             // A character in a string.
-            return .predicate(context.compare(try context.expression(collection, for: "a string"), .contains,
-                                              try context.expression(member, for: "a character")))
+            return .predicate(
+                context.compare(
+                    try context.expression(collection, for: "a string"), .contains,
+                    try context.expression(member, for: "a character")))
         }
         if !collection.isConstant {
-            try context.requireRelationship(LHS.Output.Element.self, node: "PredicateExpressions.SequenceContains", "contains(_:)")
+            try context.requireRelationship(
+                LHS.Output.Element.self, node: "PredicateExpressions.SequenceContains", "contains(_:)")
         }
-        return .predicate(context.compare(try context.expression(member, for: "an element"), .in,
-                                          try context.expression(collection, for: "a collection")))
+        return .predicate(
+            context.compare(
+                try context.expression(member, for: "an element"), .in,
+                try context.expression(collection, for: "a collection")))
     }
 }
 
@@ -441,9 +501,11 @@ extension PredicateExpressions.SequenceContainsWhere: PredicateSQLTranslatable {
             if let folded = context.foldedIfIndependent(self) { return folded }
             return .predicate(context.or(try context.elementTests(of: value, variable, test)))
         }
-        try context.requireRelationship(LHS.Output.Element.self, node: "PredicateExpressions.SequenceContainsWhere", "contains(where:)")
+        try context.requireRelationship(
+            LHS.Output.Element.self, node: "PredicateExpressions.SequenceContainsWhere", "contains(where:)")
         let elements = try context.subquery(collection, variable, test, negated: false)
-        return .predicate(context.compare(context.appending("@count", to: elements), .greaterThan, NSExpression(forConstantValue: 0)))
+        return .predicate(
+            context.compare(context.appending("@count", to: elements), .greaterThan, NSExpression(forConstantValue: 0)))
     }
 }
 
@@ -454,10 +516,12 @@ extension PredicateExpressions.SequenceAllSatisfy: PredicateSQLTranslatable {
             if let folded = context.foldedIfIndependent(self) { return folded }
             return .predicate(context.and(try context.elementTests(of: value, variable, test)))
         }
-        try context.requireRelationship(LHS.Output.Element.self, node: "PredicateExpressions.SequenceAllSatisfy", "allSatisfy")
+        try context.requireRelationship(
+            LHS.Output.Element.self, node: "PredicateExpressions.SequenceAllSatisfy", "allSatisfy")
         // Every element satisfies the test when none fails it.
         let failures = try context.subquery(collection, variable, test, negated: true)
-        return .predicate(context.compare(context.appending("@count", to: failures), .equalTo, NSExpression(forConstantValue: 0)))
+        return .predicate(
+            context.compare(context.appending("@count", to: failures), .equalTo, NSExpression(forConstantValue: 0)))
     }
 }
 
@@ -466,7 +530,9 @@ extension PredicateExpressions.Filter: PredicateSQLTranslatable {
         let collection = try context.term(sequence)
         if collection.isConstant {
             if let folded = context.foldedIfIndependent(self) { return folded }
-            throw context.unsupported("PredicateExpressions.Filter", "filtering a captured collection by the fetched object; SQL can only filter to-many relationships")
+            throw context.unsupported(
+                "PredicateExpressions.Filter",
+                "filtering a captured collection by the fetched object; SQL can only filter to-many relationships")
         }
         try context.requireRelationship(LHS.Output.Element.self, node: "PredicateExpressions.Filter", "filter")
         return .expression(try context.subquery(collection, variable, filter, negated: false))
@@ -475,8 +541,10 @@ extension PredicateExpressions.Filter: PredicateSQLTranslatable {
 
 extension PredicateTranslationContext {
     /// `SUBQUERY(collection, $v, test)` (or `NOT test`), with the closure's variable as `$v`.
-    func subquery<Element>(_ collection: SQLTerm, _ variable: PredicateExpressions.Variable<Element>, _ test: some PredicateExpression,
-                  negated: Bool) throws -> NSExpression {
+    func subquery<Element>(
+        _ collection: SQLTerm, _ variable: PredicateExpressions.Variable<Element>, _ test: some PredicateExpression,
+        negated: Bool
+    ) throws -> NSExpression {
         let source = try expression(collection, for: "a collection")
         let name = newSubqueryVariable()
         let condition = try insideSubquery {
@@ -484,13 +552,16 @@ extension PredicateTranslationContext {
                 try predicate(try term(test), for: "a closure's result")
             }
         }
-        return NSExpression(forSubquery: source, usingIteratorVariable: name, predicate: negated ? not(condition) : condition)
+        return NSExpression(
+            forSubquery: source, usingIteratorVariable: name, predicate: negated ? not(condition) : condition)
     }
 
     /// The closure's test for each element of a constant collection (the test reads the
     /// fetched object too, or it would have been evaluated now).
-    func elementTests<Element>(of collection: Any?, _ variable: PredicateExpressions.Variable<Element>,
-                               _ test: some PredicateExpression) throws -> [NSPredicate] {
+    func elementTests<Element>(
+        of collection: Any?, _ variable: PredicateExpressions.Variable<Element>,
+        _ test: some PredicateExpression
+    ) throws -> [NSPredicate] {
         guard let sequence = Self.unwrapped(collection) as? any Sequence else { return [] }
         return try Self.elements(of: sequence).map { element in
             try with(variable, boundTo: .constant(element)) { try predicate(try term(test), for: "a closure's result") }
@@ -529,22 +600,35 @@ extension PredicateExpressions.RangeExpressionContains: PredicateSQLTranslatable
             (lower, upper, closed) = (low, high, isClosed)
         case .constant(let constant):
             guard let range = constant as? any PredicateSQLRangeBounds else {
-                throw context.unsupported("PredicateExpressions.RangeExpressionContains", "the range must be a standard range (a..<b, a...b, a..., ..<b, ...b)")
+                throw context.unsupported(
+                    "PredicateExpressions.RangeExpressionContains",
+                    "the range must be a standard range (a..<b, a...b, a..., ..<b, ...b)")
             }
-            (lower, upper, closed) = (range.lowerBoundValue.map { .constant($0) }, range.upperBoundValue.map { .constant($0) }, range.isClosed)
+            (lower, upper, closed) = (
+                range.lowerBoundValue.map { .constant($0) }, range.upperBoundValue.map { .constant($0) }, range.isClosed
+            )
         default:
-            throw context.unsupported("PredicateExpressions.RangeExpressionContains", "the range is not a range of values")
+            throw context.unsupported(
+                "PredicateExpressions.RangeExpressionContains", "the range is not a range of values")
         }
         let tested = try context.expression(value, for: "a value tested against a range")
         if case .constant(let low)? = lower, case .constant(let high)? = upper, closed {
-            return .predicate(context.compare(tested, .between, NSExpression(forConstantValue: [try context.convert(low), try context.convert(high)])))
+            return .predicate(
+                context.compare(
+                    tested, .between,
+                    NSExpression(forConstantValue: [try context.convert(low), try context.convert(high)])))
         }
         var parts: [NSPredicate] = []
         if let lower {
-            parts.append(context.compare(tested, .greaterThanOrEqualTo, try context.expression(lower, for: "a range's lower bound")))
+            parts.append(
+                context.compare(
+                    tested, .greaterThanOrEqualTo, try context.expression(lower, for: "a range's lower bound")))
         }
         if let upper {
-            parts.append(context.compare(tested, closed ? .lessThanOrEqualTo : .lessThan, try context.expression(upper, for: "a range's upper bound")))
+            parts.append(
+                context.compare(
+                    tested, closed ? .lessThanOrEqualTo : .lessThan,
+                    try context.expression(upper, for: "a range's upper bound")))
         }
         return .predicate(context.and(parts))
     }
@@ -594,7 +678,10 @@ extension PredicateExpressions.SequenceMinimum: PredicateSQLTranslatable {
     func sqlTerm(in context: PredicateTranslationContext) throws -> SQLTerm {
         let collection = try context.term(elements)
         if collection.isConstant { return try context.folded(self) }
-        throw context.unsupported("PredicateExpressions.SequenceMinimum", "min() of stored values: a stored array attribute is one opaque value in SQL (use a to-many relationship and a sort or @min in a Core Data fetch)")
+        throw context.unsupported(
+            "PredicateExpressions.SequenceMinimum",
+            "min() of stored values: a stored array attribute is one opaque value in SQL (use a to-many relationship and a sort or @min in a Core Data fetch)"
+        )
     }
 }
 
@@ -602,6 +689,9 @@ extension PredicateExpressions.SequenceMaximum: PredicateSQLTranslatable {
     func sqlTerm(in context: PredicateTranslationContext) throws -> SQLTerm {
         let collection = try context.term(elements)
         if collection.isConstant { return try context.folded(self) }
-        throw context.unsupported("PredicateExpressions.SequenceMaximum", "max() of stored values: a stored array attribute is one opaque value in SQL (use a to-many relationship and a sort or @max in a Core Data fetch)")
+        throw context.unsupported(
+            "PredicateExpressions.SequenceMaximum",
+            "max() of stored values: a stored array attribute is one opaque value in SQL (use a to-many relationship and a sort or @max in a Core Data fetch)"
+        )
     }
 }

@@ -142,11 +142,13 @@ final class PredicateTranslationContext {
     /// `contains(where:)`, `allSatisfy` or `filter` that reads them throws.
     func value(of key: PredicateExpressions.VariableID) throws -> SQLTerm {
         guard let (term, depth) = bindings[key] else {
-            throw unsupported("PredicateExpressions.Variable", "the variable is not in scope (a predicate with several inputs?)")
+            throw unsupported(
+                "PredicateExpressions.Variable", "the variable is not in scope (a predicate with several inputs?)")
         }
         if depth < subqueryDepth, Self.readsFetchedObject(term) {
             throw SwiftDataError.unsupportedPredicate.explained(
-                "#Predicate reads the fetched object (or a value read from it) inside the closure of contains(where:), allSatisfy or filter on a to-many relationship; in SQL such a closure can read only the element and captured values")
+                "#Predicate reads the fetched object (or a value read from it) inside the closure of contains(where:), allSatisfy or filter on a to-many relationship; in SQL such a closure can read only the element and captured values"
+            )
         }
         return term
     }
@@ -180,8 +182,10 @@ final class PredicateTranslationContext {
 
     /// Runs `body` with `variable` bound to `value` (a constant is also bound for evaluating
     /// constant parts now).
-    func with<Value, Result>(_ variable: PredicateExpressions.Variable<Value>, boundTo value: SQLTerm,
-                             _ body: () throws -> Result) rethrows -> Result {
+    func with<Value, Result>(
+        _ variable: PredicateExpressions.Variable<Value>, boundTo value: SQLTerm,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
         let previous = bindings[variable.key]
         let previousEvaluationBindings = evaluationBindings
         bindings[variable.key] = (value, subqueryDepth)
@@ -205,17 +209,22 @@ final class PredicateTranslationContext {
 
     /// ``SwiftDataError/unsupportedPredicate`` naming the node type and why.
     func unsupported(_ node: String, _ reason: String) -> SwiftDataError {
-        SwiftDataError.unsupportedPredicate.explained("#Predicate uses `\(node)` in a way SQL cannot express: \(reason)")
+        SwiftDataError.unsupportedPredicate.explained(
+            "#Predicate uses `\(node)` in a way SQL cannot express: \(reason)")
     }
 
     /// Why the node types with no translation have none.
     static let unsupportedReasons: [String: String] = [
-        "PredicateExpressions.CollectionIndexSubscript": "to-many relationships are unordered in the store, so they have no elements by position",
-        "PredicateExpressions.CollectionRangeSubscript": "to-many relationships are unordered in the store, so they have no elements by position",
+        "PredicateExpressions.CollectionIndexSubscript":
+            "to-many relationships are unordered in the store, so they have no elements by position",
+        "PredicateExpressions.CollectionRangeSubscript":
+            "to-many relationships are unordered in the store, so they have no elements by position",
         "PredicateExpressions.DictionaryKeySubscript": "a dictionary attribute is one opaque value in SQL",
         "PredicateExpressions.DictionaryKeyDefaultValueSubscript": "a dictionary attribute is one opaque value in SQL",
-        "PredicateExpressions.TypeCheck": "type checks (is) are not translated; fetch the subclass's model type instead",
-        "PredicateExpressions.ConditionalCast": "casts (as?) are not translated; fetch the subclass's model type instead",
+        "PredicateExpressions.TypeCheck":
+            "type checks (is) are not translated; fetch the subclass's model type instead",
+        "PredicateExpressions.ConditionalCast":
+            "casts (as?) are not translated; fetch the subclass's model type instead",
         "PredicateExpressions.ForceCast": "casts (as!) are not translated; fetch the subclass's model type instead",
     ]
 
@@ -224,7 +233,10 @@ final class PredicateTranslationContext {
     /// as one opaque value that SQL cannot look into.
     func requireRelationship(_ element: Any.Type, node: String, _ operation: String) throws {
         guard element is AnyObject.Type else {
-            throw unsupported(node, "\(operation) of an array of \(element) values: an array attribute is one opaque value in SQL; only to-many relationships (arrays of models) can be searched")
+            throw unsupported(
+                node,
+                "\(operation) of an array of \(element) values: an array attribute is one opaque value in SQL; only to-many relationships (arrays of models) can be searched"
+            )
         }
     }
 
@@ -251,20 +263,23 @@ final class PredicateTranslationContext {
             return predicate
         case .constant(let value):
             guard let flag = value as? Bool else {
-                throw SwiftDataError.unsupportedPredicate.explained("#Predicate uses a constant \(String(describing: value)) as \(what()), which needs a Bool")
+                throw SwiftDataError.unsupportedPredicate.explained(
+                    "#Predicate uses a constant \(String(describing: value)) as \(what()), which needs a Bool")
             }
             return NSPredicate(value: flag)
         case .expression(let expression):
             // A stored Bool read as a condition.
-            return NSComparisonPredicate(leftExpression: expression, rightExpression: NSExpression(forConstantValue: true),
-                                         modifier: .direct, type: .equalTo)
+            return NSComparisonPredicate(
+                leftExpression: expression, rightExpression: NSExpression(forConstantValue: true),
+                modifier: .direct, type: .equalTo)
         case .optionalPredicate(let condition, let isNil):
             // Only `??`, `== true` and the like reach here with an optional; read nil as false.
             return and([not(isNil), condition])
         case .stringComparison(_, _, _, let node):
             throw unsupported(node, "its ComparisonResult must be compared with == or != against a constant result")
         case .range:
-            throw SwiftDataError.unsupportedPredicate.explained("#Predicate uses a range as \(what()); ranges are supported only in contains(_:)")
+            throw SwiftDataError.unsupportedPredicate.explained(
+                "#Predicate uses a range as \(what()); ranges are supported only in contains(_:)")
         }
     }
 
@@ -276,16 +291,22 @@ final class PredicateTranslationContext {
         case .constant(let value):
             return NSExpression(forConstantValue: try convert(value))
         case .predicate(let predicate):
-            return NSExpression(forConditional: predicate, trueExpression: NSExpression(forConstantValue: true),
-                                falseExpression: NSExpression(forConstantValue: false))
+            return NSExpression(
+                forConditional: predicate, trueExpression: NSExpression(forConstantValue: true),
+                falseExpression: NSExpression(forConstantValue: false))
         case .optionalPredicate(let condition, let isNil):
-            let flag = NSExpression(forConditional: condition, trueExpression: NSExpression(forConstantValue: true),
-                                    falseExpression: NSExpression(forConstantValue: false))
-            return NSExpression(forConditional: isNil, trueExpression: NSExpression(forConstantValue: nil), falseExpression: flag)
+            let flag = NSExpression(
+                forConditional: condition, trueExpression: NSExpression(forConstantValue: true),
+                falseExpression: NSExpression(forConstantValue: false))
+            return NSExpression(
+                forConditional: isNil, trueExpression: NSExpression(forConstantValue: nil), falseExpression: flag)
         case .stringComparison(_, _, _, let node):
-            throw unsupported(node, "its ComparisonResult must be compared with == or != against a constant result, not used as \(what())")
+            throw unsupported(
+                node,
+                "its ComparisonResult must be compared with == or != against a constant result, not used as \(what())")
         case .range:
-            throw SwiftDataError.unsupportedPredicate.explained("#Predicate uses a range as \(what()); ranges are supported only in contains(_:)")
+            throw SwiftDataError.unsupportedPredicate.explained(
+                "#Predicate uses a range as \(what()); ranges are supported only in contains(_:)")
         }
     }
 
@@ -298,7 +319,8 @@ final class PredicateTranslationContext {
         case let string as String: return string
         case let substring as Substring: return String(substring)
         case let character as Character: return String(character)
-        case is Data, is Date, is UUID, is URL, is Decimal, is Bool, is Int, is Double: return try constantConverter(value)
+        case is Data, is Date, is UUID, is URL, is Decimal, is Bool, is Int, is Double:
+            return try constantConverter(value)
         case let result as ComparisonResult: return result.rawValue
         default: break
         }
@@ -326,9 +348,12 @@ final class PredicateTranslationContext {
 
     // MARK: Building predicates
 
-    func compare(_ left: NSExpression, _ type: NSComparisonPredicate.Operator, _ right: NSExpression,
-                 options: NSComparisonPredicate.Options = []) -> NSPredicate {
-        NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: .direct, type: type, options: options)
+    func compare(
+        _ left: NSExpression, _ type: NSComparisonPredicate.Operator, _ right: NSExpression,
+        options: NSComparisonPredicate.Options = []
+    ) -> NSPredicate {
+        NSComparisonPredicate(
+            leftExpression: left, rightExpression: right, modifier: .direct, type: type, options: options)
     }
 
     func isNil(_ expression: NSExpression) -> NSPredicate {
@@ -369,7 +394,8 @@ final class PredicateTranslationContext {
     func not(_ predicate: NSPredicate) -> NSPredicate {
         if let value = Self.constantValue(of: predicate) { return NSPredicate(value: !value) }
         if let compound = predicate as? NSCompoundPredicate, compound.compoundPredicateType == .not,
-           let inner = compound.subpredicates.first as? NSPredicate {
+            let inner = compound.subpredicates.first as? NSPredicate
+        {
             return inner
         }
         return NSCompoundPredicate(notPredicateWithSubpredicate: predicate)
@@ -405,8 +431,9 @@ final class PredicateTranslationContext {
         let baseExpression = try expression(base, for: "the root of a key path")
         if let members = baseType as? any PredicateSQLCollectionMembers.Type {
             if !members.isText, keyPath == members.countKeyPath || keyPath == members.isEmptyKeyPath {
-                try requireRelationship(members.elementType, node: "PredicateExpressions.KeyPath",
-                                        keyPath == members.countKeyPath ? "count" : "isEmpty")
+                try requireRelationship(
+                    members.elementType, node: "PredicateExpressions.KeyPath",
+                    keyPath == members.countKeyPath ? "count" : "isEmpty")
             }
             if keyPath == members.countKeyPath {
                 if members.isText {
@@ -418,16 +445,19 @@ final class PredicateTranslationContext {
                 if members.isText {
                     return .predicate(compare(baseExpression, .equalTo, NSExpression(forConstantValue: "")))
                 }
-                return .predicate(compare(appending("@count", to: baseExpression), .equalTo, NSExpression(forConstantValue: 0)))
+                return .predicate(
+                    compare(appending("@count", to: baseExpression), .equalTo, NSExpression(forConstantValue: 0)))
             }
             if !members.isText {
                 throw SwiftDataError.unsupportedKeyPath.explained(
-                    "#Predicate reads \(Self.describe(keyPath)) of a collection; only count and isEmpty of a to-many relationship run in SQL")
+                    "#Predicate reads \(Self.describe(keyPath)) of a collection; only count and isEmpty of a to-many relationship run in SQL"
+                )
             }
         }
         guard let name = keyName(keyPath) else {
             throw SwiftDataError.unsupportedKeyPath.explained(
-                "#Predicate reads \(Self.describe(keyPath)), which is not a stored property of the model (attributes and relationships only)")
+                "#Predicate reads \(Self.describe(keyPath)), which is not a stored property of the model (attributes and relationships only)"
+            )
         }
         if name == "self" || name == "SELF" { return .expression(baseExpression) }
         return .expression(appending(name, to: baseExpression))

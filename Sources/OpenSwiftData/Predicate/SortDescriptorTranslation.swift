@@ -18,11 +18,13 @@ extension PredicateTranslator {
         try sorts.map { sort in
             guard let keyPath = sort.keyPath else {
                 throw SwiftDataError.unsupportedSortDescriptor.explained(
-                    "SortDescriptor<\(T.self)> has no key path (it compares whole values); the store sorts only by stored properties")
+                    "SortDescriptor<\(T.self)> has no key path (it compares whole values); the store sorts only by stored properties"
+                )
             }
             guard let key = keyName(keyPath), key != "self", key != "SELF" else {
                 throw SwiftDataError.unsupportedKeyPath.explained(
-                    "SortDescriptor sorts by \(PredicateTranslationContext.describe(keyPath)), which is not a stored property of the model (attributes, and attributes through to-one relationships)")
+                    "SortDescriptor sorts by \(PredicateTranslationContext.describe(keyPath)), which is not a stored property of the model (attributes, and attributes through to-one relationships)"
+                )
             }
             let ascending = sort.order == .forward
             guard let comparator = sort.stringComparator else {

@@ -18,7 +18,8 @@ extension SwiftDataError {
         guard error.domain == NSCocoaErrorDomain, error.code == NSCoreDataError else { return nil }
         let message = error.localizedDescription
         if message.hasPrefix("Unsupported in a store fetch: ") {
-            return SwiftDataError.unsupportedPredicate.explained("The store cannot run the fetch in SQL: " + message.dropFirst("Unsupported in a store fetch: ".count))
+            return SwiftDataError.unsupportedPredicate.explained(
+                "The store cannot run the fetch in SQL: " + message.dropFirst("Unsupported in a store fetch: ".count))
         }
         if message.hasPrefix("keypath ") {
             return SwiftDataError.unsupportedKeyPath.explained("The store cannot read a key path in SQL: " + message)

@@ -63,7 +63,8 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
         entity = request.entity ?? request.entityName.flatMap { model.entitiesByName[$0] }
         self.offset = offset
         self.limit = limit
-        controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
     }
 
     // MARK: Starting and stopping
@@ -85,7 +86,9 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
                 try controller.performFetch()
                 allResults = identifiers(of: controller.fetchedObjects ?? [])
                 shown = page(of: allResults)
-                continuation.yield(FetchResultsStep(identifiers: shown, difference: shown.difference(from: []), updatedIdentifiers: []))
+                continuation.yield(
+                    FetchResultsStep(identifiers: shown, difference: shown.difference(from: []), updatedIdentifiers: [])
+                )
             }
         } catch {
             stop()
@@ -94,14 +97,19 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
     }
 
     private func listen() {
-        let saves = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil) { [weak self] note in
+        let saves = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSaveObjectIDs, object: nil, queue: nil
+        ) { [weak self] note in
             // On the saving context's queue: only the IDs cross to ours.
             guard let self, let saver = note.object as? NSManagedObjectContext, saver !== context,
-                  saver.persistentStoreCoordinator === coordinator else { return }
+                saver.persistentStoreCoordinator === coordinator
+            else { return }
             let saved = note.userInfo ?? [:]
             context.perform { self.catchUp(announced: saved) }
         }
-        let remote = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil) { [weak self] _ in
+        let remote = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { [weak self] _ in
             guard let self else { return }
             context.perform { self.catchUp(announced: nil) }
         }
@@ -133,15 +141,20 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
         guard !isStopped else { return }
         guard let positions = historyPositions else {
             if let announced {
-                merge(inserted: Self.objectIDs(announced[NSInsertedObjectIDsKey]), updated: Self.objectIDs(announced[NSUpdatedObjectIDsKey]),
-                      deleted: Self.objectIDs(announced[NSDeletedObjectIDsKey]))
+                merge(
+                    inserted: Self.objectIDs(announced[NSInsertedObjectIDsKey]),
+                    updated: Self.objectIDs(announced[NSUpdatedObjectIDsKey]),
+                    deleted: Self.objectIDs(announced[NSDeletedObjectIDsKey]))
             }
             return
         }
         let transactions: [NSPersistentHistoryTransaction]
         do {
-            let request = NSPersistentHistoryChangeRequest.fetchHistory(after: NSPersistentHistoryToken(transactionNumbers: positions))
-            transactions = (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []
+            let request = NSPersistentHistoryChangeRequest.fetchHistory(
+                after: NSPersistentHistoryToken(transactionNumbers: positions))
+            transactions =
+                (try context.execute(request) as? NSPersistentHistoryResult)?.result
+                as? [NSPersistentHistoryTransaction] ?? []
         } catch {
             // The history after the position was deleted: what changed is unknown.
             fetchAgain()
@@ -174,9 +187,12 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
             guard context.registeredObject(for: id) == nil, fits(id.entity) else { return nil }
             return context.object(with: id)
         }
-        let save = Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [
-            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
-        ])
+        let save = Notification(
+            name: .NSManagedObjectContextDidSave, object: nil,
+            userInfo: [
+                NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated),
+                NSDeletedObjectsKey: Set(deleted),
+            ])
         withExtendedLifetime(candidates) {
             context.mergeChanges(fromContextDidSave: save)
         }
@@ -184,7 +200,8 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
 
     private func fits(_ candidate: NSEntityDescription) -> Bool {
         guard let entity else { return false }
-        return controller.fetchRequest.includesSubentities ? candidate.isKindOf(entity: entity) : candidate.name == entity.name
+        return controller.fetchRequest.includesSubentities
+            ? candidate.isKindOf(entity: entity) : candidate.name == entity.name
     }
 
     /// After history was lost: the results are fetched again and compared with the last ones;
@@ -196,7 +213,9 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
         context.reset()
         ignoresReports = false
         let current = identifiers(of: controller.fetchedObjects ?? [])
-        publish(current, difference: current.difference(from: allResults).inferringMoves(), updated: Set(current).intersection(allResults))
+        publish(
+            current, difference: current.difference(from: allResults).inferringMoves(),
+            updated: Set(current).intersection(allResults))
     }
 
     // MARK: The controller's reports
@@ -206,8 +225,11 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
         updated = []
     }
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+        at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
         guard !ignoresReports, let object = anObject as? NSManagedObject else { return }
         let id = PersistentIdentifier(object.objectID)
         // One section (no section key path): an index path's row is the offset in the results.
@@ -237,27 +259,33 @@ final class FetchResultsObserver: NSFetchedResultsControllerDelegate, @unchecked
 
     /// Yields the snapshot of `current` (its page, when the descriptor has one) unless nothing
     /// in it changed.
-    private func publish(_ current: [PersistentIdentifier], difference: CollectionDifference<PersistentIdentifier>, updated: Set<PersistentIdentifier>) {
+    private func publish(
+        _ current: [PersistentIdentifier], difference: CollectionDifference<PersistentIdentifier>,
+        updated: Set<PersistentIdentifier>
+    ) {
         guard !isStopped else { return }
         allResults = current
         guard offset > 0 || limit != nil else {
             guard !difference.isEmpty || !updated.isEmpty else { return }
             shown = current
-            continuation?.yield(FetchResultsStep(identifiers: current, difference: difference, updatedIdentifiers: updated))
+            continuation?.yield(
+                FetchResultsStep(identifiers: current, difference: difference, updatedIdentifiers: updated))
             return
         }
         // A page changes by what enters or leaves it, or shifts through it: compared
         // directly, at a cost bounded by the page's size.
         let page = page(of: current)
         let pageDifference = page.difference(from: shown).inferringMoves()
-        let moved = Set(pageDifference.insertions.compactMap { change -> PersistentIdentifier? in
-            guard case let .insert(_, element, associatedWith) = change, associatedWith != nil else { return nil }
-            return element
-        })
+        let moved = Set(
+            pageDifference.insertions.compactMap { change -> PersistentIdentifier? in
+                guard case let .insert(_, element, associatedWith) = change, associatedWith != nil else { return nil }
+                return element
+            })
         let pageUpdated = updated.intersection(page).subtracting(moved)
         guard !pageDifference.isEmpty || !pageUpdated.isEmpty else { return }
         shown = page
-        continuation?.yield(FetchResultsStep(identifiers: page, difference: pageDifference, updatedIdentifiers: pageUpdated))
+        continuation?.yield(
+            FetchResultsStep(identifiers: page, difference: pageDifference, updatedIdentifiers: pageUpdated))
     }
 
     private func page(of results: [PersistentIdentifier]) -> [PersistentIdentifier] {

@@ -45,8 +45,9 @@ extension ModelContext {
             // this keeps the store's order and puts new results last.
             request.sortDescriptors = [NSSortDescriptor(key: "objectID", ascending: true)]
         }
-        let observer = FetchResultsObserver(container: container, request: request,
-                                               offset: max(0, descriptor.fetchOffset ?? 0), limit: descriptor.fetchLimit.map { max(0, $0) })
+        let observer = FetchResultsObserver(
+            container: container, request: request,
+            offset: max(0, descriptor.fetchOffset ?? 0), limit: descriptor.fetchLimit.map { max(0, $0) })
         let (stream, continuation) = AsyncStream<FetchResultsStep>.makeStream()
         continuation.onTermination = { _ in observer.stop() }
         do {

@@ -42,9 +42,10 @@ extension Schema {
                     if property.metadata is Relationship {
                         issues.append("\(property.label) is marked @Relationship but holds no model")
                     }
-                    let attribute = Attribute(options: declared?.options ?? [],
-                                              originalName: declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName },
-                                              hashModifier: declared?.hashModifier)
+                    let attribute = Attribute(
+                        options: declared?.options ?? [],
+                        originalName: declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName },
+                        hashModifier: declared?.hashModifier)
                     attribute.name = property.name
                     attribute.valueType = property.valueType
                     attribute.isOptional = property.isOptional
@@ -55,11 +56,12 @@ extension Schema {
                         issues.append("\(property.label) is marked @Attribute but holds models; use @Relationship")
                     }
                     let declared = property.metadata as? Relationship
-                    let relationship = Relationship(deleteRule: declared?.deleteRule ?? .nullify,
-                                                    minimumModelCount: declared?.minimumModelCount ?? 0,
-                                                    maximumModelCount: declared?.maximumModelCount ?? 0,
-                                                    originalName: declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName },
-                                                    inverse: declared?.inverseKeyPath, hashModifier: declared?.hashModifier)
+                    let relationship = Relationship(
+                        deleteRule: declared?.deleteRule ?? .nullify,
+                        minimumModelCount: declared?.minimumModelCount ?? 0,
+                        maximumModelCount: declared?.maximumModelCount ?? 0,
+                        originalName: declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName },
+                        inverse: declared?.inverseKeyPath, hashModifier: declared?.hashModifier)
                     relationship.name = property.name
                     relationship.valueType = property.valueType
                     relationship.destination = Schema.entityName(for: destination)
@@ -96,10 +98,12 @@ extension Schema {
         /// entity also has only one relationship to the destination (SwiftData's inference).
         func resolveInverses(in schema: Schema) {
             for relationship in relationships where relationship.inverseName == nil {
-                guard let destination = schema.entities.first(where: { $0.name == relationship.destination }) else { continue }
+                guard let destination = schema.entities.first(where: { $0.name == relationship.destination }) else {
+                    continue
+                }
                 if let inverse = relationship.inverseKeyPath {
                     guard let inverseName = ModelTable.of(destination.type).property(at: inverse)?.name,
-                          let other = destination.relationships.first(where: { $0.name == inverseName })
+                        let other = destination.relationships.first(where: { $0.name == inverseName })
                     else { continue }
                     pair(relationship, other)
                     continue

@@ -26,28 +26,34 @@ extension Schema {
             let table = ModelTable.of(entity.type)
             var properties: [NSPropertyDescription] = []
             for property in entity.properties {
-                if let attribute = property as? Attribute, let modelProperty = table.properties.first(where: { $0.name == attribute.name }),
-                   case .attribute(let codec) = modelProperty.kind {
+                if let attribute = property as? Attribute,
+                    let modelProperty = table.properties.first(where: { $0.name == attribute.name }),
+                    case .attribute(let codec) = modelProperty.kind
+                {
                     properties.append(attributeDescription(attribute, codec: codec))
                 } else if let relationship = property as? Relationship {
-                    properties.append(relationshipDescription(relationship, destination: descriptions[relationship.destination]))
+                    properties.append(
+                        relationshipDescription(relationship, destination: descriptions[relationship.destination]))
                 }
             }
             description.properties = properties
             description.uniquenessConstraints = entity.uniquenessConstraints
             description.indexes = entity.indices.map { names in
                 let elements = names.compactMap { name in
-                    description.propertiesByName[name].map { NSFetchIndexElementDescription(property: $0, collationType: .binary) }
+                    description.propertiesByName[name].map {
+                        NSFetchIndexElementDescription(property: $0, collationType: .binary)
+                    }
                 }
-                return NSFetchIndexDescription(name: "\(entity.name)_\(names.joined(separator: "_"))_Index", elements: elements)
+                return NSFetchIndexDescription(
+                    name: "\(entity.name)_\(names.joined(separator: "_"))_Index", elements: elements)
             }
         }
         // Inverses once every relationship exists.
         for entity in entities {
             for relationship in entity.relationships {
                 guard let inverseName = relationship.inverseName,
-                      let description = descriptions[entity.name]?.relationshipsByName[relationship.name],
-                      let inverse = descriptions[relationship.destination]?.relationshipsByName[inverseName]
+                    let description = descriptions[entity.name]?.relationshipsByName[relationship.name],
+                    let inverse = descriptions[relationship.destination]?.relationshipsByName[inverseName]
                 else { continue }
                 description.inverseRelationship = inverse
             }
@@ -58,7 +64,8 @@ extension Schema {
     }
 
     private func attributeDescription(_ attribute: Attribute, codec: ValueCodec) -> NSAttributeDescription {
-        let description = codec.composite.map { $0.attributeDescription(named: attribute.name) } ?? NSAttributeDescription()
+        let description =
+            codec.composite.map { $0.attributeDescription(named: attribute.name) } ?? NSAttributeDescription()
         description.name = attribute.name
         if codec.composite != nil {
             // The composite's type is set by its class.
@@ -82,7 +89,9 @@ extension Schema {
         return description
     }
 
-    private func relationshipDescription(_ relationship: Relationship, destination: NSEntityDescription?) -> NSRelationshipDescription {
+    private func relationshipDescription(
+        _ relationship: Relationship, destination: NSEntityDescription?
+    ) -> NSRelationshipDescription {
         let description = NSRelationshipDescription()
         description.name = relationship.name
         description.destinationEntity = destination
@@ -95,7 +104,8 @@ extension Schema {
             description.minCount = relationship.minimumModelCount ?? 0
             description.maxCount = relationship.maximumModelCount ?? 0
         }
-        description.renamingIdentifier = relationship.originalName == relationship.name ? nil : relationship.originalName
+        description.renamingIdentifier =
+            relationship.originalName == relationship.name ? nil : relationship.originalName
         description.versionHashModifier = relationship.hashModifier
         return description
     }

@@ -37,9 +37,11 @@ extension Schema {
 
         /// A relationship with `options`, its delete rule, counts, former name, inverse and
         /// version hash modifier.
-        public init(_ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
-                    maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
-                    hashModifier: String? = nil) {
+        public init(
+            _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
+            maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
+            hashModifier: String? = nil
+        ) {
             self.options = options
             self.deleteRule = deleteRule
             self.minimumModelCount = minimumModelCount

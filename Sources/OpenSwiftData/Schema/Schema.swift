@@ -9,7 +9,9 @@ public final class Schema: Hashable, @unchecked Sendable {
     /// The entities, one per model type, in the order the types were given.
     public private(set) var entities: [Entity]
     /// The entities by name.
-    public var entitiesByName: [String: Entity] { Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) }
+    public var entitiesByName: [String: Entity] {
+        Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
     /// The schema's version (from a ``VersionedSchema``, or 1.0.0).
     public let version: Version
     /// The version of the schema's encoding.
@@ -55,7 +57,8 @@ public final class Schema: Hashable, @unchecked Sendable {
     }
 
     public static func == (lhs: Schema, rhs: Schema) -> Bool {
-        lhs.version == rhs.version && lhs.modelTypes.map { ObjectIdentifier($0.type) } == rhs.modelTypes.map { ObjectIdentifier($0.type) }
+        lhs.version == rhs.version
+            && lhs.modelTypes.map { ObjectIdentifier($0.type) } == rhs.modelTypes.map { ObjectIdentifier($0.type) }
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -25,8 +25,9 @@ public enum MigrationStage: @unchecked Sendable, CustomDebugStringConvertible {
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// A lightweight migration with code around it: `willMigrate` runs on a context of the old
     /// version before it, `didMigrate` on a context of the new version after it.
-    case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+    case custom(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
 
     var fromVersion: any VersionedSchema.Type {
         switch self {

@@ -52,9 +52,11 @@ private enum SaveErrorWording {
         case NSValidationMissingMandatoryPropertyError:
             return "\(subject) is required, but its value is nil"
         case NSValidationRelationshipLacksMinimumCountError:
-            return "\(subject) holds \(describe(value)), fewer than its minimumModelCount of \(relationship?.minCount ?? 0)"
+            return
+                "\(subject) holds \(describe(value)), fewer than its minimumModelCount of \(relationship?.minCount ?? 0)"
         case NSValidationRelationshipExceedsMaximumCountError:
-            return "\(subject) holds \(describe(value)), more than its maximumModelCount of \(relationship?.maxCount ?? 0)"
+            return
+                "\(subject) holds \(describe(value)), more than its maximumModelCount of \(relationship?.maxCount ?? 0)"
         case NSValidationRelationshipDeniedDeleteError:
             return "\(model) cannot be deleted: \(subject) has the delete rule .deny and still holds \(describe(value))"
                 + (countSuffix(of: error).map { " (\($0) in all)" } ?? "")
@@ -108,7 +110,9 @@ private enum SaveErrorWording {
         if let text = value as? String { return "\"\(clipped(text))\"" }
         if let object = value as? NSManagedObject { return describe(object.objectID) }
         if let id = value as? NSManagedObjectID {
-            return id.isTemporaryID ? "a new \(id.entity.name ?? "model")" : "\(id.entity.name ?? "model") \(id.uriRepresentation().lastPathComponent)"
+            return id.isTemporaryID
+                ? "a new \(id.entity.name ?? "model")"
+                : "\(id.entity.name ?? "model") \(id.uriRepresentation().lastPathComponent)"
         }
         if let data = value as? Data { return "\(data.count) bytes" }
         if let members = models(in: value) {
@@ -122,7 +126,15 @@ private enum SaveErrorWording {
     /// The models of a to-many value (a set, ordered set or array), or `nil` for another value.
     private static func models(in value: Any) -> [NSManagedObject]? {
         let items: [Any]
-        if let set = value as? NSSet { items = set.allObjects } else if let set = value as? NSOrderedSet { items = set.array } else if let array = value as? [Any] { items = array } else { return nil }
+        if let set = value as? NSSet {
+            items = set.allObjects
+        } else if let set = value as? NSOrderedSet {
+            items = set.array
+        } else if let array = value as? [Any] {
+            items = array
+        } else {
+            return nil
+        }
         let objects = items.compactMap { $0 as? NSManagedObject }
         return objects.count == items.count ? objects : nil
     }

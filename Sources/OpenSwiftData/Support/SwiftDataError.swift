@@ -55,14 +55,18 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         /// What the error means when no sentence says more.
         var summary: String {
             switch self {
-            case .includePendingChangesWithBatchSize: "a fetch with a batch size cannot include the context's pending changes"
-            case .sortingPendingChangesWithIdentifiers: "a fetch of identifiers that includes pending changes cannot be sorted"
+            case .includePendingChangesWithBatchSize:
+                "a fetch with a batch size cannot include the context's pending changes"
+            case .sortingPendingChangesWithIdentifiers:
+                "a fetch of identifiers that includes pending changes cannot be sorted"
             case .unsupportedKeyPath: "the key path does not name a stored property the store can read"
             case .unsupportedPredicate: "the predicate uses a construct the store cannot run in SQL"
             case .unsupportedSortDescriptor: "the sort descriptor cannot be run by the store"
-            case .configurationFileNameContainsInvalidCharacters: "the configuration's store file name contains invalid characters"
+            case .configurationFileNameContainsInvalidCharacters:
+                "the configuration's store file name contains invalid characters"
             case .configurationFileNameTooLong: "the configuration's store file name is too long"
-            case .configurationSchemaNotFoundInContainerSchema: "the configuration's schema is not part of the container's schema"
+            case .configurationSchemaNotFoundInContainerSchema:
+                "the configuration's schema is not part of the container's schema"
             case .duplicateConfiguration: "two configurations of the container have the same name or store"
             case .loadIssueModelContainer: "the model container could not load its stores"
             case .modelValidationFailure: "a model failed validation"
@@ -127,11 +131,13 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     // MARK: Configuration errors
 
     /// A configuration's store file name contains characters a file name cannot hold.
-    public static let configurationFileNameContainsInvalidCharacters = SwiftDataError(.configurationFileNameContainsInvalidCharacters)
+    public static let configurationFileNameContainsInvalidCharacters = SwiftDataError(
+        .configurationFileNameContainsInvalidCharacters)
     /// A configuration's store file name is longer than the file system allows.
     public static let configurationFileNameTooLong = SwiftDataError(.configurationFileNameTooLong)
     /// A configuration's schema holds models the container's schema does not.
-    public static let configurationSchemaNotFoundInContainerSchema = SwiftDataError(.configurationSchemaNotFoundInContainerSchema)
+    public static let configurationSchemaNotFoundInContainerSchema = SwiftDataError(
+        .configurationSchemaNotFoundInContainerSchema)
     /// Two configurations of one container have the same name or store.
     public static let duplicateConfiguration = SwiftDataError(.duplicateConfiguration)
 

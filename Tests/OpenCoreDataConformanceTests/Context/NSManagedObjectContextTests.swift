@@ -86,10 +86,14 @@ final class NSManagedObjectContextTests: XCTestCase {
     // MARK: What change notifications carry
 
     /// The userInfo of every NSManagedObjectContextObjectsDidChange `context` posts while `body` runs.
-    private func changes(of context: NSManagedObjectContext, during body: () throws -> Void) rethrows -> [[AnyHashable: Any]] {
+    private func changes(
+        of context: NSManagedObjectContext, during body: () throws -> Void
+    ) rethrows -> [[AnyHashable: Any]] {
         final class Log: @unchecked Sendable { var infos: [[AnyHashable: Any]] = [] }
         let log = Log()
-        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) {
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) {
             log.infos.append($0.userInfo ?? [:])
         }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -187,7 +191,9 @@ final class NSManagedObjectContextTests: XCTestCase {
 
     func testASaveThatOnlyChangesMetadataWritesIt() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("metadata-\(UUID().uuidString).sqlite")
-        addTeardownBlock { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        addTeardownBlock {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)

@@ -60,7 +60,8 @@ final class DeviationTests: XCTestCase {
         item.name = "Item"
         item.properties = [ConformanceModel.attribute("price", .decimalAttributeType)]
         let context = try ConformanceModel.context(entities: [item])
-        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(NSDecimalNumber.notANumber, forKey: "price")
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(
+            NSDecimalNumber.notANumber, forKey: "price")
         var code: Int?
         do { try context.save() } catch let error as NSError { code = error.code }
         XCTAssertEqual(code, expected(apple: nil, openCoreData: NSManagedObjectValidationError))

@@ -16,7 +16,9 @@ final class NSBatchDeleteRequestTests: XCTestCase {
         request.resultType = .resultTypeCount
         XCTAssertEqual((try context.execute(request) as? NSBatchDeleteResult)?.result as? Int, 1)
         let other = try ConformanceModel.context(sharing: context)
-        XCTAssertEqual(try other.fetch(NSFetchRequest<Book>(entityName: "Book")).compactMap(\.title).sorted(), ["Emma", "Middlemarch"])
+        XCTAssertEqual(
+            try other.fetch(NSFetchRequest<Book>(entityName: "Book")).compactMap(\.title).sorted(),
+            ["Emma", "Middlemarch"])
     }
 
     func testDeletedIDsMergedIntoAContextRemoveItsObjects() throws {

@@ -10,7 +10,8 @@ import OpenCoreData
 final class NSBatchInsertRequestTests: XCTestCase {
     func testDictionariesBecomeRowsWithoutObjectsInTheContext() throws {
         let context = try ConformanceModel.context()
-        let request = NSBatchInsertRequest(entityName: "Book", objects: [["title": "Emma", "pages": 474], ["title": "Persuasion", "pages": 249]])
+        let request = NSBatchInsertRequest(
+            entityName: "Book", objects: [["title": "Emma", "pages": 474], ["title": "Persuasion", "pages": 249]])
         request.resultType = .count
         let result = try XCTUnwrap(context.execute(request) as? NSBatchInsertResult)
         XCTAssertEqual(result.resultType, .count)
@@ -38,13 +39,15 @@ final class NSBatchInsertRequestTests: XCTestCase {
     func testTheDictionaryHandlerIsCalledUntilItReturnsTrue() throws {
         let context = try ConformanceModel.context()
         var made = 0
-        let request = NSBatchInsertRequest(entityName: "Book", dictionaryHandler: { row in
-            // The row filled by the call that returns true is not inserted.
-            if made == 3 { return true }
-            row["title"] = "Volume \(made + 1)"
-            made += 1
-            return false
-        })
+        let request = NSBatchInsertRequest(
+            entityName: "Book",
+            dictionaryHandler: { row in
+                // The row filled by the call that returns true is not inserted.
+                if made == 3 { return true }
+                row["title"] = "Volume \(made + 1)"
+                made += 1
+                return false
+            })
         request.resultType = .count
         XCTAssertEqual((try context.execute(request) as? NSBatchInsertResult)?.result as? Int, 3)
         XCTAssertEqual(try context.count(for: NSFetchRequest<Book>(entityName: "Book")), 3)

@@ -33,7 +33,8 @@ final class NSBatchUpdateRequestTests: XCTestCase {
 
     func testRegisteredObjectsChangeOnlyWhenTheIDsAreMerged() throws {
         let context = try ConformanceModel.library()
-        let emma = try XCTUnwrap(try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Emma" })
+        let emma = try XCTUnwrap(
+            try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Emma" })
         let request = NSBatchUpdateRequest(entityName: "Book")
         request.predicate = NSPredicate(format: "title == %@", "Emma")
         request.propertiesToUpdate = ["title": "Emma (annotated)"]

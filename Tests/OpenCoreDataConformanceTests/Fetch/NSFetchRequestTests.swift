@@ -13,7 +13,8 @@ final class NSFetchRequestTests: XCTestCase {
 
     override func setUpWithError() throws {
         context = try ConformanceModel.context()
-        try ConformanceModel.shelve([("Le Guin", ["Earthsea", "The Dispossessed"]), ("Herbert", ["Dune"])], in: context)
+        try ConformanceModel.shelve(
+            [("Le Guin", ["Earthsea", "The Dispossessed"]), ("Herbert", ["Dune"])], in: context)
     }
 
     func testUntypedRequestResultsCastToTheEntityClass() throws {
@@ -21,7 +22,8 @@ final class NSFetchRequestTests: XCTestCase {
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         let authors = try context.fetch(request) as! [Author]
         XCTAssertEqual(authors.map(\.name), ["Herbert", "Le Guin"])
-        XCTAssertNil(try context.fetch(request) as? [Book], "a cast to another class fails as in Swift on Apple platforms")
+        XCTAssertNil(
+            try context.fetch(request) as? [Book], "a cast to another class fails as in Swift on Apple platforms")
         XCTAssertEqual(try context.count(for: request), 2)
     }
 
@@ -143,7 +145,10 @@ final class NSFetchRequestTests: XCTestCase {
     }
 
     /// Runs `format` as a fetch and in memory; both must agree.
-    private func names(_ context: NSManagedObjectContext, _ format: String, _ arguments: [Any], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    private func names(
+        _ context: NSManagedObjectContext, _ format: String, _ arguments: [Any], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> [String] {
         let request = Author.fetchRequest()
         request.predicate = NSPredicate(format: format, argumentArray: arguments)
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
@@ -165,7 +170,8 @@ final class NSFetchRequestTests: XCTestCase {
         XCTAssertEqual(try names(context, "ANY books.entity.name == 'Book'", []), ["Austen"])
 
         let books = Book.fetchRequest() as NSFetchRequest<Book>
-        books.predicate = NSPredicate(format: "author.objectID == %@ AND author.entity == %@", austen.objectID, austen.entity)
+        books.predicate = NSPredicate(
+            format: "author.objectID == %@ AND author.entity == %@", austen.objectID, austen.entity)
         XCTAssertEqual(try context.fetch(books), [book])
     }
 

@@ -11,15 +11,18 @@ final class NSPersistentHistoryChangeRequestTests: XCTestCase {
     private func trackedContext() throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         let folder = try temporaryDirectory()
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: folder.appendingPathComponent("History.sqlite"),
-                                           options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil,
+            at: folder.appendingPathComponent("History.sqlite"),
+            options: [NSPersistentHistoryTrackingKey: true as NSNumber])
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
     }
 
-    private func transactions(_ request: NSPersistentHistoryChangeRequest, in context: NSManagedObjectContext) throws -> [NSPersistentHistoryTransaction] {
+    private func transactions(
+        _ request: NSPersistentHistoryChangeRequest, in context: NSManagedObjectContext
+    ) throws -> [NSPersistentHistoryTransaction] {
         let result = try XCTUnwrap(context.execute(request) as? NSPersistentHistoryResult)
         return try XCTUnwrap(result.result as? [NSPersistentHistoryTransaction])
     }

@@ -27,7 +27,8 @@ final class NSMigrationManagerTests: XCTestCase {
     /// Writes a version 1 store with one book at `url`.
     private func writeVersion1(at url: URL) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try ConformanceModel.shelve([("Austen", ["Emma"])], in: context)
@@ -39,17 +40,22 @@ final class NSMigrationManagerTests: XCTestCase {
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        return try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).compactMap { $0.value(forKey: "title") as? String }
+        return try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).compactMap {
+            $0.value(forKey: "title") as? String
+        }
     }
 
     func testAStoreOfTheOldVersionIsIncompatibleWithoutMigration() throws {
         let url = try storeURL()
         try writeVersion1(at: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2())
-        XCTAssertThrowsError(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)) { error in
+        XCTAssertThrowsError(
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        ) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreIncompatibleVersionHashError)
         }
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: url, options: nil)
         XCTAssertTrue(ConformanceModel.make().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
         XCTAssertFalse(version2().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     }
@@ -63,8 +69,9 @@ final class NSMigrationManagerTests: XCTestCase {
         XCTAssertEqual(Set(mapping.entityMappings.compactMap(\.destinationEntityName)), ["Author", "Book"])
 
         let manager = NSMigrationManager(sourceModel: v1, destinationModel: v2)
-        try manager.migrateStore(from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
-                                 toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+            toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
         XCTAssertEqual(try titles(at: destination, model: v2), ["Emma"])
         XCTAssertEqual(try titles(at: source, model: v1), ["Emma"])
     }

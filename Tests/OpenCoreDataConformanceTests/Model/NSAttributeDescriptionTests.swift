@@ -16,11 +16,13 @@ final class NSAttributeDescriptionTests: XCTestCase {
         XCTAssertEqual(attribute.type, .integer64)
         XCTAssertEqual(attribute.type.rawValue, .integer64AttributeType)
         let pairs: [(NSAttributeDescription.AttributeType, NSAttributeType)] = [
-            (.undefined, .undefinedAttributeType), (.integer16, .integer16AttributeType), (.integer32, .integer32AttributeType),
+            (.undefined, .undefinedAttributeType), (.integer16, .integer16AttributeType),
+            (.integer32, .integer32AttributeType),
             (.integer64, .integer64AttributeType), (.decimal, .decimalAttributeType), (.double, .doubleAttributeType),
             (.float, .floatAttributeType), (.string, .stringAttributeType), (.boolean, .booleanAttributeType),
             (.date, .dateAttributeType), (.binaryData, .binaryDataAttributeType), (.uuid, .UUIDAttributeType),
-            (.uri, .URIAttributeType), (.transformable, .transformableAttributeType), (.objectID, .objectIDAttributeType),
+            (.uri, .URIAttributeType), (.transformable, .transformableAttributeType),
+            (.objectID, .objectIDAttributeType),
             (.composite, .compositeAttributeType),
         ]
         for (swift, original) in pairs {

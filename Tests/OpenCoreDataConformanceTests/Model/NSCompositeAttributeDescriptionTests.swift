@@ -10,7 +10,9 @@ import OpenCoreData
 /// keyed by element name, elements are reached by namespaced key paths in predicates,
 /// and composites nest.
 final class CompositeAttributeDescriptionTests: XCTestCase {
-    private static func element(_ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) -> NSAttributeDescription {
+    private static func element(
+        _ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil
+    ) -> NSAttributeDescription {
         let element = NSAttributeDescription()
         element.name = name
         element.attributeType = type
@@ -32,7 +34,9 @@ final class CompositeAttributeDescriptionTests: XCTestCase {
         let magnitude = NSCompositeAttributeDescription()
         magnitude.name = "magnitude"
         magnitude.defaultValue = magnitudeDefault
-        magnitude.elements = [element("richter", .doubleAttributeType, optional: false), element("depth", .doubleAttributeType), source]
+        magnitude.elements = [
+            element("richter", .doubleAttributeType, optional: false), element("depth", .doubleAttributeType), source,
+        ]
         quake.properties = [place, magnitude]
         let model = NSManagedObjectModel()
         model.entities = [quake]
@@ -41,14 +45,17 @@ final class CompositeAttributeDescriptionTests: XCTestCase {
 
     private func context(at url: URL? = nil, model: NSManagedObjectModel = model()) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: url ?? URL(fileURLWithPath: "/dev/null"), options: nil)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil,
+            at: url ?? URL(fileURLWithPath: "/dev/null"), options: nil)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
     }
 
-    private func insertQuake(_ place: String, _ magnitude: [String: Any]?, into context: NSManagedObjectContext) -> NSManagedObject {
+    private func insertQuake(
+        _ place: String, _ magnitude: [String: Any]?, into context: NSManagedObjectContext
+    ) -> NSManagedObject {
         let quake = NSEntityDescription.insertNewObject(forEntityName: "Quake", into: context)
         quake.setValue(place, forKey: "place")
         quake.setValue(magnitude, forKey: "magnitude")
@@ -112,7 +119,9 @@ final class CompositeAttributeDescriptionTests: XCTestCase {
         let first = try context(at: url, model: model)
         _ = insertQuake("Lisbon", ["richter": 8.5, "depth": 25.0], into: first)
         try first.save()
-        for store in first.persistentStoreCoordinator?.persistentStores ?? [] { try first.persistentStoreCoordinator?.remove(store) }
+        for store in first.persistentStoreCoordinator?.persistentStores ?? [] {
+            try first.persistentStoreCoordinator?.remove(store)
+        }
 
         let second = try context(at: url, model: model)
         let quake = try XCTUnwrap(try second.fetch(NSFetchRequest<NSManagedObject>(entityName: "Quake")).first)

@@ -50,11 +50,14 @@ final class NSManagedObjectKeyValueCodingTests: XCTestCase {
 
     /// A results controller sections by a computed property (`sectionNameKeyPath`).
     func testResultsControllerSectionsByAComputedProperty() throws {
-        let context = try context(with: [("Emma", 474), ("Middlemarch", 880), ("Mansfield Park", 507), ("Beloved", 324)])
+        let context = try context(with: [
+            ("Emma", 474), ("Middlemarch", 880), ("Mansfield Park", 507), ("Beloved", 324),
+        ])
         let request = NSFetchRequest<Book>(entityName: "Book")
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                                                    sectionNameKeyPath: "titleInitial", cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context,
+            sectionNameKeyPath: "titleInitial", cacheName: nil)
         try controller.performFetch()
         XCTAssertEqual(controller.sections?.map(\.name), ["B", "E", "M"])
         XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [1, 1, 2])
@@ -64,10 +67,14 @@ final class NSManagedObjectKeyValueCodingTests: XCTestCase {
     func testInMemoryPredicatesAndSortsReadComputedKeys() throws {
         let context = try context(with: [("Emma", 474), ("Middlemarch", 880), ("Beloved", 324), ("Mrs Dalloway", 194)])
         let books = try context.fetch(NSFetchRequest<Book>(entityName: "Book"))
-        let long = (books as NSArray).filtered(using: NSPredicate(format: "isLong == YES AND titleInitial == 'M'")) as! [Book]
+        let long =
+            (books as NSArray).filtered(using: NSPredicate(format: "isLong == YES AND titleInitial == 'M'")) as! [Book]
         XCTAssertEqual(long.map(\.title), ["Middlemarch"])
-        let sorted = (books as NSArray).sortedArray(using: [NSSortDescriptor(key: "titleInitial", ascending: true),
-                                                            NSSortDescriptor(key: "pages", ascending: false)]) as! [Book]
+        let sorted =
+            (books as NSArray).sortedArray(using: [
+                NSSortDescriptor(key: "titleInitial", ascending: true),
+                NSSortDescriptor(key: "pages", ascending: false),
+            ]) as! [Book]
         XCTAssertEqual(sorted.map(\.title), ["Beloved", "Emma", "Middlemarch", "Mrs Dalloway"])
     }
 }

@@ -66,7 +66,10 @@ final class NSManagedObjectPrimitiveAccessorTests: XCTestCase {
         memo.managedObjectClassName = "Memo"
         let tag = NSEntityDescription()
         tag.name = "Tag"
-        let (updatedAt, text) = (ConformanceModel.attribute("updatedAt", .dateAttributeType), ConformanceModel.attribute("text", .stringAttributeType))
+        let (updatedAt, text) = (
+            ConformanceModel.attribute("updatedAt", .dateAttributeType),
+            ConformanceModel.attribute("text", .stringAttributeType)
+        )
         let tags = NSRelationshipDescription()
         tags.name = "tags"
         tags.destinationEntity = tag

@@ -56,7 +56,9 @@ final class NSManagedObjectTests: XCTestCase {
         XCTAssertEqual(author.value(forKeyPath: "books.@count") as? Int, 2)
         XCTAssertEqual(author.value(forKeyPath: "books.@sum.pages") as? Int, 300)
         let average = author.value(forKeyPath: "books.@avg.pages")
-        XCTAssertEqual(average as? Int, 150, "an average is an NSNumber, which casts to Int when whole: \(type(of: average as Any))")
+        XCTAssertEqual(
+            average as? Int, 150,
+            "an average is an NSNumber, which casts to Int when whole: \(type(of: average as Any))")
         XCTAssertEqual(author.value(forKeyPath: "books.@max.pages") as? Int, 200)
     }
 

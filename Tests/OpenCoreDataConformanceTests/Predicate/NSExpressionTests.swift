@@ -13,7 +13,8 @@ final class NSExpressionTests: XCTestCase {
         // Apple's example: ** binds tighter than + and -, which associate to the left.
         let value = NSExpression(format: "4 + 5 - 2**3").expressionValue(with: nil, context: nil)
         XCTAssertEqual((value as? NSNumber)?.intValue, 1)
-        XCTAssertEqual((NSExpression(format: "10 - 2 * 3").expressionValue(with: nil, context: nil) as? NSNumber)?.intValue, 4)
+        XCTAssertEqual(
+            (NSExpression(format: "10 - 2 * 3").expressionValue(with: nil, context: nil) as? NSNumber)?.intValue, 4)
     }
 
     func testExpressionKindsAndAccessors() {
@@ -50,7 +51,8 @@ final class NSExpressionTests: XCTestCase {
         let context = try ConformanceModel.context()
         let book = Book(context: context)
         book.title = "Dune"
-        XCTAssertEqual(NSExpression(forKeyPath: \Book.title).expressionValue(with: book, context: nil) as? String, "Dune")
+        XCTAssertEqual(
+            NSExpression(forKeyPath: \Book.title).expressionValue(with: book, context: nil) as? String, "Dune")
     }
     // MARK: Numbers are NSNumbers
 

@@ -26,8 +26,11 @@ private final class TableViewDouble: NSObject, NSFetchedResultsControllerDelegat
         log.append("begin")
     }
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
-                    atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChange sectionInfo: NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
+    ) {
         XCTAssertTrue(inBatch)
         switch type {
         case .insert: insertedSections.insert(sectionIndex); log.append("insert section \(sectionInfo.name)")
@@ -36,8 +39,11 @@ private final class TableViewDouble: NSObject, NSFetchedResultsControllerDelegat
         }
     }
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+        at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
         XCTAssertTrue(inBatch)
         let object = anObject as! NSManagedObject
         let title = (object as? Book)?.title ?? "?"
@@ -57,7 +63,9 @@ private final class TableViewDouble: NSObject, NSFetchedResultsControllerDelegat
         for path in deletedRows.sorted(by: >) { rows[path.section].remove(at: path.row) }
         for section in deletedSections.reversed() { rows.remove(at: section) }
         for section in insertedSections { rows.insert([], at: section) }
-        for (path, object) in insertedRows.sorted(by: { $0.0 < $1.0 }) { rows[path.section].insert(object, at: path.row) }
+        for (path, object) in insertedRows.sorted(by: { $0.0 < $1.0 }) {
+            rows[path.section].insert(object, at: path.row)
+        }
         deletedRows = []; insertedRows = []; deletedSections = IndexSet(); insertedSections = IndexSet()
         inBatch = false
         log.append("end")
@@ -69,7 +77,10 @@ private final class DiffableDouble: NSObject, NSFetchedResultsControllerDelegate
     var ids: [NSManagedObjectID] = []
     var calls = 0
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+    ) {
         calls += 1
         ids = ids.applying(diff) ?? []
     }
@@ -81,16 +92,21 @@ final class NSFetchedResultsControllerTests: XCTestCase {
 
     override func setUpWithError() throws {
         context = try ConformanceModel.context()
-        try ConformanceModel.shelve([("Austen", ["Emma", "Persuasion"]), ("Woolf", ["Orlando", "The Waves"]), ("Brontë", ["Villette"])], in: context)
+        try ConformanceModel.shelve(
+            [("Austen", ["Emma", "Persuasion"]), ("Woolf", ["Orlando", "The Waves"]), ("Brontë", ["Villette"])],
+            in: context)
     }
 
     /// Books in sections by author, as the lecture's photographer list is.
     private func booksByAuthor(cacheName: String? = nil) -> NSFetchedResultsController<Book> {
         let request: NSFetchRequest<Book> = NSFetchRequest(entityName: "Book")
-        request.sortDescriptors = [NSSortDescriptor(key: "author.name", ascending: true),
-                                   NSSortDescriptor(key: "title", ascending: true)]
-        return NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                                          sectionNameKeyPath: "author.name", cacheName: cacheName)
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "author.name", ascending: true),
+            NSSortDescriptor(key: "title", ascending: true),
+        ]
+        return NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context,
+            sectionNameKeyPath: "author.name", cacheName: cacheName)
     }
 
     private func titles(_ controller: NSFetchedResultsController<Book>) -> [[String]] {
@@ -98,8 +114,9 @@ final class NSFetchedResultsControllerTests: XCTestCase {
     }
 
     func testARequestWithoutSortDescriptorsIsRefused() {
-        let controller = NSFetchedResultsController(fetchRequest: Book.fetchRequest() as NSFetchRequest<Book>,
-                                                    managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: Book.fetchRequest() as NSFetchRequest<Book>,
+            managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
         XCTAssertThrowsError(try controller.performFetch())
         XCTAssertNil(controller.fetchedObjects)
     }
@@ -131,7 +148,9 @@ final class NSFetchedResultsControllerTests: XCTestCase {
         func check(_ expected: [[String]], file: StaticString = #filePath, line: UInt = #line) {
             context.processPendingChanges()
             XCTAssertEqual(titles(controller), expected, file: file, line: line)
-            XCTAssertEqual(table.rows.map { $0.map { ($0 as! Book).title ?? "" } }, expected, "the table applied the callbacks", file: file, line: line)
+            XCTAssertEqual(
+                table.rows.map { $0.map { ($0 as! Book).title ?? "" } }, expected, "the table applied the callbacks",
+                file: file, line: line)
         }
 
         let eliot = Author(context: context)
@@ -223,7 +242,8 @@ final class NSFetchedResultsControllerTests: XCTestCase {
         let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Book")
         ids.resultType = .managedObjectIDResultType
         ids.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
-        let idController = NSFetchedResultsController(fetchRequest: ids, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        let idController = NSFetchedResultsController(
+            fetchRequest: ids, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
         try idController.performFetch()
         let first = try XCTUnwrap(idController.fetchedObjects?.first)
         XCTAssertEqual((context.object(with: first) as? Book)?.title, "Villette")
@@ -232,10 +252,12 @@ final class NSFetchedResultsControllerTests: XCTestCase {
         rows.resultType = .dictionaryResultType
         rows.propertiesToFetch = ["title"]
         rows.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-        let rowController = NSFetchedResultsController(fetchRequest: rows, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        let rowController = NSFetchedResultsController(
+            fetchRequest: rows, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
         try rowController.performFetch()
-        XCTAssertEqual(rowController.fetchedObjects?.compactMap { $0["title"] as? String },
-                       ["Emma", "Orlando", "Persuasion", "The Waves", "Villette"])
+        XCTAssertEqual(
+            rowController.fetchedObjects?.compactMap { $0["title"] as? String },
+            ["Emma", "Orlando", "Persuasion", "The Waves", "Villette"])
         XCTAssertEqual(rowController.sections?.first?.numberOfObjects, 5)
     }
 }

@@ -18,13 +18,17 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
 
     override func load() throws {
         guard let url, let model = persistentStoreCoordinator?.managedObjectModel,
-              let root = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
-              let uuid = root["uuid"] as? String, let objects = root["objects"] as? [[String: Any]]
-        else { throw NSError(domain: "JSONAtomicStore", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a JSON store"]) }
+            let root = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
+            let uuid = root["uuid"] as? String, let objects = root["objects"] as? [[String: Any]]
+        else {
+            throw NSError(domain: "JSONAtomicStore", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a JSON store"])
+        }
         metadata = [NSStoreTypeKey: Self.typeName, NSStoreUUIDKey: uuid]
         var nodes: [String: NSAtomicStoreCacheNode] = [:]
         for object in objects {
-            guard let name = object["entity"] as? String, let entity = model.entitiesByName[name], let reference = object["id"] as? String else { continue }
+            guard let name = object["entity"] as? String, let entity = model.entitiesByName[name],
+                let reference = object["id"] as? String
+            else { continue }
             nodes[reference] = NSAtomicStoreCacheNode(objectID: objectID(for: entity, referenceObject: reference))
         }
         for object in objects {
@@ -33,17 +37,23 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
                 node.setValue(key == "born" ? Date(timeIntervalSince1970: value as? Double ?? 0) : value, forKey: key)
             }
             if let author = object["author"] as? String { node.setValue(nodes[author], forKey: "author") }
-            if let books = object["books"] as? [String] { node.setValue(Set(books.compactMap { nodes[$0] }), forKey: "books") }
+            if let books = object["books"] as? [String] {
+                node.setValue(Set(books.compactMap { nodes[$0] }), forKey: "books")
+            }
         }
         addCacheNodes(Set(nodes.values))
     }
 
     override func save() throws {
-        if failsSaves { throw NSError(domain: "JSONAtomicStore", code: 7, userInfo: [NSLocalizedDescriptionKey: "the disk is full"]) }
+        if failsSaves {
+            throw NSError(domain: "JSONAtomicStore", code: 7, userInfo: [NSLocalizedDescriptionKey: "the disk is full"])
+        }
         guard let url else { return }
         var objects: [[String: Any]] = []
         for node in cacheNodes() {
-            var object: [String: Any] = ["entity": node.objectID.entity.name ?? "", "id": referenceObject(for: node.objectID)]
+            var object: [String: Any] = [
+                "entity": node.objectID.entity.name ?? "", "id": referenceObject(for: node.objectID),
+            ]
             var attributes: [String: Any] = [:]
             for name in node.objectID.entity.attributesByName.keys {
                 switch node.value(forKey: name) {
@@ -53,8 +63,12 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
                 }
             }
             object["attributes"] = attributes
-            if let author = node.value(forKey: "author") as? NSAtomicStoreCacheNode { object["author"] = referenceObject(for: author.objectID) }
-            if let books = node.value(forKey: "books") as? Set<NSAtomicStoreCacheNode> { object["books"] = books.map { referenceObject(for: $0.objectID) } }
+            if let author = node.value(forKey: "author") as? NSAtomicStoreCacheNode {
+                object["author"] = referenceObject(for: author.objectID)
+            }
+            if let books = node.value(forKey: "books") as? Set<NSAtomicStoreCacheNode> {
+                object["books"] = books.map { referenceObject(for: $0.objectID) }
+            }
             objects.append(object)
         }
         let root: [String: Any] = ["uuid": metadata[NSStoreUUIDKey] as? String ?? "", "objects": objects]
@@ -81,10 +95,13 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
         for name in object.entity.attributesByName.keys { node.setValue(object.value(forKey: name), forKey: name) }
         for (name, relationship) in object.entity.relationshipsByName {
             if relationship.isToMany {
-                let members = (object.value(forKey: name) as? NSSet)?.allObjects.compactMap { $0 as? NSManagedObject } ?? []
+                let members =
+                    (object.value(forKey: name) as? NSSet)?.allObjects.compactMap { $0 as? NSManagedObject } ?? []
                 node.setValue(Set(members.compactMap { cacheNode(for: $0.objectID) }), forKey: name)
             } else {
-                node.setValue((object.value(forKey: name) as? NSManagedObject).flatMap { cacheNode(for: $0.objectID) }, forKey: name)
+                node.setValue(
+                    (object.value(forKey: name) as? NSManagedObject).flatMap { cacheNode(for: $0.objectID) },
+                    forKey: name)
             }
         }
     }
@@ -95,7 +112,8 @@ final class NSAtomicStoreTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("NSAtomicStoreTests-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "NSAtomicStoreTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         NSPersistentStoreCoordinator.registerStoreClass(JSONAtomicStore.self, type: JSONAtomicStore.typeName)
     }
@@ -104,7 +122,10 @@ final class NSAtomicStoreTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private func context(type: String, at url: URL, model: NSManagedObjectModel = ConformanceModel.make(), options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
+    private func context(
+        type: String, at url: URL, model: NSManagedObjectModel = ConformanceModel.make(),
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
@@ -127,7 +148,8 @@ final class NSAtomicStoreTests: XCTestCase {
         let context = try context(type: JSONAtomicStore.typeName, at: url)
         let store = try XCTUnwrap(context.persistentStoreCoordinator?.persistentStores.first as? JSONAtomicStore)
         XCTAssertEqual(store.type, JSONAtomicStore.typeName)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path), "a new store's file is written by its first save")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: url.path), "a new store's file is written by its first save")
         try ConformanceModel.shelve([("Austen", ["Emma", "Persuasion"]), ("Eliot", ["Middlemarch"])], in: context)
         XCTAssertEqual(store.newNodes, 5, "one new node per inserted object")
         XCTAssertEqual(store.cacheNodes().count, 5)
@@ -140,11 +162,14 @@ final class NSAtomicStoreTests: XCTestCase {
         let books = try reopened.fetch(NSFetchRequest<Book>(entityName: "Book"))
         XCTAssertEqual(books.count, 3)
         XCTAssertEqual(books.first { $0.title == "Middlemarch" }?.author?.name, "Eliot")
-        let reloadedStore = try XCTUnwrap(reopened.persistentStoreCoordinator?.persistentStores.first as? JSONAtomicStore)
+        let reloadedStore = try XCTUnwrap(
+            reopened.persistentStoreCoordinator?.persistentStores.first as? JSONAtomicStore)
         XCTAssertEqual(reloadedStore.identifier, store.identifier, "the store's UUID comes from its file")
         for book in books {
             let reference = reloadedStore.referenceObject(for: book.objectID)
-            XCTAssertEqual(reloadedStore.objectID(for: book.entity, referenceObject: reference), book.objectID, "reference objects name objects both ways")
+            XCTAssertEqual(
+                reloadedStore.objectID(for: book.entity, referenceObject: reference), book.objectID,
+                "reference objects name objects both ways")
             XCTAssertNotNil(reloadedStore.cacheNode(for: book.objectID))
         }
     }
@@ -155,9 +180,11 @@ final class NSAtomicStoreTests: XCTestCase {
         let store = try XCTUnwrap(context.persistentStoreCoordinator?.persistentStores.first as? JSONAtomicStore)
         try ConformanceModel.shelve([("Austen", ["Emma", "Persuasion"])], in: context)
         let updatesBefore = store.updates
-        let emma = try XCTUnwrap(try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Emma" })
+        let emma = try XCTUnwrap(
+            try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Emma" })
         emma.pages = 474
-        let persuasion = try XCTUnwrap(try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Persuasion" })
+        let persuasion = try XCTUnwrap(
+            try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first { $0.title == "Persuasion" })
         context.delete(persuasion)
         try context.save()
         XCTAssertEqual(store.removals, 1, "willRemoveCacheNodes(_:) gets the deleted object's node")
@@ -194,13 +221,17 @@ final class NSAtomicStoreTests: XCTestCase {
         store.failsSaves = false
         try context.save()
         let reopened = try self.context(type: JSONAtomicStore.typeName, at: url)
-        XCTAssertEqual(try authors(reopened).map(\.name), ["Jane Austen"], "the context kept its changes and saved them again")
+        XCTAssertEqual(
+            try authors(reopened).map(\.name), ["Jane Austen"], "the context kept its changes and saved them again")
         XCTAssertEqual(try reopened.count(for: NSFetchRequest<Book>(entityName: "Book")), 2)
     }
 
     func testAnUnknownStoreTypeIsRefused() {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        XCTAssertThrowsError(try coordinator.addPersistentStore(ofType: "NoSuchStoreType", configurationName: nil, at: folder.appendingPathComponent("x"), options: nil))
+        XCTAssertThrowsError(
+            try coordinator.addPersistentStore(
+                ofType: "NoSuchStoreType", configurationName: nil, at: folder.appendingPathComponent("x"), options: nil)
+        )
     }
 
     // MARK: The Binary store
@@ -209,7 +240,11 @@ final class NSAtomicStoreTests: XCTestCase {
         let url = folder.appendingPathComponent("Library.binary")
         let context = try context(type: NSBinaryStoreType, at: url)
         XCTAssertEqual(context.persistentStoreCoordinator?.persistentStores.first?.type, NSBinaryStoreType)
-        try ConformanceModel.shelve([("Austen", ["Emma", "Persuasion"]), ("Eliot", ["Middlemarch"]), ("Brontë", ["Jane Eyre", "Villette", "Shirley"])], in: context)
+        try ConformanceModel.shelve(
+            [
+                ("Austen", ["Emma", "Persuasion"]), ("Eliot", ["Middlemarch"]),
+                ("Brontë", ["Jane Eyre", "Villette", "Shirley"]),
+            ], in: context)
         XCTAssertTrue(FileManager.default.fileExists(atPath: url.path))
 
         let reopened = try self.context(type: NSBinaryStoreType, at: url)
@@ -224,7 +259,9 @@ final class NSAtomicStoreTests: XCTestCase {
         XCTAssertEqual(austen.name, "Austen")
         let uri = austen.objectID.uriRepresentation()
         let again = try self.context(type: NSBinaryStoreType, at: url)
-        let id = try XCTUnwrap(again.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri), "URIs name the same object on the next launch")
+        let id = try XCTUnwrap(
+            again.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri),
+            "URIs name the same object on the next launch")
         XCTAssertEqual((again.object(with: id) as? Author)?.name, "Austen")
     }
 
@@ -251,7 +288,8 @@ final class NSAtomicStoreTests: XCTestCase {
         let context = try context(type: NSBinaryStoreType, at: url)
         let store = try XCTUnwrap(context.persistentStoreCoordinator?.persistentStores.first)
         try ConformanceModel.shelve([("Austen", [])], in: context)
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: url, options: nil)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSBinaryStoreType, at: url, options: nil)
         XCTAssertEqual(metadata[NSStoreTypeKey] as? String, NSBinaryStoreType)
         XCTAssertEqual(metadata[NSStoreUUIDKey] as? String, store.identifier)
         XCTAssertTrue(ConformanceModel.make().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
@@ -261,7 +299,8 @@ final class NSAtomicStoreTests: XCTestCase {
         let url = folder.appendingPathComponent("Versions.binary")
         try ConformanceModel.shelve([("Austen", ["Emma"])], in: try context(type: NSBinaryStoreType, at: url))
         let changed = ConformanceModel.make()
-        changed.entitiesByName["Author"]?.properties.append(ConformanceModel.attribute("nationality", .stringAttributeType))
+        changed.entitiesByName["Author"]?.properties.append(
+            ConformanceModel.attribute("nationality", .stringAttributeType))
         XCTAssertThrowsError(try context(type: NSBinaryStoreType, at: url, model: changed)) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreIncompatibleVersionHashError)
         }
@@ -271,7 +310,9 @@ final class NSAtomicStoreTests: XCTestCase {
         let url = folder.appendingPathComponent("NotAStore.binary")
         try Data("just some text".utf8).write(to: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        XCTAssertThrowsError(try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url, options: nil))
+        XCTAssertThrowsError(
+            try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url, options: nil)
+        )
         XCTAssertTrue(coordinator.persistentStores.isEmpty)
         XCTAssertEqual(try Data(contentsOf: url), Data("just some text".utf8), "the file is left alone")
     }
@@ -281,14 +322,16 @@ final class NSAtomicStoreTests: XCTestCase {
         let context = try context(type: NSBinaryStoreType, at: binaryURL)
         try ConformanceModel.shelve([("Austen", ["Emma", "Persuasion"]), ("Eliot", ["Middlemarch"])], in: context)
         let coordinator = try XCTUnwrap(context.persistentStoreCoordinator)
-        let sqlite = try coordinator.migratePersistentStore(try XCTUnwrap(coordinator.persistentStores.first), to: folder.appendingPathComponent("Move.sqlite"),
-                                                            options: nil, withType: NSSQLiteStoreType)
+        let sqlite = try coordinator.migratePersistentStore(
+            try XCTUnwrap(coordinator.persistentStores.first), to: folder.appendingPathComponent("Move.sqlite"),
+            options: nil, withType: NSSQLiteStoreType)
         XCTAssertEqual(sqlite.type, NSSQLiteStoreType)
         let onSQLite = try ConformanceModel.context(sharing: context)
         XCTAssertEqual(try authors(onSQLite).map(\.name), ["Austen", "Eliot"])
         XCTAssertEqual(try authors(onSQLite, NSPredicate(format: "name == 'Austen'")).first?.books?.count, 2)
 
-        let back = try coordinator.migratePersistentStore(sqlite, to: folder.appendingPathComponent("Back.binary"), options: nil, withType: NSBinaryStoreType)
+        let back = try coordinator.migratePersistentStore(
+            sqlite, to: folder.appendingPathComponent("Back.binary"), options: nil, withType: NSBinaryStoreType)
         XCTAssertEqual(back.type, NSBinaryStoreType)
         let reopened = try self.context(type: NSBinaryStoreType, at: folder.appendingPathComponent("Back.binary"))
         XCTAssertEqual(try authors(reopened).map(\.name), ["Austen", "Eliot"])
@@ -300,7 +343,8 @@ final class NSAtomicStoreTests: XCTestCase {
         let context = try context(type: NSBinaryStoreType, at: URL(fileURLWithPath: "/dev/null"))
         try ConformanceModel.shelve([("Austen", ["Emma"])], in: context)
         XCTAssertEqual(try authors(context).map(\.name), ["Austen"])
-        XCTAssertEqual(try authors(try self.context(type: NSBinaryStoreType, at: URL(fileURLWithPath: "/dev/null"))).count, 0)
+        XCTAssertEqual(
+            try authors(try self.context(type: NSBinaryStoreType, at: URL(fileURLWithPath: "/dev/null"))).count, 0)
     }
 
     func testReadOnlyBinaryStoreRefusesSaves() throws {

@@ -8,7 +8,8 @@ import OpenCoreData
 
 /// A subclass as apps write one: it moves the stores and inherits every initializer.
 final class LibraryContainer: NSPersistentContainer, @unchecked Sendable {
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("LibraryContainer-\(UUID().uuidString)")
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "LibraryContainer-\(UUID().uuidString)")
     override class func defaultDirectoryURL() -> URL { directory }
 }
 
@@ -25,15 +26,18 @@ final class TaggedContainer: NSPersistentContainer, @unchecked Sendable {
 final class NSPersistentContainerTests: XCTestCase {
     func testSubclassInheritsTheInitializersAndItsDirectory() throws {
         let container = LibraryContainer(name: "Library", managedObjectModel: ConformanceModel.make())
-        XCTAssertEqual(container.persistentStoreDescriptions.first?.url,
-                       LibraryContainer.directory.appendingPathComponent("Library.sqlite"),
-                       "the default store sits in the subclass's defaultDirectoryURL()")
+        XCTAssertEqual(
+            container.persistentStoreDescriptions.first?.url,
+            LibraryContainer.directory.appendingPathComponent("Library.sqlite"),
+            "the default store sits in the subclass's defaultDirectoryURL()")
         var loadError: Error?
         container.loadPersistentStores { _, error in loadError = error }
         XCTAssertNil(loadError)
         Author(context: container.viewContext).name = "Saved in the subclass's directory"
         try container.viewContext.save()
-        XCTAssertTrue(FileManager.default.fileExists(atPath: LibraryContainer.directory.appendingPathComponent("Library.sqlite").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(
+                atPath: LibraryContainer.directory.appendingPathComponent("Library.sqlite").path))
         try? FileManager.default.removeItem(at: LibraryContainer.directory)
     }
 
@@ -43,7 +47,8 @@ final class NSPersistentContainerTests: XCTestCase {
         var loadError: NSError?
         container.loadPersistentStores { _, error in loadError = error as NSError? }
         XCTAssertNotNil(loadError)
-        XCTAssertTrue(loadError?.localizedDescription.contains("NoModelOfThisName") ?? false, "\(String(describing: loadError))")
+        XCTAssertTrue(
+            loadError?.localizedDescription.contains("NoModelOfThisName") ?? false, "\(String(describing: loadError))")
     }
 
     func testInitByNameRunsTheOverriddenDesignatedInitializer() {

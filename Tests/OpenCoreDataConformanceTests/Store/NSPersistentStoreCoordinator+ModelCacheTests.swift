@@ -13,7 +13,8 @@ final class NSPersistentStoreCoordinatorModelCacheTests: XCTestCase {
     func testAStoreMadeWithAModelBuiltInCodeMigratesLightweight() throws {
         let url = try temporaryDirectory().appendingPathComponent("Library.sqlite")
         let first = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        let store = try first.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try first.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = first
         let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
@@ -24,15 +25,19 @@ final class NSPersistentStoreCoordinatorModelCacheTests: XCTestCase {
         let next = ConformanceModel.make()
         next.entitiesByName["Book"]!.properties.append(ConformanceModel.attribute("isbn", .stringAttributeType))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: next)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                           options: [NSMigratePersistentStoresAutomaticallyOption: true,
-                                                     NSInferMappingModelAutomaticallyOption: true])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [
+                NSMigratePersistentStoresAutomaticallyOption: true,
+                NSInferMappingModelAutomaticallyOption: true,
+            ])
         let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         reader.persistentStoreCoordinator = coordinator
         let books = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
         XCTAssertEqual(books.map { $0.value(forKey: "title") as? String }, ["Dune"])
         XCTAssertNil(books.first?.value(forKey: "isbn"))
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: url, options: nil)
         XCTAssertTrue(next.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     }
 }

@@ -42,7 +42,8 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
 
     func testDevNullIsAnEmptyInMemorySQLiteStore() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: devNull, options: nil)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: devNull, options: nil)
         XCTAssertEqual(store.type, NSSQLiteStoreType)
         XCTAssertEqual(store.url, devNull)
         XCTAssertEqual(coordinator.persistentStores.count, 1)
@@ -71,7 +72,8 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
     func testDestroyingADevNullStoreFailsAndLeavesTheDeviceAlone() throws {
         // Core Data refuses: a /dev/null store has no file to destroy.
         let coordinator = try ConformanceModel.coordinator()
-        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: devNull, ofType: NSSQLiteStoreType, options: nil))
+        XCTAssertThrowsError(
+            try coordinator.destroyPersistentStore(at: devNull, ofType: NSSQLiteStoreType, options: nil))
         XCTAssertTrue(FileManager.default.fileExists(atPath: "/dev/null"))
         let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
         XCTAssertEqual(type, .typeCharacterSpecial, "still the device, not a file")
@@ -124,7 +126,8 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         XCTAssertTrue(coordinator.persistentStores.isEmpty, "destroying removes the store first")
-        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url), "no store is left")
+        XCTAssertThrowsError(
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url), "no store is left")
     }
 
     func testDestroyTruncatesTheStoreToAnEmptyDatabase() throws {
@@ -137,8 +140,9 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: url.path), "the file stays")
         let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
         XCTAssertEqual(walSize, 0, "no write-ahead log holds the old rows")
-        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url),
-                             "an empty database holds no store")
+        XCTAssertThrowsError(
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url),
+            "an empty database holds no store")
         XCTAssertEqual(try authors(at: url), [], "a store added there again starts empty")
     }
 
@@ -164,12 +168,15 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: notes, type: .sqlite))
-        XCTAssertEqual(try Data(contentsOf: notes), Data("keep me".utf8), "a file that is not a store is left as it was")
+        XCTAssertEqual(
+            try Data(contentsOf: notes), Data("keep me".utf8), "a file that is not a store is left as it was")
         XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: folder, type: .sqlite))
         var isDirectory: ObjCBool = false
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue)
         let nowhere = directory.appendingPathComponent("Missing/Library.sqlite")
-        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: nowhere, type: .sqlite), "a folder that is not there")
+        XCTAssertThrowsError(
+            try coordinator.destroyPersistentStore(at: nowhere, type: .sqlite), "a folder that is not there")
         XCTAssertFalse(FileManager.default.fileExists(atPath: nowhere.deletingLastPathComponent().path))
     }
 
@@ -179,15 +186,19 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         let uuid = metadata[NSStoreUUIDKey] as? String
         metadata["lastSync"] = "2026-11-28"
-        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url, options: nil)
-        let written = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        try NSPersistentStoreCoordinator.setMetadata(
+            metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url, options: nil)
+        let written = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: url, options: nil)
         XCTAssertEqual(written["lastSync"] as? String, "2026-11-28")
         XCTAssertEqual(written[NSStoreUUIDKey] as? String, uuid)
         XCTAssertEqual(written[NSStoreTypeKey] as? String, NSSQLiteStoreType)
 
         metadata["lastSync"] = "2026-11-29"
         try NSPersistentStoreCoordinator.setMetadata(metadata, type: .sqlite, at: url)
-        XCTAssertEqual(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)["lastSync"] as? String, "2026-11-29")
+        XCTAssertEqual(
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)["lastSync"] as? String,
+            "2026-11-29")
         XCTAssertEqual(try authors(at: url), ["Austen"], "the store still opens, its rows untouched")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
@@ -196,23 +207,32 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
 
     func testReplaceCopiesIntoNothingAndOverAnExistingStore() throws {
         let directory = try temporaryDirectory()
-        let (live, backup) = (directory.appendingPathComponent("Live.sqlite"), directory.appendingPathComponent("Backup/Copy.sqlite"))
+        let (live, backup) = (
+            directory.appendingPathComponent("Live.sqlite"), directory.appendingPathComponent("Backup/Copy.sqlite")
+        )
         try makeStore(at: live, authors: ["Austen", "Brontë"])
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
         // The source may be open; "replacing emptiness" makes a copy.
         try coordinator.addPersistentStore(type: .sqlite, at: live)
         try coordinator.replacePersistentStore(at: backup, withPersistentStoreFrom: live, type: .sqlite)
         XCTAssertEqual(try authors(at: backup), ["Austen", "Brontë"])
-        XCTAssertEqual(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: backup)[NSStoreUUIDKey] as? String,
-                       try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: live)[NSStoreUUIDKey] as? String,
-                       "a copy is the same store")
+        XCTAssertEqual(
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: backup)[NSStoreUUIDKey]
+                as? String,
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: live)[NSStoreUUIDKey]
+                as? String,
+            "a copy is the same store")
 
         // Restoring over a store: the destination must not be in use here.
         let restored = directory.appendingPathComponent("Restored.sqlite")
         try makeStore(at: restored, authors: ["Carroll"])
-        try coordinator.replacePersistentStore(at: restored, destinationOptions: nil, withPersistentStoreFrom: backup, sourceOptions: nil, ofType: NSSQLiteStoreType)
+        try coordinator.replacePersistentStore(
+            at: restored, destinationOptions: nil, withPersistentStoreFrom: backup, sourceOptions: nil,
+            ofType: NSSQLiteStoreType)
         XCTAssertEqual(try authors(at: restored), ["Austen", "Brontë"])
-        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)) { error in
+        XCTAssertThrowsError(
+            try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)
+        ) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreOperationError)
         }
     }
@@ -223,12 +243,18 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try makeStore(at: destination, authors: ["Dickens"])
         let before = try Data(contentsOf: destination)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
-        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: directory.appendingPathComponent("Missing.sqlite"), type: .sqlite)) { error in
+        XCTAssertThrowsError(
+            try coordinator.replacePersistentStore(
+                at: destination, withPersistentStoreFrom: directory.appendingPathComponent("Missing.sqlite"),
+                type: .sqlite)
+        ) { error in
             XCTAssertEqual((error as NSError).code, NSFileReadNoSuchFileError)
         }
         let text = directory.appendingPathComponent("notes.txt")
         try Data("not a store".utf8).write(to: text)
-        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: text, type: .sqlite)) { error in
+        XCTAssertThrowsError(
+            try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: text, type: .sqlite)
+        ) { error in
             XCTAssertEqual((error as NSError).code, NSFileReadCorruptFileErrorCode)
         }
         XCTAssertEqual(try Data(contentsOf: destination), before)
@@ -241,24 +267,33 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         let log = Log()
         let center = NotificationCenter.default
         let observers = [
-            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresWillChange, object: coordinator, queue: nil) { note in
+            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresWillChange, object: coordinator, queue: nil)
+            { note in
                 let added = (note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
                 let removed = (note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
                 log.events.append("will +\(added) -\(removed) (\(coordinator.persistentStores.count) stores)")
             },
-            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) { note in
+            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) {
+                note in
                 let added = (note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
                 let removed = (note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore])?.count ?? 0
                 log.events.append("did +\(added) -\(removed) (\(coordinator.persistentStores.count) stores)")
             },
             center.addObserver(forName: .NSPersistentStoreCoordinatorWillRemoveStore, object: nil, queue: nil) { note in
-                if let store = note.object as? NSPersistentStore, coordinator.persistentStores.contains(store) { log.events.append("will remove") }
+                if let store = note.object as? NSPersistentStore, coordinator.persistentStores.contains(store) {
+                    log.events.append("will remove")
+                }
             },
         ]
         defer { observers.forEach(center.removeObserver) }
         let store = try coordinator.addPersistentStore(type: .sqlite, at: devNull)
         try coordinator.remove(store)
-        XCTAssertEqual(log.events, ["will +1 -0 (0 stores)", "did +1 -0 (1 stores)", "will +0 -1 (1 stores)", "will remove", "did +0 -1 (0 stores)"])
+        XCTAssertEqual(
+            log.events,
+            [
+                "will +1 -0 (0 stores)", "did +1 -0 (1 stores)", "will +0 -1 (1 stores)", "will remove",
+                "did +0 -1 (0 stores)",
+            ])
         XCTAssertEqual(NSUUIDChangedPersistentStoresKey, "changedUUID")
     }
 
@@ -276,6 +311,7 @@ final class NSPersistentStoreCoordinatorTests: XCTestCase {
         try context.save()
         context.reset()
         let fetched = try XCTUnwrap(try context.fetch(NSFetchRequest<StampedAuthor>(entityName: "Author")).first)
-        XCTAssertEqual(fetched.createdBy, "init(entity:insertInto:)", "fetched objects are made through the same initializer")
+        XCTAssertEqual(
+            fetched.createdBy, "init(entity:insertInto:)", "fetched objects are made through the same initializer")
     }
 }

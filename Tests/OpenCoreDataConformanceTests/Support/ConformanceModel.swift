@@ -73,7 +73,10 @@ enum ConformanceModel {
         bookAuthor.inverseRelationship = books
 
         author.properties = [attribute("name", .stringAttributeType), attribute("born", .dateAttributeType), books]
-        book.properties = [attribute("title", .stringAttributeType), attribute("pages", .integer32AttributeType, defaultValue: 0), bookAuthor]
+        book.properties = [
+            attribute("title", .stringAttributeType), attribute("pages", .integer32AttributeType, defaultValue: 0),
+            bookAuthor,
+        ]
         let model = NSManagedObjectModel()
         model.entities = [author, book]
         return model
@@ -99,8 +102,9 @@ enum ConformanceModel {
     /// A coordinator with one SQLite store at /dev/null, the in-memory idiom of test suites.
     static func coordinator(model: NSManagedObjectModel = make()) throws -> NSPersistentStoreCoordinator {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: URL(fileURLWithPath: "/dev/null"), options: nil)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil,
+            at: URL(fileURLWithPath: "/dev/null"), options: nil)
         return coordinator
     }
 

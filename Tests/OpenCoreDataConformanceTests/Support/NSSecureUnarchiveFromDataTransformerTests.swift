@@ -11,7 +11,9 @@ import OpenCoreData
 final class UppercasingTransformer: ValueTransformer, @unchecked Sendable {
     override class func transformedValueClass() -> AnyClass { NSData.self }
     override func transformedValue(_ value: Any?) -> Any? { (value as? String).map { Data($0.uppercased().utf8) } }
-    override func reverseTransformedValue(_ value: Any?) -> Any? { (value as? Data).map { String(decoding: $0, as: UTF8.self) } }
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        (value as? Data).map { String(decoding: $0, as: UTF8.self) }
+    }
 }
 
 /// `NSSecureUnarchiveFromDataTransformer` and transformable attributes, as Apple documents them.
@@ -36,7 +38,8 @@ final class NSSecureUnarchiveFromDataTransformerTests: XCTestCase {
         custom.name = "shout"
         custom.attributeType = .transformableAttributeType
         custom.valueTransformerName = "UppercasingTransformer"
-        ValueTransformer.setValueTransformer(UppercasingTransformer(), forName: NSValueTransformerName("UppercasingTransformer"))
+        ValueTransformer.setValueTransformer(
+            UppercasingTransformer(), forName: NSValueTransformerName("UppercasingTransformer"))
         entity.properties = [plain, custom]
         let model = NSManagedObjectModel()
         model.entities = [entity]
@@ -51,6 +54,8 @@ final class NSSecureUnarchiveFromDataTransformerTests: XCTestCase {
 
         let fetched = try XCTUnwrap(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Settings")).first)
         XCTAssertEqual(fetched.value(forKey: "values") as? NSDictionary, ["volume": 11])
-        XCTAssertEqual(fetched.value(forKey: "shout") as? String, "QUIET", "stored through the custom transformer's forward direction")
+        XCTAssertEqual(
+            fetched.value(forKey: "shout") as? String, "QUIET",
+            "stored through the custom transformer's forward direction")
     }
 }

@@ -31,16 +31,24 @@ import Testing
     private func values(_ id: NSManagedObjectID, in context: NSManagedObjectContext) -> Values {
         context.performAndWait {
             let object = context.object(with: id)
-            return Values(name: object.value(forKey: "name") as? String, balance: (object.value(forKey: "balance") as? NSNumber)?.int64Value,
-                          memo: object.value(forKey: "memo") as? String)
+            return Values(
+                name: object.value(forKey: "name") as? String,
+                balance: (object.value(forKey: "balance") as? NSNumber)?.int64Value,
+                memo: object.value(forKey: "memo") as? String)
         }
     }
 
     /// The standard scenario: the child reads the account; then the parent changes name and
     /// memo (unsaved); then the child changes name and balance, inserts an unrelated ledger,
     /// and saves under `policy`.
-    private func conflictingChildSave(policy: Any) throws
-        -> (error: NSError?, parent: NSManagedObjectContext, child: NSManagedObjectContext, id: NSManagedObjectID, mine: NSManagedObject) {
+    private func conflictingChildSave(
+        policy: Any
+    ) throws
+        -> (
+            error: NSError?, parent: NSManagedObjectContext, child: NSManagedObjectContext, id: NSManagedObjectID,
+            mine: NSManagedObject
+        )
+    {
         let (parent, id) = try savedAccount()
         let child = child(of: parent, policy: policy)
         let mine = try child.performAndWait { try child.existingObject(with: id) }
@@ -52,7 +60,8 @@ import Testing
         let error: NSError? = child.performAndWait {
             mine.setValue("mine", forKey: "name")
             mine.setValue(Int64(20), forKey: "balance")
-            NSEntityDescription.insertNewObject(forEntityName: "Ledger", into: child).setValue("unrelated", forKey: "title")
+            NSEntityDescription.insertNewObject(forEntityName: "Ledger", into: child).setValue(
+                "unrelated", forKey: "title")
             do { try child.save(); return nil } catch { return error as NSError }
         }
         return (error, parent, child, id, mine)
@@ -92,7 +101,9 @@ import Testing
         let outcome = try conflictingChildSave(policy: NSMergeByPropertyStoreTrumpMergePolicy)
         #expect(outcome.error == nil)
         let expected = Values(name: "theirs", balance: 20, memo: "m-theirs")
-        #expect(values(outcome.id, in: outcome.parent) == expected, "name: the parent's; balance: only the child changed it")
+        #expect(
+            values(outcome.id, in: outcome.parent) == expected, "name: the parent's; balance: only the child changed it"
+        )
         #expect(values(outcome.id, in: outcome.child) == expected)
         #expect(parentInsertedLedgers(outcome.parent) == 1)
         outcome.child.performAndWait { #expect(!outcome.child.hasChanges) }
@@ -187,7 +198,9 @@ import Testing
             do { try leaf.save(); return nil } catch { return error as NSError }
         }
         #expect(error?.code == NSManagedObjectMergeError)
-        #expect((error?.userInfo["conflictList"] as? [NSMergeConflict])?.first?.cachedSnapshot?["memo"] as? String == "middle")
+        #expect(
+            (error?.userInfo["conflictList"] as? [NSMergeConflict])?.first?.cachedSnapshot?["memo"] as? String
+                == "middle")
         try leaf.performAndWait {
             leaf.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
             try leaf.save()
@@ -211,7 +224,10 @@ import Testing
 
     @Test(arguments: [0, 1, 2, 3, 4])
     func anUpdateOfAnObjectTheParentDeleted(policyIndex: Int) throws {
-        let policy = [NSErrorMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy, NSOverwriteMergePolicy, NSRollbackMergePolicy][policyIndex]
+        let policy = [
+            NSErrorMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy,
+            NSOverwriteMergePolicy, NSRollbackMergePolicy,
+        ][policyIndex]
         let (parent, id) = try savedAccount()
         let child = child(of: parent, policy: policy)
         let mine = try child.performAndWait { try child.existingObject(with: id) }
@@ -237,12 +253,18 @@ import Testing
             #expect(parent.deletedObjects.count == 1, "the child's update brought nothing back")
             try parent.save()
         }
-        #expect(try ConflictFixture.integer(try #require(parent.persistentStoreCoordinator?.persistentStores.first?.url), "SELECT COUNT(*) FROM ZACCOUNT") == 0)
+        #expect(
+            try ConflictFixture.integer(
+                try #require(parent.persistentStoreCoordinator?.persistentStores.first?.url),
+                "SELECT COUNT(*) FROM ZACCOUNT") == 0)
     }
 
     @Test(arguments: [1, 2, 3, 4])
     func aDeleteOfAnObjectTheParentChanged(policyIndex: Int) throws {
-        let policy = [NSErrorMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy, NSOverwriteMergePolicy, NSRollbackMergePolicy][policyIndex]
+        let policy = [
+            NSErrorMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy,
+            NSOverwriteMergePolicy, NSRollbackMergePolicy,
+        ][policyIndex]
         let survives = policyIndex == 1 || policyIndex == 4
         let (parent, id) = try savedAccount()
         let child = child(of: parent, policy: policy)
@@ -329,14 +351,18 @@ final class GuardedAccount: NSManagedObject {
 
     static func model() -> NSManagedObjectModel {
         let account = ModelBuilder.entity("GuardedAccount", className: String(reflecting: GuardedAccount.self))
-        account.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("memo", .stringAttributeType)]
+        account.properties = [
+            ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("memo", .stringAttributeType),
+        ]
         return ModelBuilder.model(account)
     }
 
     override func validateForUpdate() throws {
         try super.validateForUpdate()
         if name != nil, name == memo {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: [NSLocalizedDescriptionKey: "name and memo must differ"])
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
+                userInfo: [NSLocalizedDescriptionKey: "name and memo must differ"])
         }
     }
 }

@@ -13,7 +13,9 @@ import Testing
         private(set) var committed: [(writer: Int, sequence: Int, counter: String)] = []
         private(set) var conflicts = 0
         private(set) var failures: [String] = []
-        func commit(_ writer: Int, _ sequence: Int, _ counter: String) { lock.withLock { committed.append((writer, sequence, counter)) } }
+        func commit(_ writer: Int, _ sequence: Int, _ counter: String) {
+            lock.withLock { committed.append((writer, sequence, counter)) }
+        }
         func conflict() { lock.withLock { conflicts += 1 } }
         func fail(_ message: String) { lock.withLock { failures.append(message) } }
     }
@@ -41,7 +43,9 @@ import Testing
         // The counters of the multi-process workload (StoreWorkerSupport), here driven by threads.
         let names = CounterWorkload.counters
         try CounterWorkload.prepareStore(at: url)
-        let coordinators = try (0..<2).map { _ in try #require(try makeContext(CounterWorkload.model(), url: url).persistentStoreCoordinator) }
+        let coordinators = try (0..<2).map { _ in
+            try #require(try makeContext(CounterWorkload.model(), url: url).persistentStoreCoordinator)
+        }
         let contexts = (0..<8).map { index -> NSManagedObjectContext in
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinators[index % 2]
@@ -53,42 +57,49 @@ import Testing
         let firstSaves = Barrier(parties: contexts.count)
         let finished = DispatchGroup()
         // Threads, not concurrentPerform: the barrier needs every worker running at once.
-        let workers = (0..<contexts.count).map { writer in Thread {
-            defer { finished.leave() }
-            let context = contexts[writer]
-            var random = SplitMix64(seed: UInt64(writer + 1))
-            for sequence in 0..<increments {
-                // Everybody's first increment is to "a", saved together: all but one conflict.
-                let name = sequence == 0 ? names[0] : names[random.below(names.count)]
-                var saved = false
-                for attempt in 0..<200 where !saved {
-                    context.performAndWait {
-                        do {
-                            let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
-                            request.predicate = NSPredicate(format: "name == %@", name)
-                            guard let counter = try context.fetch(request).first else { return tally.fail("counter \(name) missing") }
-                            counter.setValue(((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
-                            let increment = NSEntityDescription.insertNewObject(forEntityName: "Increment", into: context)
-                            increment.setValue("\(writer)", forKey: "writer")
-                            increment.setValue(Int64(sequence), forKey: "sequence")
-                            increment.setValue(name, forKey: "counter")
-                            if sequence == 0, attempt == 0, !firstSaves.arriveAndWait() { tally.fail("worker \(writer) waited in vain for the others") }
-                            try context.save()
-                            saved = true
-                            tally.commit(writer, sequence, name)
-                        } catch let error as NSError where error.code == NSManagedObjectMergeError {
-                            // Reported, not merged: start again from the store's values.
-                            tally.conflict()
-                            context.rollback()
-                        } catch {
-                            tally.fail("\(error)")
-                            context.rollback()
+        let workers = (0..<contexts.count).map { writer in
+            Thread {
+                defer { finished.leave() }
+                let context = contexts[writer]
+                var random = SplitMix64(seed: UInt64(writer + 1))
+                for sequence in 0..<increments {
+                    // Everybody's first increment is to "a", saved together: all but one conflict.
+                    let name = sequence == 0 ? names[0] : names[random.below(names.count)]
+                    var saved = false
+                    for attempt in 0..<200 where !saved {
+                        context.performAndWait {
+                            do {
+                                let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
+                                request.predicate = NSPredicate(format: "name == %@", name)
+                                guard let counter = try context.fetch(request).first else {
+                                    return tally.fail("counter \(name) missing")
+                                }
+                                counter.setValue(((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
+                                let increment = NSEntityDescription.insertNewObject(
+                                    forEntityName: "Increment", into: context)
+                                increment.setValue("\(writer)", forKey: "writer")
+                                increment.setValue(Int64(sequence), forKey: "sequence")
+                                increment.setValue(name, forKey: "counter")
+                                if sequence == 0, attempt == 0, !firstSaves.arriveAndWait() {
+                                    tally.fail("worker \(writer) waited in vain for the others")
+                                }
+                                try context.save()
+                                saved = true
+                                tally.commit(writer, sequence, name)
+                            } catch let error as NSError where error.code == NSManagedObjectMergeError {
+                                // Reported, not merged: start again from the store's values.
+                                tally.conflict()
+                                context.rollback()
+                            } catch {
+                                tally.fail("\(error)")
+                                context.rollback()
+                            }
                         }
                     }
+                    if !saved { tally.fail("worker \(writer) gave up on increment \(sequence)") }
                 }
-                if !saved { tally.fail("worker \(writer) gave up on increment \(sequence)") }
             }
-        } }
+        }
         for worker in workers { finished.enter(); worker.start() }
         finished.wait()
 
@@ -103,7 +114,9 @@ import Testing
                 #expect(value == tally.committed.filter { $0.counter == name }.count, "counter \(name)")
             }
             // Every committed save's event is there once, and no failed save left one.
-            let events = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE FROM ZINCREMENT").map { "\($0[0] as String)/\($0[1] as Int)" }
+            let events = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE FROM ZINCREMENT").map {
+                "\($0[0] as String)/\($0[1] as Int)"
+            }
             #expect(events.count == Set(events).count, "no event twice")
             #expect(Set(events) == Set(tally.committed.map { "\($0.writer)/\($0.sequence)" }))
         }

@@ -9,9 +9,12 @@ import Testing
     static func model() -> NSManagedObjectModel {
         let person = ModelBuilder.entity("Person", className: "NSManagedObject")
         let team = ModelBuilder.entity("Team", className: "NSManagedObject")
-        let (members, memberTeam) = ModelBuilder.pair("members", from: team, toMany: true, "team", to: person, toMany: false)
-        person.properties = [ModelBuilder.attribute("email", .stringAttributeType), ModelBuilder.attribute("name", .stringAttributeType),
-                             ModelBuilder.attribute("age", .integer64AttributeType), memberTeam]
+        let (members, memberTeam) = ModelBuilder.pair(
+            "members", from: team, toMany: true, "team", to: person, toMany: false)
+        person.properties = [
+            ModelBuilder.attribute("email", .stringAttributeType), ModelBuilder.attribute("name", .stringAttributeType),
+            ModelBuilder.attribute("age", .integer64AttributeType), memberTeam,
+        ]
         person.uniquenessConstraints = [["email"]]
         team.properties = [ModelBuilder.attribute("name", .stringAttributeType), members]
         team.uniquenessConstraints = [["name"]]
@@ -21,7 +24,9 @@ import Testing
     let model = Self.model()
 
     @discardableResult
-    private func person(_ context: NSManagedObjectContext, _ email: String?, name: String? = nil, age: Int64? = nil) -> NSManagedObject {
+    private func person(
+        _ context: NSManagedObjectContext, _ email: String?, name: String? = nil, age: Int64? = nil
+    ) -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
         object.setValue(email, forKey: "email")
         if let name { object.setValue(name, forKey: "name") }
@@ -30,7 +35,9 @@ import Testing
     }
 
     /// A store with one saved person (`a@x`, "old", 30); returns the context, that person and the file.
-    private func seeded(name: String? = "old", age: Int64? = 30) throws -> (NSManagedObjectContext, NSManagedObject, URL) {
+    private func seeded(
+        name: String? = "old", age: Int64? = 30
+    ) throws -> (NSManagedObjectContext, NSManagedObject, URL) {
         let url = temporaryStoreURL()
         let context = try makeContext(model, url: url)
         let saved = try context.performAndWait {
@@ -77,14 +84,17 @@ import Testing
         let conflict = try #require((error.userInfo["conflictList"] as? [NSConstraintConflict])?.first)
         #expect(conflict.databaseObject == nil)
         #expect(conflict.conflictingObjects.count == 2)
-        #expect(conflict.conflictingObjects.contains { $0 === one } && conflict.conflictingObjects.contains { $0 === two })
+        #expect(
+            conflict.conflictingObjects.contains { $0 === one } && conflict.conflictingObjects.contains { $0 === two })
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON") == 0)
     }
 
     /// A saved row edited into another's constrained values is never deleted: under every
     /// resolving policy its constrained change is undone and its other changes are saved.
-    @Test(arguments: [NSMergePolicyType.mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType,
-                      .overwriteMergePolicyType, .rollbackMergePolicyType])
+    @Test(arguments: [
+        NSMergePolicyType.mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType,
+        .overwriteMergePolicyType, .rollbackMergePolicyType,
+    ])
     func savedRowEditedIntoADuplicateKeepsItsRow(_ type: NSMergePolicyType) throws {
         let (context, _, url) = try seeded()
         let other = try context.performAndWait {
@@ -99,7 +109,9 @@ import Testing
         }
         #expect(save(context) == nil)
         let rows = try GRDB.DatabaseQueue(path: url.path).read { db in
-            try GRDB.Row.fetchAll(db, sql: "SELECT ZEMAIL, ZNAME FROM ZPERSON ORDER BY Z_PK").map { "\($0[0] as String) \($0[1] as String)" }
+            try GRDB.Row.fetchAll(db, sql: "SELECT ZEMAIL, ZNAME FROM ZPERSON ORDER BY Z_PK").map {
+                "\($0[0] as String) \($0[1] as String)"
+            }
         }
         #expect(rows == ["a@x old", "b@x B, renamed"])
     }
@@ -127,9 +139,11 @@ import Testing
         }
         #expect(save(context) == nil)
         let (people, teams, dangling) = try GRDB.DatabaseQueue(path: url.path).read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZTEAM") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON WHERE ZTEAM IS NOT NULL") ?? -1)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZTEAM") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON WHERE ZTEAM IS NOT NULL") ?? -1
+            )
         }
         #expect(people == 1 && teams == 0)
         #expect(dangling == 0, "no key to the deleted row")
@@ -190,7 +204,9 @@ import Testing
         }
         #expect(save(context) == nil)
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON") == 2)
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'a@x' AND ZNAME = 'old' AND ZAGE = 30") == 1)
+        #expect(
+            try ConflictFixture.integer(
+                url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'a@x' AND ZNAME = 'old' AND ZAGE = 30") == 1)
         context.performAndWait { #expect(duplicate.managedObjectContext == nil) }
     }
 
@@ -204,7 +220,8 @@ import Testing
         }
         #expect(save(context) == nil)
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON") == 1)
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZNAME = 'second' AND ZAGE = 1") == 1)
+        #expect(
+            try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZNAME = 'second' AND ZAGE = 1") == 1)
     }
 
     @Test func relatedObjectsFollowTheSurvivor() throws {
@@ -224,7 +241,9 @@ import Testing
             #expect(again.managedObjectContext == nil)
         }
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZTEAM") == 1)
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZTEAM = (SELECT Z_PK FROM ZTEAM)") == 2)
+        #expect(
+            try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZTEAM = (SELECT Z_PK FROM ZTEAM)") == 2
+        )
     }
 
     @Test func changingASavedObjectOntoTakenValuesIsAConflict() throws {
@@ -256,8 +275,12 @@ import Testing
             moved.setValue("a@x", forKey: "email")
             try context.save()
         }
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'a@x' AND ZNAME IS NULL") == 1)
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'f@x' AND ZNAME = 'replacement'") == 1)
+        #expect(
+            try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'a@x' AND ZNAME IS NULL") == 1
+        )
+        #expect(
+            try ConflictFixture.integer(
+                url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'f@x' AND ZNAME = 'replacement'") == 1)
     }
 
     @Test func nilValuesNeverConflict() throws {
@@ -285,7 +308,9 @@ import Testing
         #expect(conflict?.databaseObject?.managedObjectContext === second)
         second.performAndWait { second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy }
         #expect(save(second) == nil)
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'g@x' AND ZNAME = 'second'") == 1)
+        #expect(
+            try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON WHERE ZEMAIL = 'g@x' AND ZNAME = 'second'")
+                == 1)
         #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZPERSON") == 1)
     }
 
@@ -296,7 +321,9 @@ import Testing
             conflicts += list.count
             for conflict in list {
                 guard let stored = conflict.databaseObject else { continue }
-                for object in conflict.conflictingObjects { object.setValue(stored.value(forKey: "name"), forKey: "name") }
+                for object in conflict.conflictingObjects {
+                    object.setValue(stored.value(forKey: "name"), forKey: "name")
+                }
             }
             try super.resolve(constraintConflicts: list)
         }
@@ -321,10 +348,15 @@ extension ConstraintConflictTests {
         let (_, _, url) = try seeded()
         let db = try DatabaseQueue(path: url.path)
         try db.read { db in
-            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%CONSTRAINT%' ORDER BY name")
+            let names = try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%CONSTRAINT%' ORDER BY name")
             #expect(names == ["Z_Person_CONSTRAINT_email", "Z_Team_CONSTRAINT_name"])
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM ZPERSON WHERE Z_ENT IN (1) AND ZEMAIL = ?", arguments: ["a@x"])
-                .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
+            let plan = try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM ZPERSON WHERE Z_ENT IN (1) AND ZEMAIL = ?",
+                arguments: ["a@x"]
+            )
+            .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
             #expect(plan.contains("Z_Person_CONSTRAINT_email"))
         }
     }

@@ -18,7 +18,9 @@ import Testing
     }
 
     /// An account saved through `context`, and its ID.
-    private func savedAccount(_ context: NSManagedObjectContext, _ name: String) throws -> (NSManagedObject, NSManagedObjectID) {
+    private func savedAccount(
+        _ context: NSManagedObjectContext, _ name: String
+    ) throws -> (NSManagedObject, NSManagedObjectID) {
         try context.performAndWait {
             let object = account(context, name)
             try context.save()
@@ -34,7 +36,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func updatesAreRefreshedUnderThisContextsOwnChanges(separateCoordinators: Bool) throws {
-        let (first, second) = try ConflictFixture.contexts(model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
+        let (first, second) = try ConflictFixture.contexts(
+            model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
         let mine = try first.performAndWait {
             let object = account(first, "base")
             object.setValue("m0", forKey: "memo")
@@ -76,7 +79,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func insertsBecomeAvailableAndDeletesLeave(separateCoordinators: Bool) throws {
-        let (first, second) = try ConflictFixture.contexts(model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
+        let (first, second) = try ConflictFixture.contexts(
+            model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
         let (doomed, doomedID) = try savedAccount(first, "doomed")
         let changes = NotificationLog(.NSManagedObjectContextObjectsDidChange, first)
         let merged = NotificationLog(.NSManagedObjectContextDidMergeChangesObjectIDs, first)
@@ -128,8 +132,12 @@ import Testing
             #expect((info[NSDeletedObjectIDsKey] as? Set<NSManagedObjectID>)?.count == 1)
             #expect(added.objectID.isTemporaryID == false)
         }
-        #expect(Notification.Name.NSManagedObjectContextDidSaveObjectIDs.rawValue == "NSManagedObjectContextDidSaveObjectIDsNotification")
-        #expect(Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs.rawValue == "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextDidSaveObjectIDs.rawValue
+                == "NSManagedObjectContextDidSaveObjectIDsNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs.rawValue
+                == "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
     }
 
     @Test func theObjectIDNotificationMergesToo() throws {
@@ -141,7 +149,9 @@ import Testing
             try second.save()
         }
         let info = try #require(recorder.last)
-        first.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSaveObjectIDs, object: second, userInfo: info))
+        first.mergeChanges(
+            fromContextDidSave: Notification(
+                name: .NSManagedObjectContextDidSaveObjectIDs, object: second, userInfo: info))
         first.performAndWait { #expect(mine.value(forKey: "name") as? String == "theirs") }
     }
 
@@ -153,9 +163,14 @@ import Testing
             object.setValue("y", forKey: "name")
             return object
         }
-        context.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: context, userInfo: [NSUpdatedObjectsKey: Set([object])]))
-        context.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: nil))
-        context.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: [NSUpdatedObjectsKey: "garbage"]))
+        context.mergeChanges(
+            fromContextDidSave: Notification(
+                name: .NSManagedObjectContextDidSave, object: context, userInfo: [NSUpdatedObjectsKey: Set([object])]))
+        context.mergeChanges(
+            fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: nil, userInfo: nil))
+        context.mergeChanges(
+            fromContextDidSave: Notification(
+                name: .NSManagedObjectContextDidSave, object: nil, userInfo: [NSUpdatedObjectsKey: "garbage"]))
         context.performAndWait { #expect(object.value(forKey: "name") as? String == "y") }
     }
 }

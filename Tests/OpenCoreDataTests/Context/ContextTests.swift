@@ -29,7 +29,9 @@ import Testing
     @Test func cascadeCycleDeletesEachObjectOnce() throws {
         let a = ModelBuilder.entity("Left", className: "NSManagedObject")
         let b = ModelBuilder.entity("Right", className: "NSManagedObject")
-        let (forward, inverse) = ModelBuilder.pair("right", from: a, toMany: false, rule: .cascadeDeleteRule, "left", to: b, toMany: false, rule: .cascadeDeleteRule)
+        let (forward, inverse) = ModelBuilder.pair(
+            "right", from: a, toMany: false, rule: .cascadeDeleteRule, "left", to: b, toMany: false,
+            rule: .cascadeDeleteRule)
         a.properties = [forward]
         b.properties = [inverse]
         let model = NSManagedObjectModel()
@@ -56,9 +58,15 @@ import Testing
         nonisolated(unsafe) var changed: [AnyHashable: Any] = [:]
         nonisolated(unsafe) var willSave = 0
         let tokens = [
-            center.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { saved = $0.userInfo ?? [:] },
-            center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { changed = $0.userInfo ?? [:] },
-            center.addObserver(forName: .NSManagedObjectContextWillSave, object: context, queue: nil) { _ in willSave += 1 },
+            center.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) {
+                saved = $0.userInfo ?? [:]
+            },
+            center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) {
+                changed = $0.userInfo ?? [:]
+            },
+            center.addObserver(forName: .NSManagedObjectContextWillSave, object: context, queue: nil) { _ in
+                willSave += 1
+            },
         ]
         defer { tokens.forEach(center.removeObserver) }
         try context.performAndWait {
@@ -81,10 +89,16 @@ import Testing
     /// Observers that build the name from Core Data's string (or log it) see the same
     /// notifications: the raw values are the ones Core Data posts.
     @Test func notificationNamesHaveCoreDataRawValues() {
-        #expect(Notification.Name.NSManagedObjectContextObjectsDidChange.rawValue == "NSObjectsChangedInManagingContextNotification")
-        #expect(Notification.Name.NSManagedObjectContextWillSave.rawValue == "NSManagingContextWillSaveChangesNotification")
-        #expect(Notification.Name.NSManagedObjectContextDidSave.rawValue == "NSManagingContextDidSaveChangesNotification")
-        #expect(Notification.Name.NSManagedObjectContextDidSaveObjectIDs.rawValue == "NSManagedObjectContextDidSaveObjectIDsNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextObjectsDidChange.rawValue
+                == "NSObjectsChangedInManagingContextNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextWillSave.rawValue == "NSManagingContextWillSaveChangesNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextDidSave.rawValue == "NSManagingContextDidSaveChangesNotification")
+        #expect(
+            Notification.Name.NSManagedObjectContextDidSaveObjectIDs.rawValue
+                == "NSManagedObjectContextDidSaveObjectIDsNotification")
         #expect(NSManagedObjectContext.didSaveObjectsNotification == .NSManagedObjectContextDidSave)
     }
 
@@ -163,7 +177,8 @@ import Testing
                 #expect(fault.value(forKey: "name") as? String == "Ideas")
                 let existing = try other.existingObject(with: id)
                 #expect(existing === fault)
-                let uriID = other.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation())
+                let uriID = other.persistentStoreCoordinator?.managedObjectID(
+                    forURIRepresentation: id.uriRepresentation())
                 #expect(uriID == id)
             }
             context.delete(notebook)
@@ -186,7 +201,8 @@ import Testing
     @Test func noActionRuleLeavesTheOtherSidePointingAtTheDeletedObject() throws {
         let owner = ModelBuilder.entity("Owner", className: "NSManagedObject")
         let item = ModelBuilder.entity("Item", className: "NSManagedObject")
-        let (items, itemOwner) = ModelBuilder.pair("items", from: owner, toMany: true, rule: .noActionDeleteRule, "owner", to: item, toMany: false)
+        let (items, itemOwner) = ModelBuilder.pair(
+            "items", from: owner, toMany: true, rule: .noActionDeleteRule, "owner", to: item, toMany: false)
         owner.properties = [ModelBuilder.attribute("name", .stringAttributeType), items]
         item.properties = [ModelBuilder.attribute("name", .stringAttributeType), itemOwner]
         let url = temporaryStoreURL()
@@ -200,11 +216,14 @@ import Testing
             context.delete(boss)
             context.processPendingChanges()
             #expect(boss.isDeleted)
-            #expect(thing.value(forKey: "owner") as? NSManagedObject === boss, "no action: the item still points at its deleted owner")
+            #expect(
+                thing.value(forKey: "owner") as? NSManagedObject === boss,
+                "no action: the item still points at its deleted owner")
             #expect(!thing.isUpdated && context.updatedObjects.isEmpty, "and is not changed by the delete")
             let key = try #require(boss.objectID.primaryKey)
             try context.save()
-            #expect(thing.value(forKey: "owner") as? NSManagedObject === boss, "after the save too, until the app fixes it")
+            #expect(
+                thing.value(forKey: "owner") as? NSManagedObject === boss, "after the save too, until the app fixes it")
             #expect(boss.managedObjectContext == nil)
             return key
         }
@@ -238,9 +257,13 @@ import Testing
         let context = try makeContext(model)
         let center = NotificationCenter.default
         nonisolated(unsafe) var posted: [[AnyHashable: Any]] = []
-        let token = center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { posted.append($0.userInfo ?? [:]) }
+        let token = center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) {
+            posted.append($0.userInfo ?? [:])
+        }
         defer { center.removeObserver(token) }
-        func objects(_ info: [AnyHashable: Any], _ key: String) -> Set<NSManagedObject>? { info[key] as? Set<NSManagedObject> }
+        func objects(_ info: [AnyHashable: Any], _ key: String) -> Set<NSManagedObject>? {
+            info[key] as? Set<NSManagedObject>
+        }
         try context.performAndWait {
             let changed = Notebook(context: context), doomed = Notebook(context: context)
             changed.name = "Changed"
@@ -265,10 +288,13 @@ import Testing
 
             // A change merged from elsewhere refreshes the registered object.
             posted.removeAll()
-            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: [changed.objectID]], into: [context])
+            NSManagedObjectContext.mergeChanges(
+                fromRemoteContextSave: [NSUpdatedObjectsKey: [changed.objectID]], into: [context])
             let merged = posted.last ?? [:]
             #expect(objects(merged, NSRefreshedObjectsKey) == [changed])
-            #expect(merged[NSInsertedObjectsKey] == nil && merged[NSUpdatedObjectsKey] == nil && merged[NSDeletedObjectsKey] == nil)
+            #expect(
+                merged[NSInsertedObjectsKey] == nil && merged[NSUpdatedObjectsKey] == nil
+                    && merged[NSDeletedObjectsKey] == nil)
 
             context.reset()
             #expect(posted.last?[NSInvalidatedAllObjectsKey] != nil)
@@ -318,7 +344,10 @@ import Testing
     @Test func negativeOffsetsAndHugeLimitsInMemory() throws {
         let context = try makeContext(ModelBuilder.notesModel(), url: nil, type: NSInMemoryStoreType)
         try context.performAndWait {
-            for title in ["a", "b", "c"] { NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(title, forKey: "title") }
+            for title in ["a", "b", "c"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(
+                    title, forKey: "title")
+            }
             let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
             request.fetchOffset = -3
             let all = try context.fetch(request)

@@ -31,7 +31,10 @@ import Testing
     }
 
     /// A context on a coordinator of its own (an empty row cache: faults read the store).
-    private func freshContext(_ url: URL, _ make: (NSManagedObjectContext.ConcurrencyType) -> NSManagedObjectContext = NSManagedObjectContext.init) throws -> NSManagedObjectContext {
+    private func freshContext(
+        _ url: URL,
+        _ make: (NSManagedObjectContext.ConcurrencyType) -> NSManagedObjectContext = NSManagedObjectContext.init
+    ) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
         let context = make(.privateQueueConcurrencyType)
@@ -89,7 +92,8 @@ import Testing
         let (url, notebookURI, _) = try makeStore()
         let context = try freshContext(url)
         try context.performAndWait {
-            let id = try #require(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: notebookURI))
+            let id = try #require(
+                context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: notebookURI))
             let notebook = try #require(try context.existingObject(with: id) as? Notebook)
             try alter(url, "ALTER TABLE ZNOTE RENAME TO ZNOTE_AWAY")
 
@@ -139,7 +143,10 @@ import Testing
         final class Recorder: NSManagedObjectContext, @unchecked Sendable {
             var asked: [(NSManagedObjectID, String?)] = []
             var answer = true
-            override func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?) -> Bool {
+            override func shouldHandleInaccessibleFault(
+                _ fault: NSManagedObject, for oid: NSManagedObjectID,
+                triggeredByProperty property: NSPropertyDescription?
+            ) -> Bool {
                 asked.append((oid, property?.name))
                 return answer
             }
@@ -153,7 +160,9 @@ import Testing
             let first = try #require(context.object(with: firstID) as? Note)
             #expect(first.pages == 0, "Core Data's inaccessible faults read nil or 0, not the default (1)")
             #expect(first.isDeleted)
-            #expect(context.asked.count == 1 && context.asked.first?.0 == first.objectID && context.asked.first?.1 == "pages")
+            #expect(
+                context.asked.count == 1 && context.asked.first?.0 == first.objectID
+                    && context.asked.first?.1 == "pages")
             #expect(context.faultingErrors.isEmpty)
 
             context.answer = false
@@ -161,7 +170,8 @@ import Testing
             let second = try #require(context.object(with: secondID) as? Note)
             #expect(second.text == nil)
             #expect(!second.isDeleted && second.isFault)
-            #expect((context.faultingErrors[second.objectID] as NSError?)?.code == NSManagedObjectReferentialIntegrityError)
+            #expect(
+                (context.faultingErrors[second.objectID] as NSError?)?.code == NSManagedObjectReferentialIntegrityError)
             second.text = "revived?"
             #expect(throws: NSError.self) { try context.save() }
         }

@@ -8,15 +8,21 @@ enum ConflictFixture {
     static func accountsModel() -> NSManagedObjectModel {
         let account = ModelBuilder.entity("Account", className: "NSManagedObject")
         let ledger = ModelBuilder.entity("Ledger", className: "NSManagedObject")
-        let (accounts, accountLedger) = ModelBuilder.pair("accounts", from: ledger, toMany: true, "ledger", to: account, toMany: false)
-        account.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("balance", .integer64AttributeType),
-                              ModelBuilder.attribute("memo", .stringAttributeType), accountLedger]
+        let (accounts, accountLedger) = ModelBuilder.pair(
+            "accounts", from: ledger, toMany: true, "ledger", to: account, toMany: false)
+        account.properties = [
+            ModelBuilder.attribute("name", .stringAttributeType),
+            ModelBuilder.attribute("balance", .integer64AttributeType),
+            ModelBuilder.attribute("memo", .stringAttributeType), accountLedger,
+        ]
         ledger.properties = [ModelBuilder.attribute("title", .stringAttributeType), accounts]
         return ModelBuilder.model(account, ledger)
     }
 
     /// Two contexts on one store file: on one coordinator, or on two (as two processes are).
-    static func contexts(_ model: NSManagedObjectModel, url: URL, separateCoordinators: Bool) throws -> (NSManagedObjectContext, NSManagedObjectContext) {
+    static func contexts(
+        _ model: NSManagedObjectModel, url: URL, separateCoordinators: Bool
+    ) throws -> (NSManagedObjectContext, NSManagedObjectContext) {
         let first = try makeContext(model, url: url)
         let second = separateCoordinators ? try makeContext(model, url: url) : siblingContext(of: first)
         return (first, second)
@@ -61,8 +67,11 @@ enum ConflictFixture {
     /// (version 1); `first` reads it; `second` changes name and memo and saves (version 2);
     /// then `first` changes name and balance and saves under `policy`. `first` also
     /// inserts an unrelated object in the same save. Returns the outcome of that save.
-    private func conflictingSave(policy: Any, separateCoordinators: Bool, file: URL = temporaryStoreURL())
-        throws -> (error: NSError?, mine: NSManagedObject, first: NSManagedObjectContext, url: URL) {
+    private func conflictingSave(
+        policy: Any, separateCoordinators: Bool, file: URL = temporaryStoreURL()
+    )
+        throws -> (error: NSError?, mine: NSManagedObject, first: NSManagedObjectContext, url: URL)
+    {
         let (first, second) = try ConflictFixture.contexts(model, url: file, separateCoordinators: separateCoordinators)
         let mine = try ConflictFixture.saveBaseAccount(in: first)
         let id = first.performAndWait { mine.objectID }
@@ -119,7 +128,8 @@ enum ConflictFixture {
 
     @Test(arguments: [false, true])
     func objectTrumpKeepsInMemoryChangesAndTakesTheOthers(separateCoordinators: Bool) throws {
-        let outcome = try conflictingSave(policy: NSMergeByPropertyObjectTrumpMergePolicy, separateCoordinators: separateCoordinators)
+        let outcome = try conflictingSave(
+            policy: NSMergeByPropertyObjectTrumpMergePolicy, separateCoordinators: separateCoordinators)
         #expect(outcome.error == nil)
         let row = try stored(outcome.url)
         #expect(row.name == "mine", "changed on both sides: the in-memory value wins")
@@ -136,7 +146,8 @@ enum ConflictFixture {
 
     @Test(arguments: [false, true])
     func storeTrumpTakesStoreChangesAndKeepsTheRest(separateCoordinators: Bool) throws {
-        let outcome = try conflictingSave(policy: NSMergeByPropertyStoreTrumpMergePolicy, separateCoordinators: separateCoordinators)
+        let outcome = try conflictingSave(
+            policy: NSMergeByPropertyStoreTrumpMergePolicy, separateCoordinators: separateCoordinators)
         #expect(outcome.error == nil)
         let row = try stored(outcome.url)
         #expect(row.name == "theirs", "changed on both sides: the store's value wins")
@@ -167,7 +178,8 @@ enum ConflictFixture {
         let row = try stored(outcome.url)
         #expect(row.name == "theirs" && row.balance == 10 && row.memo == "m-theirs")
         #expect(row.version == 2, "the conflicting row is not written")
-        #expect(try ConflictFixture.integer(outcome.url, "SELECT COUNT(*) FROM ZLEDGER") == 1, "other changes are saved")
+        #expect(
+            try ConflictFixture.integer(outcome.url, "SELECT COUNT(*) FROM ZLEDGER") == 1, "other changes are saved")
         outcome.first.performAndWait {
             #expect(outcome.mine.value(forKey: "name") as? String == "theirs")
             #expect((outcome.mine.value(forKey: "balance") as? NSNumber)?.int64Value == 10)
@@ -217,13 +229,18 @@ enum ConflictFixture {
         #expect(error?.code == NSManagedObjectMergeError)
         let list = error?.userInfo["conflictList"] as? [NSMergeConflict] ?? []
         #expect(Set(list.map { ObjectIdentifier($0.sourceObject) }) == Set(objects.map(ObjectIdentifier.init)))
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZMEMO = 'changed' AND Z_OPT = 2") == 3)
+        #expect(
+            try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZMEMO = 'changed' AND Z_OPT = 2") == 3
+        )
     }
 
     /// An account (`name = base`) saved by the first of two contexts, then changed by
     /// `change` in the second, which saves. Returns the file, the first context and its object.
-    private func savedThenChangedElsewhere(separateCoordinators: Bool, _ change: (NSManagedObject) -> Void) throws
-        -> (URL, NSManagedObjectContext, NSManagedObject) {
+    private func savedThenChangedElsewhere(
+        separateCoordinators: Bool, _ change: (NSManagedObject) -> Void
+    ) throws
+        -> (URL, NSManagedObjectContext, NSManagedObject)
+    {
         let url = temporaryStoreURL()
         let (first, second) = try ConflictFixture.contexts(model, url: url, separateCoordinators: separateCoordinators)
         let mine = try first.performAndWait {
@@ -242,9 +259,13 @@ enum ConflictFixture {
 
     @Test(arguments: [false, true])
     func deletingARowChangedElsewhere(separateCoordinators: Bool) throws {
-        for (policy, survives) in [(NSMergeByPropertyObjectTrumpMergePolicy, false), (NSOverwriteMergePolicy, false),
-                                   (NSMergeByPropertyStoreTrumpMergePolicy, true), (NSRollbackMergePolicy, true)] {
-            let (url, first, mine) = try savedThenChangedElsewhere(separateCoordinators: separateCoordinators) { $0.setValue("theirs", forKey: "name") }
+        for (policy, survives) in [
+            (NSMergeByPropertyObjectTrumpMergePolicy, false), (NSOverwriteMergePolicy, false),
+            (NSMergeByPropertyStoreTrumpMergePolicy, true), (NSRollbackMergePolicy, true),
+        ] {
+            let (url, first, mine) = try savedThenChangedElsewhere(separateCoordinators: separateCoordinators) {
+                $0.setValue("theirs", forKey: "name")
+            }
             try first.performAndWait {
                 first.mergePolicy = policy
                 first.delete(mine)
@@ -255,14 +276,21 @@ enum ConflictFixture {
                     #expect(mine.value(forKey: "name") as? String == "theirs")
                 }
             }
-            #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZNAME = 'theirs'") == (survives ? 1 : 0), "\(policy)")
+            #expect(
+                try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT WHERE ZNAME = 'theirs'")
+                    == (survives ? 1 : 0), "\(policy)")
         }
     }
 
     @Test(arguments: [false, true])
     func updatingARowDeletedElsewhere(separateCoordinators: Bool) throws {
-        for policy in [NSErrorMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy, NSOverwriteMergePolicy, NSRollbackMergePolicy] {
-            let (url, first, mine) = try savedThenChangedElsewhere(separateCoordinators: separateCoordinators) { $0.managedObjectContext?.delete($0) }
+        for policy in [
+            NSErrorMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy,
+            NSOverwriteMergePolicy, NSRollbackMergePolicy,
+        ] {
+            let (url, first, mine) = try savedThenChangedElsewhere(separateCoordinators: separateCoordinators) {
+                $0.managedObjectContext?.delete($0)
+            }
             let error = first.performAndWait { () -> NSError? in
                 first.mergePolicy = policy
                 mine.setValue("mine", forKey: "name")
@@ -280,7 +308,9 @@ enum ConflictFixture {
                     #expect(mine.managedObjectContext == nil)
                 }
             }
-            #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT") == 0, "a row deleted elsewhere is not brought back")
+            #expect(
+                try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT") == 0,
+                "a row deleted elsewhere is not brought back")
         }
     }
 
@@ -347,7 +377,8 @@ enum ConflictFixture {
         }
         let ids = first.performAndWait { (account.objectID, two.objectID) }
         try second.performAndWait {
-            try ConflictFixture.load(ids.0, in: second).setValue(try ConflictFixture.load(ids.1, in: second), forKey: "ledger")
+            try ConflictFixture.load(ids.0, in: second).setValue(
+                try ConflictFixture.load(ids.1, in: second), forKey: "ledger")
             try second.save()
         }
         try first.performAndWait {
@@ -359,7 +390,10 @@ enum ConflictFixture {
             #expect(two.mutableSetValue(forKey: "accounts").contains(account))
             #expect(!first.hasChanges)
         }
-        #expect(try ConflictFixture.integer(url, "SELECT COUNT(*) FROM ZACCOUNT a JOIN ZLEDGER l ON a.ZLEDGER = l.Z_PK WHERE l.ZTITLE = 'two'") == 1)
+        #expect(
+            try ConflictFixture.integer(
+                url, "SELECT COUNT(*) FROM ZACCOUNT a JOIN ZLEDGER l ON a.ZLEDGER = l.Z_PK WHERE l.ZTITLE = 'two'") == 1
+        )
     }
 
     /// A deleted account whose row changed elsewhere comes back under store trump and
@@ -447,7 +481,8 @@ enum ConflictFixture {
         }
         let id = first.performAndWait { kept.objectID }
         try second.performAndWait {
-            let note = try second.existingObject(with: second.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: id.uriRepresentation())!)
+            let note = try second.existingObject(
+                with: second.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: id.uriRepresentation())!)
             note.setValue("v2", forKey: "text")
             try second.save()
         }

@@ -16,7 +16,8 @@ import Glibc
     static func workerModel() -> NSManagedObjectModel { entryModel() }
 
     static var worker: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("opencoredata-store-worker")
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "opencoredata-store-worker")
     }
 
     /// A new store made by this process, so the workers only open it.
@@ -75,7 +76,10 @@ import Glibc
         let db = try DatabaseQueue(path: store.path)
         defer { try? db.close() }
         let counts = try db.read { db in
-            try ["SELECT COUNT(*) FROM Z_METADATA", "SELECT COUNT(*) FROM Z_PRIMARYKEY", "SELECT Z_MAX FROM Z_PRIMARYKEY"].map { try Int.fetchOne(db, sql: $0) }
+            try [
+                "SELECT COUNT(*) FROM Z_METADATA", "SELECT COUNT(*) FROM Z_PRIMARYKEY",
+                "SELECT Z_MAX FROM Z_PRIMARYKEY",
+            ].map { try Int.fetchOne(db, sql: $0) }
         }
         #expect(counts == [1, 1, 40], "one metadata row, one entity, 40 keys given out")
     }
@@ -85,14 +89,18 @@ import Glibc
         let store = try newStore()
         let (first, firstOutput) = try launch(store, writer: "A", first: 1, batches: 30, rows: 20)
         let (second, secondOutput) = try launch(store, writer: "B", first: 1_001, batches: 30, rows: 20)
-        let printed = [firstOutput, secondOutput].map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let printed = [firstOutput, secondOutput].map {
+            String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         first.waitUntilExit()
         second.waitUntilExit()
         #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
         // "saved <batch> <URI of the batch's first row>", from each writer.
         let uris = printed.flatMap { $0.split(separator: "\n") }.compactMap { line -> (Int64, URL)? in
             let parts = line.split(separator: " ")
-            guard parts.count == 3, let batch = Int64(parts[1]), let uri = URL(string: String(parts[2])) else { return nil }
+            guard parts.count == 3, let batch = Int64(parts[1]), let uri = URL(string: String(parts[2])) else {
+                return nil
+            }
             return (batch, uri)
         }
         #expect(uris.count == 60)
@@ -128,7 +136,8 @@ import Glibc
     @Test func writersInTwoProcessesAndThisOneResolveOrReportEveryConflict() throws {
         let store = temporaryStoreURL("Counters")
         try CounterWorkload.prepareStore(at: store)
-        let meeting = FileManager.default.temporaryDirectory.appendingPathComponent("rendezvous-\(UUID().uuidString)", isDirectory: true)
+        let meeting = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rendezvous-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: meeting) }
         let writers = 4, iterations = 40
         let rendezvous = Rendezvous(directory: meeting, parties: writers)
@@ -136,7 +145,10 @@ import Glibc
         let processes = try (0..<2).map { index -> (Process, Pipe) in
             let process = Process()
             process.executableURL = Self.worker
-            process.arguments = ["counters", store.path, "P\(index)", String(iterations), meeting.path, String(writers), String(index + 1)]
+            process.arguments = [
+                "counters", store.path, "P\(index)", String(iterations), meeting.path, String(writers),
+                String(index + 1),
+            ]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -149,7 +161,11 @@ import Glibc
             finished.enter()
             Thread {
                 defer { finished.leave() }
-                local.add(CounterWorkload(store: store, writer: "L\(index)", iterations: iterations, rendezvous: rendezvous, seed: UInt64(index + 11)).run())
+                local.add(
+                    CounterWorkload(
+                        store: store, writer: "L\(index)", iterations: iterations, rendezvous: rendezvous,
+                        seed: UInt64(index + 11)
+                    ).run())
             }.start()
         }
         var tallies: [CounterTally] = []
@@ -178,13 +194,24 @@ import Glibc
             for name in CounterWorkload.counters {
                 let value = try Int.fetchOne(db, sql: "SELECT ZVALUE FROM ZCOUNTER WHERE ZNAME = ?", arguments: [name])
                 let committed = tallies.map { $0.increments.filter { $0.counter == name }.count }.reduce(0, +)
-                #expect(value == committed, "counter \(name): every committed increment once, none lost to a label's merge")
-                let label = try String.fetchOne(db, sql: "SELECT ZLABEL FROM ZCOUNTER WHERE ZNAME = ?", arguments: [name])
-                #expect(label.map { label in tallies.contains { $0.labels.contains(label) } } ?? false, "counter \(name)'s label is a committed one")
+                #expect(
+                    value == committed, "counter \(name): every committed increment once, none lost to a label's merge")
+                let label = try String.fetchOne(
+                    db, sql: "SELECT ZLABEL FROM ZCOUNTER WHERE ZNAME = ?", arguments: [name])
+                #expect(
+                    label.map { label in tallies.contains { $0.labels.contains(label) } } ?? false,
+                    "counter \(name)'s label is a committed one")
             }
-            let rows = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE, ZCOUNTER FROM ZINCREMENT").map { "\($0[0] as String)/\($0[1] as Int)/\($0[2] as String)" }
+            let rows = try Row.fetchAll(db, sql: "SELECT ZWRITER, ZSEQUENCE, ZCOUNTER FROM ZINCREMENT").map {
+                "\($0[0] as String)/\($0[1] as Int)/\($0[2] as String)"
+            }
             #expect(rows.count == Set(rows).count, "no increment twice")
-            #expect(Set(rows) == Set(tallies.flatMap { tally in tally.increments.map { "\(tally.writer)/\($0.sequence)/\($0.counter)" } }))
+            #expect(
+                Set(rows)
+                    == Set(
+                        tallies.flatMap { tally in
+                            tally.increments.map { "\(tally.writer)/\($0.sequence)/\($0.counter)" }
+                        }))
         }
     }
 
@@ -201,7 +228,8 @@ import Glibc
         var reported = Set<Int>()
         var random = SplitMix64(seed: 0x51C)
         for round in 0..<50 {
-            let (process, output) = try launch(store, writer: "W\(round)", first: 100_000 * (round + 1), batches: 10_000, rows: 50)
+            let (process, output) = try launch(
+                store, writer: "W\(round)", first: 100_000 * (round + 1), batches: 10_000, rows: 50)
             // Let it commit a few batches (at least one), then kill it wherever it is.
             let wanted = 1 + random.below(4)
             var text = ""
@@ -230,7 +258,8 @@ import Glibc
         // The store is still usable: a new save lands and reads back.
         let context = try makeContext(Self.workerModel(), url: store)
         try context.performAndWait {
-            NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context).setValue(Int64(-1), forKey: "batch")
+            NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context).setValue(
+                Int64(-1), forKey: "batch")
             try context.save()
             let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
             request.predicate = NSPredicate(format: "batch == -1")

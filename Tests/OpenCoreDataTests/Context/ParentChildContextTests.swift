@@ -47,7 +47,8 @@ import Testing
         try parent.performAndWait {
             let added = Note(context: parent)
             added.text = "unsaved"
-            let first = try #require(try parent.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
+            let first = try #require(
+                try parent.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
             first.pages = 42
         }
         let child = child(of: parent)
@@ -65,7 +66,8 @@ import Testing
             #expect(!child.hasChanges)
         }
         try parent.performAndWait {
-            let first = try #require(try parent.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
+            let first = try #require(
+                try parent.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
             parent.delete(first)
         }
         try child.performAndWait {
@@ -80,7 +82,8 @@ import Testing
         try child.performAndWait {
             let note = Note(context: child)
             note.text = "from child"
-            let first = try #require(try child.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
+            let first = try #require(
+                try child.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
             first.text = "first, edited"
             try child.save()
             #expect(!child.hasChanges)
@@ -122,14 +125,17 @@ import Testing
                 note.text = text
                 note.notebook = notebook
             }
-            let first = try #require(try child.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
+            let first = try #require(
+                try child.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.text == "first" })
             child.delete(first)
             try child.save()
         }
         try parent.performAndWait {
             let notebooks = try parent.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
             let made = try #require(notebooks.first { $0.name == "Child's" })
-            #expect(Set((made.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["a", "b"], "both sides of the relationship")
+            #expect(
+                Set((made.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["a", "b"],
+                "both sides of the relationship")
             #expect(parent.deletedObjects.compactMap { ($0 as? Note)?.text } == ["first"])
             try parent.save()
         }
@@ -181,7 +187,10 @@ import Testing
         }
         parent.performAndWait { #expect(!parent.hasChanges) }
         try middle.performAndWait {
-            #expect(try middle.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.text).sorted() == ["deep", "first"])
+            #expect(
+                try middle.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.text).sorted() == [
+                    "deep", "first",
+                ])
             try middle.save()
         }
         try parent.performAndWait {
@@ -279,7 +288,9 @@ import Testing
             try child.save()
         }
         try parent.performAndWait {
-            #expect(parent.updatedObjects.compactMap { ($0 as? Note)?.text } == ["final"], "the same object, not a stand-in")
+            #expect(
+                parent.updatedObjects.compactMap { ($0 as? Note)?.text } == ["final"], "the same object, not a stand-in"
+            )
             try parent.save()
         }
         #expect(try storeTexts(parent) == ["final", "first"])
@@ -317,7 +328,9 @@ import Testing
             let request = NSFetchRequest<Notebook>(entityName: "Notebook")
             request.relationshipKeyPathsForPrefetching = ["notes"]
             let notebook = try #require(try other.fetch(request).first)
-            #expect(Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's"], "prefetching goes through the parent")
+            #expect(
+                Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's"],
+                "prefetching goes through the parent")
         }
         try child.performAndWait {
             let notebook = try #require(try child.existingObject(with: notebookID) as? Notebook)
@@ -328,8 +341,9 @@ import Testing
         }
         try parent.performAndWait {
             let notebook = try #require(try parent.existingObject(with: notebookID) as? Notebook)
-            #expect(Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's", "child's"], "the child's addition, not its whole member list")
+            #expect(
+                Set((notebook.notes as? Set<Note>)?.compactMap(\.text) ?? []) == ["first", "parent's", "child's"],
+                "the child's addition, not its whole member list")
         }
     }
 }
-

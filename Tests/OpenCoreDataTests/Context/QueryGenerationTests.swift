@@ -31,7 +31,9 @@ import Testing
     }
 
     @discardableResult
-    private func account(_ context: NSManagedObjectContext, _ name: String, _ balance: Int64, _ ledger: NSManagedObject?) -> NSManagedObject {
+    private func account(
+        _ context: NSManagedObjectContext, _ name: String, _ balance: Int64, _ ledger: NSManagedObject?
+    ) -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Account", into: context)
         object.setValue(name, forKey: "name")
         object.setValue(balance, forKey: "balance")
@@ -84,8 +86,11 @@ import Testing
 
     /// The usual scene: a seeded store, `reader` pinned to that state (and its moment
     /// taken), then the writer's change saved. Returns the change's notification too.
-    private func pinnedReader(separateCoordinators: Bool = false, url: URL = temporaryStoreURL())
-        throws -> (reader: NSManagedObjectContext, writer: NSManagedObjectContext, seed: Seed, note: Notification) {
+    private func pinnedReader(
+        separateCoordinators: Bool = false, url: URL = temporaryStoreURL()
+    )
+        throws -> (reader: NSManagedObjectContext, writer: NSManagedObjectContext, seed: Seed, note: Notification)
+    {
         let (reader, writer) = try ConflictFixture.contexts(model, url: url, separateCoordinators: separateCoordinators)
         let seed = try seed(reader)
         try pin(reader)
@@ -157,7 +162,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func faultsFiredAfterAnotherSaveGiveThePinnedValues(separateCoordinators: Bool) throws {
-        let (reader, writer) = try ConflictFixture.contexts(model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
+        let (reader, writer) = try ConflictFixture.contexts(
+            model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
         let seed = try seed(reader)
         try reader.performAndWait { try reader.setQueryGenerationFrom(.current) }
         // Fetched as faults holding their rows; they fire only after the writer's save,
@@ -343,8 +349,9 @@ import Testing
 
     @Test func anSQLiteStoreOutsideWALModeStaysUnpinned() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: temporaryStoreURL(),
-                                           options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"]])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: temporaryStoreURL(),
+            options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"]])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait { () throws -> Void in
@@ -378,7 +385,9 @@ import Testing
         #expect(first.performAndWait { first.queryGenerationToken } == nil, "unpinned by default")
         try pin(first)
         try pin(second)
-        let (one, again) = try #require(first.performAndWait { (first.queryGenerationToken, first.queryGenerationToken) } as? (NSQueryGenerationToken, NSQueryGenerationToken))
+        let (one, again) = try #require(
+            first.performAndWait { (first.queryGenerationToken, first.queryGenerationToken) }
+                as? (NSQueryGenerationToken, NSQueryGenerationToken))
         #expect(one == again)
         #expect(one.hash == again.hash)
         #expect(Set([one, again]).count == 1)
@@ -402,7 +411,9 @@ import Testing
         func checkpointIsBlocked() throws -> Bool {
             let connection = try DatabaseQueue(path: url.path)
             defer { try? connection.close() }
-            return try connection.inDatabase { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int? } == 1
+            return try connection.inDatabase { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int?
+            } == 1
         }
         #expect(try checkpointIsBlocked(), "the pinned generation still reads older pages")
         try reader.performAndWait { try reader.setQueryGenerationFrom(nil) }
@@ -416,7 +427,8 @@ import Testing
     /// pinned reader reads again and again: it sees one state throughout.
     @Test(arguments: [false, true])
     func pinnedReadsStayPutWhileAWriterSaves(separateCoordinators: Bool) throws {
-        let (reader, writer) = try ConflictFixture.contexts(model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
+        let (reader, writer) = try ConflictFixture.contexts(
+            model, url: temporaryStoreURL(), separateCoordinators: separateCoordinators)
         let seed = try seed(reader)
         try pin(reader)
         let saves = 40
@@ -429,8 +441,10 @@ import Testing
                     try writer.performAndWait {
                         let a1 = try ConflictFixture.load(seed.a1, in: writer)
                         let a2 = try ConflictFixture.load(seed.a2, in: writer)
-                        a1.setValue(((a1.value(forKey: "balance") as? NSNumber)?.int64Value ?? 0) - 1, forKey: "balance")
-                        a2.setValue(((a2.value(forKey: "balance") as? NSNumber)?.int64Value ?? 0) + 1, forKey: "balance")
+                        a1.setValue(
+                            ((a1.value(forKey: "balance") as? NSNumber)?.int64Value ?? 0) - 1, forKey: "balance")
+                        a2.setValue(
+                            ((a2.value(forKey: "balance") as? NSNumber)?.int64Value ?? 0) + 1, forKey: "balance")
                         try writer.save()
                     }
                 } catch {
@@ -492,7 +506,8 @@ final class LockedBox<Value>: @unchecked Sendable {
         }
         #expect(context.performAndWait { context.queryGenerationToken } != nil)
         let coordinator = try #require(context.persistentStoreCoordinator)
-        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        _ = try coordinator.addPersistentStore(
+            ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         return (context, id)
     }
 

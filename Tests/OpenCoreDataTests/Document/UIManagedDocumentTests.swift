@@ -9,7 +9,10 @@ import Testing
 final class PhotoDocument: UIManagedDocument {
     static let model: NSManagedObjectModel = {
         let photo = ModelBuilder.entity("Photo")
-        photo.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("uniqueId", .stringAttributeType)]
+        photo.properties = [
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("uniqueId", .stringAttributeType),
+        ]
         return ModelBuilder.model(photo)
     }()
 
@@ -52,14 +55,17 @@ final class PhotoDocument: UIManagedDocument {
 @MainActor
 @Suite struct UIManagedDocumentTests {
     static func packageURL() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)/Photos.document", isDirectory: true)
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "OpenCoreDataTests-\(UUID().uuidString)/Photos.document", isDirectory: true)
     }
 
     /// The titles saved in the package's store, read without the document.
     static func savedTitles(in package: URL) throws -> [String] {
         let context = try makeContext(PhotoDocument.model, url: UIManagedDocument.storeURL(inPackage: package))
         return try context.performAndWait {
-            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).compactMap {
+                $0.value(forKey: "title") as? String
+            }.sorted()
         }
     }
 
@@ -141,7 +147,8 @@ final class PhotoDocument: UIManagedDocument {
 
         let damaged = Self.packageURL()
         let store = UIManagedDocument.storeURL(inPackage: damaged)
-        try FileManager.default.createDirectory(at: store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: store.deletingLastPathComponent(), withIntermediateDirectories: true)
         let garbage = Data(repeating: 0x5A, count: 4096)
         try garbage.write(to: store)
         let broken = PhotoDocument(fileURL: damaged)
@@ -184,7 +191,9 @@ final class PhotoDocument: UIManagedDocument {
         #expect(await document.close())
         #expect(states.count >= 2, "opened (by creating) and closed")
         #expect(UIDocument.State.normal.rawValue == 0)
-        #expect([UIDocument.State.closed, .inConflict, .savingError, .editingDisabled, .progressAvailable].map(\.rawValue) == [1, 2, 4, 8, 16])
+        #expect(
+            [UIDocument.State.closed, .inConflict, .savingError, .editingDisabled, .progressAvailable].map(\.rawValue)
+                == [1, 2, 4, 8, 16])
     }
 
     @Test func revertDropsUnsavedChanges() async throws {
@@ -223,7 +232,9 @@ final class PhotoDocument: UIManagedDocument {
         let batches = try reopened.managedObjectContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry"))
             .compactMap { $0.value(forKey: "batch") as? Int64 }.sorted()
         #expect(batches.count >= reported, "nothing autosaved is lost")
-        #expect(batches == Array(1...Int64(max(batches.count, 1))).prefix(batches.count).map { $0 }, "a prefix of the edits, no gaps")
+        #expect(
+            batches == Array(1...Int64(max(batches.count, 1))).prefix(batches.count).map { $0 },
+            "a prefix of the edits, no gaps")
         #expect(await reopened.close())
     }
 
@@ -256,7 +267,9 @@ final class PhotoDocument: UIManagedDocument {
     @Test func storeOptionsAndTypeReachTheStore() async throws {
         let url = Self.packageURL()
         let document = PhotoDocument(fileURL: url)
-        document.persistentStoreOptions = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+        document.persistentStoreOptions = [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ]
         #expect(await document.save(to: url, for: .forCreating))
         let store = try #require(document.managedObjectContext.persistentStoreCoordinator?.persistentStores.first)
         #expect(store.type == document.persistentStoreType(forFileType: document.fileType ?? ""))

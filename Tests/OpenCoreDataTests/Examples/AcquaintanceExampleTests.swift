@@ -29,7 +29,9 @@ import Testing
         let unknown = try app.run("adopt")
         #expect(unknown.status != 0)
         #expect(unknown.output.contains("Unexpected argument 'adopt'"))
-        #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance/Acquaintance.sqlite").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: app.home.appendingPathComponent("data/Acquaintance/Acquaintance.sqlite").path))
     }
 
     @Test func aStoreWhereEarlierVersionsKeptItMovesIntoTheAppFolder() throws {
@@ -37,8 +39,11 @@ import Testing
         #expect(try app.run("add", "Zed").status == 0)
         let data = app.home.appendingPathComponent("data")
         let folder = data.appendingPathComponent("Acquaintance")
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.path + "/Acquaintance.sqlite" + suffix) {
-            try FileManager.default.moveItem(atPath: folder.path + "/Acquaintance.sqlite" + suffix, toPath: data.path + "/Acquaintance.sqlite" + suffix)
+        for suffix in ["", "-wal", "-shm"]
+        where FileManager.default.fileExists(atPath: folder.path + "/Acquaintance.sqlite" + suffix) {
+            try FileManager.default.moveItem(
+                atPath: folder.path + "/Acquaintance.sqlite" + suffix,
+                toPath: data.path + "/Acquaintance.sqlite" + suffix)
         }
         let moved = try app.run("list")
         #expect(moved.lines.first == "Moved \(data.path)/Acquaintance.sqlite to \(folder.path)/Acquaintance.sqlite.")
@@ -51,10 +56,17 @@ import Testing
         let folder = app.home.appendingPathComponent("book").path
         #expect(try app.run("add", "--archive", "--data", folder, "Zed").status == 0)
         let first = try app.run("list", "--data", folder)
-        #expect(first.lines == ["Created \(folder)/Acquaintance.sqlite with 1 people from acqList.plist.", "Acquaintances in Acquaintance.sqlite:", "- Zed"])
+        #expect(
+            first.lines == [
+                "Created \(folder)/Acquaintance.sqlite with 1 people from acqList.plist.",
+                "Acquaintances in Acquaintance.sqlite:", "- Zed",
+            ])
         #expect(try app.run("delete", "zed", "--data", folder).status == 0)
-        #expect(try app.run("list", "--data", folder).lines == ["Acquaintances in Acquaintance.sqlite:"], "the archive is taken in once, by a new store")
-        #expect(!FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
+        #expect(
+            try app.run("list", "--data", folder).lines == ["Acquaintances in Acquaintance.sqlite:"],
+            "the archive is taken in once, by a new store")
+        #expect(
+            !FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
     }
 
     @Test func version1ArchiveThenVersion2TakesItIn() throws {
@@ -62,7 +74,10 @@ import Testing
         #expect(try app.run("add", "--archive", "Bob", "555-9").status == 0)
         #expect(try app.run("add", "Alice", "--archive").status == 0)
         #expect(try app.run("update", "--archive", "bob", "email", "bob@example.com").status == 0)
-        #expect(try app.run("list", "--archive").lines == ["Acquaintances in acqList.plist:", "- Alice", "- Bob (555-9, bob@example.com)"])
+        #expect(
+            try app.run("list", "--archive").lines == [
+                "Acquaintances in acqList.plist:", "- Alice", "- Bob (555-9, bob@example.com)",
+            ])
         #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("Documents/acqList.plist").path))
         let missing = try app.run("delete", "--archive", "Carol")
         #expect(missing.status == 1)
@@ -70,7 +85,9 @@ import Testing
 
         let first = try app.run()
         #expect(first.lines.first?.hasSuffix("with 2 people from acqList.plist.") == true, "\(first.output)")
-        #expect(Array(first.lines.dropFirst(2)) == ["- Alice", "- Bob (555-9, bob@example.com)"], "no sample people when the archive had some")
+        #expect(
+            Array(first.lines.dropFirst(2)) == ["- Alice", "- Bob (555-9, bob@example.com)"],
+            "no sample people when the archive had some")
     }
 
     @Test func aFirstLaunchKilledBeforeItsImportIsSavedImportsAgain() throws {
@@ -86,12 +103,16 @@ import Testing
     @Test func aDamagedArchiveIsOneClearLineAndItsImportWaits() throws {
         let app = ExampleProcess("Acquaintance")
         let archive = app.home.appendingPathComponent("Documents/acqList.plist")
-        try FileManager.default.createDirectory(at: archive.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: archive.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("not an archive".utf8).write(to: archive)
         for arguments in [["list", "--archive"], ["list"]] {
             let damaged = try app.run(arguments)
             #expect(damaged.status == 1)
-            #expect(damaged.lines == ["Error: \(archive.path) is damaged or is not an address book archive: move it away and run again."], "\(damaged.output)")
+            #expect(
+                damaged.lines == [
+                    "Error: \(archive.path) is damaged or is not an address book archive: move it away and run again."
+                ], "\(damaged.output)")
         }
         // Version 2's first launch failed while taking the archive in: without the archive,
         // the next launch starts the store afresh.
@@ -104,7 +125,12 @@ import Testing
         let app = ExampleProcess("Acquaintance")
         let refused = try app.runThroughShell(#"add "$(printf 'Zo\351')""#)
         #expect(refused.status == 64)
-        #expect(refused.lines.first == "Error: argument 2 (Zo\u{FFFD}) is not UTF-8 text: type it in UTF-8 (or rename the file it names).", "\(refused.output)")
-        #expect(!FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance").path), "nothing was made")
+        #expect(
+            refused.lines.first
+                == "Error: argument 2 (Zo\u{FFFD}) is not UTF-8 text: type it in UTF-8 (or rename the file it names).",
+            "\(refused.output)")
+        #expect(
+            !FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Acquaintance").path),
+            "nothing was made")
     }
 }

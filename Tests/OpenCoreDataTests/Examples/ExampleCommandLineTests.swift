@@ -4,7 +4,10 @@ import Testing
 /// What every example's command line does alike: help, usage errors, and the `main` that
 /// ExampleSupport gives the examples (which parses before it presents failures).
 @Suite struct ExampleCommandLineTests {
-    static let examples = ["Acquaintance", "Family", "Tags", "TagsSwiftData", "FavoriteActors", "Shutterbug", "CoolNotes", "VirtualTourist"]
+    static let examples = [
+        "Acquaintance", "Family", "Tags", "TagsSwiftData", "FavoriteActors", "Shutterbug", "CoolNotes",
+        "VirtualTourist",
+    ]
 
     @Test(arguments: examples)
     func helpAndUsageErrors(_ name: String) throws {

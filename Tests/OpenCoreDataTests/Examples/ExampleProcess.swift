@@ -9,7 +9,8 @@ struct ExampleProcess {
 
     init(_ name: String) {
         self.name = name
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(name)-\(UUID().uuidString)", isDirectory: true)
+        home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "example-\(name)-\(UUID().uuidString)", isDirectory: true)
     }
 
     /// The app `name` in the home of `other`: the same data folders, so the same default store.
@@ -54,7 +55,9 @@ struct ExampleProcess {
     /// hold (bytes that are not UTF-8, made with `$(printf '\377')`).
     @discardableResult
     func runThroughShell(_ words: String) throws -> Run {
-        try launch(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$EXAMPLE\" \(words)"], environment: ["EXAMPLE": try built().path])
+        try launch(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$EXAMPLE\" \(words)"],
+            environment: ["EXAMPLE": try built().path])
     }
 
     /// Runs the app as an ordinary user (`nobody` through `setpriv` when the tests run as
@@ -99,7 +102,12 @@ struct ExampleProcess {
                 let waited = poll(&ready, 1, Int32(max(0, deadline.timeIntervalSinceNow) * 1000))
                 let more = waited > 0 ? output.availableData : Data()
                 guard !more.isEmpty else {
-                    throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(waited > 0 ? "ended" : "30 s passed") without writing \(text): \(String(decoding: received, as: UTF8.self))"])
+                    throw CocoaError(
+                        .fileReadUnknown,
+                        userInfo: [
+                            NSLocalizedDescriptionKey:
+                                "\(waited > 0 ? "ended" : "30 s passed") without writing \(text): \(String(decoding: received, as: UTF8.self))"
+                        ])
                 }
                 received += more
             }
@@ -123,12 +131,16 @@ struct ExampleProcess {
 
     private func built() throws -> URL {
         guard let executable = Self.executable(name) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the \(name) example is not built (swift build builds it)"])
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [NSLocalizedDescriptionKey: "the \(name) example is not built (swift build builds it)"])
         }
         return executable
     }
 
-    private func launch(_ executable: URL, _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+    private func launch(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]
+    ) throws -> Run {
         let (process, stdin, output) = try prepare(executable, arguments, environment: extra)
         try process.run()
         if let input { stdin.write(Data(input.utf8)) }
@@ -140,7 +152,9 @@ struct ExampleProcess {
 
     /// A process for the app in the test's home, not started, with its input and its output
     /// (standard output and error together).
-    private func prepare(_ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, FileHandle, FileHandle) {
+    private func prepare(
+        _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]
+    ) throws -> (Process, FileHandle, FileHandle) {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = executable

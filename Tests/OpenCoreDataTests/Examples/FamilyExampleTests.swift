@@ -27,9 +27,13 @@ import Testing
         #expect(try app.run("families").lines == ["Flanders: Ned", "abc: Bart, Maggie"])
         #expect(try app.run("search", "Maggie").lines == ["- Maggie (female, 7, family abc)"])
         try app.run("delete", "Bart")
-        #expect(try app.run("families").lines == ["Flanders: Ned", "abc: Maggie"], "deleting a person removes them from their family")
+        #expect(
+            try app.run("families").lines == ["Flanders: Ned", "abc: Maggie"],
+            "deleting a person removes them from their family")
         #expect(try app.run("join", "Ned", "abc").lines == ["Ned joined family abc."])
-        #expect(try app.run("families").lines == ["Flanders: ", "abc: Maggie, Ned"], "addToPeople sets the person's family and leaves the old one")
+        #expect(
+            try app.run("families").lines == ["Flanders: ", "abc: Maggie, Ned"],
+            "addToPeople sets the person's family and leaves the old one")
         #expect(try app.run("search", "Ned").lines == ["- Ned (family abc)"])
     }
 
@@ -68,7 +72,8 @@ import Testing
         let locked = app.home.appendingPathComponent("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
-        let notWritable = "Error: cannot write in \(locked.path): the folder is not writable; make it writable or choose another folder with --data."
+        let notWritable =
+            "Error: cannot write in \(locked.path): the folder is not writable; make it writable or choose another folder with --data."
         let refused = try #require(try app.runUnprivileged("add", "Joe", "--data", locked.path))
         #expect(refused.status == 1)
         #expect(refused.lines == [notWritable], "\(refused.output)")

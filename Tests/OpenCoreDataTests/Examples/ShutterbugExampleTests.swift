@@ -6,15 +6,25 @@ import Testing
     @Test func importFindsOrCreatesAndTheLecturesQueriesAnswer() throws {
         let app = ExampleProcess("Shutterbug")
         #expect(try app.run("import").lines == ["Imported 8 new photos (0 already there)."])
-        #expect(try app.run("import").lines == ["Imported 0 new photos (8 already there)."], "never two photos with one id")
-        #expect(FileManager.default.fileExists(atPath: app.home.appendingPathComponent("data/Shutterbug/Photomania.document/StoreContent/persistentStore").path))
+        #expect(
+            try app.run("import").lines == ["Imported 0 new photos (8 already there)."], "never two photos with one id")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: app.home.appendingPathComponent(
+                    "data/Shutterbug/Photomania.document/StoreContent/persistentStore"
+                ).path))
 
         // Sections by first letter from a results controller.
-        #expect(try app.run().lines == ["A", "- Ansel Adams (2 photos)", "D", "- Dorothea Lange (1 photo)", "E", "- Edward Weston (1 photo)",
-                                         "V", "- Vivian Maier (4 photos)"])
-        #expect(try app.run("photos", "--by", "Vivian Maier").lines == [
-            "- Chicago [p7] by Vivian Maier", "- photo 2 [p5] by Vivian Maier", "- photo 10 [p4] by Vivian Maier", "- Self-portrait [p6] by Vivian Maier",
-        ], "localizedStandardCompare: photo 2 before photo 10")
+        #expect(
+            try app.run().lines == [
+                "A", "- Ansel Adams (2 photos)", "D", "- Dorothea Lange (1 photo)", "E", "- Edward Weston (1 photo)",
+                "V", "- Vivian Maier (4 photos)",
+            ])
+        #expect(
+            try app.run("photos", "--by", "Vivian Maier").lines == [
+                "- Chicago [p7] by Vivian Maier", "- photo 2 [p5] by Vivian Maier", "- photo 10 [p4] by Vivian Maier",
+                "- Self-portrait [p6] by Vivian Maier",
+            ], "localizedStandardCompare: photo 2 before photo 10")
         #expect(try app.run("search", "MOON").lines == ["- Ansel Adams (2 photos)"])
         #expect(try app.run("prolific", "2").lines == ["- Vivian Maier (4 photos)"])
         let negative = try app.run("prolific", "--", "-1")
@@ -56,6 +66,7 @@ import Testing
         let damaged = try app.run()
         #expect(damaged.status == 1)
         #expect(damaged.output.contains("cannot open the document"))
-        #expect(try Data(contentsOf: store) == Data(repeating: 0x42, count: 8192), "the damaged file is left for the user")
+        #expect(
+            try Data(contentsOf: store) == Data(repeating: 0x42, count: 8192), "the damaged file is left for the user")
     }
 }

@@ -11,10 +11,13 @@ import Testing
         #expect(try app.run("tag", "calm", "Lake").status == 0)
         // A restart later: one "shaking" tag with both images, through `tag.images`.
         #expect(try app.run().lines == ["calm (1 image): Lake", "shaking (2 images): Earthquake 1, Earthquake 2"])
-        #expect(try app.run("show", "shaking").lines == ["- Earthquake 1 <https://example.com/1.jpg>", "- Earthquake 2"])
+        #expect(
+            try app.run("show", "shaking").lines == ["- Earthquake 1 <https://example.com/1.jpg>", "- Earthquake 2"])
 
         #expect(try app.run("delete", "calm").status == 0)
-        #expect(try app.run().lines == ["shaking (2 images): Earthquake 1, Earthquake 2"], "the tag went with its image (cascade)")
+        #expect(
+            try app.run().lines == ["shaking (2 images): Earthquake 1, Earthquake 2"],
+            "the tag went with its image (cascade)")
         let missing = try app.run("show", "calm")
         #expect(missing.status == 1)
         #expect(missing.output.contains("no tag is called calm"))
@@ -27,6 +30,9 @@ import Testing
         try Data("x".utf8).write(to: file)
         let refused = try app.run("tag", "calm", "Lake", "--data", file.appendingPathComponent("Tags").path)
         #expect(refused.status == 1)
-        #expect(refused.lines == ["Error: cannot make the folder \(file.path)/Tags: \(file.path) is a file, not a folder; choose another folder with --data."], "\(refused.output)")
+        #expect(
+            refused.lines == [
+                "Error: cannot make the folder \(file.path)/Tags: \(file.path) is a file, not a folder; choose another folder with --data."
+            ], "\(refused.output)")
     }
 }

@@ -26,7 +26,8 @@ import Testing
 
     @Test func theSameCommandsPrintTheSameLines() throws {
         let script: [[String]] = [
-            ["tag", "shaking", "Earthquake 1", "--url", "https://example.com/1.jpg"], ["tag", "shaking", "Earthquake 2"],
+            ["tag", "shaking", "Earthquake 1", "--url", "https://example.com/1.jpg"],
+            ["tag", "shaking", "Earthquake 2"],
             // Finder's order: "calm" before "Delta", "zone 9" before "zone 10".
             ["tag", "calm", "Lake"], ["tag", "Delta", "Pond"], ["tag", "zone 10", "Ten"], ["tag", "zone 9", "Nine"],
             [], ["list"], ["show", "shaking"], ["delete", "calm"], [],
@@ -40,8 +41,11 @@ import Testing
             #expect(actual.status == expected.status, "\(arguments): \(actual.output)")
             #expect(actual.output == expected.output, "\(arguments)")
         }
-        #expect(try swiftData.run().lines == ["Delta (1 image): Pond", "shaking (2 images): Earthquake 1, Earthquake 2",
-                                              "zone 9 (1 image): Nine", "zone 10 (1 image): Ten"])
+        #expect(
+            try swiftData.run().lines == [
+                "Delta (1 image): Pond", "shaking (2 images): Earthquake 1, Earthquake 2",
+                "zone 9 (1 image): Nine", "zone 10 (1 image): Ten",
+            ])
     }
 
     @Test func aStoreTheCoreDataVariantWroteOpensInTheSwiftDataVariantAndBack() throws {
@@ -54,21 +58,33 @@ import Testing
         #expect(try Self.storedHashes(Self.store(of: coreData)) == model.entityVersionHashesByName)
 
         // SwiftData reads Core Data's objects and relationships.
-        #expect(try swiftData.run().lines == ["calm (1 image): Lake", "shaking (2 images): Earthquake 1, Earthquake 2"])
-        #expect(try swiftData.run("show", "shaking").lines == ["- Earthquake 1 <https://example.com/1.jpg>", "- Earthquake 2"])
+        #expect(
+            try swiftData.run().lines == ["calm (1 image): Lake", "shaking (2 images): Earthquake 1, Earthquake 2"])
+        #expect(
+            try swiftData.run("show", "shaking").lines == [
+                "- Earthquake 1 <https://example.com/1.jpg>", "- Earthquake 2",
+            ])
         // …and writes: an image for a tag Core Data made, a new tag, a delete that cascades.
         let tagged = try swiftData.run("tag", "shaking", "Earthquake 3")
         #expect(tagged.status == 0, "\(tagged.output)")
         #expect(try swiftData.run("tag", "windy", "Kite", "--url", "https://example.com/kite.jpg").status == 0)
         #expect(try swiftData.run("delete", "calm").status == 0)
-        #expect(try Self.storedHashes(Self.store(of: coreData)) == model.entityVersionHashesByName, "SwiftData did not migrate the store")
+        #expect(
+            try Self.storedHashes(Self.store(of: coreData)) == model.entityVersionHashesByName,
+            "SwiftData did not migrate the store")
 
         // Core Data reads what SwiftData wrote, and writes again.
-        #expect(try coreData.run().lines == ["shaking (3 images): Earthquake 1, Earthquake 2, Earthquake 3", "windy (1 image): Kite"])
+        #expect(
+            try coreData.run().lines == [
+                "shaking (3 images): Earthquake 1, Earthquake 2, Earthquake 3", "windy (1 image): Kite",
+            ])
         #expect(try coreData.run("show", "windy").lines == ["- Kite <https://example.com/kite.jpg>"])
         let again = try coreData.run("tag", "windy", "Storm")
         #expect(again.status == 0, "\(again.output)")
-        #expect(try swiftData.run().lines == ["shaking (3 images): Earthquake 1, Earthquake 2, Earthquake 3", "windy (2 images): Kite, Storm"])
+        #expect(
+            try swiftData.run().lines == [
+                "shaking (3 images): Earthquake 1, Earthquake 2, Earthquake 3", "windy (2 images): Kite, Storm",
+            ])
     }
 
     @Test func aStoreTheSwiftDataVariantMadeOpensInTheCoreDataVariant() throws {
@@ -81,7 +97,9 @@ import Testing
         let store = Self.store(of: swiftData)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
         #expect(metadata[NSStoreTypeKey] as? String == NSSQLiteStoreType)
-        #expect(try Self.storedHashes(store) == model.entityVersionHashesByName, "the @Model classes hash as the model file's entities")
+        #expect(
+            try Self.storedHashes(store) == model.entityVersionHashesByName,
+            "the @Model classes hash as the model file's entities")
         #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
         #expect(try coreData.run().lines == ["calm (2 images): Lake, Pond"])
@@ -100,6 +118,9 @@ import Testing
         try Data("x".utf8).write(to: file)
         let refused = try app.run("tag", "calm", "Lake", "--data", file.appendingPathComponent("Tags").path)
         #expect(refused.status == 1)
-        #expect(refused.lines == ["Error: cannot make the folder \(file.path)/Tags: \(file.path) is a file, not a folder; choose another folder with --data."], "\(refused.output)")
+        #expect(
+            refused.lines == [
+                "Error: cannot make the folder \(file.path)/Tags: \(file.path) is a file, not a folder; choose another folder with --data."
+            ], "\(refused.output)")
     }
 }

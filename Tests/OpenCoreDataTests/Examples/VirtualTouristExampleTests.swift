@@ -24,7 +24,9 @@ import Testing
         try app.run("drop", "35.68", "139.69")
         let first = try app.run("album", "1")
         #expect(first.status == 0)
-        #expect(first.lines.filter { $0.hasPrefix("downloaded") } == (1...6).map { "downloaded \($0)/6" }, "progress on the download")
+        #expect(
+            first.lines.filter { $0.hasPrefix("downloaded") } == (1...6).map { "downloaded \($0)/6" },
+            "progress on the download")
         #expect(Self.ids(first) == (1...6).map { "4886_235_1_\($0)" }, "photos for the pin's place")
         #expect(first.lines.last?.hasSuffix("(200000 bytes)") == true)
         #expect(Self.externalFiles(app) == 6, "each photo in a file of its own")
@@ -35,7 +37,10 @@ import Testing
         #expect(!again.output.contains("downloaded"))
         #expect(Self.ids(again) == Self.ids(first))
 
-        #expect(Self.ids(try app.run("remove", "1", "2", "4")) == ["4886_235_1_1", "4886_235_1_3", "4886_235_1_5", "4886_235_1_6"])
+        #expect(
+            Self.ids(try app.run("remove", "1", "2", "4")) == [
+                "4886_235_1_1", "4886_235_1_3", "4886_235_1_5", "4886_235_1_6",
+            ])
         #expect(Self.externalFiles(app) == 4)
         #expect(try app.run().lines == ["1. (48.8566, 2.3522): 4 photos", "2. (35.68, 139.69): 0 photos"])
 
@@ -57,7 +62,9 @@ import Testing
         for count in ["-5", "0", "51"] {
             let refused = try app.run("album", "1", "--count=\(count)")
             #expect(refused.status == 64)
-            #expect(refused.lines.first == "Error: --count needs a number of photos from 1 to 50, not \(count)", "\(refused.output)")
+            #expect(
+                refused.lines.first == "Error: --count needs a number of photos from 1 to 50, not \(count)",
+                "\(refused.output)")
         }
         let noPin = try app.run("album", "7")
         #expect(noPin.status == 1)

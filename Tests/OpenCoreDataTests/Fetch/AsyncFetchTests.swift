@@ -13,7 +13,9 @@ private final class Completion<T>: @unchecked Sendable {
         recorded = (result.finalResult.map(map), result.operationError, result.managedObjectContext.isOnQueue)
     }
 
-    var value: (results: [T]?, error: Error?, onContextQueue: Bool)? { lock.lock(); defer { lock.unlock() }; return recorded }
+    var value: (results: [T]?, error: Error?, onContextQueue: Bool)? {
+        lock.lock(); defer { lock.unlock() }; return recorded
+    }
 }
 
 @Suite struct AsyncFetchTests {
@@ -67,7 +69,9 @@ private final class Completion<T>: @unchecked Sendable {
         let context = try makeContext(model)
         _ = try HouseholdFixture.populate(context)
         let completion = Completion<Int64>()
-        let fetch = HouseholdFixture.request([HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType)])
+        let fetch = HouseholdFixture.request([
+            HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType)
+        ])
         let request = NSAsynchronousFetchRequest(fetchRequest: fetch) { result in
             completion.record(result) { $0.compactMap { ($0 as? NSDictionary)?["total"] as? Int64 } }
         }
@@ -81,7 +85,8 @@ private final class Completion<T>: @unchecked Sendable {
         let context = try makeContext(model)
         _ = try HouseholdFixture.populate(context)
         let completion = Completion<String>()
-        let request = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Resident")) { result in
+        let request = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Resident"))
+        { result in
             completion.record(result) { _ in [] }
         }
         let recorder = SQLRecorder(context)

@@ -37,11 +37,14 @@ import Testing
     }
 
     /// Owner ↔ Animal (Owner.animals cascades), Dog a subentity of Animal.
-    private func zooModel() -> (NSManagedObjectModel, owner: NSEntityDescription, animal: NSEntityDescription, dog: NSEntityDescription) {
+    private func zooModel() -> (
+        NSManagedObjectModel, owner: NSEntityDescription, animal: NSEntityDescription, dog: NSEntityDescription
+    ) {
         let owner = ModelBuilder.entity("Owner", className: "NSManagedObject")
         let animal = ModelBuilder.entity("Animal", className: "NSManagedObject")
         let dog = ModelBuilder.entity("Dog", className: "NSManagedObject")
-        let (animals, animalOwner) = ModelBuilder.pair("animals", from: owner, toMany: true, rule: .cascadeDeleteRule, "owner", to: animal, toMany: false)
+        let (animals, animalOwner) = ModelBuilder.pair(
+            "animals", from: owner, toMany: true, rule: .cascadeDeleteRule, "owner", to: animal, toMany: false)
         owner.properties = [ModelBuilder.attribute("name", .stringAttributeType), animals]
         animal.properties = [ModelBuilder.attribute("name", .stringAttributeType), animalOwner]
         dog.properties = [ModelBuilder.attribute("breed", .stringAttributeType)]
@@ -70,11 +73,13 @@ import Testing
         try seedNotebooks(context, names: ["First"], notesEach: 0)
         let date = Date(timeIntervalSinceReferenceDate: 1000)
         let result = try context.performAndWait {
-            let request = NSBatchInsertRequest(entityName: "Notebook", objects: [
-                ["name": "A", "creationDate": date],
-                ["name": "B"],
-                ["name": "C", "creationDate": NSNull()],
-            ])
+            let request = NSBatchInsertRequest(
+                entityName: "Notebook",
+                objects: [
+                    ["name": "A", "creationDate": date],
+                    ["name": "B"],
+                    ["name": "C", "creationDate": NSNull()],
+                ])
             request.resultType = .objectIDs
             return try context.execute(request) as? NSBatchInsertResult
         }
@@ -92,7 +97,8 @@ import Testing
 
         // Defaults: Note.pages defaults to 1.
         let count = try context.performAndWait {
-            let request = NSBatchInsertRequest(entity: Note.entity(), objects: [["text": "no pages"], ["text": "ten", "pages": 10]])
+            let request = NSBatchInsertRequest(
+                entity: Note.entity(), objects: [["text": "no pages"], ["text": "ten", "pages": 10]])
             request.resultType = .count
             return try (context.execute(request) as? NSBatchInsertResult)?.result as? Int
         }
@@ -138,17 +144,26 @@ import Testing
                 return false
             }
             objects.resultType = .count
-            let status = try (context.execute(NSBatchInsertRequest(entityName: "Tag", dictionaryHandler: { _ in true })) as? NSBatchInsertResult)?.result as? Bool
-            return (try (context.execute(dictionaries) as? NSBatchInsertResult)?.result as? Int,
-                    try (context.execute(objects) as? NSBatchInsertResult)?.result as? Int,
-                    status)
+            let status =
+                try
+                (context.execute(NSBatchInsertRequest(entityName: "Tag", dictionaryHandler: { _ in true }))
+                as? NSBatchInsertResult)?.result as? Bool
+            return (
+                try (context.execute(dictionaries) as? NSBatchInsertResult)?.result as? Int,
+                try (context.execute(objects) as? NSBatchInsertResult)?.result as? Int,
+                status
+            )
         }
         #expect(counts.0 == 5)
         #expect(counts.1 == 3)
         #expect(counts.2 == true, "a handler that stops at once inserts nothing and succeeds")
         let titles = try database(url).read { try String.fetchAll($0, sql: "SELECT ZTITLE FROM ZTAG ORDER BY Z_PK") }
         #expect(titles == (0..<5).map { "tag \($0)" })
-        let notes = try database(url).read { try Row.fetchAll($0, sql: "SELECT ZTEXT, ZPAGES FROM ZNOTE ORDER BY Z_PK").map { "\($0[0] as String)/\($0[1] as Int)" } }
+        let notes = try database(url).read {
+            try Row.fetchAll($0, sql: "SELECT ZTEXT, ZPAGES FROM ZNOTE ORDER BY Z_PK").map {
+                "\($0[0] as String)/\($0[1] as Int)"
+            }
+        }
         #expect(notes == ["object 0/7", "object 1/8", "object 2/9"])
     }
 
@@ -157,7 +172,9 @@ import Testing
         let context = try makeContext(model, url: url)
         context.performAndWait {
             expectError(NSManagedObjectValidationError, "colour") {
-                _ = try context.execute(NSBatchInsertRequest(entityName: "Notebook", objects: [["name": "ok"], ["name": "x", "colour": "red"]]))
+                _ = try context.execute(
+                    NSBatchInsertRequest(
+                        entityName: "Notebook", objects: [["name": "ok"], ["name": "x", "colour": "red"]]))
             }
             expectError(NSManagedObjectValidationError, "pages") {
                 _ = try context.execute(NSBatchInsertRequest(entityName: "Note", objects: [["pages": "many"]]))
@@ -166,13 +183,15 @@ import Testing
                 _ = try context.execute(NSBatchInsertRequest(entityName: "Note", objects: [["notebook": NSNull()]]))
             }
             expectError(NSValidationMissingMandatoryPropertyError, "name") {
-                _ = try context.execute(NSBatchInsertRequest(entityName: "Notebook", objects: [["creationDate": Date()]]))
+                _ = try context.execute(
+                    NSBatchInsertRequest(entityName: "Notebook", objects: [["creationDate": Date()]]))
             }
             expectError(NSManagedObjectValidationError, "pages") {
-                _ = try context.execute(NSBatchInsertRequest(entity: Note.entity()) { object in
-                    object.setValue("lots", forKey: "pages")
-                    return false
-                })
+                _ = try context.execute(
+                    NSBatchInsertRequest(entity: Note.entity()) { object in
+                        object.setValue("lots", forKey: "pages")
+                        return false
+                    })
             }
             expectError(NSCoreDataError, "Nowhere") {
                 _ = try context.execute(NSBatchInsertRequest(entityName: "Nowhere", objects: []))
@@ -186,7 +205,9 @@ import Testing
         let context = try makeContext(model)
         let recorder = SQLRecorder(context)
         let rows = (0..<200).map { ["name": "n\($0)"] }
-        try context.performAndWait { _ = try context.execute(NSBatchInsertRequest(entityName: "Notebook", objects: rows)) }
+        try context.performAndWait {
+            _ = try context.execute(NSBatchInsertRequest(entityName: "Notebook", objects: rows))
+        }
         let statements = recorder.statements
         #expect(statements.filter { $0.hasPrefix("INSERT INTO ZNOTEBOOK") }.count == 200)
         #expect(Set(statements.filter { $0.hasPrefix("INSERT") }).count == 1, "one statement text, bound per row")
@@ -197,8 +218,10 @@ import Testing
 
     @Test func insertUpdatesRowsMatchingAUniquenessConstraint() throws {
         let item = ModelBuilder.entity("Item", className: "NSManagedObject")
-        item.properties = [ModelBuilder.attribute("code", .stringAttributeType), ModelBuilder.attribute("title", .stringAttributeType),
-                           ModelBuilder.attribute("stock", .integer32AttributeType, defaultValue: 0)]
+        item.properties = [
+            ModelBuilder.attribute("code", .stringAttributeType), ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("stock", .integer32AttributeType, defaultValue: 0),
+        ]
         item.uniquenessConstraints = [["code"]]
         let items = NSManagedObjectModel()
         items.entities = [item]
@@ -213,16 +236,22 @@ import Testing
             return object.objectID
         }
         let ids = try context.performAndWait {
-            let request = NSBatchInsertRequest(entity: item, objects: [["code": "a", "title": "new"], ["code": "b", "title": "b"], ["title": "no code"]])
+            let request = NSBatchInsertRequest(
+                entity: item,
+                objects: [["code": "a", "title": "new"], ["code": "b", "title": "b"], ["title": "no code"]])
             request.resultType = .objectIDs
             return try (context.execute(request) as? NSBatchInsertResult)?.result as? [NSManagedObjectID]
         }
         #expect(ids?.count == 3)
         #expect(ids?.first == existing, "the matching row is updated, keeping its ID")
         let rows = try database(url).read { db in
-            try Row.fetchAll(db, sql: "SELECT ZCODE, ZTITLE, ZSTOCK, Z_OPT FROM ZITEM ORDER BY Z_PK").map { "\($0[0] as String? ?? "-") \($0[1] as String) \($0[2] as Int) \($0[3] as Int)" }
+            try Row.fetchAll(db, sql: "SELECT ZCODE, ZTITLE, ZSTOCK, Z_OPT FROM ZITEM ORDER BY Z_PK").map {
+                "\($0[0] as String? ?? "-") \($0[1] as String) \($0[2] as Int) \($0[3] as Int)"
+            }
         }
-        #expect(rows == ["a new 0 2", "b b 0 1", "- no code 0 1"], "the row is overwritten, missing attributes by their defaults")
+        #expect(
+            rows == ["a new 0 2", "b b 0 1", "- no code 0 1"],
+            "the row is overwritten, missing attributes by their defaults")
     }
 
     // MARK: Update
@@ -244,7 +273,9 @@ import Testing
         #expect(updates.count == 1)
         #expect(updates.first?.contains("Z_OPT = Z_OPT + 1") == true)
         #expect(recorder.selects.isEmpty, "no rows are read for a count result")
-        #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTE WHERE ZPAGES = 499 AND ZTEXT = 'batched' AND Z_OPT = 2") == 150)
+        #expect(
+            try integer(url, "SELECT COUNT(*) FROM ZNOTE WHERE ZPAGES = 499 AND ZTEXT = 'batched' AND Z_OPT = 2") == 150
+        )
         #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTE WHERE ZPAGES < 25 AND Z_OPT = 1") == 150)
         let status = try context.performAndWait {
             let request = NSBatchUpdateRequest(entity: Notebook.entity())
@@ -262,21 +293,26 @@ import Testing
         let ids = try context.performAndWait {
             let request = NSBatchUpdateRequest(entityName: "Note")
             request.predicate = NSPredicate(format: "notebook.name == 'Work'")
-            request.propertiesToUpdate = ["pages": NSExpression(format: "pages * 10 + 1"), "text": NSExpression(format: "notebook.name")]
+            request.propertiesToUpdate = [
+                "pages": NSExpression(format: "pages * 10 + 1"), "text": NSExpression(format: "notebook.name"),
+            ]
             request.resultType = .updatedObjectIDsResultType
             return try (context.execute(request) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID]
         }
         #expect(ids?.count == 3)
         #expect(Set(ids?.compactMap(\.primaryKey) ?? []) == [1, 2, 3], "the Work notebook's notes")
         let rows = try database(url).read { db in
-            try Row.fetchAll(db, sql: "SELECT ZTEXT, ZPAGES FROM ZNOTE ORDER BY Z_PK").map { "\($0[0] as String):\($0[1] as Int)" }
+            try Row.fetchAll(db, sql: "SELECT ZTEXT, ZPAGES FROM ZNOTE ORDER BY Z_PK").map {
+                "\($0[0] as String):\($0[1] as Int)"
+            }
         }
         #expect(rows == ["Work:1", "Work:11", "Work:21", "Home-0:0", "Home-1:1", "Home-2:2"])
     }
 
     @Test func updateReadsEveryValueAsItWasBefore() throws {
         let node = ModelBuilder.entity("Node", className: "NSManagedObject")
-        let (children, parent) = ModelBuilder.pair("children", from: node, toMany: true, "parent", to: node, toMany: false)
+        let (children, parent) = ModelBuilder.pair(
+            "children", from: node, toMany: true, "parent", to: node, toMany: false)
         node.properties = [ModelBuilder.attribute("value", .integer64AttributeType), children, parent]
         let nodes = NSManagedObjectModel()
         nodes.entities = [node]
@@ -313,8 +349,12 @@ import Testing
             expectError(NSManagedObjectValidationError, "colour") { try update(["colour": "red"]) }
             expectError(NSManagedObjectValidationError, "relationship") { try update(["notebook": NSNull()]) }
             expectError(NSManagedObjectValidationError, "Integer 16") { try update(["pages": "many"]) }
-            expectError(NSManagedObjectValidationError, "text") { try update(["text": NSExpression(format: "pages + 1")]) }
-            expectError(NSManagedObjectValidationError, "nothing") { try update(["pages": NSExpression(format: "nothing + 1")]) }
+            expectError(NSManagedObjectValidationError, "text") {
+                try update(["text": NSExpression(format: "pages + 1")])
+            }
+            expectError(NSManagedObjectValidationError, "nothing") {
+                try update(["pages": NSExpression(format: "nothing + 1")])
+            }
             expectError(NSCoreDataError, "propertiesToUpdate") { try update([:]) }
         }
         #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTE WHERE Z_OPT = 1") == 2, "nothing was written")
@@ -352,8 +392,12 @@ import Testing
         let url = temporaryStoreURL()
         let context = try makeContext(sensors, url: url)
         let cached = try context.performAndWait {
-            for value in 0..<10 { NSManagedObject(entity: reading, insertInto: context).setValue(Int64(value), forKey: "value") }
-            for value in 0..<4 { NSManagedObject(entity: alarm, insertInto: context).setValue(Int64(100 + value), forKey: "value") }
+            for value in 0..<10 {
+                NSManagedObject(entity: reading, insertInto: context).setValue(Int64(value), forKey: "value")
+            }
+            for value in 0..<4 {
+                NSManagedObject(entity: alarm, insertInto: context).setValue(Int64(100 + value), forKey: "value")
+            }
             try context.save()
             return try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Alarm")).map(\.objectID)
         }
@@ -368,7 +412,11 @@ import Testing
         }
         #expect(count == 3)
         #expect(try integer(url, "SELECT COUNT(*) FROM ZREADING") == 11, "the limit holds and plain readings stay")
-        #expect(try integer(url, "SELECT MIN(ZVALUE) FROM ZREADING WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Alarm')") == 103)
+        #expect(
+            try integer(
+                url,
+                "SELECT MIN(ZVALUE) FROM ZREADING WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Alarm')"
+            ) == 103)
         let statements = recorder.statements
         #expect(statements.filter { $0.hasPrefix("DELETE") }.count == 1, "\(statements)")
         #expect(!statements.contains { $0.contains("Z_BATCHKEYS") }, "no key table")
@@ -430,7 +478,9 @@ import Testing
         // The context that saved the tag still holds its old membership (batch requests leave
         // objects alone); a fresh context reads the store.
         let fresh = try makeContext(model, url: url)
-        let tagNotes = try fresh.performAndWait { try fresh.fetch(Tag.fetchRequest()).first?.notes?.compactMap(\.text).sorted() }
+        let tagNotes = try fresh.performAndWait {
+            try fresh.fetch(Tag.fetchRequest()).first?.notes?.compactMap(\.text).sorted()
+        }
         #expect(tagNotes == ["Stays0", "Stays1", "Stays2"])
     }
 
@@ -438,7 +488,9 @@ import Testing
         let url = temporaryStoreURL()
         let context = try makeContext(ModelBuilder.notesModel(notebookRule: .nullifyDeleteRule), url: url)
         try seedNotebooks(context, names: ["Gone"], notesEach: 3)
-        try context.performAndWait { _ = try context.execute(NSBatchDeleteRequest(fetchRequest: Notebook.fetchRequest())) }
+        try context.performAndWait {
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: Notebook.fetchRequest()))
+        }
         #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTEBOOK") == 0)
         #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTE WHERE ZNOTEBOOK IS NULL AND Z_OPT = 2") == 3)
     }
@@ -469,7 +521,8 @@ import Testing
     @Test func deleteRefusesToClearARequiredInverse() throws {
         let owner = ModelBuilder.entity("Owner", className: "NSManagedObject")
         let pet = ModelBuilder.entity("Pet", className: "NSManagedObject")
-        let (pets, petOwner) = ModelBuilder.pair("pets", from: owner, toMany: true, rule: .nullifyDeleteRule, "owner", to: pet, toMany: false)
+        let (pets, petOwner) = ModelBuilder.pair(
+            "pets", from: owner, toMany: true, rule: .nullifyDeleteRule, "owner", to: pet, toMany: false)
         petOwner.isOptional = false
         owner.properties = [ModelBuilder.attribute("name", .stringAttributeType), pets]
         pet.properties = [ModelBuilder.attribute("name", .stringAttributeType), petOwner]
@@ -483,7 +536,8 @@ import Testing
             dog.setValue(person, forKey: "owner")
             try context.save()
             expectError(NSPersistentStoreSaveConflictsError, "Pet.owner") {
-                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Owner")))
+                _ = try context.execute(
+                    NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Owner")))
             }
         }
         #expect(try integer(url, "SELECT COUNT(*) FROM ZOWNER") == 1)
@@ -506,7 +560,8 @@ import Testing
             let count = try (context.execute(request) as? NSBatchDeleteResult)?.result as? Int
             #expect(count == 3)
             #expect(request.fetchRequest.entityName == "Note")
-            let empty = try (context.execute(NSBatchDeleteRequest(objectIDs: [])) as? NSBatchDeleteResult)?.result as? Bool
+            let empty =
+                try (context.execute(NSBatchDeleteRequest(objectIDs: [])) as? NSBatchDeleteResult)?.result as? Bool
             #expect(empty == true)
         }
         #expect(try integer(url, "SELECT COUNT(*) FROM ZNOTE") == 1)
@@ -519,14 +574,16 @@ import Testing
         let context = try makeContext(photos, url: url)
         let directory = SQLiteStore.supportDirectory(for: url).appendingPathComponent("_EXTERNAL_DATA")
         try context.performAndWait {
-            NSManagedObject(entity: photo, insertInto: context).setValue(Data(repeating: 7, count: 200_000), forKey: "image")
+            NSManagedObject(entity: photo, insertInto: context).setValue(
+                Data(repeating: 7, count: 200_000), forKey: "image")
             try context.save()
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
         try context.performAndWait {
             let inserted = NSBatchInsertRequest(entity: photo, objects: [["image": Data(repeating: 8, count: 300_000)]])
             _ = try context.execute(inserted)
-            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Photo")))
+            _ = try context.execute(
+                NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Photo")))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -542,7 +599,8 @@ import Testing
             cat.setValue("Tom", forKey: "name")
             cat.setValue(person, forKey: "owner")
             try context.save()
-            let insert = NSBatchInsertRequest(entity: dog, objects: [["name": "Rex", "breed": "collie"], ["name": "Fido"]])
+            let insert = NSBatchInsertRequest(
+                entity: dog, objects: [["name": "Rex", "breed": "collie"], ["name": "Fido"]])
             insert.resultType = .objectIDs
             let dogs = try (context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID] ?? []
             #expect(dogs.map(\.primaryKey) == [2, 3], "keys come from the root entity's counter")
@@ -553,9 +611,15 @@ import Testing
             #expect(try (context.execute(update) as? NSBatchUpdateResult)?.result as? Int == 1)
         }
         let rows = try database(url).read { db in
-            try Row.fetchAll(db, sql: "SELECT Z_ENT, ZNAME, ZBREED FROM ZANIMAL ORDER BY Z_PK").map { "\($0[0] as Int) \($0[1] as String) \($0[2] as String? ?? "-")" }
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, ZNAME, ZBREED FROM ZANIMAL ORDER BY Z_PK").map {
+                "\($0[0] as Int) \($0[1] as String) \($0[2] as String? ?? "-")"
+            }
         }
-        #expect(rows == ["\(animal.facts.entityNumber) Animal only -", "\(dog.facts.entityNumber) Rex collie", "\(dog.facts.entityNumber) Fido -"])
+        #expect(
+            rows == [
+                "\(animal.facts.entityNumber) Animal only -", "\(dog.facts.entityNumber) Rex collie",
+                "\(dog.facts.entityNumber) Fido -",
+            ])
         let deleted = try context.performAndWait {
             let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Animal"))
             request.resultType = .resultTypeObjectIDs
@@ -585,7 +649,9 @@ import Testing
         }
         #expect(try integer(url, "SELECT COUNT(*) FROM ZOWNER") == 1)
         #expect(try integer(url, "SELECT COUNT(*) FROM ZANIMAL") == 3)
-        #expect(try integer(url, "SELECT COUNT(*) FROM ZANIMAL a JOIN ZOWNER o ON o.Z_PK = a.ZOWNER WHERE o.ZNAME = 'Bob'") == 3)
+        #expect(
+            try integer(url, "SELECT COUNT(*) FROM ZANIMAL a JOIN ZOWNER o ON o.Z_PK = a.ZOWNER WHERE o.ZNAME = 'Bob'")
+                == 3)
     }
 
     // MARK: Execution and merging
@@ -613,7 +679,7 @@ import Testing
             request.sortDescriptors = [NSSortDescriptor(key: "text", ascending: true)]
             let notes = try reader.fetch(request)
             #expect(notes.map(\.text) == ["Work-0", "Work-1", "Work-2"])
-            notes[2].pages = 9 // an unsaved change to an object about to be deleted
+            notes[2].pages = 9  // an unsaved change to an object about to be deleted
             return notes
         }
         let observed = NotificationLog(.NSManagedObjectContextObjectsDidChange, reader)
@@ -655,12 +721,15 @@ import Testing
             request.resultType = .objectIDs
             return try (writer.execute(request) as? NSBatchInsertResult)?.result as? [NSManagedObjectID] ?? []
         }
-        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSInsertedObjectsKey: inserted.map { $0.uriRepresentation() }], into: [reader])
+        NSManagedObjectContext.mergeChanges(
+            fromRemoteContextSave: [NSInsertedObjectsKey: inserted.map { $0.uriRepresentation() }], into: [reader])
         let fresh = reader.performAndWait { (reader.registeredObject(for: inserted[0]) as? Note)?.text }
         #expect(fresh == "fresh")
         #expect((observed.last?[NSInsertedObjectsKey] as? Set<NSManagedObject>)?.map(\.objectID) == inserted)
         #expect(merged.count == 3)
-        #expect((merged.last?[NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID>) == Set(inserted))
+        #expect(
+            (merged.last?[NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID>)
+                == Set(inserted))
     }
 
     @Test func mergeMatchesIDsFromAnotherCoordinator() throws {
@@ -693,7 +762,8 @@ final class NotificationLog: @unchecked Sendable {
     private var token: NSObjectProtocol?
 
     init(_ name: Notification.Name, _ object: AnyObject) {
-        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [weak self] notification in
+        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) {
+            [weak self] notification in
             guard let self else { return }
             lock.lock()
             infos.append(notification.userInfo ?? [:])

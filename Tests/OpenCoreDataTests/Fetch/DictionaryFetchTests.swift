@@ -11,11 +11,17 @@ enum HouseholdFixture {
         let household = ModelBuilder.entity("Household", className: "NSManagedObject")
         let resident = ModelBuilder.entity("Resident", className: "NSManagedObject")
         let staff = ModelBuilder.entity("Staff", className: "NSManagedObject")
-        let (residents, home) = ModelBuilder.pair("residents", from: household, toMany: true, "household", to: resident, toMany: false)
-        let (head, headOf) = ModelBuilder.pair("head", from: household, toMany: false, "headOf", to: resident, toMany: false)
-        household.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("city", .stringAttributeType), residents, head]
+        let (residents, home) = ModelBuilder.pair(
+            "residents", from: household, toMany: true, "household", to: resident, toMany: false)
+        let (head, headOf) = ModelBuilder.pair(
+            "head", from: household, toMany: false, "headOf", to: resident, toMany: false)
+        household.properties = [
+            ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("city", .stringAttributeType),
+            residents, head,
+        ]
         resident.properties = [
-            ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("age", .integer64AttributeType),
+            ModelBuilder.attribute("name", .stringAttributeType),
+            ModelBuilder.attribute("age", .integer64AttributeType),
             ModelBuilder.attribute("height", .doubleAttributeType), ModelBuilder.attribute("born", .dateAttributeType),
             ModelBuilder.attribute("active", .booleanAttributeType), ModelBuilder.attribute("tag", .UUIDAttributeType),
             home, headOf,
@@ -40,10 +46,22 @@ enum HouseholdFixture {
             objects["Smith"] = insert("Household", ["name": "Smith", "city": "Oslo"])
             objects["Jones"] = insert("Household", ["name": "Jones", "city": "Oslo"])
             objects["Brown"] = insert("Household", ["name": "Brown"])
-            objects["Ann"] = insert("Resident", ["name": "Ann", "age": Int64(30), "height": 1.6, "born": born, "active": true, "tag": ids.ann, "household": objects["Smith"]!])
-            objects["Bob"] = insert("Resident", ["name": "Bob", "age": Int64(40), "height": 1.8, "active": false, "tag": ids.bob, "household": objects["Smith"]!])
+            objects["Ann"] = insert(
+                "Resident",
+                [
+                    "name": "Ann", "age": Int64(30), "height": 1.6, "born": born, "active": true, "tag": ids.ann,
+                    "household": objects["Smith"]!,
+                ])
+            objects["Bob"] = insert(
+                "Resident",
+                [
+                    "name": "Bob", "age": Int64(40), "height": 1.8, "active": false, "tag": ids.bob,
+                    "household": objects["Smith"]!,
+                ])
             objects["Cy"] = insert("Resident", ["name": "Cy", "age": Int64(20), "household": objects["Jones"]!])
-            objects["Dee"] = insert("Staff", ["name": "Dee", "age": Int64(50), "height": 1.7, "salary": Int32(100), "household": objects["Jones"]!])
+            objects["Dee"] = insert(
+                "Staff",
+                ["name": "Dee", "age": Int64(50), "height": 1.7, "salary": Int32(100), "household": objects["Jones"]!])
             objects["Eve"] = insert("Resident", ["name": "Eve", "age": Int64(60), "height": 1.5])
             objects["Smith"]!.setValue(objects["Ann"]!, forKey: "head")
             objects["Jones"]!.setValue(objects["Dee"]!, forKey: "head")
@@ -52,7 +70,9 @@ enum HouseholdFixture {
         }
     }
 
-    static func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType) -> NSExpressionDescription {
+    static func expression(
+        _ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType
+    ) -> NSExpressionDescription {
         let description = NSExpressionDescription()
         description.name = name
         description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
@@ -60,7 +80,9 @@ enum HouseholdFixture {
         return description
     }
 
-    static func request(_ properties: [Any]?, entity: String = "Resident", sortedBy keys: [String] = []) -> NSFetchRequest<NSDictionary> {
+    static func request(
+        _ properties: [Any]?, entity: String = "Resident", sortedBy keys: [String] = []
+    ) -> NSFetchRequest<NSDictionary> {
         let request = NSFetchRequest<NSDictionary>(entityName: entity)
         request.resultType = .dictionaryResultType
         request.propertiesToFetch = properties
@@ -76,7 +98,8 @@ enum HouseholdFixture {
         let context = try makeContext(model)
         _ = try HouseholdFixture.populate(context)
         let rows = try context.performAndWait {
-            try context.fetch(HouseholdFixture.request(["name", "age", "height", "born", "active", "tag"], sortedBy: ["name"]))
+            try context.fetch(
+                HouseholdFixture.request(["name", "age", "height", "born", "active", "tag"], sortedBy: ["name"]))
         }
         #expect(rows.map { $0["name"] as? String } == ["Ann", "Bob", "Cy", "Dee", "Eve"])
         let ann = rows[0]
@@ -97,12 +120,17 @@ enum HouseholdFixture {
         try context.performAndWait {
             let resident = try #require(model.entitiesByName["Resident"])
             let householdRelationship = try #require(resident.relationshipsByName["household"])
-            let rows = try context.fetch(HouseholdFixture.request(["name", "household.name", householdRelationship], sortedBy: ["name"]))
+            let rows = try context.fetch(
+                HouseholdFixture.request(["name", "household.name", householdRelationship], sortedBy: ["name"]))
             #expect(rows.map { $0["household.name"] as? String } == ["Smith", "Smith", "Jones", "Jones", nil])
-            #expect(rows.map { $0["household"] as? NSManagedObjectID } == ["Smith", "Smith", "Jones", "Jones"].map { objects[$0]!.objectID } + [nil])
+            #expect(
+                rows.map { $0["household"] as? NSManagedObjectID } == ["Smith", "Smith", "Jones", "Jones"].map {
+                    objects[$0]!.objectID
+                } + [nil])
 
             // `head` may be a Staff row: the ID carries the row's real entity.
-            let heads = try context.fetch(HouseholdFixture.request(["name", "head", "head.name"], entity: "Household", sortedBy: ["name"]))
+            let heads = try context.fetch(
+                HouseholdFixture.request(["name", "head", "head.name"], entity: "Household", sortedBy: ["name"]))
             #expect(heads.map { $0["head.name"] as? String } == [nil, "Dee", "Ann"])
             let jonesHead = try #require(heads[1]["head"] as? NSManagedObjectID)
             #expect(jonesHead == objects["Dee"]!.objectID)
@@ -115,7 +143,10 @@ enum HouseholdFixture {
         let context = try makeContext(model)
         let objects = try HouseholdFixture.populate(context)
         let rows = try context.performAndWait { try context.fetch(HouseholdFixture.request(nil, sortedBy: ["name"])) }
-        #expect(Set(rows[0].allKeys.compactMap { $0 as? String }) == ["name", "age", "height", "born", "active", "tag", "household", "headOf"])
+        #expect(
+            Set(rows[0].allKeys.compactMap { $0 as? String }) == [
+                "name", "age", "height", "born", "active", "tag", "household", "headOf",
+            ])
         #expect(rows[0]["headOf"] as? NSManagedObjectID == objects["Smith"]!.objectID)
         // Dee is Staff, but the request is for Resident: Resident's properties only.
         #expect(rows[3]["name"] as? String == "Dee" && rows[3]["salary"] == nil)
@@ -128,8 +159,12 @@ enum HouseholdFixture {
         objectID.name = "objectID"
         objectID.expression = NSExpression.expressionForEvaluatedObject()
         objectID.expressionResultType = .objectIDAttributeType
-        let rows = try context.performAndWait { try context.fetch(HouseholdFixture.request([objectID, "name"], sortedBy: ["name"])) }
-        #expect(rows.map { $0["objectID"] as? NSManagedObjectID } == ["Ann", "Bob", "Cy", "Dee", "Eve"].map { objects[$0]!.objectID })
+        let rows = try context.performAndWait {
+            try context.fetch(HouseholdFixture.request([objectID, "name"], sortedBy: ["name"]))
+        }
+        #expect(
+            rows.map { $0["objectID"] as? NSManagedObjectID }
+                == ["Ann", "Bob", "Cy", "Dee", "Eve"].map { objects[$0]!.objectID })
     }
 
     @Test func aggregatesOverAllRowsFollowTheirResultTypes() throws {
@@ -138,10 +173,12 @@ enum HouseholdFixture {
         let recorder = SQLRecorder(context)
         let spread = NSExpressionDescription()
         spread.name = "spread"
-        spread.expression = NSExpression(forFunction: "from:subtract:", arguments: [
-            NSExpression(forFunction: "max:", arguments: [NSExpression(forKeyPath: "age")]),
-            NSExpression(forFunction: "min:", arguments: [NSExpression(forKeyPath: "age")]),
-        ])
+        spread.expression = NSExpression(
+            forFunction: "from:subtract:",
+            arguments: [
+                NSExpression(forFunction: "max:", arguments: [NSExpression(forKeyPath: "age")]),
+                NSExpression(forFunction: "min:", arguments: [NSExpression(forKeyPath: "age")]),
+            ])
         spread.expressionResultType = .integer64AttributeType
         let request = HouseholdFixture.request([
             HouseholdFixture.expression("count", "count:", "height", .integer64AttributeType),
@@ -171,7 +208,9 @@ enum HouseholdFixture {
         let context = try makeContext(model)
         _ = try HouseholdFixture.populate(context)
         let count = HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)
-        let request = HouseholdFixture.request(["household.name", count, HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType)], sortedBy: ["household.name"])
+        let request = HouseholdFixture.request(
+            ["household.name", count, HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType)],
+            sortedBy: ["household.name"])
         request.propertiesToGroupBy = ["household.name"]
         let recorder = SQLRecorder(context)
         var rows = try context.performAndWait { try context.fetch(request) }
@@ -200,7 +239,9 @@ enum HouseholdFixture {
         let context = try makeContext(model)
         let objects = try HouseholdFixture.populate(context)
         let household = try #require(model.entitiesByName["Resident"]?.relationshipsByName["household"])
-        let request = HouseholdFixture.request([household, HouseholdFixture.expression("oldest", "max:", "age", .integer64AttributeType)])
+        let request = HouseholdFixture.request([
+            household, HouseholdFixture.expression("oldest", "max:", "age", .integer64AttributeType),
+        ])
         request.propertiesToGroupBy = [household]
         request.predicate = NSPredicate(format: "household != nil")
         request.sortDescriptors = [NSSortDescriptor(key: "household.name", ascending: false)]
@@ -239,7 +280,9 @@ enum HouseholdFixture {
             distinct.returnsDistinctResults = true
             let names = try context.fetch(distinct).compactMap { $0["name"] as? String }
             #expect(names.count == 2, "\(names)")
-            let grouped = HouseholdFixture.request(["name", HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType)])
+            let grouped = HouseholdFixture.request([
+                "name", HouseholdFixture.expression("total", "sum:", "age", .integer64AttributeType),
+            ])
             grouped.propertiesToGroupBy = ["name"]
             let totals = try context.fetch(grouped).compactMap { $0["total"] as? Int64 }
             #expect(totals.sorted() == [3, 4])
@@ -263,7 +306,9 @@ enum HouseholdFixture {
         let residents = HouseholdFixture.request(["name"], sortedBy: ["name"])
         residents.includesSubentities = false
         let staff = HouseholdFixture.request(["name", "salary", "household.name"], entity: "Staff")
-        let (ownRows, staffRows) = try context.performAndWait { (try context.fetch(residents), try context.fetch(staff)) }
+        let (ownRows, staffRows) = try context.performAndWait {
+            (try context.fetch(residents), try context.fetch(staff))
+        }
         #expect(ownRows.map { $0["name"] as? String } == ["Ann", "Bob", "Cy", "Eve"])
         #expect(staffRows.count == 1)
         #expect(staffRows.first?["salary"] as? Int32 == 100)
@@ -276,10 +321,16 @@ enum HouseholdFixture {
         try context.performAndWait {
             objects["Ann"]!.setValue("Annie", forKey: "name")
             context.delete(objects["Bob"]!)
-            NSEntityDescription.insertNewObject(forEntityName: "Resident", into: context).setValue("Zed", forKey: "name")
-            let names = try context.fetch(HouseholdFixture.request(["name"], sortedBy: ["name"])).map { $0["name"] as? String }
+            NSEntityDescription.insertNewObject(forEntityName: "Resident", into: context).setValue(
+                "Zed", forKey: "name")
+            let names = try context.fetch(HouseholdFixture.request(["name"], sortedBy: ["name"])).map {
+                $0["name"] as? String
+            }
             #expect(names == ["Ann", "Bob", "Cy", "Dee", "Eve"])
-            let count = try context.fetch(HouseholdFixture.request([HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)]))
+            let count = try context.fetch(
+                HouseholdFixture.request([
+                    HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)
+                ]))
             #expect(count.first?["count"] as? Int64 == 5)
             // Object fetches do see them.
             let objectCount = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Resident"))
@@ -298,7 +349,8 @@ enum HouseholdFixture {
             let saved = try context.fetch(request)
             #expect(saved == [NSNumber(value: 4)])
             // Counts, unlike dictionaries, include unsaved objects.
-            NSEntityDescription.insertNewObject(forEntityName: "Staff", into: context).setValue(Int64(70), forKey: "age")
+            NSEntityDescription.insertNewObject(forEntityName: "Staff", into: context).setValue(
+                Int64(70), forKey: "age")
             let withUnsaved = try context.fetch(request)
             #expect(withUnsaved == [NSNumber(value: 5)])
         }
@@ -314,12 +366,18 @@ enum HouseholdFixture {
         request.resultType = .managedObjectIDResultType
         request.predicate = NSPredicate(format: "age >= 40")
         request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
-        let (ids, registered) = try context.performAndWait { (try context.fetch(request), context.registeredObjects.count) }
-        #expect(ids.map { $0.uriRepresentation() } == ["Bob", "Dee", "Eve"].map { objects[$0]!.objectID.uriRepresentation() })
+        let (ids, registered) = try context.performAndWait {
+            (try context.fetch(request), context.registeredObjects.count)
+        }
+        #expect(
+            ids.map { $0.uriRepresentation() }
+                == ["Bob", "Dee", "Eve"].map { objects[$0]!.objectID.uriRepresentation() })
         #expect(ids[1].entity.name == "Staff")
         #expect(registered == 0, "ID results register no objects")
         #expect(recorder.selects.count == 1)
-        #expect(recorder.selects.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZRESIDENT t0") == true, "\(recorder.selects)")
+        #expect(
+            recorder.selects.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZRESIDENT t0") == true,
+            "\(recorder.selects)")
     }
 
     @Test func objectIDResultTypeSeesUnsavedChanges() throws {
@@ -350,27 +408,39 @@ enum HouseholdFixture {
         #expect(message(HouseholdFixture.request(["residents"], entity: "Household"))?.contains("to-many") == true)
         #expect(message(HouseholdFixture.request([42]))?.contains("Int") == true)
 
-        let ungrouped = HouseholdFixture.request(["name", HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)])
+        let ungrouped = HouseholdFixture.request([
+            "name", HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType),
+        ])
         ungrouped.propertiesToGroupBy = ["household.name"]
         #expect(message(ungrouped)?.contains("'name'") == true)
 
-        let aggregateGroup = HouseholdFixture.request([HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)])
-        aggregateGroup.propertiesToGroupBy = [HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)]
+        let aggregateGroup = HouseholdFixture.request([
+            HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)
+        ])
+        aggregateGroup.propertiesToGroupBy = [
+            HouseholdFixture.expression("count", "count:", "name", .integer64AttributeType)
+        ]
         #expect(message(aggregateGroup)?.contains("aggregate") == true)
 
         let havingWithoutGroups = HouseholdFixture.request(["name"])
         havingWithoutGroups.havingPredicate = NSPredicate(format: "name == 'Ann'")
         #expect(message(havingWithoutGroups)?.contains("propertiesToGroupBy") == true)
 
-        let sumOfText = HouseholdFixture.request([HouseholdFixture.expression("sum", "sum:", "name", .integer64AttributeType)])
+        let sumOfText = HouseholdFixture.request([
+            HouseholdFixture.expression("sum", "sum:", "name", .integer64AttributeType)
+        ])
         #expect(message(sumOfText)?.contains("sum:") == true)
 
-        let toManyAggregate = HouseholdFixture.request([HouseholdFixture.expression("n", "count:", "residents.name", .integer64AttributeType)], entity: "Household")
+        let toManyAggregate = HouseholdFixture.request(
+            [HouseholdFixture.expression("n", "count:", "residents.name", .integer64AttributeType)], entity: "Household"
+        )
         #expect(message(toManyAggregate)?.contains("count:") == true)
 
         let groupedObjects = NSFetchRequest<NSManagedObject>(entityName: "Resident")
         groupedObjects.propertiesToGroupBy = ["name"]
-        let groupError = #expect(throws: NSError.self) { try context.performAndWait { try context.fetch(groupedObjects) } }
+        let groupError = #expect(throws: NSError.self) {
+            try context.performAndWait { try context.fetch(groupedObjects) }
+        }
         #expect(groupError?.localizedDescription.contains("dictionaryResultType") == true)
 
         let mistyped = NSFetchRequest<NSManagedObject>(entityName: "Resident")

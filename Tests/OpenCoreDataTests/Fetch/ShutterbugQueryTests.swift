@@ -9,10 +9,15 @@ import Testing
     static func model() -> NSManagedObjectModel {
         let photographer = ModelBuilder.entity("Photographer", className: "NSManagedObject")
         let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
-        let (photos, whoTook) = ModelBuilder.pair("photos", from: photographer, toMany: true, "whoTook", to: photo, toMany: false)
-        photographer.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("title", .stringAttributeType), photos]
+        let (photos, whoTook) = ModelBuilder.pair(
+            "photos", from: photographer, toMany: true, "whoTook", to: photo, toMany: false)
+        photographer.properties = [
+            ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("title", .stringAttributeType),
+            photos,
+        ]
         photo.properties = [
-            ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("subtitle", .stringAttributeType),
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("subtitle", .stringAttributeType),
             ModelBuilder.attribute("uploadDate", .dateAttributeType), whoTook,
         ]
         let model = NSManagedObjectModel()
@@ -38,8 +43,10 @@ import Testing
             _ = photographer("Vivian Maier", "Street")
             let old = Date().addingTimeInterval(-30 * 86400)
             let photos: [(String, NSManagedObject, Date)] = [
-                ("Moonrise, Hernandez", ansel, old), ("Half Dome", ansel, old), ("file10", ansel, old), ("File2", ansel, old),
-                ("Clearing Winter Storm", ansel, old), ("apple orchard", ansel, old), ("The Tetons", ansel, Date().addingTimeInterval(-3600)),
+                ("Moonrise, Hernandez", ansel, old), ("Half Dome", ansel, old), ("file10", ansel, old),
+                ("File2", ansel, old),
+                ("Clearing Winter Storm", ansel, old), ("apple orchard", ansel, old),
+                ("The Tetons", ansel, Date().addingTimeInterval(-3600)),
                 ("Migrant Mother", dorothea, old), ("White Angel Breadline", dorothea, old.addingTimeInterval(-86400)),
             ]
             for (title, owner, date) in photos {
@@ -53,26 +60,41 @@ import Testing
         return try makeContext(model, url: url)
     }
 
-    func fetch(_ entity: String, _ format: String, _ arguments: Any..., sortedBy sort: [NSSortDescriptor]? = nil,
-               in context: NSManagedObjectContext) throws -> [String] {
+    func fetch(
+        _ entity: String, _ format: String, _ arguments: Any..., sortedBy sort: [NSSortDescriptor]? = nil,
+        in context: NSManagedObjectContext
+    ) throws -> [String] {
         let request = NSFetchRequest<NSManagedObject>(entityName: entity)
         request.predicate = NSPredicate(format: format, argumentArray: arguments)
         request.sortDescriptors = sort ?? [NSSortDescriptor(key: entity == "Photo" ? "title" : "name", ascending: true)]
-        return try context.fetch(request).map { $0.value(forKey: entity == "Photo" ? "title" : "name") as? String ?? "nil" }
+        return try context.fetch(request).map {
+            $0.value(forKey: entity == "Photo" ? "title" : "name") as? String ?? "nil"
+        }
     }
 
     @Test func photosOfAPhotographer() throws {
         let context = try shutterbugContext()
-        let titles = try context.performAndWait { try fetch("Photo", "whoTook.name = %@", "Dorothea Lange", in: context) }
+        let titles = try context.performAndWait {
+            try fetch("Photo", "whoTook.name = %@", "Dorothea Lange", in: context)
+        }
         #expect(titles == ["Migrant Mother", "White Angel Breadline"])
     }
 
     @Test func photographersWithAMatchingPhotoTitle() throws {
         let context = try shutterbugContext()
         try context.performAndWait { () throws -> Void in
-            #expect(try fetch("Photographer", "ANY photos.title CONTAINS[c] %@", "MOTHER", in: context) == ["Dorothea Lange"])
-            #expect(try fetch("Photographer", "ANY photos.title CONTAINS[c] %@", "e", in: context) == ["Ansel Adams", "Dorothea Lange"])
-            #expect(try fetch("Photographer", "NONE photos.title CONTAINS[c] %@", "MOTHER", in: context) == ["Ansel Adams", "Vivian Maier"])
+            #expect(
+                try fetch("Photographer", "ANY photos.title CONTAINS[c] %@", "MOTHER", in: context) == [
+                    "Dorothea Lange"
+                ])
+            #expect(
+                try fetch("Photographer", "ANY photos.title CONTAINS[c] %@", "e", in: context) == [
+                    "Ansel Adams", "Dorothea Lange",
+                ])
+            #expect(
+                try fetch("Photographer", "NONE photos.title CONTAINS[c] %@", "MOTHER", in: context) == [
+                    "Ansel Adams", "Vivian Maier",
+                ])
         }
     }
 
@@ -96,7 +118,10 @@ import Testing
     @Test func nameOrTitle() throws {
         let context = try shutterbugContext()
         try context.performAndWait { () throws -> Void in
-            #expect(try fetch("Photographer", "(name = %@) OR (title = %@)", "Vivian Maier", "Landscapes", in: context) == ["Ansel Adams", "Vivian Maier"])
+            #expect(
+                try fetch("Photographer", "(name = %@) OR (title = %@)", "Vivian Maier", "Landscapes", in: context) == [
+                    "Ansel Adams", "Vivian Maier",
+                ])
         }
     }
 
@@ -105,7 +130,11 @@ import Testing
         try context.performAndWait { () throws -> Void in
             let sort = [NSSortDescriptor(key: "title", ascending: true, selector: .localizedStandardCompare)]
             let titles = try fetch("Photo", "whoTook.name = %@", "Ansel Adams", sortedBy: sort, in: context)
-            #expect(titles == ["apple orchard", "Clearing Winter Storm", "File2", "file10", "Half Dome", "Moonrise, Hernandez", "The Tetons"])
+            #expect(
+                titles == [
+                    "apple orchard", "Clearing Winter Storm", "File2", "file10", "Half Dome", "Moonrise, Hernandez",
+                    "The Tetons",
+                ])
         }
     }
 }

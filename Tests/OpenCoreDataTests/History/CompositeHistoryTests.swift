@@ -7,8 +7,9 @@ import Testing
 /// the composite, named in `updatedProperties`.
 @Suite struct CompositeHistoryTests {
     @Test func changingAnElementRecordsTheComposite() throws {
-        let context = try makeContext(CompositeTestModels.spots(), url: temporaryStoreURL("History"),
-                                      options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+        let context = try makeContext(
+            CompositeTestModels.spots(), url: temporaryStoreURL("History"),
+            options: [NSPersistentHistoryTrackingKey: true as NSNumber])
         try context.performAndWait {
             let spot = NSEntityDescription.insertNewObject(forEntityName: "Spot", into: context)
             spot.setValue("a", forKey: "name")
@@ -16,7 +17,10 @@ import Testing
             try context.save()
             spot.setValue(5.0, forKeyPath: "location.latitude")
             try context.save()
-            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult
+            let result =
+                try context.execute(
+                    NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult
             let transactions = try #require(result?.result as? [NSPersistentHistoryTransaction])
             #expect(transactions.count == 2)
             let update = try #require(transactions.last?.changes?.first)

@@ -17,7 +17,9 @@ import Testing
         let (contents, itemBox) = ModelBuilder.pair("contents", from: box, toMany: true, "box", to: item, toMany: false)
         let name = ModelBuilder.attribute("name", .stringAttributeType)
         name.preservesValueInHistoryOnDeletion = true
-        item.properties = [name, ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0), tags, itemBox]
+        item.properties = [
+            name, ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0), tags, itemBox,
+        ]
         tag.properties = [ModelBuilder.attribute("label", .stringAttributeType), items]
         box.properties = [ModelBuilder.attribute("label", .stringAttributeType), contents]
         return ModelBuilder.model(item, tag, box)
@@ -25,7 +27,10 @@ import Testing
 
     static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true as NSNumber] }
 
-    private func context(_ url: URL, model: NSManagedObjectModel = model(), options: [AnyHashable: Any]? = tracking, name: String? = nil, author: String? = nil) throws -> NSManagedObjectContext {
+    private func context(
+        _ url: URL, model: NSManagedObjectModel = model(), options: [AnyHashable: Any]? = tracking, name: String? = nil,
+        author: String? = nil
+    ) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -42,11 +47,14 @@ import Testing
         return item
     }
 
-    private func history(_ request: NSPersistentHistoryChangeRequest, in context: NSManagedObjectContext) throws -> Any? {
+    private func history(_ request: NSPersistentHistoryChangeRequest, in context: NSManagedObjectContext) throws -> Any?
+    {
         try context.performAndWait { try (context.execute(request) as? NSPersistentHistoryResult)?.result }
     }
 
-    private func transactions(after token: NSPersistentHistoryToken?, in context: NSManagedObjectContext) throws -> [NSPersistentHistoryTransaction] {
+    private func transactions(
+        after token: NSPersistentHistoryToken?, in context: NSManagedObjectContext
+    ) throws -> [NSPersistentHistoryTransaction] {
         try #require(try history(.fetchHistory(after: token), in: context) as? [NSPersistentHistoryTransaction])
     }
 
@@ -126,7 +134,8 @@ import Testing
             try context.save()
         }
         let data = try NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: true)
-        let restored = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: data))
+        let restored = try #require(
+            try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: data))
         #expect(restored == token)
         #expect(restored.hash == token.hash)
         let later = try transactions(after: restored, in: context)
@@ -136,13 +145,21 @@ import Testing
         #expect(coordinator.currentPersistentHistoryToken(fromStores: nil) != token)
         // After a transaction, and after a date.
         let all = try transactions(after: nil, in: context)
-        let afterFirst = try #require(try history(.fetchHistory(after: all[0]), in: context) as? [NSPersistentHistoryTransaction])
+        let afterFirst = try #require(
+            try history(.fetchHistory(after: all[0]), in: context) as? [NSPersistentHistoryTransaction])
         #expect(afterFirst.map(\.transactionNumber) == [all[1].transactionNumber])
-        let afterDate = try #require(try history(.fetchHistory(after: all[1].timestamp.addingTimeInterval(-0.000001)), in: context) as? [NSPersistentHistoryTransaction])
+        let afterDate = try #require(
+            try history(.fetchHistory(after: all[1].timestamp.addingTimeInterval(-0.000001)), in: context)
+                as? [NSPersistentHistoryTransaction])
         #expect(afterDate.map(\.transactionNumber).contains(all[1].transactionNumber))
-        #expect(try #require(try history(.fetchHistory(after: Date.distantFuture), in: context) as? [NSPersistentHistoryTransaction]).isEmpty)
+        #expect(
+            try #require(
+                try history(.fetchHistory(after: Date.distantFuture), in: context) as? [NSPersistentHistoryTransaction]
+            ).isEmpty)
         // A damaged archive is refused, not trapped on.
-        #expect(throws: (any Error).self) { try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: Data("junk".utf8)) }
+        #expect(throws: (any Error).self) {
+            try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: Data("junk".utf8))
+        }
     }
 
     @Test func resultTypesShapeTheResult() throws {
@@ -161,7 +178,9 @@ import Testing
             #expect(request.token == nil)
             return try history(request, in: context)
         }
-        #expect(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?).resultType == .transactionsAndChanges)
+        #expect(
+            NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?).resultType
+                == .transactionsAndChanges)
         #expect(try result(.statusOnly) as? Bool == true)
         #expect(try result(.count) as? Int == 3)
         #expect(try result(.objectIDs) as? [NSManagedObjectID] == ids)
@@ -195,14 +214,19 @@ import Testing
         #expect(others.map(\.author) == ["sync"])
 
         let itemsOnly = try #require(NSPersistentHistoryChange.fetchRequest)
-        itemsOnly.predicate = NSPredicate(format: "changedEntity == %@ AND changeType == %d", itemEntity, NSPersistentHistoryChangeType.insert.rawValue)
-        let filtered = try #require(try history(.fetchHistory(withFetch: itemsOnly), in: app) as? [NSPersistentHistoryTransaction])
+        itemsOnly.predicate = NSPredicate(
+            format: "changedEntity == %@ AND changeType == %d", itemEntity,
+            NSPersistentHistoryChangeType.insert.rawValue)
+        let filtered = try #require(
+            try history(.fetchHistory(withFetch: itemsOnly), in: app) as? [NSPersistentHistoryTransaction])
         #expect(filtered.count == 2)
         #expect(filtered.allSatisfy { $0.changes?.count == 1 && $0.changes?[0].changedObjectID.entity.name == "Item" })
 
         let limited = try #require(NSPersistentHistoryTransaction.fetchRequest)
         limited.fetchLimit = 1
-        #expect(try #require(try history(.fetchHistory(withFetch: limited), in: app) as? [NSPersistentHistoryTransaction]).map(\.author) == ["app"])
+        #expect(
+            try #require(try history(.fetchHistory(withFetch: limited), in: app) as? [NSPersistentHistoryTransaction])
+                .map(\.author) == ["app"])
 
         let wrong = NSFetchRequest<NSManagedObject>(entityName: "Item")
         #expect(throws: (any Error).self) { try history(.fetchHistory(withFetch: wrong), in: app) }
@@ -252,7 +276,8 @@ import Testing
     @Test func batchRequestsRecordTheirRows() throws {
         let context = try context(temporaryStoreURL("History"), author: "batch")
         try context.performAndWait {
-            let insert = NSBatchInsertRequest(entityName: "Item", objects: [["name": "x", "count": 1], ["name": "y", "count": 2]])
+            let insert = NSBatchInsertRequest(
+                entityName: "Item", objects: [["name": "x", "count": 1], ["name": "y", "count": 2]])
             _ = try context.execute(insert)
             let update = NSBatchUpdateRequest(entityName: "Item")
             update.propertiesToUpdate = ["count": NSExpression(forConstantValue: 9)]
@@ -333,16 +358,21 @@ import Testing
         let merged = try reader.performAndWait {
             for transaction in news { reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
             // The reader's own objects changed in place (IDs of two coordinators are told apart, so compare URIs).
-            let keptObject = try #require(readerObjects.first { $0.objectID.uriRepresentation() == kept.uriRepresentation() })
+            let keptObject = try #require(
+                readerObjects.first { $0.objectID.uriRepresentation() == kept.uriRepresentation() })
             #expect(keptObject.value(forKey: "count") as? Int64 == 42)
-            let doomedObject = try #require(readerObjects.first { $0.objectID.uriRepresentation() == doomed.uriRepresentation() })
+            let doomedObject = try #require(
+                readerObjects.first { $0.objectID.uriRepresentation() == doomed.uriRepresentation() })
             #expect(doomedObject.managedObjectContext == nil || doomedObject.isDeleted)
-            let addedID = try #require(reader.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: added.uriRepresentation()))
+            let addedID = try #require(
+                reader.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: added.uriRepresentation()))
             return try reader.existingObject(with: addedID).value(forKey: "name") as? String
         }
         #expect(merged == "added")
         let notification = news[0].objectIDNotification()
-        let uris = { (key: String) in Set(((notification.userInfo?[key] as? Set<NSManagedObjectID>) ?? []).map { $0.uriRepresentation() }) }
+        let uris = { (key: String) in
+            Set(((notification.userInfo?[key] as? Set<NSManagedObjectID>) ?? []).map { $0.uriRepresentation() })
+        }
         #expect(uris(NSInsertedObjectsKey) == [added.uriRepresentation()])
         #expect(uris(NSUpdatedObjectsKey) == [kept.uriRepresentation()])
         #expect(uris(NSDeletedObjectsKey) == [doomed.uriRepresentation()])
@@ -368,7 +398,10 @@ import Testing
         #expect(error.localizedDescription.contains("NSPersistentHistoryTrackingKey"))
         // It still reads, and history requests need a tracking store.
         untracked.performAndWait { untracked.rollback() }
-        #expect(try untracked.performAndWait { try untracked.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) } == 1)
+        #expect(
+            try untracked.performAndWait {
+                try untracked.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            } == 1)
         let refused = try #require(throws: NSError.self) { try transactions(after: nil, in: untracked) }
         #expect(refused.code == NSPersistentStoreOperationError)
         // A store that never tracked history stays writable.
@@ -386,23 +419,41 @@ import Testing
         }
         let db = try DatabaseQueue(path: url.path)
         try db.read { db in
-            let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT >= 16000 ORDER BY Z_ENT").map { "\($0[0] as Int) \($0[1] as String)" }
+            let keys = try Row.fetchAll(
+                db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT >= 16000 ORDER BY Z_ENT"
+            ).map { "\($0[0] as Int) \($0[1] as String)" }
             #expect(keys == ["16001 CHANGE", "16002 TRANSACTION", "16003 TRANSACTIONSTRING"])
-            let change = try #require(try Row.fetchOne(db, sql: "SELECT Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZTOMBSTONE0 FROM ACHANGE"))
+            let change = try #require(
+                try Row.fetchOne(
+                    db, sql: "SELECT Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZTOMBSTONE0 FROM ACHANGE"))
             #expect(change[0] as Int == 16001)
             #expect(change[1] as Int == 0)
-            #expect(change[2] as Int == context.persistentStoreCoordinator!.managedObjectModel.entitiesByName["Item"]!.facts.entityNumber)
+            #expect(
+                change[2] as Int
+                    == context.persistentStoreCoordinator!.managedObjectModel.entitiesByName["Item"]!.facts.entityNumber
+            )
             #expect(change[4] as Int64 == 1)
-            let transaction = try #require(try Row.fetchOne(db, sql: "SELECT Z_ENT, ZTIMESTAMP, ZPROCESSIDTS FROM ATRANSACTION"))
+            let transaction = try #require(
+                try Row.fetchOne(db, sql: "SELECT Z_ENT, ZTIMESTAMP, ZPROCESSIDTS FROM ATRANSACTION"))
             #expect(transaction[0] as Int == 16002)
             // As in stores Core Data writes: no versions, strings only through ATRANSACTIONSTRING.
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE Z_OPT IS NOT NULL") == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_OPT IS NOT NULL OR ZAUTHOR IS NOT NULL OR ZBUNDLEID IS NOT NULL OR ZPROCESSID IS NOT NULL") == 0)
+            #expect(
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_OPT IS NOT NULL OR ZAUTHOR IS NOT NULL OR ZBUNDLEID IS NOT NULL OR ZPROCESSID IS NOT NULL"
+                ) == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ATRANSACTIONSTRING WHERE Z_OPT IS NOT NULL") == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE ZCOLUMNS IS NOT NULL") == 0, "inserts name no columns")
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ACHANGE WHERE ZCOLUMNS IS NOT NULL") == 0,
+                "inserts name no columns")
             // Seconds since 2001, as Core Data stores dates.
             #expect(abs((transaction[1] as Double) - Date().timeIntervalSinceReferenceDate) < 60)
-            #expect(try String.fetchOne(db, sql: "SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = ?", arguments: [transaction[2] as Int64]) == String(ProcessInfo.processInfo.processIdentifier))
+            #expect(
+                try String.fetchOne(
+                    db, sql: "SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = ?", arguments: [transaction[2] as Int64]
+                ) == String(ProcessInfo.processInfo.processIdentifier))
         }
         // Tools reading the store see the model's entities only.
         let inferred = try NSManagedObjectModel.inferred(fromStoreAt: url)
@@ -426,7 +477,9 @@ import Testing
         private var observer: NSObjectProtocol?
 
         init(_ coordinator: NSPersistentStoreCoordinator) {
-            observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil) { [weak self] note in
+            observer = NotificationCenter.default.addObserver(
+                forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+            ) { [weak self] note in
                 guard let self else { return }
                 condition.lock()
                 received.append(note)
@@ -451,7 +504,9 @@ import Testing
         var count: Int { condition.withLock { received.count } }
     }
 
-    private func coordinator(_ url: URL, _ model: NSManagedObjectModel, _ options: [AnyHashable: Any]?) throws -> NSPersistentStoreCoordinator {
+    private func coordinator(
+        _ url: URL, _ model: NSManagedObjectModel, _ options: [AnyHashable: Any]?
+    ) throws -> NSPersistentStoreCoordinator {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         return coordinator
@@ -460,7 +515,10 @@ import Testing
     @Test func anotherCoordinatorsSavePostsWithTheHistoryToken() throws {
         let url = temporaryStoreURL("Remote")
         let model = PersistentHistoryTests.model()
-        let options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true as NSNumber]
+        let options: [AnyHashable: Any] = [
+            NSPersistentHistoryTrackingKey: true,
+            NSPersistentStoreRemoteChangeNotificationPostOptionKey: true as NSNumber,
+        ]
         let watched = try coordinator(url, model, options)
         let listener = Listener(watched)
         let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -470,7 +528,8 @@ import Testing
             try writer.save()
         }
         let expected = writer.persistentStoreCoordinator!.currentPersistentHistoryToken(fromStores: nil)
-        let note = try #require(listener.wait { ($0.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken) == expected })
+        let note = try #require(
+            listener.wait { ($0.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken) == expected })
         let store = watched.persistentStores[0]
         #expect(note.object as? NSPersistentStoreCoordinator === watched)
         #expect(note.userInfo?[NSStoreUUIDKey] as? String == store.identifier)
@@ -489,7 +548,9 @@ import Testing
     @Test func anotherProcessesSavesPostAndMergeFromHistory() throws {
         let url = temporaryStoreURL("Remote")
         let model = MultiProcessTests.workerModel()
-        let options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true]
+        let options: [AnyHashable: Any] = [
+            NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true,
+        ]
         let watched = try coordinator(url, model, options)
         let listener = Listener(watched)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -506,19 +567,29 @@ import Testing
         #expect(process.terminationStatus == 0)
 
         // The worker's last save reached this process as a notification carrying its token.
-        let note = try #require(listener.wait { note in
-            guard let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken else { return false }
-            return token.transactionNumber(inStore: watched.persistentStores[0].identifier) >= 3
-        })
+        let note = try #require(
+            listener.wait { note in
+                guard let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken else {
+                    return false
+                }
+                return token.transactionNumber(inStore: watched.persistentStores[0].identifier) >= 3
+            })
         let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken
         let transactions = try context.performAndWait {
-            try #require((context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: start)) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            try #require(
+                (context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: start))
+                    as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
         }
         #expect(transactions.count == 3)
-        #expect(transactions.allSatisfy { $0.author == "other-process" && $0.processID != String(ProcessInfo.processInfo.processIdentifier) })
+        #expect(
+            transactions.allSatisfy {
+                $0.author == "other-process" && $0.processID != String(ProcessInfo.processInfo.processIdentifier)
+            })
         #expect(transactions.last?.token == token)
         let rows = try context.performAndWait {
-            for transaction in transactions { context.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
+            for transaction in transactions {
+                context.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+            }
             return try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry"))
         }
         #expect(rows == 12)
@@ -535,8 +606,13 @@ extension PersistentHistoryTests {
             _ = insertItem("a", into: plain)
             try plain.save()
         }
-        let reader = try context(url, options: [NSPersistentHistoryTrackingKey: true, NSReadOnlyPersistentStoreOption: true])
+        let reader = try context(
+            url, options: [NSPersistentHistoryTrackingKey: true, NSReadOnlyPersistentStoreOption: true])
         #expect(try transactions(after: nil, in: reader).isEmpty)
-        #expect(reader.persistentStoreCoordinator!.currentPersistentHistoryToken(fromStores: nil) == NSPersistentHistoryToken(transactionNumbers: [reader.persistentStoreCoordinator!.persistentStores[0].identifier: 0]))
+        #expect(
+            reader.persistentStoreCoordinator!.currentPersistentHistoryToken(fromStores: nil)
+                == NSPersistentHistoryToken(transactionNumbers: [
+                    reader.persistentStoreCoordinator!.persistentStores[0].identifier: 0
+                ]))
     }
 }

@@ -8,7 +8,9 @@ import Testing
 /// with their defaults) or removed (columns dropped), composites added or removed.
 @Suite struct CompositeMigrationTests {
     private func open(_ url: URL, _ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
-        try makeContext(model, url: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        try makeContext(
+            model, url: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     }
 
     /// A store of the first `Parcel` model holding one parcel per street.
@@ -18,7 +20,8 @@ import Testing
         try context.performAndWait {
             for (index, street) in streets.enumerated() {
                 let parcel = NSEntityDescription.insertNewObject(forEntityName: "Parcel", into: context)
-                parcel.setValue(["street": street, "zip": index, "geo": ["lat": Double(index)]] as [String: Any], forKey: "address")
+                parcel.setValue(
+                    ["street": street, "zip": index, "geo": ["lat": Double(index)]] as [String: Any], forKey: "address")
             }
             try context.save()
         }
@@ -79,7 +82,8 @@ import Testing
         try closeStores(of: first)
 
         let model = CompositeTestModels.spots()
-        let location = try #require(model.entitiesByName["Spot"]?.propertiesByName["location"] as? NSCompositeAttributeDescription)
+        let location = try #require(
+            model.entitiesByName["Spot"]?.propertiesByName["location"] as? NSCompositeAttributeDescription)
         location.elements.append(CompositeTestModels.element("altitude", .doubleAttributeType, defaultValue: 100.0))
         let context = try open(url, model)
         try context.performAndWait {
@@ -111,12 +115,17 @@ import Testing
             try context.save()
         }
         try closeStores(of: context)
-        #expect(try columns(url, table: "ZSPOT").isSuperset(of: ["ZLOCATION_LATITUDE", "ZLOCATION_LONGITUDE", "ZLOCATION_LABEL"]))
+        #expect(
+            try columns(url, table: "ZSPOT").isSuperset(of: [
+                "ZLOCATION_LATITUDE", "ZLOCATION_LONGITUDE", "ZLOCATION_LABEL",
+            ]))
     }
 
     @Test func withoutMigrationAStoreRefusesAModelWhoseCompositeChanged() throws {
         let url = try parcelsStore(["a"])
-        let error = #expect(throws: NSError.self) { try makeContext(CompositeTestModels.parcels(withFloor: true), url: url) }
+        let error = #expect(throws: NSError.self) {
+            try makeContext(CompositeTestModels.parcels(withFloor: true), url: url)
+        }
         #expect(error?.code == NSPersistentStoreIncompatibleVersionHashError)
         // The same model as the store's opens as it is.
         let context = try makeContext(CompositeTestModels.parcels(), url: url)
@@ -126,7 +135,8 @@ import Testing
     @Test func aRequiredElementWithoutDefaultFailsTheMigration() throws {
         let url = try parcelsStore(["a"])
         let model = CompositeTestModels.parcels()
-        let address = try #require(model.entitiesByName["Parcel"]?.propertiesByName["address"] as? NSCompositeAttributeDescription)
+        let address = try #require(
+            model.entitiesByName["Parcel"]?.propertiesByName["address"] as? NSCompositeAttributeDescription)
         address.elements.append(CompositeTestModels.element("recipient", .stringAttributeType, optional: false))
         let error = #expect(throws: NSError.self) { try open(url, model) }
         #expect(error?.localizedDescription.contains("required element 'address.recipient'") == true)

@@ -20,12 +20,19 @@ import Testing
         try context.performAndWait {
             var result: [String: [String]] = [:]
             let request = NSFetchRequest<NSManagedObject>(entityName: "Notebook")
-            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true), NSSortDescriptor(key: "creationDate", ascending: true)]
+            request.sortDescriptors = [
+                NSSortDescriptor(key: "name", ascending: true), NSSortDescriptor(key: "creationDate", ascending: true),
+            ]
             for notebook in try context.fetch(request) {
                 let notes = NSFetchRequest<NSManagedObject>(entityName: "Note")
                 notes.predicate = NSPredicate(format: "notebook = %@", notebook)
-                notes.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: true), NSSortDescriptor(key: "text", ascending: true)]
-                result[notebook.value(forKey: "name") as? String ?? "?"] = try context.fetch(notes).map { $0.value(forKey: "text") as? String ?? "" }
+                notes.sortDescriptors = [
+                    NSSortDescriptor(key: "creationDate", ascending: true),
+                    NSSortDescriptor(key: "text", ascending: true),
+                ]
+                result[notebook.value(forKey: "name") as? String ?? "?"] = try context.fetch(notes).map {
+                    $0.value(forKey: "text") as? String ?? ""
+                }
             }
             return result
         }
@@ -34,7 +41,8 @@ import Testing
     @Test func theVersion1StoreMigratesWithItsNotesIntact() throws {
         let bundle = try ModelFixtures.url("CoolNotes.xcdatamodeld")
         let url = temporaryStoreURL("CoolNotes")
-        let v1 = try container(try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("Model.xcdatamodel")), at: url)
+        let v1 = try container(
+            try NSManagedObjectModel.load(contentsOf: bundle.appendingPathComponent("Model.xcdatamodel")), at: url)
         let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
         try v1.viewContext.performAndWait {
             let context = v1.viewContext
@@ -80,7 +88,8 @@ import Testing
             let frames = try again.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "PhotoFrame"))
             #expect(frames.count == 1)
             #expect(frames.first?.value(forKey: "imageData") as? Data == photo)
-            #expect((frames.first?.value(forKey: "note") as? NSManagedObject)?.value(forKey: "text") as? String == "Swift")
+            #expect(
+                (frames.first?.value(forKey: "note") as? NSManagedObject)?.value(forKey: "text") as? String == "Swift")
         }
     }
 }

@@ -19,10 +19,13 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         }
     }
 
-    override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
+    override func createDestinationInstances(
+        forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager
+    ) throws {
         let name = sInstance.value(forKey: "fullName") as? String ?? ""
         if Self.refusedNames.withLock({ $0.contains(name) }) {
-            throw NSError(domain: "ContactNamePolicy", code: 7, userInfo: [NSLocalizedDescriptionKey: "\(name) cannot be split"])
+            throw NSError(
+                domain: "ContactNamePolicy", code: 7, userInfo: [NSLocalizedDescriptionKey: "\(name) cannot be split"])
         }
         try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
     }
@@ -37,7 +40,10 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         let customer = ModelBuilder.entity("Customer")
         let note = ModelBuilder.entity("Note")
         person.properties = [ModelBuilder.attribute("fullName", .stringAttributeType)]
-        customer.properties = [ModelBuilder.attribute("fullName", .stringAttributeType), ModelBuilder.attribute("email", .stringAttributeType)]
+        customer.properties = [
+            ModelBuilder.attribute("fullName", .stringAttributeType),
+            ModelBuilder.attribute("email", .stringAttributeType),
+        ]
         note.properties = [ModelBuilder.attribute("text", .stringAttributeType)]
         let (notes, author) = ModelBuilder.pair("notes", from: person, toMany: true, "author", to: note, toMany: false)
         person.properties += [notes]
@@ -49,9 +55,12 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
     static func version2() -> NSManagedObjectModel {
         let contact = ModelBuilder.entity("Contact")
         let note = ModelBuilder.entity("Note")
-        contact.properties = [ModelBuilder.attribute("firstName", .stringAttributeType), ModelBuilder.attribute("lastName", .stringAttributeType),
-                              ModelBuilder.attribute("email", .stringAttributeType),
-                              ModelBuilder.attribute("isCustomer", .booleanAttributeType, optional: false, defaultValue: false)]
+        contact.properties = [
+            ModelBuilder.attribute("firstName", .stringAttributeType),
+            ModelBuilder.attribute("lastName", .stringAttributeType),
+            ModelBuilder.attribute("email", .stringAttributeType),
+            ModelBuilder.attribute("isCustomer", .booleanAttributeType, optional: false, defaultValue: false),
+        ]
         note.properties = [ModelBuilder.attribute("text", .stringAttributeType, optional: false)]
         let (notes, author) = ModelBuilder.pair("notes", from: contact, toMany: true, "author", to: note, toMany: false)
         contact.properties += [notes]
@@ -66,7 +75,10 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
             mapping.valueExpression = try NSExpression.parse(format: format)
             return mapping
         }
-        func entity(_ source: String, _ destination: String, _ attributes: [NSPropertyMapping], _ relationships: [NSPropertyMapping] = []) -> NSEntityMapping {
+        func entity(
+            _ source: String, _ destination: String, _ attributes: [NSPropertyMapping],
+            _ relationships: [NSPropertyMapping] = []
+        ) -> NSEntityMapping {
             let mapping = NSEntityMapping()
             mapping.name = "\(source)To\(destination)"
             mapping.mappingType = .customEntityMappingType
@@ -77,14 +89,24 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
             mapping.relationshipMappings = relationships
             return mapping
         }
-        let names = [try property("firstName", #"FUNCTION($entityPolicy, "firstNameOf:", $source.fullName)"#),
-                     try property("lastName", #"FUNCTION($entityPolicy, "lastNameOf:", $source.fullName)"#)]
+        let names = [
+            try property("firstName", #"FUNCTION($entityPolicy, "firstNameOf:", $source.fullName)"#),
+            try property("lastName", #"FUNCTION($entityPolicy, "lastNameOf:", $source.fullName)"#),
+        ]
         let people = entity("Person", "Contact", names)
-        let customers = entity("Customer", "Contact", names + [try property("email", "$source.email"), try property("isCustomer", "YES")])
-        customers.sourceExpression = try NSExpression.parse(format: #"FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Customer", "email != nil")"#)
-        let notes = entity("Note", "Note", [try property("text", "$source.text")], [
-            try property("author", #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToContact", $source.author)"#),
-        ])
+        let customers = entity(
+            "Customer", "Contact", names + [try property("email", "$source.email"), try property("isCustomer", "YES")])
+        customers.sourceExpression = try NSExpression.parse(
+            format:
+                #"FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Customer", "email != nil")"#)
+        let notes = entity(
+            "Note", "Note", [try property("text", "$source.text")],
+            [
+                try property(
+                    "author",
+                    #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToContact", $source.author)"#
+                )
+            ])
         notes.entityMigrationPolicyClassName = nil
         let model = NSMappingModel()
         model.entityMappings = [people, customers, notes]
@@ -95,14 +117,19 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
     private func makeSource() throws -> URL {
         let url = temporaryStoreURL("People")
         let context = try makeContext(Self.version1(), url: url)
-        try Self.insertVersion1Objects(into: context, people: ["Ada Lovelace", "Plato"], customers: ["Grace Hopper", "No Mail"])
-        try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
+        try Self.insertVersion1Objects(
+            into: context, people: ["Ada Lovelace", "Plato"], customers: ["Grace Hopper", "No Mail"])
+        try context.persistentStoreCoordinator?.persistentStores.forEach {
+            try context.persistentStoreCoordinator?.remove($0)
+        }
         return url
     }
 
     /// Saves version 1 objects: the people (the first with the notes "first" and "second")
     /// and the customers (the first with an email made of its first name).
-    static func insertVersion1Objects(into context: NSManagedObjectContext, people: [String], customers: [String]) throws {
+    static func insertVersion1Objects(
+        into context: NSManagedObjectContext, people: [String], customers: [String]
+    ) throws {
         try context.performAndWait {
             for (index, name) in people.enumerated() {
                 let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
@@ -117,7 +144,9 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
             for (index, name) in customers.enumerated() {
                 let customer = NSEntityDescription.insertNewObject(forEntityName: "Customer", into: context)
                 customer.setValue(name, forKey: "fullName")
-                if index == 0 { customer.setValue("\(name.split(separator: " ")[0].lowercased())@example.com", forKey: "email") }
+                if index == 0 {
+                    customer.setValue("\(name.split(separator: " ")[0].lowercased())@example.com", forKey: "email")
+                }
             }
             try context.save()
         }
@@ -128,7 +157,8 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         let before = try Data(contentsOf: source)
         let destination = temporaryStoreURL("Contacts")
         let manager = NSMigrationManager(sourceModel: Self.version1(), destinationModel: Self.version2())
-        try manager.migrateStore(from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
+        try manager.migrateStore(
+            from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
         #expect(manager.migrationProgress == 1)
         #expect(manager.progress.fractionCompleted == 1)
         #expect(try Data(contentsOf: source) == before, "the source store is only read")
@@ -155,7 +185,8 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         defer { ContactNamePolicy.refusedNames.withLock { _ = $0.remove("Grace Hopper") } }
         let manager = NSMigrationManager(sourceModel: Self.version1(), destinationModel: Self.version2())
         #expect {
-            try manager.migrateStore(from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
+            try manager.migrateStore(
+                from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
         } throws: { error in
             let error = error as NSError
             return error.domain == "ContactNamePolicy" && error.code == 7
@@ -187,7 +218,8 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         let manager = NSMigrationManager(sourceModel: Self.version1(), destinationModel: Self.version2())
         manager.progress.cancel()
         #expect {
-            try manager.migrateStore(from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
+            try manager.migrateStore(
+                from: source, type: .sqlite, mapping: try Self.mapping(), to: destination, type: .sqlite)
         } throws: { error in
             (error as NSError).code == NSMigrationCancelledError
         }
@@ -197,11 +229,16 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
     @Test func withoutAMappingTheManagerInfersOne() throws {
         // Lightweight changes by objects: an attribute renamed and one added.
         let old = ModelBuilder.entity("Event")
-        old.properties = [ModelBuilder.attribute("when", .dateAttributeType), ModelBuilder.attribute("title", .stringAttributeType)]
+        old.properties = [
+            ModelBuilder.attribute("when", .dateAttributeType), ModelBuilder.attribute("title", .stringAttributeType),
+        ]
         let new = ModelBuilder.entity("Event")
         let name = ModelBuilder.attribute("name", .stringAttributeType)
         name.renamingIdentifier = "title"
-        new.properties = [ModelBuilder.attribute("when", .dateAttributeType), name, ModelBuilder.attribute("count", .integer32AttributeType, optional: false, defaultValue: 3)]
+        new.properties = [
+            ModelBuilder.attribute("when", .dateAttributeType), name,
+            ModelBuilder.attribute("count", .integer32AttributeType, optional: false, defaultValue: 3),
+        ]
         let (oldModel, newModel) = (ModelBuilder.model(old), ModelBuilder.model(new))
         let source = temporaryStoreURL("Events")
         let context = try makeContext(oldModel, url: source)
@@ -214,7 +251,9 @@ final class ContactNamePolicy: NSEntityMigrationPolicy, @unchecked Sendable {
         }
         let destination = temporaryStoreURL("Events")
         let manager = NSMigrationManager(sourceModel: oldModel, destinationModel: newModel)
-        try manager.migrateStore(from: source, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: destination, destinationType: NSSQLiteStoreType)
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: destination,
+            destinationType: NSSQLiteStoreType)
         let migrated = try makeContext(newModel, url: destination)
         try migrated.performAndWait {
             let event = try #require(try migrated.fetch(NSFetchRequest<NSManagedObject>(entityName: "Event")).first)

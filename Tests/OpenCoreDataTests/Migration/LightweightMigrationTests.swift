@@ -17,9 +17,13 @@ import Testing
         try #require(try AppleStoreFixtures.modelVersions(Self.moody)[name])
     }
 
-    private func open(_ url: URL, with model: NSManagedObjectModel, migrating: Bool = true) throws -> NSManagedObjectContext {
+    private func open(
+        _ url: URL, with model: NSManagedObjectModel, migrating: Bool = true
+    ) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: migrating, NSInferMappingModelAutomaticallyOption: migrating]
+        let options: [AnyHashable: Any] = [
+            NSMigratePersistentStoresAutomaticallyOption: migrating, NSInferMappingModelAutomaticallyOption: migrating,
+        ]
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -33,7 +37,8 @@ import Testing
             var result: [String: Int] = [:]
             for mood in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Mood")) {
                 let country = mood.value(forKey: "country") as? NSManagedObject
-                result[mood.value(forKey: identifierKey) as? String ?? "-"] = (country?.value(forKey: "numericISO3166Code") as? Int) ?? -1
+                result[mood.value(forKey: identifierKey) as? String ?? "-"] =
+                    (country?.value(forKey: "numericISO3166Code") as? Int) ?? -1
             }
             return result
         }
@@ -53,7 +58,8 @@ import Testing
             for mood in moods {
                 #expect(mood.value(forKey: "rating") as? Int == 0)
                 let country = mood.value(forKey: "country") as? NSManagedObject
-                after[mood.value(forKey: "remoteID") as? String ?? "-"] = (country?.value(forKey: "numericISO3166Code") as? Int) ?? -1
+                after[mood.value(forKey: "remoteID") as? String ?? "-"] =
+                    (country?.value(forKey: "numericISO3166Code") as? Int) ?? -1
             }
             #expect(after == before)
             // The migrated store takes new objects with fresh keys.
@@ -64,17 +70,21 @@ import Testing
         }
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(try version("Moody 2").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
-        #expect(try DatabaseQueue(path: url.path).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        #expect(
+            try DatabaseQueue(path: url.path).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
         // Opening again needs no migration.
         let again = try open(url, with: try version("Moody 2"), migrating: false)
-        #expect(try again.performAndWait { try again.count(for: NSFetchRequest<NSManagedObject>(entityName: "Mood")) } == 5)
+        #expect(
+            try again.performAndWait { try again.count(for: NSFetchRequest<NSManagedObject>(entityName: "Mood")) } == 5)
     }
 
     @Test func aStoreSkipsVersionsAndLeavesAnInheritanceHierarchy() throws {
         let url = try moodyStore()
         let original = try open(url, with: try version("Moody"), migrating: false)
         let regions = try original.performAndWait {
-            try original.fetch(NSFetchRequest<NSManagedObject>(entityName: "Country")).compactMap { $0.value(forKey: "numericISO3166Code") as? Int }.sorted()
+            try original.fetch(NSFetchRequest<NSManagedObject>(entityName: "Country")).compactMap {
+                $0.value(forKey: "numericISO3166Code") as? Int
+            }.sorted()
         }
         // Version 4 moved Country and Continent out of GeographicRegion, each into a table of its own.
         let context = try open(url, with: try version("Moody 4"))
@@ -83,9 +93,14 @@ import Testing
             #expect(countries.compactMap { $0.value(forKey: "numericISO3166Code") as? Int }.sorted() == regions)
             let moods = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Mood"))
             #expect(moods.count == 4)
-            #expect(moods.allSatisfy { ($0.value(forKey: "country") as? NSManagedObject)?.entity.name == "Country" || $0.value(forKey: "country") == nil })
+            #expect(
+                moods.allSatisfy {
+                    ($0.value(forKey: "country") as? NSManagedObject)?.entity.name == "Country"
+                        || $0.value(forKey: "country") == nil
+                })
         }
-        #expect(try DatabaseQueue(path: url.path).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        #expect(
+            try DatabaseQueue(path: url.path).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 
     @Test func withoutTheOptionsTheStoreIsRefusedAndUntouched() throws {
@@ -108,10 +123,13 @@ import Testing
             } else {
                 let text = ModelBuilder.attribute("text", .stringAttributeType)
                 text.renamingIdentifier = "body"
-                noteProperties += [text, ModelBuilder.attribute("pinned", .booleanAttributeType, optional: false, defaultValue: false)]
+                noteProperties += [
+                    text, ModelBuilder.attribute("pinned", .booleanAttributeType, optional: false, defaultValue: false),
+                ]
             }
             note.properties = noteProperties
-            let (notes, owner) = ModelBuilder.pair("notes", from: folder, toMany: true, "folder", to: note, toMany: false)
+            let (notes, owner) = ModelBuilder.pair(
+                "notes", from: folder, toMany: true, "folder", to: note, toMany: false)
             folder.properties += [notes]
             note.properties += [owner]
             var entities = [folder, note]
@@ -140,25 +158,36 @@ import Testing
         #expect(mapping.entityMappings.map(\.mappingType).contains(.addEntityMappingType))
         let noteMapping = try #require(mapping.entityMappingsByName["NoteToNote"])
         #expect(noteMapping.mappingType == .transformEntityMappingType)
-        #expect(noteMapping.attributeMappings?.first { $0.name == "text" }?.valueExpression?.description == "$source.body")
+        #expect(
+            noteMapping.attributeMappings?.first { $0.name == "text" }?.valueExpression?.description == "$source.body")
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: migrated)
         try migrated.validateForUse()
         try coordinator.performAndWait {
             let database = try DatabaseQueue(path: url.path)
             try database.write { db in
-                let sourceSchema = SQLiteSchema(entities: { source.freeze(); return source.entities }())
-                try SQLiteMigration(db: db, source: sourceSchema, destination: SQLiteSchema(entities: migrated.entities), mapping: mapping).run()
+                let sourceSchema = SQLiteSchema(
+                    entities: {
+                        source.freeze(); return source.entities
+                    }())
+                try SQLiteMigration(
+                    db: db, source: sourceSchema, destination: SQLiteSchema(entities: migrated.entities),
+                    mapping: mapping
+                ).run()
                 try SQLiteSchemaCheck.verify(db, schema: SQLiteSchema(entities: migrated.entities), url: url)
             }
             try database.close()
         }
         let reopened = NSPersistentStoreCoordinator(managedObjectModel: migrated)
-        try reopened.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSIgnorePersistentStoreVersioningOption: true])
+        try reopened.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSIgnorePersistentStoreVersioningOption: true])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = reopened
         try context.performAndWait {
-            let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).sorted { ($0.value(forKey: "title") as? String ?? "") < ($1.value(forKey: "title") as? String ?? "") }
+            let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).sorted {
+                ($0.value(forKey: "title") as? String ?? "") < ($1.value(forKey: "title") as? String ?? "")
+            }
             #expect(notes.map { $0.value(forKey: "text") as? String } == ["body 0", "body 1", "body 2"])
             #expect(notes.allSatisfy { $0.value(forKey: "pinned") as? Bool == false })
             #expect(Set(notes.compactMap { ($0.value(forKey: "folder") as? NSManagedObject)?.objectID }).count == 1)
@@ -172,9 +201,11 @@ import Testing
         let new = ModelBuilder.entity("Event")
         new.properties = [ModelBuilder.attribute("when", .dateAttributeType)]
         #expect {
-            try NSMappingModel.inferredMappingModel(forSourceModel: ModelBuilder.model(old), destinationModel: ModelBuilder.model(new))
+            try NSMappingModel.inferredMappingModel(
+                forSourceModel: ModelBuilder.model(old), destinationModel: ModelBuilder.model(new))
         } throws: { error in
-            (error as NSError).code == NSInferredMappingModelError && (error as NSError).localizedDescription.contains("'when' of entity 'Event'")
+            (error as NSError).code == NSInferredMappingModelError
+                && (error as NSError).localizedDescription.contains("'when' of entity 'Event'")
         }
     }
 }

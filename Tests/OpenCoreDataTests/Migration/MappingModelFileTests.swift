@@ -14,34 +14,58 @@ import Testing
 
     static func versions(in folder: URL) throws -> (NSManagedObjectModel, NSManagedObjectModel) {
         let versions = try NSManagedObjectModel.versions(in: folder.appendingPathComponent("Contacts.xcdatamodeld"))
-        return (try #require(versions.modelsByVersionName["Contacts"]), try #require(versions.modelsByVersionName["Contacts 2"]))
+        return (
+            try #require(versions.modelsByVersionName["Contacts"]),
+            try #require(versions.modelsByVersionName["Contacts 2"])
+        )
     }
 
     @Test func theSourceFormGetsTheExpressionsXcodesCompilerFillsIn() throws {
         let mapping = try NSMappingModel.load(contentsOf: Self.sourceForm())
         let (v1, v2) = try Self.versions(in: Self.folder())
         let mappings = try #require(mapping.entityMappings)
-        #expect(mappings.map(\.name) == ["PersonToContact", "CustomerToContact", "NoteToNote"], "ordered by mapping number")
-        #expect(mappings.map(\.mappingType) == [.customEntityMappingType, .customEntityMappingType, .transformEntityMappingType])
-        #expect(mappings.map(\.entityMigrationPolicyClassName) == [String(reflecting: ContactNamePolicy.self), String(reflecting: ContactNamePolicy.self), nil])
-        #expect(mappings.allSatisfy { $0.sourceEntityVersionHash == v1.entitiesByName[$0.sourceEntityName ?? ""]?.versionHash })
-        #expect(mappings.allSatisfy { $0.destinationEntityVersionHash == v2.entitiesByName[$0.destinationEntityName ?? ""]?.versionHash })
+        #expect(
+            mappings.map(\.name) == ["PersonToContact", "CustomerToContact", "NoteToNote"], "ordered by mapping number")
+        #expect(
+            mappings.map(\.mappingType) == [
+                .customEntityMappingType, .customEntityMappingType, .transformEntityMappingType,
+            ])
+        #expect(
+            mappings.map(\.entityMigrationPolicyClassName) == [
+                String(reflecting: ContactNamePolicy.self), String(reflecting: ContactNamePolicy.self), nil,
+            ])
+        #expect(
+            mappings.allSatisfy {
+                $0.sourceEntityVersionHash == v1.entitiesByName[$0.sourceEntityName ?? ""]?.versionHash
+            })
+        #expect(
+            mappings.allSatisfy {
+                $0.destinationEntityVersionHash == v2.entitiesByName[$0.destinationEntityName ?? ""]?.versionHash
+            })
         #expect(mappings[0].userInfo?["purpose"] as? String == "split names")
 
         let customers = mappings[1]
         #expect(customers.sourceExpression?.expressionType == .fetchRequest)
-        #expect(customers.sourceExpression?.description
-            == #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Customer", "email != nil"), $manager.sourceContext, NO)"#)
-        let values = Dictionary(uniqueKeysWithValues: (customers.attributeMappings ?? []).map { ($0.name ?? "", $0.valueExpression?.description) })
+        #expect(
+            customers.sourceExpression?.description
+                == #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Customer", "email != nil"), $manager.sourceContext, NO)"#
+        )
+        let values = Dictionary(
+            uniqueKeysWithValues: (customers.attributeMappings ?? []).map {
+                ($0.name ?? "", $0.valueExpression?.description)
+            })
         #expect(values["firstName"] == #"FUNCTION($entityPolicy, "firstNameOf:", $source.fullName)"#)
         #expect(values["email"] == "$source.email", "an attribute the source entity has is copied")
         #expect(values["isCustomer"] == "1" || values["isCustomer"] == "YES")
         #expect(customers.relationshipMappings?.first?.valueExpression == nil, "Customer has no notes to carry over")
-        #expect(mappings[0].relationshipMappings?.first?.valueExpression?.description
-            == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "NoteToNote", $source.notes)"#)
-        #expect(mappings[2].relationshipMappings?.first?.valueExpression?.description
-            == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToContact", $source.author)"#,
-                "a relationship goes through the mapping of the entity it leads to")
+        #expect(
+            mappings[0].relationshipMappings?.first?.valueExpression?.description
+                == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "NoteToNote", $source.notes)"#
+        )
+        #expect(
+            mappings[2].relationshipMappings?.first?.valueExpression?.description
+                == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToContact", $source.author)"#,
+            "a relationship goes through the mapping of the entity it leads to")
     }
 
     @Test func theCompiledFormHoldsTheSameMapping() throws {
@@ -51,11 +75,20 @@ import Testing
         #expect(compiled.entityMappings.count == 3)
         for (a, b) in pairs {
             #expect(a.name == b.name)
-            #expect(a.mappingType == b.mappingType || (a.name == "NoteToNote" && a.mappingType == .transformEntityMappingType))
-            #expect(a.sourceEntityVersionHash == b.sourceEntityVersionHash && a.destinationEntityVersionHash == b.destinationEntityVersionHash)
-            #expect(a.sourceExpression == b.sourceExpression, "\(a.name ?? ""): \(a.sourceExpression?.description ?? "nil")")
+            #expect(
+                a.mappingType == b.mappingType
+                    || (a.name == "NoteToNote" && a.mappingType == .transformEntityMappingType))
+            #expect(
+                a.sourceEntityVersionHash == b.sourceEntityVersionHash
+                    && a.destinationEntityVersionHash == b.destinationEntityVersionHash)
+            #expect(
+                a.sourceExpression == b.sourceExpression, "\(a.name ?? ""): \(a.sourceExpression?.description ?? "nil")"
+            )
             #expect(a.entityMigrationPolicyClassName == b.entityMigrationPolicyClassName)
-            for (x, y) in zip((a.attributeMappings ?? []) + (a.relationshipMappings ?? []), (b.attributeMappings ?? []) + (b.relationshipMappings ?? [])) {
+            for (x, y) in zip(
+                (a.attributeMappings ?? []) + (a.relationshipMappings ?? []),
+                (b.attributeMappings ?? []) + (b.relationshipMappings ?? []))
+            {
                 #expect(x.name == y.name && x.valueExpression == y.valueExpression, "\(a.name ?? "").\(x.name ?? "")")
             }
         }
@@ -69,15 +102,21 @@ import Testing
         #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
         #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v1) == nil)
         let compiled = try #require(Bundle(url: Self.folder().appendingPathComponent("Compiled")))
-        #expect(NSMappingModel(from: [compiled], forSourceModel: v1, destinationModel: v2)?.entityMappingsByName["NoteToNote"] != nil)
+        #expect(
+            NSMappingModel(from: [compiled], forSourceModel: v1, destinationModel: v2)?.entityMappingsByName[
+                "NoteToNote"] != nil)
     }
 
     /// A project folder with the versioned model and one form of the mapping model.
     private func project(with mappingFile: URL) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MappingModelFileTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "MappingModelFileTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.folder().appendingPathComponent("Contacts.xcdatamodeld"), to: folder.appendingPathComponent("Contacts.xcdatamodeld"))
-        try FileManager.default.copyItem(at: mappingFile, to: folder.appendingPathComponent(mappingFile.lastPathComponent))
+        try FileManager.default.copyItem(
+            at: Self.folder().appendingPathComponent("Contacts.xcdatamodeld"),
+            to: folder.appendingPathComponent("Contacts.xcdatamodeld"))
+        try FileManager.default.copyItem(
+            at: mappingFile, to: folder.appendingPathComponent(mappingFile.lastPathComponent))
         return folder
     }
 
@@ -85,8 +124,11 @@ import Testing
     private func makeVersion1Store(in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent("Contacts.sqlite")
         let context = try makeContext(try Self.versions(in: folder).0, url: url)
-        try HeavyweightMigrationTests.insertVersion1Objects(into: context, people: ["Ada Lovelace", "Socrates"], customers: ["Katherine Johnson", "No Mail"])
-        try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
+        try HeavyweightMigrationTests.insertVersion1Objects(
+            into: context, people: ["Ada Lovelace", "Socrates"], customers: ["Katherine Johnson", "No Mail"])
+        try context.persistentStoreCoordinator?.persistentStores.forEach {
+            try context.persistentStoreCoordinator?.remove($0)
+        }
         return url
     }
 
@@ -102,8 +144,11 @@ import Testing
         defer { StoreDebugLog.removeAnnotationObserver(token) }
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                           options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: infers])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [
+                NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: infers,
+            ])
         #expect(annotations.withLock { $0 }.contains { $0.contains("mapping model file") })
         #expect(!FileManager.default.fileExists(atPath: url.path + ".migrating"), "the work file is removed")
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -122,8 +167,11 @@ import Testing
         try coordinator.persistentStores.forEach { try coordinator.remove($0) }
         // Migrated once: the next open finds the new version and migrates nothing.
         let again = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try again.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                     options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: infers])
+        try again.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [
+                NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: infers,
+            ])
         #expect(annotations.withLock { $0 }.filter { $0.contains("mapping model file") }.count == 1)
     }
 
@@ -137,8 +185,11 @@ import Testing
         let model = try NSManagedObjectModel.load(contentsOf: folder.appendingPathComponent("Contacts.xcdatamodeld"))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         #expect {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                ])
         } throws: { error in
             (error as NSError).userInfo[NSMigrationEntityMappingKey] as? String == "CustomerToContact"
         }
@@ -148,7 +199,8 @@ import Testing
     }
 
     @Test func damagedMappingFilesAreErrorsThatSayWhere() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MappingModelFileTests-\(UUID().uuidString)/Bad.xcmappingmodel")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "MappingModelFileTests-\(UUID().uuidString)/Bad.xcmappingmodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("xcmapping.xml")
         let (v1, v2) = try Self.versions(in: Self.folder())
@@ -195,7 +247,9 @@ import Testing
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Customer")
             request.predicate = NSPredicate(format: "email != nil")
-            let fetch = NSFetchRequestExpression.expressionForFetch(NSExpression(forConstantValue: request), context: NSExpression(forVariable: "context"), countOnly: false)
+            let fetch = NSFetchRequestExpression.expressionForFetch(
+                NSExpression(forConstantValue: request), context: NSExpression(forVariable: "context"), countOnly: false
+            )
             let found = fetch.expressionValue(with: nil, context: ["context": context]) as? [Any]
             #expect((found?.first as? NSManagedObject)?.value(forKey: "fullName") as? String == "Katherine Johnson")
             let count = try NSExpression.parse(format: "FETCH(%@, $context, YES)", argumentArray: [request])
@@ -204,7 +258,10 @@ import Testing
             #expect(count.expressionValue(with: nil, context: ["context": context]) as? Int == 1)
             #expect(fetch.expressionValue(with: nil, context: [:]) == nil, "no context, no results")
         }
-        let parsed = try NSExpression.parse(format: #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Note", "TRUEPREDICATE"), $manager.sourceContext, NO)"#)
+        let parsed = try NSExpression.parse(
+            format:
+                #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Note", "TRUEPREDICATE"), $manager.sourceContext, NO)"#
+        )
         #expect(try NSExpression.parse(format: parsed.description) == parsed)
         #expect(throws: PredicateParseError.self) { try NSExpression.parse(format: "FETCH($a, $b)") }
     }

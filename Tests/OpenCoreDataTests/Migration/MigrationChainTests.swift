@@ -23,7 +23,9 @@ import Testing
     /// when told to (`OpenCoreDataMigrationAllowsDataLossOption`).
     private func open(_ url: URL, _ name: String, droppingDraft: Bool = false) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try version(name))
-        var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+        var options: [AnyHashable: Any] = [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ]
         if droppingDraft { options[OpenCoreDataMigrationAllowsDataLossOption] = true }
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -73,7 +75,8 @@ import Testing
                 let entry = insert("Entry", ["title": "entry \(index)", "body": "body \(index)"])
                 entry.setValue(index < 3 ? ada : bo, forKey: "author")
                 if index < 3 { entry.setValue(places[index], forKey: "location") }
-                entry.setValue(Set(tags.enumerated().filter { ($0.offset + index) % 2 == 0 }.map(\.element)), forKey: "tags")
+                entry.setValue(
+                    Set(tags.enumerated().filter { ($0.offset + index) % 2 == 0 }.map(\.element)), forKey: "tags")
                 if index == 0 { entry.setValue(Self.bigPhoto, forKey: "photo") }
                 if index == 1 { entry.setValue(Self.smallPhoto, forKey: "photo") }
             }
@@ -97,8 +100,13 @@ import Testing
             #expect(entries.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 0 })
             #expect(entries[0].value(forKey: "photo") as? Data == Self.bigPhoto)
             #expect(entries[1].value(forKey: "photo") as? Data == Self.smallPhoto)
-            #expect(entries.map { ($0.value(forKey: "location") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Oslo", "Rome", "Lima", nil, nil])
-            #expect(try all("Tag", in: v2, by: "label").map { $0.value(forKey: "label") as? String } == ["home", "trip", "untitled", "work"])
+            #expect(
+                entries.map { ($0.value(forKey: "location") as? NSManagedObject)?.value(forKey: "name") as? String }
+                    == ["Oslo", "Rome", "Lima", nil, nil])
+            #expect(
+                try all("Tag", in: v2, by: "label").map { $0.value(forKey: "label") as? String } == [
+                    "home", "trip", "untitled", "work",
+                ])
             #expect(v2.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Draft"] == nil)
         }
         #expect(try integrityIsOK(url))
@@ -107,7 +115,8 @@ import Testing
         let v3 = try open(url, "Journal 3")
         try v3.performAndWait {
             let entries = try all("Entry", in: v3, by: "title")
-            #expect(entries.map { names($0.value(forKey: "places"), "name") } == [["Oslo"], ["Rome"], ["Lima"], [], []])
+            #expect(
+                entries.map { names($0.value(forKey: "places"), "name") } == [["Oslo"], ["Rome"], ["Lima"], [], []])
             #expect(entries.allSatisfy { $0.value(forKey: "wordCount") as? Int64 == 0 })
             let first = entries[0]
             let tags = try #require(first.value(forKey: "tags") as? NSOrderedSet)
@@ -119,11 +128,14 @@ import Testing
             #expect(Set(names(own, "title")) == ["entry 0", "entry 1", "entry 2"])
             ada.setValue(NSOrderedSet(array: own.array.reversed()), forKey: "entries")
             // Many-to-many now: Oslo also holds entry 3.
-            let oslo = try #require(try all("Place", in: v3, by: "name").first { $0.value(forKey: "name") as? String == "Oslo" })
+            let oslo = try #require(
+                try all("Place", in: v3, by: "name").first { $0.value(forKey: "name") as? String == "Oslo" })
             entries[3].setValue(Set([oslo]), forKey: "places")
             try v3.save()
         }
-        let orderedTags = try v3.performAndWait { names(try all("Entry", in: v3, by: "title")[0].value(forKey: "tags"), "label") }
+        let orderedTags = try v3.performAndWait {
+            names(try all("Entry", in: v3, by: "title")[0].value(forKey: "tags"), "label")
+        }
         #expect(try integrityIsOK(url))
 
         // 3 → 4
@@ -133,8 +145,14 @@ import Testing
             #expect(entries.count == 5)
             #expect(try v4.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 5)
             #expect(names(entries[0].value(forKey: "tags"), "label") == orderedTags)
-            #expect(entries.map { Set(names($0.value(forKey: "places"), "name")) } == [["Oslo"], ["Rome"], ["Lima"], ["Oslo"], []])
-            #expect(entries.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada", "Ada", "Ada", "Bo", "Bo"])
+            #expect(
+                entries.map { Set(names($0.value(forKey: "places"), "name")) } == [
+                    ["Oslo"], ["Rome"], ["Lima"], ["Oslo"], [],
+                ])
+            #expect(
+                entries.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == [
+                    "Ada", "Ada", "Ada", "Bo", "Bo",
+                ])
             #expect(entries[0].value(forKey: "photo") as? Data == Self.bigPhoto)
             #expect(entries[1].value(forKey: "photo") as? Data == Self.smallPhoto)
             let tags = try all("Tag", in: v4, by: "label")
@@ -167,8 +185,14 @@ import Testing
         try v4.performAndWait {
             let entries = try all("Entry", in: v4, by: "title")
             #expect(entries.map { $0.value(forKey: "text") as? String } == (0..<5).map { "body \($0)" })
-            #expect(entries.map { Set(names($0.value(forKey: "places"), "name")) } == [["Oslo"], ["Rome"], ["Lima"], [], []])
-            #expect(entries.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada", "Ada", "Ada", "Bo", "Bo"])
+            #expect(
+                entries.map { Set(names($0.value(forKey: "places"), "name")) } == [
+                    ["Oslo"], ["Rome"], ["Lima"], [], [],
+                ])
+            #expect(
+                entries.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == [
+                    "Ada", "Ada", "Ada", "Bo", "Bo",
+                ])
             #expect(entries[0].value(forKey: "photo") as? Data == Self.bigPhoto)
         }
     }
@@ -185,11 +209,13 @@ import Testing
             _ = try open(url, "Journal 4", droppingDraft: true)
         } throws: { error in
             let error = error as NSError
-            return error.code == NSMigrationConstraintViolationError && error.localizedDescription.contains("TagToTag") && error.localizedDescription.contains("\"home\"")
+            return error.code == NSMigrationConstraintViolationError && error.localizedDescription.contains("TagToTag")
+                && error.localizedDescription.contains("\"home\"")
         }
         // Still version 1, whole.
         let again = try open(url, "Journal")
-        #expect(try again.performAndWait { try again.count(for: NSFetchRequest<NSManagedObject>(entityName: "Tag")) } == 5)
+        #expect(
+            try again.performAndWait { try again.count(for: NSFetchRequest<NSManagedObject>(entityName: "Tag")) } == 5)
         #expect(try integrityIsOK(url))
     }
 
@@ -203,7 +229,8 @@ import Testing
             try NSMappingModel.inferredMappingModel(forSourceModel: v3, destinationModel: v4)
         } throws: { error in
             let error = error as NSError
-            return error.code == NSInferredMappingModelError && error.localizedDescription.contains("'Item'") && error.localizedDescription.contains("cannot merge")
+            return error.code == NSInferredMappingModelError && error.localizedDescription.contains("'Item'")
+                && error.localizedDescription.contains("cannot merge")
         }
     }
 
@@ -215,10 +242,12 @@ import Testing
         let url = temporaryStoreURL()
         let context = try makeContext(ModelBuilder.model(old), url: url)
         try context.performAndWait {
-            NSEntityDescription.insertNewObject(forEntityName: "Sketch", into: context).setValue("first", forKey: "title")
+            NSEntityDescription.insertNewObject(forEntityName: "Sketch", into: context).setValue(
+                "first", forKey: "title")
             try context.save()
         }
-        try context.persistentStoreCoordinator?.remove(try #require(context.persistentStoreCoordinator?.persistentStores.first))
+        try context.persistentStoreCoordinator?.remove(
+            try #require(context.persistentStoreCoordinator?.persistentStores.first))
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
         try queue.close()
@@ -233,8 +262,10 @@ import Testing
             return error.code == NSMigrationMissingSourceModelError
                 && error.localizedDescription.hasPrefix("Can't find the model the store at \(url.path) was made with")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).sorted() == files)
-        #expect(try files.map { try Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent($0)) } == bytes)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).sorted() == files)
+        #expect(
+            try files.map { try Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent($0)) } == bytes)
     }
 
     @Test func automaticMigrationWithoutInferenceNeedsAMappingModel() throws {
@@ -242,10 +273,14 @@ import Testing
         let bytes = try Data(contentsOf: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try version("Journal 2"))
         #expect {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false])
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false,
+                ])
         } throws: { error in
-            (error as NSError).code == NSMigrationMissingMappingModelError && (error as NSError).localizedDescription.contains("version Journal of Journal.xcdatamodeld")
+            (error as NSError).code == NSMigrationMissingMappingModelError
+                && (error as NSError).localizedDescription.contains("version Journal of Journal.xcdatamodeld")
         }
         #expect(try Data(contentsOf: url) == bytes)
     }

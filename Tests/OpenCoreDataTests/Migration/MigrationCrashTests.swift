@@ -42,17 +42,22 @@ import Glibc
             }
             try context.save()
         }
-        try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
+        try context.persistentStoreCoordinator?.persistentStores.forEach {
+            try context.persistentStoreCoordinator?.remove($0)
+        }
         let database = try DatabaseQueue(path: url.path)
         defer { try? database.close() }
         try database.write { db in
             let entity = try Int.fetchOne(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Entry'") ?? 0
-            try db.execute(sql: """
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.extraEntries))
-                INSERT INTO ZENTRY (Z_PK, Z_ENT, Z_OPT, ZAUTHOR, ZLOCATION, ZBODY, ZTITLE)
-                SELECT i + 100, \(entity), 1, (SELECT Z_PK FROM ZAUTHOR), (SELECT Z_PK FROM ZPLACE), 'body ' || i, 'entry ' || i FROM n
-                """)
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZENTRY) WHERE Z_ENT = ?", arguments: [entity])
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.extraEntries))
+                    INSERT INTO ZENTRY (Z_PK, Z_ENT, Z_OPT, ZAUTHOR, ZLOCATION, ZBODY, ZTITLE)
+                    SELECT i + 100, \(entity), 1, (SELECT Z_PK FROM ZAUTHOR), (SELECT Z_PK FROM ZPLACE), 'body ' || i, 'entry ' || i FROM n
+                    """)
+            try db.execute(
+                sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZENTRY) WHERE Z_ENT = ?",
+                arguments: [entity])
         }
         return (url, Self.extraEntries + 5)
     }
@@ -63,20 +68,28 @@ import Glibc
     /// aside, metadata of one version over tables of the other) fails the test.
     private func outcome(of url: URL, entries: Int) throws -> Outcome? {
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
-        let old = try NSManagedObjectModel.load(contentsOf: try version("Journal")).isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-        let new = try NSManagedObjectModel.load(contentsOf: try version("Journal 2")).isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        let old = try NSManagedObjectModel.load(contentsOf: try version("Journal")).isConfiguration(
+            withName: nil, compatibleWithStoreMetadata: metadata)
+        let new = try NSManagedObjectModel.load(contentsOf: try version("Journal 2")).isConfiguration(
+            withName: nil, compatibleWithStoreMetadata: metadata)
         let database = try DatabaseQueue(path: url.path)
         defer { try? database.close() }
         return try database.read { db -> Outcome? in
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'OCDMIG%'") == 0, "no table left aside")
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'OCDMIG%'") == 0,
+                "no table left aside")
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZENTRY") == entries)
             if old, try db.tableExists("ZAUTHOR"), try !db.tableExists("ZWRITER") {
                 #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZENTRY WHERE ZBODY IS NULL") == 0)
                 return .old
             }
             if new, try db.tableExists("ZWRITER"), try !db.tableExists("ZAUTHOR") {
-                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZENTRY WHERE ZTEXT IS NULL OR ZWORDCOUNT IS NULL OR ZWRITER IS NULL") == 0)
+                #expect(
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM ZENTRY WHERE ZTEXT IS NULL OR ZWORDCOUNT IS NULL OR ZWRITER IS NULL")
+                        == 0)
                 return .migrated
             }
             return nil
@@ -97,7 +110,8 @@ import Glibc
         let (original, entries) = try makeLargeVersion1Store()
         func freshCopy() throws -> URL {
             let copy = temporaryStoreURL("Journal")
-            try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: original, to: copy)
             return copy
         }
@@ -122,16 +136,25 @@ import Glibc
             #expect(result != nil, "the store is neither version whole")
             if let result { outcomes.append(result) }
             // The next open migrates the old store, or opens the migrated one, with everything.
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: try version("Journal 2")))
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store,
-                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+            let coordinator = NSPersistentStoreCoordinator(
+                managedObjectModel: try NSManagedObjectModel.load(contentsOf: try version("Journal 2")))
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: store,
+                options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                ])
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
-            #expect(try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry")) } == entries)
+            #expect(
+                try context.performAndWait {
+                    try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Entry"))
+                } == entries)
             try coordinator.persistentStores.forEach { try coordinator.remove($0) }
             try SQLiteStore.destroyFiles(at: store)
         }
         #expect(outcomes.count == 24)
-        print("migration crash test: a whole run took \(String(format: "%.2f", duration)) s; kills left \(outcomes.filter { $0 == .old }.count) old and \(outcomes.filter { $0 == .migrated }.count) migrated stores")
+        print(
+            "migration crash test: a whole run took \(String(format: "%.2f", duration)) s; kills left \(outcomes.filter { $0 == .old }.count) old and \(outcomes.filter { $0 == .migrated }.count) migrated stores"
+        )
     }
 }

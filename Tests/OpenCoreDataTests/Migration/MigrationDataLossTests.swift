@@ -9,14 +9,18 @@ import Testing
 /// removes the entity or `OpenCoreDataMigrationAllowsDataLossOption` is set. A migration
 /// that fails leaves the store file's bytes as they were.
 @Suite struct MigrationDataLossTests {
-    static var automatic: [AnyHashable: Any] { [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true] }
+    static var automatic: [AnyHashable: Any] {
+        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    }
     static let groceries = "gaoyve__GroceryDude__DefaultData_fw641"
 
     private func journal(_ name: String) throws -> NSManagedObjectModel {
         try NSManagedObjectModel.load(contentsOf: try ModelFixtures.url("Journal.xcdatamodeld/\(name).xcdatamodel"))
     }
 
-    private func context(_ model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
+    private func context(
+        _ model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> NSManagedObjectContext {
         try makeContext(model, url: url, options: options)
     }
 
@@ -31,7 +35,10 @@ import Testing
         let context = try context(try journal("Journal"), at: url)
         try context.performAndWait {
             NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context).setValue("kept", forKey: "title")
-            for index in 0..<drafts { NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("draft \(index)", forKey: "text") }
+            for index in 0..<drafts {
+                NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue(
+                    "draft \(index)", forKey: "text")
+            }
             try context.save()
         }
         try closeStores(of: context)
@@ -89,7 +96,10 @@ import Testing
         try database.close()
         #expect {
             _ = try context(try journal("Journal 2"), at: url, options: Self.automatic)
-        } throws: { isDataLoss($0, naming: ["1 row of table ZENTRY with entity number 77, which is no entity of the source model"]) }
+        } throws: {
+            isDataLoss(
+                $0, naming: ["1 row of table ZENTRY with entity number 77, which is no entity of the source model"])
+        }
     }
 
     @Test func aFailedMigrationLeavesARollbackJournalStoreByteForByte() throws {
@@ -98,8 +108,11 @@ import Testing
         let url = try AppleStoreFixtures.copyOfStore(Self.groceries)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         let versions = try AppleStoreFixtures.modelVersions(Self.groceries)
-        let name = try #require(versions.first { $0.value.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) }?.key)
-        let model = try NSManagedObjectModel.load(contentsOf: try AppleStoreFixtures.modelBundle(Self.groceries).appendingPathComponent("\(name).xcdatamodel"))
+        let name = try #require(
+            versions.first { $0.value.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) }?.key)
+        let model = try NSManagedObjectModel.load(
+            contentsOf: try AppleStoreFixtures.modelBundle(Self.groceries).appendingPathComponent("\(name).xcdatamodel")
+        )
         let item = try #require(model.entitiesByName["Item"])
         item.properties += [ModelBuilder.attribute("barcode", .stringAttributeType, optional: false)]
         let before = try snapshot(url)
@@ -123,7 +136,14 @@ import Testing
         let before = try snapshot(url)
         #expect {
             _ = try context(ModelBuilder.model(other), at: url, options: Self.automatic)
-        } throws: { isDataLoss($0, naming: ["399 rows of entity 'Item'", "18 rows of entity 'LocationAtHome'", "17 rows of entity 'LocationAtShop'", "8 rows of entity 'Unit'"]) }
+        } throws: {
+            isDataLoss(
+                $0,
+                naming: [
+                    "399 rows of entity 'Item'", "18 rows of entity 'LocationAtHome'",
+                    "17 rows of entity 'LocationAtShop'", "8 rows of entity 'Unit'",
+                ])
+        }
         let after = try snapshot(url)
         #expect(after.0 == before.0, "the store's bytes changed")
         #expect(after.1.isEmpty, "left behind: \(after.1)")
@@ -150,8 +170,9 @@ import Testing
         try closeStores(of: first)
         func options(allowing: Bool) -> [AnyHashable: Any] {
             let manager = NSStagedMigrationManager([
-                NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
-                                       to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum)),
+                NSCustomMigrationStage(
+                    migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+                    to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum))
             ])
             var options: [AnyHashable: Any] = [NSPersistentStoreStagedMigrationManagerOptionKey: manager]
             if allowing { options[OpenCoreDataMigrationAllowsDataLossOption] = true }
@@ -171,7 +192,8 @@ import Testing
     private func peopleStore() throws -> URL {
         let url = temporaryStoreURL("People")
         let context = try context(HeavyweightMigrationTests.version1(), at: url)
-        try HeavyweightMigrationTests.insertVersion1Objects(into: context, people: ["Ada Lovelace"], customers: ["Grace Hopper", "No Mail"])
+        try HeavyweightMigrationTests.insertVersion1Objects(
+            into: context, people: ["Ada Lovelace"], customers: ["Grace Hopper", "No Mail"])
         try closeStores(of: context)
         return url
     }
@@ -181,7 +203,8 @@ import Testing
         let mapping = try HeavyweightMigrationTests.mapping()
         mapping.entityMappings.removeAll { $0.sourceEntityName == "Customer" }
         let destination = temporaryStoreURL("Contacts")
-        let manager = NSMigrationManager(sourceModel: HeavyweightMigrationTests.version1(), destinationModel: HeavyweightMigrationTests.version2())
+        let manager = NSMigrationManager(
+            sourceModel: HeavyweightMigrationTests.version1(), destinationModel: HeavyweightMigrationTests.version2())
         #expect {
             try manager.migrateStore(from: source, type: .sqlite, mapping: mapping, to: destination, type: .sqlite)
         } throws: { isDataLoss($0, naming: ["2 rows of entity 'Customer'", "NSRemoveEntityMappingType"]) }
@@ -198,7 +221,8 @@ import Testing
         removal.sourceEntityName = "Customer"
         mapping.entityMappings.append(removal)
         let destination = temporaryStoreURL("Contacts")
-        let manager = NSMigrationManager(sourceModel: HeavyweightMigrationTests.version1(), destinationModel: HeavyweightMigrationTests.version2())
+        let manager = NSMigrationManager(
+            sourceModel: HeavyweightMigrationTests.version1(), destinationModel: HeavyweightMigrationTests.version2())
         try manager.migrateStore(from: source, type: .sqlite, mapping: mapping, to: destination, type: .sqlite)
         let migrated = try context(HeavyweightMigrationTests.version2(), at: destination)
         #expect(try count("Contact", in: migrated) == 1)
@@ -209,21 +233,29 @@ import Testing
         let source = try peopleStore()
         let customerless = HeavyweightMigrationTests.version1()
         customerless.entities.removeAll { $0.name == "Customer" }
-        let manager = NSMigrationManager(sourceModel: HeavyweightMigrationTests.version1(), destinationModel: customerless)
+        let manager = NSMigrationManager(
+            sourceModel: HeavyweightMigrationTests.version1(), destinationModel: customerless)
         #expect {
-            try manager.migrateStore(from: source, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: temporaryStoreURL("Inferred"), destinationType: NSSQLiteStoreType)
+            try manager.migrateStore(
+                from: source, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: temporaryStoreURL("Inferred"),
+                destinationType: NSSQLiteStoreType)
         } throws: { isDataLoss($0, naming: ["2 rows of entity 'Customer'"]) }
-        try manager.migrateStore(from: source, sourceType: NSSQLiteStoreType, options: [OpenCoreDataMigrationAllowsDataLossOption: true], with: nil,
-                                 toDestinationURL: temporaryStoreURL("Inferred"), destinationType: NSSQLiteStoreType)
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: [OpenCoreDataMigrationAllowsDataLossOption: true],
+            with: nil,
+            toDestinationURL: temporaryStoreURL("Inferred"), destinationType: NSSQLiteStoreType)
     }
 
     @Test func theMigrationManagerLeavesARollbackJournalSourceByteForByte() throws {
         let url = try AppleStoreFixtures.copyOfStore(Self.groceries)
         let source = try #require(try NSManagedObjectModel.cached(inStoreAt: url))
         let before = try snapshot(url)
-        let manager = NSMigrationManager(sourceModel: source, destinationModel: ModelBuilder.model(ModelBuilder.entity("Empty")))
+        let manager = NSMigrationManager(
+            sourceModel: source, destinationModel: ModelBuilder.model(ModelBuilder.entity("Empty")))
         #expect {
-            try manager.migrateStore(from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: temporaryStoreURL("Empty"), destinationType: NSSQLiteStoreType)
+            try manager.migrateStore(
+                from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: temporaryStoreURL("Empty"),
+                destinationType: NSSQLiteStoreType)
         } throws: { isDataLoss($0, naming: ["399 rows of entity 'Item'"]) }
         let after = try snapshot(url)
         #expect(after.0 == before.0, "the store's bytes changed")

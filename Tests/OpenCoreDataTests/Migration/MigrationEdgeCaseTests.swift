@@ -9,13 +9,16 @@ import Testing
 @Suite struct MigrationEdgeCaseTests {
     /// `droppingData`: the migration may delete rows of entities `model` lacks
     /// (`OpenCoreDataMigrationAllowsDataLossOption`).
-    private func open(_ url: URL, _ model: NSManagedObjectModel, from old: NSManagedObjectModel? = nil, history: Bool = false,
-                      droppingData: Bool = false) throws -> NSManagedObjectContext {
+    private func open(
+        _ url: URL, _ model: NSManagedObjectModel, from old: NSManagedObjectModel? = nil, history: Bool = false,
+        droppingData: Bool = false
+    ) throws -> NSManagedObjectContext {
         var options: [AnyHashable: Any] = history ? [NSPersistentHistoryTrackingKey: true] : [:]
         if droppingData { options[OpenCoreDataMigrationAllowsDataLossOption] = true }
         if let old {
-            let stage = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: old, versionChecksum: old.versionChecksum),
-                                               to: NSManagedObjectModelReference(model: model, versionChecksum: model.versionChecksum))
+            let stage = NSCustomMigrationStage(
+                migratingFrom: NSManagedObjectModelReference(model: old, versionChecksum: old.versionChecksum),
+                to: NSManagedObjectModelReference(model: model, versionChecksum: model.versionChecksum))
             options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager([stage])
         }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -33,7 +36,9 @@ import Testing
     @Test func historyKeepsCountingAfterAMigration() throws {
         func model(_ version: Int) -> NSManagedObjectModel {
             let note = ModelBuilder.entity("Note")
-            note.properties = [ModelBuilder.attribute("text", .stringAttributeType)] + (version == 2 ? [ModelBuilder.attribute("pinned", .booleanAttributeType)] : [])
+            note.properties =
+                [ModelBuilder.attribute("text", .stringAttributeType)]
+                + (version == 2 ? [ModelBuilder.attribute("pinned", .booleanAttributeType)] : [])
             // Version 1 also has Draft (removed in 2), numbered before Note: its changes must not turn into Note's.
             guard version == 1 else { return ModelBuilder.model(note) }
             let draft = ModelBuilder.entity("Draft")
@@ -55,7 +60,10 @@ import Testing
         try after.performAndWait {
             NSEntityDescription.insertNewObject(forEntityName: "Note", into: after).setValue("c", forKey: "text")
             try after.save()
-            let result = try after.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult
+            let result =
+                try after.execute(
+                    NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult
             let transactions = try #require(result?.result as? [NSPersistentHistoryTransaction])
             #expect(transactions.count == 3)
             #expect(transactions.map(\.transactionNumber) == transactions.map(\.transactionNumber).sorted())
@@ -74,7 +82,10 @@ import Testing
             let kept = ModelBuilder.attribute(version == 1 ? "text" : "body", .stringAttributeType)
             kept.preservesValueInHistoryOnDeletion = true
             if version == 2 { kept.renamingIdentifier = "text" }
-            let extra = version == 1 ? ModelBuilder.attribute("title", .stringAttributeType) : ModelBuilder.attribute("alpha", .stringAttributeType)
+            let extra =
+                version == 1
+                ? ModelBuilder.attribute("title", .stringAttributeType)
+                : ModelBuilder.attribute("alpha", .stringAttributeType)
             let rank = ModelBuilder.attribute("rank", .integer64AttributeType)
             rank.preservesValueInHistoryOnDeletion = true
             note.properties = [extra, kept, rank]
@@ -96,7 +107,10 @@ import Testing
         try close(before)
         let after = try open(url, v2, from: v1, history: true)
         try after.performAndWait {
-            let result = try after.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult
+            let result =
+                try after.execute(
+                    NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult
             let changes = try #require(result?.result as? [NSPersistentHistoryTransaction]).flatMap { $0.changes ?? [] }
             #expect(changes.map(\.changeType) == [.insert, .update, .delete])
             #expect(changes[1].updatedProperties?.map(\.name) == ["rank"])
@@ -153,10 +167,17 @@ import Testing
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
             let owners = try after.fetch(request)
             // Sorted by name: "to dropped" first.
-            #expect(owners.map { ($0.value(forKey: "item") as? NSManagedObject)?.value(forKey: "label") as? String } == [nil, "kept"])
+            #expect(
+                owners.map { ($0.value(forKey: "item") as? NSManagedObject)?.value(forKey: "label") as? String } == [
+                    nil, "kept",
+                ])
             // A to-many without inverse keeps its owner in the destination's row, so the
             // last owner that took `kept` ("to dropped") has it.
-            let held = owners.map { (($0.value(forKey: "items") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String } }
+            let held = owners.map {
+                (($0.value(forKey: "items") as? Set<NSManagedObject>) ?? []).compactMap {
+                    $0.value(forKey: "label") as? String
+                }
+            }
             #expect(held == [["kept"], []])
             #expect(try after.count(for: NSFetchRequest<NSManagedObject>(entityName: "Base")) == 1)
         }
@@ -200,7 +221,9 @@ import Testing
         let after = try open(url, v2, from: v1)
         try after.performAndWait {
             let book = try #require(try after.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).first)
-            let names = ((book.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }
+            let names = ((book.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap {
+                $0.value(forKey: "name") as? String
+            }
             #expect(Set(names) == ["a", "b"])
         }
     }
@@ -262,7 +285,8 @@ import Testing
             _ = try open(url, v2, from: v1)
         } throws: { error in
             let error = error as NSError
-            return error.code == NSMigrationError && error.localizedDescription.contains("'title'") && error.localizedDescription.contains("NoteToNote")
+            return error.code == NSMigrationError && error.localizedDescription.contains("'title'")
+                && error.localizedDescription.contains("NoteToNote")
         }
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(v1.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))

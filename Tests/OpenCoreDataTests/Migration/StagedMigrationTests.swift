@@ -22,17 +22,22 @@ import Testing
             }
             try context.save()
         }
-        try context.persistentStoreCoordinator?.persistentStores.forEach { try context.persistentStoreCoordinator?.remove($0) }
+        try context.persistentStoreCoordinator?.persistentStores.forEach {
+            try context.persistentStoreCoordinator?.remove($0)
+        }
         return url
     }
 
     @Test func versionOneReachesVersionFourThroughLightweightAndCustomStages() throws {
         let url = try makeVersion1Store()
-        let (v1, v2, v3, v4) = (try version("Journal"), try version("Journal 2"), try version("Journal 3"), try version("Journal 4"))
+        let (v1, v2, v3, v4) = (
+            try version("Journal"), try version("Journal 2"), try version("Journal 3"), try version("Journal 4")
+        )
         let created = Date(timeIntervalSinceReferenceDate: 800_000_000)
         let events = Mutex<[String]>([])
-        let custom = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v3, versionChecksum: v3.versionChecksum),
-                                            to: NSManagedObjectModelReference(model: v4, versionChecksum: v4.versionChecksum))
+        let custom = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(model: v3, versionChecksum: v3.versionChecksum),
+            to: NSManagedObjectModelReference(model: v4, versionChecksum: v4.versionChecksum))
         custom.willMigrateHandler = { manager, _ in
             // Under version 3: count the words of each entry into wordCount.
             let context = try #require(manager.container).newBackgroundContext()
@@ -43,22 +48,31 @@ import Testing
                 }
                 try context.save()
             }
-            events.withLock { $0.append("will (Item: \(manager.container?.managedObjectModel.entitiesByName["Item"] != nil))") }
+            events.withLock {
+                $0.append("will (Item: \(manager.container?.managedObjectModel.entitiesByName["Item"] != nil))")
+            }
         }
         custom.didMigrateHandler = { manager, _ in
             // Under version 4: fill the new `created` of every item.
             let context = try #require(manager.container).newBackgroundContext()
             try context.performAndWait {
-                for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")) { item.setValue(created, forKey: "created") }
+                for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")) {
+                    item.setValue(created, forKey: "created")
+                }
                 try context.save()
             }
-            events.withLock { $0.append("did (Item: \(manager.container?.managedObjectModel.entitiesByName["Item"] != nil))") }
+            events.withLock {
+                $0.append("did (Item: \(manager.container?.managedObjectModel.entitiesByName["Item"] != nil))")
+            }
         }
-        let manager = NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum, v3.versionChecksum]), custom])
+        let manager = NSStagedMigrationManager([
+            NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum, v3.versionChecksum]), custom,
+        ])
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v4)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                           options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
         #expect(events.withLock { $0 } == ["will (Item: false)", "did (Item: true)"])
         #expect(manager.container == nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -79,8 +93,9 @@ import Testing
         let manager = NSStagedMigrationManager([NSLightweightMigrationStage([v3.versionChecksum, v4.versionChecksum])])
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v4)
         #expect {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
         } throws: { error in
             (error as NSError).code == NSMigrationMissingSourceModelError
         }

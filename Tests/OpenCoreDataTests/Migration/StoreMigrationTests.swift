@@ -19,10 +19,18 @@ import Testing
             let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
             request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
             return try context.fetch(request).map { entry in
-                let tags = (entry.value(forKey: "tags") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "label") as? String } ?? []
-                let places = ((entry.value(forKey: "places") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
-                let writer = (entry.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String ?? "-"
-                let photo = (entry.value(forKey: "photo") as? Data).map { $0 == Self.photo ? "big photo" : "\($0.count) bytes" } ?? "no photo"
+                let tags =
+                    (entry.value(forKey: "tags") as? NSOrderedSet)?.array.compactMap {
+                        ($0 as? NSManagedObject)?.value(forKey: "label") as? String
+                    } ?? []
+                let places = ((entry.value(forKey: "places") as? Set<NSManagedObject>) ?? []).compactMap {
+                    $0.value(forKey: "name") as? String
+                }.sorted()
+                let writer =
+                    (entry.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String ?? "-"
+                let photo =
+                    (entry.value(forKey: "photo") as? Data).map { $0 == Self.photo ? "big photo" : "\($0.count) bytes" }
+                    ?? "no photo"
                 return "\(entry.value(forKey: "title") as? String ?? "?") \(photo) \(tags) \(places) \(writer)"
             }
         }
@@ -31,7 +39,8 @@ import Testing
     @Test func sqliteToMemoryToSQLiteKeepsEverything() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try model())
         let original = temporaryStoreURL()
-        let first = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: original, options: options)
+        let first = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: original, options: options)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
@@ -57,13 +66,17 @@ import Testing
         coordinator.setMetadata(["app.note": "kept"], for: first)
         try context.performAndWait { try context.save() }
         let before = try snapshot(context)
-        let historyBefore = try context.performAndWait {
-            (try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
-        }?.count ?? 0
+        let historyBefore =
+            try context.performAndWait {
+                (try context.execute(
+                    NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                    as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
+            }?.count ?? 0
         #expect(historyBefore == 1)
 
         // Into memory: the store is replaced, its data and metadata kept, its photo inline.
-        let inMemory = try coordinator.migratePersistentStore(first, to: URL(fileURLWithPath: "/dev/null"), options: options, type: .inMemory)
+        let inMemory = try coordinator.migratePersistentStore(
+            first, to: URL(fileURLWithPath: "/dev/null"), options: options, type: .inMemory)
         #expect(coordinator.persistentStores.count == 1)
         #expect(coordinator.persistentStores.first === inMemory)
         #expect(inMemory.type == NSInMemoryStoreType)
@@ -89,13 +102,16 @@ import Testing
         fileContext.persistentStoreCoordinator = reopened
         #expect(try snapshot(fileContext) == after)
         let history = try fileContext.performAndWait {
-            (try fileContext.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
+            (try fileContext.execute(
+                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
         }
         #expect(history?.count == 2)
         #expect(reopened.persistentStores.first?.metadata?["app.note"] as? String == "kept")
         // The original file is untouched by all this.
         let untouched = NSPersistentStoreCoordinator(managedObjectModel: try model())
-        try untouched.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: original, options: options)
+        try untouched.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: original, options: options)
         let originalContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         originalContext.persistentStoreCoordinator = untouched
         #expect(try snapshot(originalContext) == before)
@@ -114,7 +130,8 @@ import Testing
             try context.save()
         }
         let occupied = temporaryStoreURL()
-        try FileManager.default.createDirectory(at: occupied.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: occupied.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("not a store".utf8).write(to: occupied)
         #expect { try coordinator.migratePersistentStore(store, to: occupied, type: .sqlite) } throws: { error in
             (error as NSError).code == NSPersistentStoreOperationError

@@ -21,7 +21,8 @@ import Testing
                 let real = Double(random.below(1_000_000)) / 7 - 50_000
                 return (real, .real(real))
             case 3:
-                let text = ["", "plain", "naïve café", "😀 emoji", String(repeating: "long ", count: 20)][random.below(5)]
+                let text = ["", "plain", "naïve café", "😀 emoji", String(repeating: "long ", count: 20)][
+                    random.below(5)]
                 return (text, .string(text))
             case 4:
                 let data = Data((0..<random.below(40)).map { UInt8(truncatingIfNeeded: $0 * 37) })
@@ -61,7 +62,8 @@ import Testing
         var failures = 0
         for _ in 0..<2_000 {
             let (plain, _) = generator.value(depth: 0)
-            var data = try PropertyListSerialization.data(fromPropertyList: ["value": plain], format: .binary, options: 0)
+            var data = try PropertyListSerialization.data(
+                fromPropertyList: ["value": plain], format: .binary, options: 0)
             switch random.below(3) {
             case 0: data[random.below(data.count)] ^= UInt8(1 + random.below(255))
             case 1: data = data.prefix(random.below(data.count))
@@ -113,7 +115,9 @@ import Testing
 
     @Test func readsKeyedArchivesAsData() throws {
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        archiver.encode(ArchivedEntityStandIn(name: "Person", peer: ArchivedEntityStandIn(name: "Family", peer: nil)), forKey: "root")
+        archiver.encode(
+            ArchivedEntityStandIn(name: "Person", peer: ArchivedEntityStandIn(name: "Family", peer: nil)),
+            forKey: "root")
         archiver.finishEncoding()
 
         let root = try KeyedArchive(data: archiver.encodedData).topObject(forKey: "root")
@@ -127,9 +131,14 @@ import Testing
         #expect(try peer.string("NSEntityName") == "Family")
         #expect(try peer.field("NSPeer") == nil, "an encoded nil reads as absent")
         let info = try root.field("NSInfo")?.entries() ?? []
-        #expect(Dictionary(uniqueKeysWithValues: info.map { ($0.key, $0.value.value) }) == ["a": .integer(1), "b": .string("two")])
+        #expect(
+            Dictionary(uniqueKeysWithValues: info.map { ($0.key, $0.value.value) }) == [
+                "a": .integer(1), "b": .string("two"),
+            ])
         #expect(try root.field("NSList")?.members().compactMap(\.stringValue) == ["x", "y"])
-        #expect(throws: BinaryPropertyListError.self) { try KeyedArchive(data: archiver.encodedData).topObject(forKey: "other") }
+        #expect(throws: BinaryPropertyListError.self) {
+            try KeyedArchive(data: archiver.encodedData).topObject(forKey: "other")
+        }
     }
 }
 

@@ -23,14 +23,18 @@ import Testing
                     names.append(url.path)
                 case "xcdatamodeld":
                     let versions = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-                    names += versions.filter { $0.hasSuffix(".xcdatamodel") }.map { url.appendingPathComponent($0).path }
+                    names += versions.filter { $0.hasSuffix(".xcdatamodel") }.map {
+                        url.appendingPathComponent($0).path
+                    }
                 default: break
                 }
             }
         }
         // Invalid models are left out: their broken inverses are refused when read back.
         return names.filter { path in
-            guard let model = try? NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: path)) else { return false }
+            guard let model = try? NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: path)) else {
+                return false
+            }
             return !model.problemsPreventingUse.contains { !$0.contains("composite attribute") }
         }.sorted()
     }
@@ -38,13 +42,16 @@ import Testing
     /// The compiled fixtures (`.mom` files, the versions of a `.momd`).
     static var compiledModels: [String] {
         let folder = fixtures.appendingPathComponent("Compiled")
-        return ["Library.mom", "Library.momd/Library.mom", "Library.momd/Library 2.mom"].map { folder.appendingPathComponent($0).path }
+        return ["Library.mom", "Library.momd/Library.mom", "Library.momd/Library 2.mom"].map {
+            folder.appendingPathComponent($0).path
+        }
     }
 
     private func roundTrip(_ model: NSManagedObjectModel) throws -> NSManagedObjectModel {
         let data = try model.compiledModelData()
         let loaded = NSManagedObjectModel()
-        try CompiledModelDecoder(source: ModelFileSource(url: URL(fileURLWithPath: "roundtrip.mom"))).decode(data, into: loaded)
+        try CompiledModelDecoder(source: ModelFileSource(url: URL(fileURLWithPath: "roundtrip.mom"))).decode(
+            data, into: loaded)
         return loaded
     }
 
@@ -92,7 +99,9 @@ import Testing
         let ourEntity = try #require(try ours.field("NSEntities")?.entries().first?.value)
         let theirEntity = try #require(try theirs.field("NSEntities")?.entries().first?.value)
         #expect(ourEntity.className == theirEntity.className)
-        for key in ["NSEntityName", "NSProperties", "NSSubentities", "NSSuperentity", "NSUserInfo", "NSManagedObjectModel"] {
+        for key in [
+            "NSEntityName", "NSProperties", "NSSubentities", "NSSuperentity", "NSUserInfo", "NSManagedObjectModel",
+        ] {
             #expect(ourEntity.contains(key) && theirEntity.contains(key), "\(key)")
         }
     }
@@ -106,8 +115,12 @@ import Testing
         #expect(template.predicate == model.fetchRequestTemplate(forName: "RecentByTitle")?.predicate)
         #expect(template.sortDescriptors?.first?.key == "title")
         #expect(template.fetchLimit == 20)
-        #expect(loaded.entitiesByName["Book"]?.attributesByName["price"]?.defaultValue as? Decimal == Decimal(string: "19.99"))
-        #expect(loaded.entitiesByName["Book"]?.attributesByName["published"]?.defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 1000))
+        #expect(
+            loaded.entitiesByName["Book"]?.attributesByName["price"]?.defaultValue as? Decimal
+                == Decimal(string: "19.99"))
+        #expect(
+            loaded.entitiesByName["Book"]?.attributesByName["published"]?.defaultValue as? Date
+                == Date(timeIntervalSinceReferenceDate: 1000))
         #expect(loaded.entitiesByName["Book"]?.userInfo?["shelf"] as? String == "A3")
     }
 
@@ -133,9 +146,14 @@ import Testing
         #expect(compiled.currentVersionName == original.currentVersionName)
         #expect(compiled.versionNames == original.versionNames)
         for name in original.versionNames {
-            #expect(compiled.modelsByVersionName[name]?.entityVersionHashesByName == original.modelsByVersionName[name]?.entityVersionHashesByName)
+            #expect(
+                compiled.modelsByVersionName[name]?.entityVersionHashesByName
+                    == original.modelsByVersionName[name]?.entityVersionHashesByName)
         }
-        let info = try #require(PropertyListSerialization.propertyList(from: Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any])
+        let info = try #require(
+            PropertyListSerialization.propertyList(
+                from: Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any]
+        )
         let hashes = try #require(info["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
         #expect(hashes["Journal 3"] == original.modelsByVersionName["Journal 3"]?.entityVersionHashesByName)
 
@@ -144,10 +162,14 @@ import Testing
         _ = try CompiledModelWriter.compile(source, into: output)
         #expect(try FileManager.default.contentsOfDirectory(atPath: momd.path).sorted() == files)
 
-        let single = try CompiledModelWriter.compile(Self.fixtures.appendingPathComponent("Modern.xcdatamodel"), into: output)
+        let single = try CompiledModelWriter.compile(
+            Self.fixtures.appendingPathComponent("Modern.xcdatamodel"), into: output)
         #expect(single.lastPathComponent == "Modern.mom")
         let model = try NSManagedObjectModel.load(contentsOf: single)
-        #expect(model.entityVersionHashesByName == (try NSManagedObjectModel.load(contentsOf: Self.fixtures.appendingPathComponent("Modern.xcdatamodel"))).entityVersionHashesByName)
+        #expect(
+            model.entityVersionHashesByName
+                == (try NSManagedObjectModel.load(
+                    contentsOf: Self.fixtures.appendingPathComponent("Modern.xcdatamodel"))).entityVersionHashesByName)
     }
 
     @Test func binaryPropertyListsWrittenReadBack() throws {
@@ -164,7 +186,9 @@ import Testing
         guard case var .dictionary(plain) = value else { return }
         plain["uid"] = nil
         plain["set"] = nil
-        let foundation = try #require(PropertyListSerialization.propertyList(from: BinaryPropertyListWriter.data(for: .dictionary(plain)), format: nil) as? [String: Any])
+        let foundation = try #require(
+            PropertyListSerialization.propertyList(
+                from: BinaryPropertyListWriter.data(for: .dictionary(plain)), format: nil) as? [String: Any])
         #expect(foundation["unicode"] as? String == "Grüße ✓")
         #expect(foundation["ascii"] as? String == long)
     }

@@ -25,8 +25,13 @@ import Testing
         #expect(book.subentities.map(\.name) == ["Ebook"])
         #expect(ebook.managedObjectClassName == "NSManagedObject")
         #expect(book.managedObjectClassName == "Book")
-        #expect(ebook.propertiesByName.keys.sorted() == ["author", "cover", "fileSize", "identifier", "isbn", "pages", "price", "rating", "scratch", "tags", "title"])
-        #expect(ebook.propertiesByName["title"]?.entity === book, "an inherited property is the superentity's, not a copy")
+        #expect(
+            ebook.propertiesByName.keys.sorted() == [
+                "author", "cover", "fileSize", "identifier", "isbn", "pages", "price", "rating", "scratch", "tags",
+                "title",
+            ])
+        #expect(
+            ebook.propertiesByName["title"]?.entity === book, "an inherited property is the superentity's, not a copy")
         #expect(book.versionHashModifier == "b2")
         #expect(entities["Tag"]?.renamingIdentifier == "Label")
         #expect(entities["Tag"]?.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["name"]])
@@ -49,12 +54,15 @@ import Testing
         #expect(attributes["isbn"]?.isIndexed == true)
         #expect(attributes["scratch"]?.isTransient == true)
         #expect(attributes["identifier"]?.attributeType == .UUIDAttributeType)
-        #expect(attributes["price"]?.defaultValue as? Decimal == Decimal(string: "19.99"), "an archived NSDecimalNumber")
-        let fetched = try #require(model.entitiesByName["Author"]?.propertiesByName["namesakeBooks"] as? NSFetchedPropertyDescription)
+        #expect(
+            attributes["price"]?.defaultValue as? Decimal == Decimal(string: "19.99"), "an archived NSDecimalNumber")
+        let fetched = try #require(
+            model.entitiesByName["Author"]?.propertiesByName["namesakeBooks"] as? NSFetchedPropertyDescription)
         #expect(fetched.fetchRequest?.predicate?.predicateFormat == "author.name == $FETCH_SOURCE.name")
         fetched.fetchRequest?.fetchLimit = 99
         #expect(fetched.fetchRequest?.fetchLimit == 0, "the description hands out copies")
-        #expect(model.entitiesByName["Author"]?.attributesByName["name"]?.userInfo?["display"] as? String == "Full name")
+        #expect(
+            model.entitiesByName["Author"]?.attributesByName["name"]?.userInfo?["display"] as? String == "Full name")
 
         let books = try #require(model.entitiesByName["Author"]?.relationshipsByName["books"])
         #expect(books.isToMany && books.isOrdered && books.deleteRule == .cascadeDeleteRule)
@@ -118,12 +126,19 @@ import Testing
             second.setValue("Zebras", forKey: "title")
             second.setValue(author, forKey: "author")
             try context.save()
-            let request = try #require(model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Ann"]))
+            let request = try #require(
+                model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Ann"]))
             #expect(request.fetchLimit == 25)
-            #expect(request.sortDescriptors?.map(\.key) == ["title"] && request.sortDescriptors?.first?.ascending == false)
-            #expect((try context.fetch(request) as! [NSManagedObject]).map { $0.value(forKey: "title") as? String } == ["Zebras", "Notes"])
+            #expect(
+                request.sortDescriptors?.map(\.key) == ["title"] && request.sortDescriptors?.first?.ascending == false)
+            #expect(
+                (try context.fetch(request) as! [NSManagedObject]).map { $0.value(forKey: "title") as? String } == [
+                    "Zebras", "Notes",
+                ])
             let namesakes = author.value(forKey: "namesakeBooks") as? [NSManagedObject]
-            #expect(Set(namesakes?.compactMap { $0.value(forKey: "title") as? String } ?? []) == ["Notes", "Zebras"], "$FETCH_SOURCE.name is the author's name")
+            #expect(
+                Set(namesakes?.compactMap { $0.value(forKey: "title") as? String } ?? []) == ["Notes", "Zebras"],
+                "$FETCH_SOURCE.name is the author's name")
 
             let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
             tag.setValue("a", forKey: "name")
@@ -134,7 +149,8 @@ import Testing
             #expect(tooLong?.code == NSValidationStringTooLongError)
             tag.setValue("fiction", forKey: "name")
             try context.save()
-            let none = try #require(model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Bob"]))
+            let none = try #require(
+                model.fetchRequestFromTemplate(withName: "BooksByAuthor", substitutionVariables: ["NAME": "Bob"]))
             #expect(try context.fetch(none).isEmpty)
         }
     }
@@ -143,7 +159,9 @@ import Testing
         let error = #expect(throws: ModelLoadingError.self) {
             try NSManagedObjectModel.load(contentsOf: Self.fixtures.appendingPathComponent("SharedPredicateBomb.mom"))
         }
-        #expect(error?.description.contains("more than \(ArchivedPredicateDecoder.nodeBudget) predicate and value nodes") == true)
+        #expect(
+            error?.description.contains("more than \(ArchivedPredicateDecoder.nodeBudget) predicate and value nodes")
+                == true)
     }
 
     @Test func compiledBundleLoadsItsCurrentVersion() throws {
@@ -165,7 +183,8 @@ import Testing
 
     @Test func damagedArchivesThrowNamingTheFile() throws {
         let archive = try Data(contentsOf: Self.fixtures.appendingPathComponent("Library.mom"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("CompiledModelTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CompiledModelTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("Broken.mom")
 
@@ -174,7 +193,8 @@ import Testing
         #expect(truncated?.description.hasPrefix("Broken.mom: ") == true)
         #expect(NSManagedObjectModel(contentsOf: file) == nil)
 
-        let plainList = try PropertyListSerialization.data(fromPropertyList: ["root": "not a model"], format: .binary, options: 0)
+        let plainList = try PropertyListSerialization.data(
+            fromPropertyList: ["root": "not a model"], format: .binary, options: 0)
         try plainList.write(to: file)
         let notArchive = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: file) }
         #expect(notArchive?.description.contains("not a keyed archive") == true)
@@ -197,7 +217,8 @@ import Testing
         let model = try library()
         let url = temporaryStoreURL()
         _ = try makeContext(model, url: url)
-        let own = try #require(try SQLiteModelCache.model(inStoreAt: url), "OpenCoreData caches the model of each store file it creates")
+        let own = try #require(
+            try SQLiteModelCache.model(inStoreAt: url), "OpenCoreData caches the model of each store file it creates")
         #expect(own.entityVersionHashesByName == model.entityVersionHashesByName)
 
         let cached = try Data(contentsOf: Self.fixtures.appendingPathComponent("Library.modelcache"))
@@ -205,7 +226,10 @@ import Testing
         try db.write { try $0.execute(sql: "UPDATE Z_MODELCACHE SET Z_CONTENT = ?", arguments: [cached]) }
         let recovered = try #require(try SQLiteModelCache.model(inStoreAt: url))
         #expect(recovered.entityVersionHashesByName == model.entityVersionHashesByName)
-        #expect(recovered.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStore.metadataForPersistentStore(with: url)))
+        #expect(
+            recovered.isConfiguration(
+                withName: nil, compatibleWithStoreMetadata: try NSPersistentStore.metadataForPersistentStore(with: url))
+        )
 
         try db.write { try $0.execute(sql: "UPDATE Z_MODELCACHE SET Z_CONTENT = ?", arguments: [cached.prefix(100)]) }
         let error = #expect(throws: ModelLoadingError.self) { try SQLiteModelCache.model(inStoreAt: url) }
@@ -213,4 +237,3 @@ import Testing
         try db.close()
     }
 }
-

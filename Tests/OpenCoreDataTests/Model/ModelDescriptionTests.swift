@@ -37,15 +37,24 @@ import Testing
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Volume")
         request.predicate = NSPredicate(format: "shelf == $FETCH_SOURCE AND pages > 300")
         thick.fetchRequest = request
-        shelf.properties = [attribute("label", .stringAttributeType), attribute("volumeCount", .integer64AttributeType, derived: "volumes.@count"),
-                            volumes, thick]
+        shelf.properties = [
+            attribute("label", .stringAttributeType),
+            attribute("volumeCount", .integer64AttributeType, derived: "volumes.@count"),
+            volumes, thick,
+        ]
         let title = attribute("title", .stringAttributeType)
         let pages = attribute("pages", .integer32AttributeType)
-        volume.properties = [title, pages, attribute("upperTitle", .stringAttributeType, derived: "uppercase:(title)"), onShelf]
-        volume.indexes = [NSFetchIndexDescription(name: "byShelfAndPages", elements: [
-            NSFetchIndexElementDescription(property: onShelf, collationType: .binary),
-            NSFetchIndexElementDescription(property: pages, collationType: .binary),
-        ])]
+        volume.properties = [
+            title, pages, attribute("upperTitle", .stringAttributeType, derived: "uppercase:(title)"), onShelf,
+        ]
+        volume.indexes = [
+            NSFetchIndexDescription(
+                name: "byShelfAndPages",
+                elements: [
+                    NSFetchIndexElementDescription(property: onShelf, collationType: .binary),
+                    NSFetchIndexElementDescription(property: pages, collationType: .binary),
+                ])
+        ]
         let model = NSManagedObjectModel()
         model.entities = [shelf, volume]
         return model
@@ -83,7 +92,11 @@ import Testing
                 volume.setValue(shelf, forKey: "shelf")
             }
             try context.save()
-            let thick = { (shelf.value(forKey: "thickVolumes") as? [NSManagedObject])?.compactMap { $0.value(forKey: "title") as? String } }
+            let thick = {
+                (shelf.value(forKey: "thickVolumes") as? [NSManagedObject])?.compactMap {
+                    $0.value(forKey: "title") as? String
+                }
+            }
             #expect(thick() == ["Long"])
             let extra = NSEntityDescription.insertNewObject(forEntityName: "Volume", into: context)
             extra.setValue("Huge", forKey: "title")
@@ -103,7 +116,10 @@ import Testing
         let sql = try DatabaseQueue(path: url.path).read {
             try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'Z_Volume_byShelfAndPages'")
         }
-        #expect(sql == "CREATE INDEX \"Z_Volume_byShelfAndPages\" ON ZVOLUME (ZSHELF COLLATE BINARY ASC, ZPAGES COLLATE BINARY ASC)")
+        #expect(
+            sql
+                == "CREATE INDEX \"Z_Volume_byShelfAndPages\" ON ZVOLUME (ZSHELF COLLATE BINARY ASC, ZPAGES COLLATE BINARY ASC)"
+        )
     }
 
     @Test func indexElementsKnowTheirIndex() {

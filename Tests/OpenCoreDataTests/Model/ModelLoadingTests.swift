@@ -15,7 +15,8 @@ enum ModelFixtures {
 
     /// A fresh folder for models written by a test.
     static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ModelLoadingTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ModelLoadingTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -25,7 +26,8 @@ enum ModelFixtures {
     static func write(_ body: String, header: Bool = true) throws -> URL {
         let folder = try temporaryFolder().appendingPathComponent("Broken.xcdatamodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let text = header
+        let text =
+            header
             ? "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">\n\(body)\n</model>\n"
             : body
         try Data(text.utf8).write(to: folder.appendingPathComponent("contents"))
@@ -108,15 +110,21 @@ extension SplitMix64: RandomNumberGenerator {}
         #expect(item.relationshipsByName["owner"]?.inverseRelationship === items)
         #expect(item.relationshipsByName["owner"]?.isToMany == false)
         #expect(relationships["pets"]?.deleteRule == .denyDeleteRule)
-        #expect(relationships["favorite"]?.deleteRule == .noActionDeleteRule && relationships["favorite"]?.inverseRelationship == nil)
+        #expect(
+            relationships["favorite"]?.deleteRule == .noActionDeleteRule
+                && relationships["favorite"]?.inverseRelationship == nil)
         let petOwner = try #require(model.entitiesByName["Pet"]?.relationshipsByName["owner"])
         #expect(!petOwner.isOptional && petOwner.minCount == 1)
         #expect(item.relationshipsByName["labels"]?.inverseRelationship?.entity?.name == "Label")
 
         let siblings = try #require(item.propertiesByName["siblings"] as? NSFetchedPropertyDescription)
         #expect(siblings.fetchRequest?.entityName == "Item")
-        #expect(siblings.fetchRequest?.predicate?.predicateFormat == "owner == $FETCH_SOURCE.owner AND SELF != $FETCH_SOURCE")
-        #expect(siblings.isTransient && item.attributesByName["siblings"] == nil && item.relationshipsByName["siblings"] == nil)
+        #expect(
+            siblings.fetchRequest?.predicate?.predicateFormat
+                == "owner == $FETCH_SOURCE.owner AND SELF != $FETCH_SOURCE")
+        #expect(
+            siblings.isTransient && item.attributesByName["siblings"] == nil
+                && item.relationshipsByName["siblings"] == nil)
     }
 
     @Test func modernModelLoadsConstraintsIndexesTemplatesAndConfigurations() throws {
@@ -171,14 +179,18 @@ extension SplitMix64: RandomNumberGenerator {}
         try reader.performAndWait {
             let items = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
             #expect(Set(items.compactMap { $0.value(forKey: "name") as? String }) == ["Lamp", "Desk"])
-            #expect(Set(items.compactMap { $0.value(forKey: "nameLower") as? String }) == ["lamp", "desk"], "derived at save")
+            #expect(
+                Set(items.compactMap { $0.value(forKey: "nameLower") as? String }) == ["lamp", "desk"],
+                "derived at save")
             let owner = try #require(reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner")).first)
             #expect(owner.value(forKey: "itemCount") as? NSNumber == 2, "derived from the relationship")
             #expect((owner.value(forKey: "items") as? NSOrderedSet)?.count == 2)
             let lamp = try #require(items.first { $0.value(forKey: "name") as? String == "Lamp" })
             #expect(lamp.value(forKey: "tags") as? [String] == ["a", "b"])
             let siblings = lamp.value(forKey: "siblings") as? [NSManagedObject]
-            #expect(siblings?.compactMap { $0.value(forKey: "name") as? String } == ["Desk"], "fetched property runs its request")
+            #expect(
+                siblings?.compactMap { $0.value(forKey: "name") as? String } == ["Desk"],
+                "fetched property runs its request")
             #expect(lamp.changedValues().isEmpty, "a fetched property is not a change")
         }
     }
@@ -192,15 +204,21 @@ extension SplitMix64: RandomNumberGenerator {}
                 .map { ($0[0] as String, $0[1] as String? ?? "") }
         }
         let byName = Dictionary(indexes, uniquingKeysWith: { first, _ in first })
-        #expect(byName["Z_Item_byOwnerAndName"] == "CREATE INDEX \"Z_Item_byOwnerAndName\" ON ZBASE (ZOWNER COLLATE BINARY ASC, ZNAME COLLATE BINARY DESC)")
+        #expect(
+            byName["Z_Item_byOwnerAndName"]
+                == "CREATE INDEX \"Z_Item_byOwnerAndName\" ON ZBASE (ZOWNER COLLATE BINARY ASC, ZNAME COLLATE BINARY DESC)"
+        )
         #expect(byName["ZBASE_ZNAME_INDEX"] != nil, "indexed=\"YES\" still indexes its column")
     }
 
     @Test func templatesSubstituteVariablesInACopy() throws {
         let model = try ModelFixtures.load("Modern.xcdatamodel")
-        let request = try #require(model.fetchRequestFromTemplate(withName: "ItemsNamed", substitutionVariables: ["NAME": "Lamp"]))
+        let request = try #require(
+            model.fetchRequestFromTemplate(withName: "ItemsNamed", substitutionVariables: ["NAME": "Lamp"]))
         #expect(request.predicate?.predicateFormat == "name == \"Lamp\"")
-        #expect(model.fetchRequestTemplate(forName: "ItemsNamed")?.predicate?.predicateFormat == "name == $NAME", "the template is unchanged")
+        #expect(
+            model.fetchRequestTemplate(forName: "ItemsNamed")?.predicate?.predicateFormat == "name == $NAME",
+            "the template is unchanged")
         request.fetchLimit = 1
         #expect(model.fetchRequestTemplate(forName: "ItemsNamed")?.fetchLimit == 5, "requests handed out are copies")
         #expect(model.fetchRequestFromTemplate(withName: "Missing", substitutionVariables: [:]) == nil)
@@ -243,8 +261,14 @@ extension SplitMix64: RandomNumberGenerator {}
                 ("count", -1, 0, NSValidationNumberTooSmallError),
                 ("rating", 5.5, 4.5, NSValidationNumberTooLargeError),
                 ("code", "abc1", "ABC1", NSValidationStringPatternMatchingError),
-                ("due", Date(timeIntervalSinceReferenceDate: 2_000_000_000), Date(timeIntervalSinceReferenceDate: 10), NSValidationDateTooLateError),
-                ("due", Date(timeIntervalSinceReferenceDate: -5), Date(timeIntervalSinceReferenceDate: 10), NSValidationDateTooSoonError),
+                (
+                    "due", Date(timeIntervalSinceReferenceDate: 2_000_000_000),
+                    Date(timeIntervalSinceReferenceDate: 10), NSValidationDateTooLateError
+                ),
+                (
+                    "due", Date(timeIntervalSinceReferenceDate: -5), Date(timeIntervalSinceReferenceDate: 10),
+                    NSValidationDateTooSoonError
+                ),
                 // A `length` rule reports the string code whatever the value, as it does for strings.
                 ("data", Data(count: 65), Data(count: 64), NSValidationStringTooLongError),
             ]
@@ -266,7 +290,9 @@ extension SplitMix64: RandomNumberGenerator {}
         #expect(model.versionIdentifiers.isEmpty, "an empty userDefinedModelVersionIdentifier is none")
         let player = try #require(model.entitiesByName["Player"])
         #expect(player.superentity?.name == "Athlete" && player.codeGenerationType == nil)
-        #expect(player.indexes.map { $0.elements.compactMap(\.propertyName) } == [["salary", "age"]], "compound indexes become fetch indexes")
+        #expect(
+            player.indexes.map { $0.elements.compactMap(\.propertyName) } == [["salary", "age"]],
+            "compound indexes become fetch indexes")
         #expect(player.relationshipsByName["squad"]?.minCount == 1)
         #expect(model.entitiesByName["Athlete"]?.attributesByName["age"]?.defaultValue as? Int16 == 0)
 
@@ -284,11 +310,14 @@ extension SplitMix64: RandomNumberGenerator {}
             try context.save()
             let seniors = squad.value(forKey: "seniors") as? [NSManagedObject]
             #expect(seniors?.compactMap { $0.value(forKey: "name") as? String } == ["Old"])
-            let older = try #require(model.fetchRequestFromTemplate(withName: "AthletesOlderThan", substitutionVariables: ["AGE": 30]))
+            let older = try #require(
+                model.fetchRequestFromTemplate(withName: "AthletesOlderThan", substitutionVariables: ["AGE": 30]))
             #expect(try context.fetch(older).count == 1)
         }
         let db = try DatabaseQueue(path: url.path)
-        let compound = try db.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'Z_Player_Player_compoundIndex_1'") }
+        let compound = try db.read {
+            try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'Z_Player_Player_compoundIndex_1'")
+        }
         #expect(compound?.contains("ZSALARY COLLATE BINARY ASC, ZAGE COLLATE BINARY ASC") == true)
     }
 
@@ -306,15 +335,17 @@ extension SplitMix64: RandomNumberGenerator {}
 
         let folder = bundle.appendingPathComponent("Library.xcdatamodel")
         #expect(NSManagedObjectModel(contentsOf: folder)?.versionIdentifiers == ["1"])
-        #expect(NSManagedObjectModel(contentsOf: folder.appendingPathComponent("contents"))?.versionIdentifiers == ["1"])
+        #expect(
+            NSManagedObjectModel(contentsOf: folder.appendingPathComponent("contents"))?.versionIdentifiers == ["1"])
     }
 
     @Test func bundleWithoutCurrentVersionFileTakesTheLastVersionByName() throws {
         let copy = try ModelFixtures.temporaryFolder().appendingPathComponent("Library.xcdatamodeld")
         try FileManager.default.copyItem(at: ModelFixtures.url("Library.xcdatamodeld"), to: copy)
         try FileManager.default.removeItem(at: copy.appendingPathComponent(".xccurrentversion"))
-        try FileManager.default.copyItem(at: copy.appendingPathComponent("Library.xcdatamodel"),
-                                         to: copy.appendingPathComponent("Library 10.xcdatamodel"))
+        try FileManager.default.copyItem(
+            at: copy.appendingPathComponent("Library.xcdatamodel"),
+            to: copy.appendingPathComponent("Library 10.xcdatamodel"))
         let versions = try NSManagedObjectModel.versions(in: copy)
         #expect(versions.versionNames == ["Library", "Library 2", "Library 10"])
         #expect(versions.currentVersionName == "Library 10")
@@ -323,7 +354,8 @@ extension SplitMix64: RandomNumberGenerator {}
 
     @Test func compositeAttributesLoadAndAStoreTakesThem() throws {
         let model = try ModelFixtures.load("Composite.xcdatamodel")
-        let address = try #require(model.entitiesByName["Place"]?.attributesByName["address"] as? NSCompositeAttributeDescription)
+        let address = try #require(
+            model.entitiesByName["Place"]?.attributesByName["address"] as? NSCompositeAttributeDescription)
         #expect(address.attributeType == .compositeAttributeType)
         #expect(address.elements.map(\.name) == ["city", "street", "zip"])
         #expect(address.elements.last?.attributeType == .integer32AttributeType)
@@ -332,7 +364,8 @@ extension SplitMix64: RandomNumberGenerator {}
     }
 
     @Test func undefinedAndTransientAttributesLoad() throws {
-        let folder = try ModelFixtures.write("""
+        let folder = try ModelFixtures.write(
+            """
             <entity name="Thing">
                 <attribute name="anything" optional="YES" transient="YES" attributeType="Undefined"/>
                 <attribute name="legacy" optional="YES"/>
@@ -347,129 +380,205 @@ extension SplitMix64: RandomNumberGenerator {}
     // MARK: Errors
 
     static let brokenModels: [(body: String, message: String)] = [
-        ("""
-         <entity name="Item">
-             <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="items" inverseEntity="Owner"/>
-         </entity>
-         <entity name="Owner"/>
-         """, "line 4: <relationship name=\"owner\"> in entity Item names inverse 'items' that entity Owner does not have"),
-        ("""
-         <entity name="Item">
-             <attribute name="size" attributeType="Integer 128"/>
-         </entity>
-         """, "line 4: <attribute name=\"size\"> in entity Item has attributeType \"Integer 128\", which is not a Core Data attribute type (Binary, Boolean, Composite, Date, Decimal, Double, Float, Integer 16, Integer 32, Integer 64, ObjectID, String, Transformable, URI, UUID, Undefined)"),
-        ("<entity name=\"Item\" parentEntity=\"Thing\"/>", "line 3: <entity name=\"Item\"> names parent entity 'Thing' that the model does not have"),
-        ("""
-         <entity name="Item">
-             <relationship name="owner" maxCount="1" destinationEntity="Owner"/>
-         </entity>
-         """, "line 4: <relationship name=\"owner\"> in entity Item names destination entity 'Owner' that the model does not have"),
-        ("<entity name=\"Item\"/>\n<entity name=\"Item\"/>", "line 4: <entity name=\"Item\"> repeats the entity name 'Item' (first declared on line 3)"),
-        ("""
-         <entity name="Item">
-             <attribute name="name" attributeType="String"/>
-             <relationship name="name" maxCount="1" destinationEntity="Item"/>
-         </entity>
-         """, "line 5: <relationship name=\"name\"> in entity Item repeats the property name 'name' (first declared on line 4)"),
-        ("""
-         <entity name="Item"/>
-         <fetchRequest name="Broken" entity="Item" predicateString="name == == 3"/>
-         """, "line 4: <fetchRequest name=\"Broken\"> has predicateString \"name == == 3\" that does not parse"),
-        ("""
-         <entity name="Item">
-             <attribute name="count" attributeType="Integer 32" minValueString="ten"/>
-         </entity>
-         """, "line 4: <attribute name=\"count\"> in entity Item has minValueString=\"ten\", which is not a number"),
-        ("""
-         <entity name="Item">
-             <attribute name="count" attributeType="Integer 16" defaultValueString="70000"/>
-         </entity>
-         """, "line 4: <attribute name=\"count\"> in entity Item has defaultValueString \"70000\", which is not a valid Integer 16 value"),
-        ("""
-         <entity name="Item">
-             <widget name="knob"/>
-         </entity>
-         """, "line 4: <widget name=\"knob\"> is not an element Core Data models have inside <entity>"),
-        ("<entity name=\"Item\">\n<attribute name=\"a\" attributeType=\"String\">\n</entity>", "line 5: is not well-formed XML"),
-        ("<entity name=\"A\" parentEntity=\"B\"/>\n<entity name=\"B\" parentEntity=\"A\"/>", "line 3: <entity name=\"A\"> inherits from itself (entity A is among its own parent entities)"),
-        ("""
-         <entity name="Item">
-             <relationship name="owner" maxCount="1" deletionRule="Explode" destinationEntity="Item"/>
-         </entity>
-         """, "line 4: <relationship name=\"owner\"> in entity Item has deletionRule \"Explode\", which is not Nullify, Cascade, Deny or No Action"),
-        ("""
-         <entity name="Item">
-             <attribute name="owner" attributeType="String"/>
-             <relationship name="other" maxCount="1" destinationEntity="Item" inverseName="owner" inverseEntity="Item"/>
-         </entity>
-         """, "line 5: <relationship name=\"other\"> in entity Item names inverse 'owner', which is not a relationship of entity Item"),
-        ("""
-         <entity name="Base">
-             <attribute name="name" attributeType="String"/>
-         </entity>
-         <entity name="Item" parentEntity="Base">
-             <attribute name="name" attributeType="String"/>
-         </entity>
-         """, "line 7: <attribute name=\"name\"> in entity Item repeats the property 'name' that it inherits from entity Base"),
-        ("""
-         <entity name="Item">
-             <uniquenessConstraints>
-                 <uniquenessConstraint>
-                     <constraint value="code"/>
-                 </uniquenessConstraint>
-             </uniquenessConstraints>
-         </entity>
-         """, "line 6: <constraint value=\"code\"> in entity Item names property 'code' that entity Item does not have"),
-        ("""
-         <entity name="Item">
-             <fetchIndex name="byCode">
-                 <fetchIndexElement property="code" type="Binary" order="ascending"/>
-             </fetchIndex>
-         </entity>
-         """, "line 5: <fetchIndexElement property=\"code\"> in entity Item names property 'code' that entity Item does not have"),
-        ("""
-         <entity name="Item"/>
-         <configuration name="Main">
-             <memberEntity name="Other"/>
-         </configuration>
-         """, "line 5: <memberEntity name=\"Other\"> in configuration Main names entity 'Other' that the model does not have"),
-        ("""
-         <entity name="Item">
-             <attribute name="lower" attributeType="String" derived="YES" derivationExpression="lowercase:(title)"/>
-         </entity>
-         """, "line 4: <attribute name=\"lower\"> in entity Item derives its value from 'title', which entity Item does not have"),
-        ("""
-         <entity name="Item">
-             <attribute name="address" attributeType="Composite" composite="Address"/>
-         </entity>
-         """, "line 4: <attribute name=\"address\"> in entity Item names composite 'Address' that the model does not define"),
-        ("""
-         <entity name="Item">
-             <attribute name="name" optional="maybe" attributeType="String"/>
-         </entity>
-         """, "line 4: <attribute name=\"name\"> in entity Item has optional=\"maybe\", which is not YES or NO"),
-        ("<entity name=\"Line Item\"/>", "line 3: <entity name=\"Line Item\"> has name 'Line Item', which is not a valid name (letters, digits and underscores, not starting with a digit)"),
-        ("""
-         <entity name="Item">
-             <attribute name="code" attributeType="String" regularExpressionString="[A-"/>
-         </entity>
-         """, "line 4: <attribute name=\"code\"> in entity Item has regularExpressionString \"[A-\", which is not a valid regular expression"),
-        ("""
-         <entity name="Item">
-             <fetchedProperty name="others">
-                 <fetchRequest name="fetchedPropertyFetchRequest" entity="Nothing"/>
-             </fetchedProperty>
-         </entity>
-         """, "line 5: <fetchRequest name=\"fetchedPropertyFetchRequest\"> in entity Item names entity 'Nothing' that the model does not have"),
-        ("""
-         <entity name="Item">
-             <attribute name="description" attributeType="String"/>
-         </entity>
-         """, "line 4: <attribute name=\"description\"> in entity Item uses the name 'description', which NSManagedObject reserves"),
-        ("<entity name=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\" fetchLimit=\"-2\"/>", "line 4: <fetchRequest name=\"All\"> has fetchLimit=\"-2\", which is not a whole number of at least 0"),
+        (
+            """
+            <entity name="Item">
+                <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="items" inverseEntity="Owner"/>
+            </entity>
+            <entity name="Owner"/>
+            """,
+            "line 4: <relationship name=\"owner\"> in entity Item names inverse 'items' that entity Owner does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="size" attributeType="Integer 128"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"size\"> in entity Item has attributeType \"Integer 128\", which is not a Core Data attribute type (Binary, Boolean, Composite, Date, Decimal, Double, Float, Integer 16, Integer 32, Integer 64, ObjectID, String, Transformable, URI, UUID, Undefined)"
+        ),
+        (
+            "<entity name=\"Item\" parentEntity=\"Thing\"/>",
+            "line 3: <entity name=\"Item\"> names parent entity 'Thing' that the model does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <relationship name="owner" maxCount="1" destinationEntity="Owner"/>
+            </entity>
+            """,
+            "line 4: <relationship name=\"owner\"> in entity Item names destination entity 'Owner' that the model does not have"
+        ),
+        (
+            "<entity name=\"Item\"/>\n<entity name=\"Item\"/>",
+            "line 4: <entity name=\"Item\"> repeats the entity name 'Item' (first declared on line 3)"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="name" maxCount="1" destinationEntity="Item"/>
+            </entity>
+            """,
+            "line 5: <relationship name=\"name\"> in entity Item repeats the property name 'name' (first declared on line 4)"
+        ),
+        (
+            """
+            <entity name="Item"/>
+            <fetchRequest name="Broken" entity="Item" predicateString="name == == 3"/>
+            """, "line 4: <fetchRequest name=\"Broken\"> has predicateString \"name == == 3\" that does not parse"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="count" attributeType="Integer 32" minValueString="ten"/>
+            </entity>
+            """, "line 4: <attribute name=\"count\"> in entity Item has minValueString=\"ten\", which is not a number"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="count" attributeType="Integer 16" defaultValueString="70000"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"count\"> in entity Item has defaultValueString \"70000\", which is not a valid Integer 16 value"
+        ),
+        (
+            """
+            <entity name="Item">
+                <widget name="knob"/>
+            </entity>
+            """, "line 4: <widget name=\"knob\"> is not an element Core Data models have inside <entity>"
+        ),
+        (
+            "<entity name=\"Item\">\n<attribute name=\"a\" attributeType=\"String\">\n</entity>",
+            "line 5: is not well-formed XML"
+        ),
+        (
+            "<entity name=\"A\" parentEntity=\"B\"/>\n<entity name=\"B\" parentEntity=\"A\"/>",
+            "line 3: <entity name=\"A\"> inherits from itself (entity A is among its own parent entities)"
+        ),
+        (
+            """
+            <entity name="Item">
+                <relationship name="owner" maxCount="1" deletionRule="Explode" destinationEntity="Item"/>
+            </entity>
+            """,
+            "line 4: <relationship name=\"owner\"> in entity Item has deletionRule \"Explode\", which is not Nullify, Cascade, Deny or No Action"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="owner" attributeType="String"/>
+                <relationship name="other" maxCount="1" destinationEntity="Item" inverseName="owner" inverseEntity="Item"/>
+            </entity>
+            """,
+            "line 5: <relationship name=\"other\"> in entity Item names inverse 'owner', which is not a relationship of entity Item"
+        ),
+        (
+            """
+            <entity name="Base">
+                <attribute name="name" attributeType="String"/>
+            </entity>
+            <entity name="Item" parentEntity="Base">
+                <attribute name="name" attributeType="String"/>
+            </entity>
+            """,
+            "line 7: <attribute name=\"name\"> in entity Item repeats the property 'name' that it inherits from entity Base"
+        ),
+        (
+            """
+            <entity name="Item">
+                <uniquenessConstraints>
+                    <uniquenessConstraint>
+                        <constraint value="code"/>
+                    </uniquenessConstraint>
+                </uniquenessConstraints>
+            </entity>
+            """,
+            "line 6: <constraint value=\"code\"> in entity Item names property 'code' that entity Item does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <fetchIndex name="byCode">
+                    <fetchIndexElement property="code" type="Binary" order="ascending"/>
+                </fetchIndex>
+            </entity>
+            """,
+            "line 5: <fetchIndexElement property=\"code\"> in entity Item names property 'code' that entity Item does not have"
+        ),
+        (
+            """
+            <entity name="Item"/>
+            <configuration name="Main">
+                <memberEntity name="Other"/>
+            </configuration>
+            """,
+            "line 5: <memberEntity name=\"Other\"> in configuration Main names entity 'Other' that the model does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="lower" attributeType="String" derived="YES" derivationExpression="lowercase:(title)"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"lower\"> in entity Item derives its value from 'title', which entity Item does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="address" attributeType="Composite" composite="Address"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"address\"> in entity Item names composite 'Address' that the model does not define"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="name" optional="maybe" attributeType="String"/>
+            </entity>
+            """, "line 4: <attribute name=\"name\"> in entity Item has optional=\"maybe\", which is not YES or NO"
+        ),
+        (
+            "<entity name=\"Line Item\"/>",
+            "line 3: <entity name=\"Line Item\"> has name 'Line Item', which is not a valid name (letters, digits and underscores, not starting with a digit)"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="code" attributeType="String" regularExpressionString="[A-"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"code\"> in entity Item has regularExpressionString \"[A-\", which is not a valid regular expression"
+        ),
+        (
+            """
+            <entity name="Item">
+                <fetchedProperty name="others">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Nothing"/>
+                </fetchedProperty>
+            </entity>
+            """,
+            "line 5: <fetchRequest name=\"fetchedPropertyFetchRequest\"> in entity Item names entity 'Nothing' that the model does not have"
+        ),
+        (
+            """
+            <entity name="Item">
+                <attribute name="description" attributeType="String"/>
+            </entity>
+            """,
+            "line 4: <attribute name=\"description\"> in entity Item uses the name 'description', which NSManagedObject reserves"
+        ),
+        (
+            "<entity name=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\" fetchLimit=\"-2\"/>",
+            "line 4: <fetchRequest name=\"All\"> has fetchLimit=\"-2\", which is not a whole number of at least 0"
+        ),
         ("<entity>\n</entity>", "line 3: <entity> has no name"),
-        ("<entity name=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\"/>",
-         "line 5: <fetchRequest name=\"All\"> repeats the fetch request template name 'All'"),
+        (
+            "<entity name=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\"/>\n<fetchRequest name=\"All\" entity=\"Item\"/>",
+            "line 5: <fetchRequest name=\"All\"> repeats the fetch request template name 'All'"
+        ),
     ]
 
     @Test(arguments: brokenModels.indices) func brokenModelsThrowNamingFileLineAndElement(_ index: Int) throws {
@@ -484,22 +593,31 @@ extension SplitMix64: RandomNumberGenerator {}
     }
 
     @Test func wrongRootMissingFilesAndBadCurrentVersionThrow() throws {
-        let plist = try ModelFixtures.write("<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict/></plist>", header: false)
+        let plist = try ModelFixtures.write(
+            "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict/></plist>", header: false)
         #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: plist) }
         let rootError = try? NSManagedObjectModel.load(contentsOf: plist)
         #expect(rootError == nil)
         do {
             _ = try NSManagedObjectModel.load(contentsOf: plist)
         } catch let error as ModelLoadingError {
-            #expect(error.description == "Broken.xcdatamodel/contents line 2: <plist> is not a Core Data model (its root element must be <model>)")
+            #expect(
+                error.description
+                    == "Broken.xcdatamodel/contents line 2: <plist> is not a Core Data model (its root element must be <model>)"
+            )
         }
 
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("Nowhere-\(UUID().uuidString).xcdatamodel")
-        let missingError = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: missing) }
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "Nowhere-\(UUID().uuidString).xcdatamodel")
+        let missingError = #expect(throws: ModelLoadingError.self) {
+            try NSManagedObjectModel.load(contentsOf: missing)
+        }
         #expect(missingError?.description.hasSuffix(".xcdatamodel: does not exist") == true)
 
         let empty = try ModelFixtures.write("", header: false)
-        #expect(#expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: empty) }?.reason.contains("XML") == true)
+        #expect(
+            #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: empty) }?.reason
+                .contains("XML") == true)
 
         let copy = try ModelFixtures.temporaryFolder().appendingPathComponent("Library.xcdatamodeld")
         try FileManager.default.copyItem(at: ModelFixtures.url("Library.xcdatamodeld"), to: copy)
@@ -509,7 +627,10 @@ extension SplitMix64: RandomNumberGenerator {}
             """
         try Data(plistText.utf8).write(to: copy.appendingPathComponent(".xccurrentversion"))
         let versionError = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: copy) }
-        #expect(versionError?.description == ".xccurrentversion: names current version 'Library 3.xcdatamodel', which the bundle does not have (versions: Library, Library 2)")
+        #expect(
+            versionError?.description
+                == ".xccurrentversion: names current version 'Library 3.xcdatamodel', which the bundle does not have (versions: Library, Library 2)"
+        )
     }
 
     @Test func errorsInABundleVersionNameTheBundle() throws {
@@ -519,7 +640,10 @@ extension SplitMix64: RandomNumberGenerator {}
         try Data("<model>\n<entity name=\"Book\" parentEntity=\"Nothing\"/>\n</model>".utf8).write(to: contents)
         #expect(NSManagedObjectModel(contentsOf: copy) != nil, "the current version still loads")
         let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.versions(in: copy) }
-        #expect(error?.description == "Library.xcdatamodeld/Library.xcdatamodel/contents line 2: <entity name=\"Book\"> names parent entity 'Nothing' that the model does not have")
+        #expect(
+            error?.description
+                == "Library.xcdatamodeld/Library.xcdatamodel/contents line 2: <entity name=\"Book\"> names parent entity 'Nothing' that the model does not have"
+        )
     }
 
     // MARK: Hostile sizes
@@ -530,18 +654,29 @@ extension SplitMix64: RandomNumberGenerator {}
         let body = String(repeating: "<entity>", count: depth) + String(repeating: "</entity>", count: depth)
         let folder = try ModelFixtures.write(body)
         let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: folder) }
-        #expect(error?.description == "Broken.xcdatamodel/contents line 3: nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not")
+        #expect(
+            error?.description
+                == "Broken.xcdatamodel/contents line 3: nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not"
+        )
         let nested = String(repeating: "<entity>", count: 40) + String(repeating: "</entity>", count: 40)
-        let shallow = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: ModelFixtures.write(nested)) }
+        let shallow = #expect(throws: ModelLoadingError.self) {
+            try NSManagedObjectModel.load(contentsOf: ModelFixtures.write(nested))
+        }
         #expect(shallow?.reason.contains("nests") == false, "ordinary depths reach the model checks")
     }
 
     @Test func processingInstructionsAreRefusedNotACrash() throws {
         // Found by Fuzz/run-model-fuzz.sh: FoundationXML crashed on a processing instruction without data.
-        for text in ["<?xml version=\"1.0\"?>\n<model><?x?></model>", "<?xm?>\n<model/>", "<?xml?>\n<model/>", "<model/><?pi data?>"] {
+        for text in [
+            "<?xml version=\"1.0\"?>\n<model><?x?></model>", "<?xm?>\n<model/>", "<?xml?>\n<model/>",
+            "<model/><?pi data?>",
+        ] {
             let folder = try ModelFixtures.write(text, header: false)
             let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: folder) }
-            #expect(error?.description == "Broken.xcdatamodel/contents: has a processing instruction, which model files do not have", "\(text)")
+            #expect(
+                error?.description
+                    == "Broken.xcdatamodel/contents: has a processing instruction, which model files do not have",
+                "\(text)")
         }
         let declared = try ModelFixtures.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model/>", header: false)
         #expect(try NSManagedObjectModel.load(contentsOf: declared).entities.isEmpty)
@@ -549,9 +684,11 @@ extension SplitMix64: RandomNumberGenerator {}
 
     // MARK: Fuzzing
 
-    static let hostileValues = ["", "YES", "NO", "-1", "0", "1", "99999999999999999999", "1e400", "nan", "Item", "Owner", "Base",
-                                "$X", "name", "owner", "items", "Integer 128", "Undefined", "Composite", "a b", "&amp;", "SELF",
-                                "name ==", "lowercase:(", "@count", "RTree", "descending", "Cascade", "9.99", "\u{0}"]
+    static let hostileValues = [
+        "", "YES", "NO", "-1", "0", "1", "99999999999999999999", "1e400", "nan", "Item", "Owner", "Base",
+        "$X", "name", "owner", "items", "Integer 128", "Undefined", "Composite", "a b", "&amp;", "SELF",
+        "name ==", "lowercase:(", "@count", "RTree", "descending", "Cascade", "9.99", "\u{0}",
+    ]
 
     static func mutate(_ bytes: [UInt8], using random: inout SplitMix64) -> [UInt8] {
         var bytes = bytes
@@ -572,7 +709,8 @@ extension SplitMix64: RandomNumberGenerator {}
             default:
                 // Replace the value of an XML attribute that starts after `position`.
                 guard let quote = bytes[position...].firstIndex(of: UInt8(ascii: "\"")),
-                      let close = bytes[(quote + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { continue }
+                    let close = bytes[(quote + 1)...].firstIndex(of: UInt8(ascii: "\""))
+                else { continue }
                 let value = hostileValues.randomElement(using: &random) ?? ""
                 bytes.replaceSubrange((quote + 1)..<close, with: Array(value.utf8))
             }

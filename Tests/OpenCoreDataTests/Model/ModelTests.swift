@@ -4,7 +4,8 @@ import Testing
 /// Models as a coordinator sees them: mistakes it refuses, and what it keeps as given.
 @Suite struct ModelTests {
     /// The message of the error adding a store with `model` throws (empty, with an issue, when none).
-    private func rejection(of model: NSManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    private func rejection(of model: NSManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) -> String
+    {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let error = #expect(throws: NSError.self, sourceLocation: sourceLocation) {
             try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
@@ -40,23 +41,31 @@ import Testing
         stray.destinationEntity = parts.owner
         parts.items.inverseRelationship = stray
         let message = withExtendedLifetime(stray) { rejection(of: parts.model) }
-        #expect(message.contains("relationship 'Owner.items' has an inverse 'owner' that belongs to no entity"), "\(message)")
+        #expect(
+            message.contains("relationship 'Owner.items' has an inverse 'owner' that belongs to no entity"),
+            "\(message)")
     }
 
     @Test func inverseOnAnotherEntityThanTheDestinationIsRejected() {
         let parts = Parts()
-        let (_, tagOwner) = ModelBuilder.pair("tags", from: parts.owner, toMany: true, "owner", to: parts.tag, toMany: false)
+        let (_, tagOwner) = ModelBuilder.pair(
+            "tags", from: parts.owner, toMany: true, "owner", to: parts.tag, toMany: false)
         parts.tag.properties = [tagOwner]
         parts.items.inverseRelationship = tagOwner
         let message = rejection(of: parts.model)
-        #expect(message.contains("relationship 'Owner.items' has inverse 'Tag.owner', which is not on its destination 'Item'"), "\(message)")
+        #expect(
+            message.contains(
+                "relationship 'Owner.items' has inverse 'Tag.owner', which is not on its destination 'Item'"),
+            "\(message)")
     }
 
     @Test func inverseWhoseDestinationIsAnotherEntityIsRejected() {
         let parts = Parts()
         parts.itemOwner.destinationEntity = parts.tag
         let message = rejection(of: parts.model)
-        #expect(message.contains("relationship 'Owner.items' has inverse 'owner', whose destination 'Tag' is not 'Owner'"), "\(message)")
+        #expect(
+            message.contains("relationship 'Owner.items' has inverse 'owner', whose destination 'Tag' is not 'Owner'"),
+            "\(message)")
     }
 
     @Test func destinationOutsideTheModelIsRejected() {
@@ -67,15 +76,20 @@ import Testing
         link.destinationEntity = outsider
         parts.owner.properties = [parts.items, link]
         let message = withExtendedLifetime(outsider) { rejection(of: parts.model) }
-        #expect(message.contains("relationship 'Owner.outsider' points to entity 'Outsider', which is not in the model"), "\(message)")
+        #expect(
+            message.contains("relationship 'Owner.outsider' points to entity 'Outsider', which is not in the model"),
+            "\(message)")
     }
 
     @Test func defaultValueOfTheWrongTypeIsRejected() {
         let parts = Parts()
-        parts.owner.properties = [parts.items, ModelBuilder.attribute("age", .integer16AttributeType, defaultValue: "seven")]
+        parts.owner.properties = [
+            parts.items, ModelBuilder.attribute("age", .integer16AttributeType, defaultValue: "seven"),
+        ]
         parts.tag.properties = [ModelBuilder.attribute("added", .dateAttributeType, defaultValue: 12)]
         let message = rejection(of: parts.model)
-        #expect(message.contains("attribute 'Owner.age' has a default value of type String, which is not a"), "\(message)")
+        #expect(
+            message.contains("attribute 'Owner.age' has a default value of type String, which is not a"), "\(message)")
         #expect(message.contains("attribute 'Tag.added' has a default value of type Int, which is not a"), "\(message)")
     }
 

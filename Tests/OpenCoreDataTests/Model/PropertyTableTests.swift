@@ -6,13 +6,14 @@ import Testing
 /// bits is a shortcut only; names it cannot match are found by `String` equality.
 @Suite struct PropertyTableTests {
     private func table(_ names: [String]) -> PropertyTable {
-        PropertyTable(names.enumerated().map { slot, name in
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = .stringAttributeType
-            attribute.slot = slot
-            return attribute
-        })
+        PropertyTable(
+            names.enumerated().map { slot, name in
+                let attribute = NSAttributeDescription()
+                attribute.name = name
+                attribute.attributeType = .stringAttributeType
+                attribute.slot = slot
+                return attribute
+            })
     }
 
     @Test func namesAreFoundWhateverTheirStringLayout() {

@@ -16,7 +16,8 @@ import Testing
         let owner = ModelBuilder.entity("Owner")
         let item = ModelBuilder.entity("Item")
         let special = ModelBuilder.entity("Special")
-        let (items, itemOwner) = ModelBuilder.pair("items", from: owner, toMany: true, "owner", to: item, toMany: false, ordered: true)
+        let (items, itemOwner) = ModelBuilder.pair(
+            "items", from: owner, toMany: true, "owner", to: item, toMany: false, ordered: true)
         owner.properties = [ModelBuilder.attribute("name", .stringAttributeType, optional: false), items]
         owner.uniquenessConstraints = [["name"]]
         item.properties = [itemOwner]
@@ -41,12 +42,15 @@ import Testing
 
     @Test func relationshipsInheritanceModifiersAndConstraints() {
         let hashes = model().entityVersionHashesByName.mapValues { $0.base64EncodedString() }
-        #expect(hashes == [
-            "Owner": "yxSvnjmb/YGYN6cjlUqOgUHUzBeStgJzUj8HyK84bHo=",
-            "Item": "rpduytNSea7RaJTRKIesCsJ3x4RLRM+sGjqw+CWJ+58=",
-            "Special": "mRIsDfgQuJjq/9sBA3l0kCWO1gZjojHYrXM+YH/UI7Y=",
-        ])
-        #expect(VersionHasher.checksum(of: model().entityVersionHashesByName) == "WlOLh02S9r+di92UHvtkm03LMKaw/kT/N6MixNd4X2A=")
+        #expect(
+            hashes == [
+                "Owner": "yxSvnjmb/YGYN6cjlUqOgUHUzBeStgJzUj8HyK84bHo=",
+                "Item": "rpduytNSea7RaJTRKIesCsJ3x4RLRM+sGjqw+CWJ+58=",
+                "Special": "mRIsDfgQuJjq/9sBA3l0kCWO1gZjojHYrXM+YH/UI7Y=",
+            ])
+        #expect(
+            VersionHasher.checksum(of: model().entityVersionHashesByName)
+                == "WlOLh02S9r+di92UHvtkm03LMKaw/kT/N6MixNd4X2A=")
     }
 
     @Test func hashIgnoresWhatDoesNotChangeStorage() {
@@ -70,7 +74,9 @@ import Testing
         let mid = ModelBuilder.entity("Mid")
         let leaf = ModelBuilder.entity("Leaf")
         root.properties = [ModelBuilder.attribute("m", .stringAttributeType)]
-        mid.properties = [ModelBuilder.attribute("z", .stringAttributeType), ModelBuilder.attribute("a", .integer64AttributeType)]
+        mid.properties = [
+            ModelBuilder.attribute("z", .stringAttributeType), ModelBuilder.attribute("a", .integer64AttributeType),
+        ]
         leaf.properties = [ModelBuilder.attribute("k", .stringAttributeType, optional: false)]
         root.subentities = [mid]
         mid.subentities = [leaf]
@@ -84,11 +90,16 @@ import Testing
             "Leaf": "Wq8xiKb9d5PJz8eSnefwxVo2ykcAvTiRKJvPHG8igH8=",
         ]
         let (model, entities) = chain()
-        #expect(entities.map { $0.versionHash.base64EncodedString() } == ["Root", "Mid", "Leaf"].map { expected[$0]! }, "one at a time")
+        #expect(
+            entities.map { $0.versionHash.base64EncodedString() } == ["Root", "Mid", "Leaf"].map { expected[$0]! },
+            "one at a time")
         #expect(model.entityVersionHashesByName.mapValues { $0.base64EncodedString() } == expected, "all together")
         model.freeze()
-        #expect(entities.map { $0.versionHash.base64EncodedString() } == ["Root", "Mid", "Leaf"].map { expected[$0]! }, "frozen")
-        #expect(model.entityVersionHashesByName.mapValues { $0.base64EncodedString() } == expected, "frozen, all together")
+        #expect(
+            entities.map { $0.versionHash.base64EncodedString() } == ["Root", "Mid", "Leaf"].map { expected[$0]! },
+            "frozen")
+        #expect(
+            model.entityVersionHashesByName.mapValues { $0.base64EncodedString() } == expected, "frozen, all together")
     }
 
     @Test(.timeLimit(.minutes(1))) func deepInheritanceChainHashesInTime() {
@@ -107,9 +118,12 @@ import Testing
         let start = Date()
         let hashes = model.entityVersionHashesByName
         #expect(Set(hashes.values).count == depth)
-        #expect(entities[depth - 1].versionHash == hashes["Level\(depth - 1)"], "one entity alone hashes its chain once")
+        #expect(
+            entities[depth - 1].versionHash == hashes["Level\(depth - 1)"], "one entity alone hashes its chain once")
         model.freeze()
-        #expect(entities.allSatisfy { $0.versionHash == hashes[$0.name!] }, "a store checks each entity's hash of a frozen model")
+        #expect(
+            entities.allSatisfy { $0.versionHash == hashes[$0.name!] },
+            "a store checks each entity's hash of a frozen model")
         #expect(Date().timeIntervalSince(start) < 10)
     }
 
@@ -122,7 +136,8 @@ import Testing
         let db = try DatabaseQueue(path: url.path)
         try db.write { db in
             let data = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
-            var plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            var plist = try #require(
+                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
             rewrite(&plist)
             let rewritten = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
             try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [rewritten])

@@ -60,7 +60,8 @@ final class Gauge: NSManagedObject {
             try context.save()
             let reader = siblingContext(of: context)
             let stored = try reader.performAndWait {
-                try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Gauge")).first?.value(forKey: "reading") as? Int
+                try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Gauge")).first?.value(forKey: "reading")
+                    as? Int
             }
             #expect(stored == 12)
         }
@@ -112,7 +113,8 @@ final class Gauge: NSManagedObject {
 
     @Test func transientValuesStayInTheirContext() throws {
         let runner = ModelBuilder.entity("Runner", className: "NSManagedObject")
-        let (pacer, pacing) = ModelBuilder.pair("pacer", from: runner, toMany: false, "pacing", to: runner, toMany: true)
+        let (pacer, pacing) = ModelBuilder.pair(
+            "pacer", from: runner, toMany: false, "pacing", to: runner, toMany: true)
         pacer.isTransient = true
         pacing.isTransient = true
         let mood = ModelBuilder.attribute("mood", .stringAttributeType)
@@ -128,14 +130,19 @@ final class Gauge: NSManagedObject {
             first.setValue("calm", forKey: "mood")
             first.setValue(second, forKey: "pacer")
             try context.save()
-            #expect(first.value(forKey: "pacer") as? NSManagedObject === second, "the saving context keeps its transient values")
+            #expect(
+                first.value(forKey: "pacer") as? NSManagedObject === second,
+                "the saving context keeps its transient values")
             #expect(first.value(forKey: "mood") as? String == "calm")
 
             let reader = siblingContext(of: context)
             let id = first.objectID
             let (name, mood, pacer) = reader.performAndWait {
                 let copy = reader.object(with: id)
-                return (copy.value(forKey: "name") as? String, copy.value(forKey: "mood") as? String, copy.value(forKey: "pacer") as? NSManagedObject)
+                return (
+                    copy.value(forKey: "name") as? String, copy.value(forKey: "mood") as? String,
+                    copy.value(forKey: "pacer") as? NSManagedObject
+                )
             }
             #expect(name == "first")
             #expect(mood == nil, "transient attributes are not shared through the row cache")

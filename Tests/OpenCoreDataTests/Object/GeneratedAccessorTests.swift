@@ -18,11 +18,12 @@ import Testing
         let context = try makeContext(model, url: url)
         try context.performAndWait {
             let playlist = Playlist(context: context)
-            let songs = Dictionary(uniqueKeysWithValues: ["a", "b", "c", "d", "e", "f"].map { title in
-                let song = Song(context: context)
-                song.title = title
-                return (title, song)
-            })
+            let songs = Dictionary(
+                uniqueKeysWithValues: ["a", "b", "c", "d", "e", "f"].map { title in
+                    let song = Song(context: context)
+                    song.title = title
+                    return (title, song)
+                })
             func titles() -> [String] { playlist.songs?.array.compactMap { ($0 as? Song)?.title } ?? [] }
             func owner(_ title: String) -> Playlist? { songs[title]!.playlist }
 

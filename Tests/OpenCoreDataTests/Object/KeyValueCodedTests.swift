@@ -48,13 +48,17 @@ final class Card {
         manager.destinationEntity = contact
         manager.maxCount = 1
         manager.deleteRule = .nullifyDeleteRule
-        contact.properties = [ModelBuilder.attribute("name", .stringAttributeType),
-                              ModelBuilder.attribute("age", .integer16AttributeType, optional: false, defaultValue: 0), manager]
+        contact.properties = [
+            ModelBuilder.attribute("name", .stringAttributeType),
+            ModelBuilder.attribute("age", .integer16AttributeType, optional: false, defaultValue: 0), manager,
+        ]
         contact.subentities = [employee]
         return ModelBuilder.model(contact, employee)
     }
 
-    private func insert(_ name: String, age: Int16 = 30, entity: String = "Contact", in context: NSManagedObjectContext) -> Contact {
+    private func insert(
+        _ name: String, age: Int16 = 30, entity: String = "Contact", in context: NSManagedObjectContext
+    ) -> Contact {
         let contact = NSEntityDescription.insertNewObject(forEntityName: entity, into: context) as! Contact
         contact.name = name
         contact.age = age
@@ -105,7 +109,9 @@ final class Card {
         let context = try makeContext(Self.model())
         context.performAndWait {
             let people = ["carol", "alice", "bob", "anna"].map { insert($0, in: context) }
-            let sorted = people.sorted(using: [NSSortDescriptor(key: "firstInitial", ascending: false), NSSortDescriptor(key: "name", ascending: true)])
+            let sorted = people.sorted(using: [
+                NSSortDescriptor(key: "firstInitial", ascending: false), NSSortDescriptor(key: "name", ascending: true),
+            ])
             #expect(sorted.map(\.name) == ["carol", "bob", "alice", "anna"])
             let predicate = NSPredicate(format: "firstInitial == 'a' AND nameLength > 4")
             #expect(people.filter { predicate.evaluate(with: $0) }.map(\.name) == ["alice"])
@@ -119,8 +125,9 @@ final class Card {
             try context.save()
             let request = NSFetchRequest<Contact>(entityName: "Contact")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                                                        sectionNameKeyPath: "firstInitial", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context,
+                sectionNameKeyPath: "firstInitial", cacheName: nil)
             try controller.performFetch()
             #expect(controller.sections?.map(\.name) == ["a", "b", "c"])
             #expect(controller.sections?.map(\.numberOfObjects) == [2, 1, 1])
@@ -131,7 +138,10 @@ final class Card {
         let cards = [Card(title: "one two three"), Card(title: "four"), Card(title: "five six")]
         let predicate = NSPredicate(format: "words >= 2")
         #expect(cards.filter { predicate.evaluate(with: $0) }.map(\.title) == ["one two three", "five six"])
-        #expect(cards.sorted(using: [NSSortDescriptor(key: "words", ascending: true)]).map(\.title) == ["four", "five six", "one two three"])
+        #expect(
+            cards.sorted(using: [NSSortDescriptor(key: "words", ascending: true)]).map(\.title) == [
+                "four", "five six", "one two three",
+            ])
         #expect(NSPredicate(format: "%K > 4", "größe").evaluate(with: cards[1]) == false)
         #expect(NSPredicate(format: "%K > 4", "größe").evaluate(with: cards[2]) == true)
         // A key no member answers stays unknown.

@@ -14,7 +14,9 @@ final class MentionedProbe: NSManagedObject {}
         let entity = ModelBuilder.entity("Probe")
         entity.managedObjectClassName = "UnmentionedProbe"
         #expect(registry.objectClass(for: entity) == UnmentionedProbe.self)
-        #expect(registry.registeredClass(named: String(reflecting: UnmentionedProbe.self)) == UnmentionedProbe.self, "and remembered")
+        #expect(
+            registry.registeredClass(named: String(reflecting: UnmentionedProbe.self)) == UnmentionedProbe.self,
+            "and remembered")
 
         let missing = ModelBuilder.entity("Missing")
         missing.managedObjectClassName = "NoClassHasThisName"

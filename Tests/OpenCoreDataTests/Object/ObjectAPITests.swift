@@ -13,26 +13,41 @@ final class Watched: NSManagedObject {
     var refusesUpdate = false
     var refusesDelete = false
 
-    override func willChangeValue(forKey key: String) { hooks.append("willChange \(key)"); super.willChangeValue(forKey: key) }
-    override func didChangeValue(forKey key: String) { hooks.append("didChange \(key)"); super.didChangeValue(forKey: key) }
-    override func willAccessValue(forKey key: String?) { hooks.append("willAccess \(key ?? "")"); super.willAccessValue(forKey: key) }
+    override func willChangeValue(forKey key: String) {
+        hooks.append("willChange \(key)"); super.willChangeValue(forKey: key)
+    }
+    override func didChangeValue(forKey key: String) {
+        hooks.append("didChange \(key)"); super.didChangeValue(forKey: key)
+    }
+    override func willAccessValue(forKey key: String?) {
+        hooks.append("willAccess \(key ?? "")"); super.willAccessValue(forKey: key)
+    }
 
     override func validateValue(_ value: inout Any?, forKey key: String) throws {
         try super.validateValue(&value, forKey: key)
         if key == "title", value as? String == "forbidden" {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
-                          userInfo: [NSLocalizedDescriptionKey: "title may not be 'forbidden'", NSValidationKeyErrorKey: key])
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
+                userInfo: [NSLocalizedDescriptionKey: "title may not be 'forbidden'", NSValidationKeyErrorKey: key])
         }
     }
 
     override func validateForUpdate() throws {
         try super.validateForUpdate()
-        if refusesUpdate { throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: [NSLocalizedDescriptionKey: "update refused"]) }
+        if refusesUpdate {
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
+                userInfo: [NSLocalizedDescriptionKey: "update refused"])
+        }
     }
 
     override func validateForDelete() throws {
         try super.validateForDelete()
-        if refusesDelete { throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: [NSLocalizedDescriptionKey: "delete refused"]) }
+        if refusesDelete {
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
+                userInfo: [NSLocalizedDescriptionKey: "delete refused"])
+        }
     }
 }
 
@@ -40,10 +55,14 @@ final class Watched: NSManagedObject {
 @Suite struct ObjectAPITests {
     static func model() -> NSManagedObjectModel {
         let watched = ModelBuilder.entity("Watched", className: String(reflecting: Watched.self))
-        let (children, parent) = ModelBuilder.pair("children", from: watched, toMany: true, "parent", to: watched, toMany: false)
+        let (children, parent) = ModelBuilder.pair(
+            "children", from: watched, toMany: true, "parent", to: watched, toMany: false)
         let title = ModelBuilder.attribute("title", .stringAttributeType)
         title.setValidationPredicates([NSPredicate(format: "length <= 10")], withValidationWarnings: ["title too long"])
-        watched.properties = [title, ModelBuilder.attribute("rank", .integer16AttributeType, optional: false, defaultValue: 0), parent, children]
+        watched.properties = [
+            title, ModelBuilder.attribute("rank", .integer16AttributeType, optional: false, defaultValue: 0), parent,
+            children,
+        ]
         return ModelBuilder.model(watched)
     }
 
@@ -115,7 +134,8 @@ final class Watched: NSManagedObject {
             object.title = "changed"
             var error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.localizedDescription == "update refused")
-            #expect(try storedCount(context, NSPredicate(format: "title == 'saved'")) == 1, "the update was not written")
+            #expect(
+                try storedCount(context, NSPredicate(format: "title == 'saved'")) == 1, "the update was not written")
             object.refusesUpdate = false
             try context.save()
 
@@ -133,7 +153,8 @@ final class Watched: NSManagedObject {
     @Test func changeSetsAndStateFlagsFollowTheObjects() throws {
         let context = try makeContext(Self.model())
         try context.performAndWait {
-            let kept = Watched(context: context), changed = Watched(context: context), doomed = Watched(context: context)
+            let kept = Watched(context: context), changed = Watched(context: context),
+                doomed = Watched(context: context)
             #expect(kept.isInserted && !kept.isUpdated && !kept.isDeleted)
             #expect(context.insertedObjects == [kept, changed, doomed])
             try context.save()
@@ -169,7 +190,9 @@ final class Watched: NSManagedObject {
             #expect(context.insertedObjects == [object])
             try context.save()
             #expect(!object.objectID.isTemporaryID)
-            #expect(try storedCount(context, NSPredicate(format: "title == 'loose'")) == 1, "values set before insertion are saved")
+            #expect(
+                try storedCount(context, NSPredicate(format: "title == 'loose'")) == 1,
+                "values set before insertion are saved")
         }
     }
 }

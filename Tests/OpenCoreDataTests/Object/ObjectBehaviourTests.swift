@@ -22,7 +22,10 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
 @Suite(.serialized) struct ObjectBehaviourTests {
     @Test func lifecycleHooksRunInOrder() throws {
         let entity = ModelBuilder.entity("Hooked")
-        entity.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("created", .dateAttributeType)]
+        entity.properties = [
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("created", .dateAttributeType),
+        ]
         let model = NSManagedObjectModel()
         model.entities = [entity]
         let url = temporaryStoreURL()
@@ -40,7 +43,10 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
                 try other.save()
             }
         }
-        #expect(Hooked.log == ["awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave"])
+        #expect(
+            Hooked.log == [
+                "awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave",
+            ])
     }
 
     @Test func inheritanceSharesOneTableAndFetchesSubentities() throws {
@@ -71,7 +77,9 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             all.includesSubentities = false
             let direct = try context.count(for: all)
             #expect(direct == 0)
-            #expect(s.objectID.uriRepresentation().absoluteString.hasSuffix("/Square/p2"), "subentities share the root's key sequence")
+            #expect(
+                s.objectID.uriRepresentation().absoluteString.hasSuffix("/Square/p2"),
+                "subentities share the root's key sequence")
             _ = NSEntityDescription.insertNewObject(forEntityName: "Shape", into: context)
             let error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.localizedDescription.contains("abstract") == true)
@@ -150,7 +158,10 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             songs.remove(first)
             #expect(songs.compactMap { ($0 as? Song)?.title } == ["d", "b", "c"])
             #expect(!songs.contains(first))
-            #expect((playlist.value(forKey: "songs") as? NSOrderedSet)?.array.compactMap { ($0 as? Song)?.title } == ["d", "b", "c"])
+            #expect(
+                (playlist.value(forKey: "songs") as? NSOrderedSet)?.array.compactMap { ($0 as? Song)?.title } == [
+                    "d", "b", "c",
+                ])
         }
     }
 
@@ -164,7 +175,9 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             }
             try context.save()
             let request = Note.fetchRequest()
-            request.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: false), NSSortDescriptor(key: "text", ascending: true)]
+            request.sortDescriptors = [
+                NSSortDescriptor(key: "pages", ascending: false), NSSortDescriptor(key: "text", ascending: true),
+            ]
             var texts = try context.fetch(request).compactMap(\.text)
             #expect(texts == ["d", "a", "b", "c"])
             request.fetchOffset = 1
@@ -185,7 +198,8 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
     }
 
     @Test func codableTransformerRoundTrips() throws {
-        ValueTransformer.setValueTransformer(CodableValueTransformer<Point>(), forName: NSValueTransformerName("PointTransformer"))
+        ValueTransformer.setValueTransformer(
+            CodableValueTransformer<Point>(), forName: NSValueTransformerName("PointTransformer"))
         let entity = ModelBuilder.entity("Pin", className: "NSManagedObject")
         let location = ModelBuilder.attribute("location", .transformableAttributeType)
         location.valueTransformerName = "PointTransformer"
@@ -196,7 +210,8 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         try makeContext(model, url: url).performAndWait {
             let context = try makeContext(model, url: url)
             try context.performAndWait {
-                NSEntityDescription.insertNewObject(forEntityName: "Pin", into: context).setValue(Point(x: 3, y: 4), forKey: "location")
+                NSEntityDescription.insertNewObject(forEntityName: "Pin", into: context).setValue(
+                    Point(x: 3, y: 4), forKey: "location")
                 try context.save()
             }
         }
@@ -222,8 +237,10 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         model.entities = [entity]
         let url = temporaryStoreURL()
         let context = try makeContext(model, url: url)
-        let nested: [String: Any] = ["tags": ["a", "b"], "count": 3, "when": Date(timeIntervalSinceReferenceDate: 5),
-                                     "boxed": NSArray(array: [NSString(string: "x")])]
+        let nested: [String: Any] = [
+            "tags": ["a", "b"], "count": 3, "when": Date(timeIntervalSinceReferenceDate: 5),
+            "boxed": NSArray(array: [NSString(string: "x")]),
+        ]
         try context.performAndWait {
             let bag = NSEntityDescription.insertNewObject(forEntityName: "Bag", into: context)
             bag.setValue(nested, forKey: "contents")
@@ -233,7 +250,9 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
             let boxedStruct = NSMutableArray()
             boxedStruct.add(Point(x: 1, y: 2))
             // A decimal too: Foundation on Linux crashes archiving one.
-            for refused in [Point(x: 1, y: 2), [Point(x: 1, y: 2)], Unlisted(), boxedStruct, ["price": Decimal(1)]] as [Any] {
+            for refused in [Point(x: 1, y: 2), [Point(x: 1, y: 2)], Unlisted(), boxedStruct, ["price": Decimal(1)]]
+                as [Any]
+            {
                 bag.setValue(refused, forKey: "contents")
                 let error = #expect(throws: NSError.self) { try context.save() }
                 #expect(error?.code == NSManagedObjectValidationError)

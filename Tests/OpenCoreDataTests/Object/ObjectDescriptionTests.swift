@@ -14,7 +14,10 @@ import Testing
             try context.save()
             let address = String(UInt(bitPattern: ObjectIdentifier(note)), radix: 16)
             let description = note.description
-            #expect(description.hasPrefix("<Note: 0x\(address)> (entity: Note; id: \(note.objectID.uriRepresentation().absoluteString); data: {"))
+            #expect(
+                description.hasPrefix(
+                    "<Note: 0x\(address)> (entity: Note; id: \(note.objectID.uriRepresentation().absoluteString); data: {"
+                ))
             #expect(description.contains("text = \"hello\";"))
             #expect(description.contains("pages = 3;"))
             context.refresh(note, mergeChanges: false)

@@ -111,13 +111,19 @@ import Testing
 
     @Test func storingEveryTypeInEverySlotNeverLosesAValue() {
         // Each slot takes each kind of value, typed or not; what goes in comes out.
-        let samples: [Any] = [Int16(1), Int32(2), Int64(3), false, 4.5, Float(5.5), Date(timeIntervalSince1970: 6), "seven", Data([8]), NSNumber(value: 9)]
+        let samples: [Any] = [
+            Int16(1), Int32(2), Int64(3), false, 4.5, Float(5.5), Date(timeIntervalSince1970: 6), "seven", Data([8]),
+            NSNumber(value: 9),
+        ]
         for slot in 0..<Self.layout.count {
             for sample in samples {
                 var values = Self.filled()
                 values[slot] = sample
                 #expect(String(describing: values[slot]!) == String(describing: sample))
-                #expect(values.indices.filter { $0 != slot }.allSatisfy { values[$0].map { String(describing: $0) } == Self.filled()[$0].map { String(describing: $0) } })
+                #expect(
+                    values.indices.filter { $0 != slot }.allSatisfy {
+                        values[$0].map { String(describing: $0) } == Self.filled()[$0].map { String(describing: $0) }
+                    })
             }
         }
     }
@@ -128,7 +134,8 @@ import Testing
         var values: SlotValues
         weak var dead: StoreRow?
         do {
-            let row = StoreRow.make(objectID: NSManagedObjectID(temporaryFor: entity), version: 3, values: Self.filled(), timestamp: 1)
+            let row = StoreRow.make(
+                objectID: NSManagedObjectID(temporaryFor: entity), version: 3, values: Self.filled(), timestamp: 1)
             #expect(row.version == 3 && row.timestamp == 1 && row.objectID.entity === entity)
             #expect(row.values[2] as? Int64 == .max)
             dead = row

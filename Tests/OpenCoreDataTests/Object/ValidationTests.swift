@@ -52,7 +52,10 @@ import Testing
             let error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.code == NSValidationMultipleErrorsError)
             let details = error?.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []
-            #expect(Set(details.map(\.code)) == [NSValidationMissingMandatoryPropertyError, NSValidationNumberTooSmallError])
+            #expect(
+                Set(details.map(\.code)) == [
+                    NSValidationMissingMandatoryPropertyError, NSValidationNumberTooSmallError,
+                ])
         }
     }
 
@@ -102,7 +105,9 @@ import Testing
             override func validateForInsert() throws {
                 try super.validateForInsert()
                 if title == "forbidden" {
-                    throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: [NSLocalizedDescriptionKey: "forbidden title"])
+                    throw NSError(
+                        domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError,
+                        userInfo: [NSLocalizedDescriptionKey: "forbidden title"])
                 }
             }
         }
@@ -126,13 +131,16 @@ import Testing
     static func eventModel() -> NSManagedObjectModel {
         let event = ModelBuilder.entity("Event", className: "NSManagedObject")
         let venue = ModelBuilder.entity("Venue", className: "NSManagedObject")
-        let (eventVenue, venueEvents) = ModelBuilder.pair("venue", from: event, toMany: false, "events", to: venue, toMany: true)
+        let (eventVenue, venueEvents) = ModelBuilder.pair(
+            "venue", from: event, toMany: false, "events", to: venue, toMany: true)
         eventVenue.isOptional = false
         let date = ModelBuilder.attribute("date", .dateAttributeType)
-        date.setValidationPredicates([NSPredicate(format: "SELF >= %@", Self.earliest), NSPredicate(format: "SELF <= %@", Self.latest)],
-                                     withValidationWarnings: ["too early", "too late"])
+        date.setValidationPredicates(
+            [NSPredicate(format: "SELF >= %@", Self.earliest), NSPredicate(format: "SELF <= %@", Self.latest)],
+            withValidationWarnings: ["too early", "too late"])
         let code = ModelBuilder.attribute("code", .stringAttributeType)
-        code.setValidationPredicates([NSPredicate(format: "SELF MATCHES %@", "[A-Z]{3}[0-9]+")], withValidationWarnings: ["code like ABC1"])
+        code.setValidationPredicates(
+            [NSPredicate(format: "SELF MATCHES %@", "[A-Z]{3}[0-9]+")], withValidationWarnings: ["code like ABC1"])
         let title = ModelBuilder.attribute("title", .stringAttributeType)
         title.setValidationPredicates([NSPredicate(format: "length >= 3")], withValidationWarnings: ["title too short"])
         event.properties = [date, code, title, eventVenue]
@@ -145,15 +153,21 @@ import Testing
 
     /// Saves `context`, expects one validation error with `code` for `key` of `object`, and
     /// checks that nothing reached the store (a fresh context on it sees no events).
-    private func expectRejected(_ context: NSManagedObjectContext, code: Int, key: String, object: NSManagedObject,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRejected(
+        _ context: NSManagedObjectContext, code: Int, key: String, object: NSManagedObject,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let error = #expect(throws: NSError.self, sourceLocation: sourceLocation) { try context.save() }
         #expect(error?.domain == NSCocoaErrorDomain, sourceLocation: sourceLocation)
         #expect(error?.code == code, sourceLocation: sourceLocation)
         #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == key, sourceLocation: sourceLocation)
-        #expect((error?.userInfo[NSValidationObjectErrorKey] as? NSManagedObject) === object, sourceLocation: sourceLocation)
+        #expect(
+            (error?.userInfo[NSValidationObjectErrorKey] as? NSManagedObject) === object, sourceLocation: sourceLocation
+        )
         let fresh = siblingContext(of: context)
-        let stored = try fresh.performAndWait { try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Event")) }
+        let stored = try fresh.performAndWait {
+            try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Event"))
+        }
         #expect(stored == 0, "a failed save writes nothing", sourceLocation: sourceLocation)
     }
 
@@ -209,7 +223,8 @@ import Testing
     static func teamModel() -> NSManagedObjectModel {
         let team = ModelBuilder.entity("Team", className: "NSManagedObject")
         let player = ModelBuilder.entity("Player", className: "NSManagedObject")
-        let (players, playerTeam) = ModelBuilder.pair("players", from: team, toMany: true, "team", to: player, toMany: false)
+        let (players, playerTeam) = ModelBuilder.pair(
+            "players", from: team, toMany: true, "team", to: player, toMany: false)
         players.minCount = 2
         players.maxCount = 3
         team.properties = [ModelBuilder.attribute("name", .stringAttributeType), players]
@@ -222,7 +237,8 @@ import Testing
         try context.performAndWait {
             let team = NSEntityDescription.insertNewObject(forEntityName: "Team", into: context)
             try context.save()  // an optional relationship may be empty whatever its minimum
-            let players = (0..<4).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Player", into: context) }
+            let players = (0..<4).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Player", into: context)
+            }
             team.setValue(NSSet(array: [players[0]]), forKey: "players")
             var error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.domain == NSCocoaErrorDomain)
@@ -234,7 +250,9 @@ import Testing
             #expect(error?.code == NSValidationRelationshipExceedsMaximumCountError)
             #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "players")
             let fresh = siblingContext(of: context)
-            let stored = try fresh.performAndWait { try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Player")) }
+            let stored = try fresh.performAndWait {
+                try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Player"))
+            }
             #expect(stored == 0)
             team.setValue(NSSet(array: Array(players.prefix(3))), forKey: "players")
             try context.save()
@@ -251,7 +269,8 @@ import Testing
             let error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.code == NSValidationNumberTooLargeError)
             #expect(error?.localizedDescription.contains("too many pages") == true)
-            #expect(error?.localizedDescription.contains("negative pages") == false, "only the failed predicate's warning")
+            #expect(
+                error?.localizedDescription.contains("negative pages") == false, "only the failed predicate's warning")
             #expect((error?.userInfo[NSValidationPredicateErrorKey] as? NSPredicate)?.predicateFormat == "SELF <= 500")
             #expect((error?.userInfo[NSValidationValueErrorKey] as? NSNumber)?.intValue == 501)
         }

@@ -3,9 +3,10 @@ import Testing
 
 @Suite struct PredicateEqualityTests {
     @Test func parsedEqualsBuilt() {
-        let built = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: "age"),
-                                          rightExpression: NSExpression(forConstantValue: 3),
-                                          modifier: .direct, type: .greaterThan)
+        let built = NSComparisonPredicate(
+            leftExpression: NSExpression(forKeyPath: "age"),
+            rightExpression: NSExpression(forConstantValue: 3),
+            modifier: .direct, type: .greaterThan)
         let parsed = NSPredicate(format: "age > 3")
         #expect(parsed == built)
         #expect(parsed.hash == built.hash)

@@ -71,7 +71,8 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
     let person: [String: Any] = [
         "name": "Zoë", "age": 42, "height": 1.8, "nickname": NSNull(),
         "tags": ["swift", "linux"], "scores": [3, 5, 8], "empty": [Int](),
-        "born": Date(timeIntervalSinceReferenceDate: 0), "id": UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+        "born": Date(timeIntervalSinceReferenceDate: 0),
+        "id": UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
         "home": URL(string: "https://example.com")!, "blob": Data([1, 2, 3]),
         "address": ["city": "Zürich", "zip": 8000],
     ]
@@ -241,7 +242,9 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
         #expect(try check("empty.@sum == 0", person))
         #expect(try check("empty.@avg == nil", person))
         #expect(try check("tags.@count == 2", person))
-        let values = KeyPathEvaluation.value(forKeyPath: "@distinctUnionOfObjects.x", of: [["x": 1], ["x": 2], ["x": 1]]) as? [Any?]
+        let values =
+            KeyPathEvaluation.value(forKeyPath: "@distinctUnionOfObjects.x", of: [["x": 1], ["x": 2], ["x": 1]])
+            as? [Any?]
         #expect(values?.count == 2)
         let all = KeyPathEvaluation.value(forKeyPath: "@unionOfObjects.x", of: [["x": 1], ["x": 1]]) as? [Any?]
         #expect(all?.count == 2)
@@ -265,7 +268,9 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
         #expect(try check("NONE people.@unionOfObjects.x == nil", shelf))
         #expect(try !check("5 IN people.@distinctUnionOfObjects.x", shelf))
         func values(_ keyPath: String) -> [Int] {
-            (NSExpression(forKeyPath: keyPath).expressionValue(with: shelf, context: nil) as? [Any?] ?? []).compactMap { $0 as? Int }
+            (NSExpression(forKeyPath: keyPath).expressionValue(with: shelf, context: nil) as? [Any?] ?? []).compactMap {
+                $0 as? Int
+            }
         }
         #expect(values("groups.@unionOfArrays.x") == [1, 2, 2, 3])
         #expect(values("groups.@distinctUnionOfArrays.x").sorted() == [1, 2, 3])
@@ -295,7 +300,8 @@ func check(_ format: String, _ object: Any?, _ args: Any?...) throws -> Bool {
     @Test func subqueries() throws {
         let department = makeDepartment()
         #expect(try check("SUBQUERY(employees, $e, $e.salary > 100).@count == 2", department))
-        #expect(try check("SUBQUERY(employees, $e, $e.salary > 100 AND $e.name BEGINSWITH 'G').@count == 1", department))
+        #expect(
+            try check("SUBQUERY(employees, $e, $e.salary > 100 AND $e.name BEGINSWITH 'G').@count == 1", department))
         #expect(try check("SUBQUERY(employees, $e, ANY $e.tags == 'swift')[SIZE] == 1", department))
         #expect(try check("SUBQUERY(employees, $e, $e.salary > 1000).@count == 0", department))
         #expect(try check("SUBQUERY(scores, $s, $s > 4).@count == 2", person))

@@ -25,27 +25,33 @@ import Testing
         let aggregate = NSExpression(forAggregate: [NSExpression(forConstantValue: 1), 2])
         #expect(aggregate.expressionType == .aggregate)
         #expect((aggregate.collection as? [NSExpression])?.count == 2)
-        let subquery = NSExpression(forSubquery: NSExpression(forKeyPath: "items"), usingIteratorVariable: "x",
-                                    predicate: NSPredicate(format: "$x > 1"))
+        let subquery = NSExpression(
+            forSubquery: NSExpression(forKeyPath: "items"), usingIteratorVariable: "x",
+            predicate: NSPredicate(format: "$x > 1"))
         #expect(subquery.expressionType == .subquery)
         #expect((subquery.expressionValue(with: ["items": [1, 2, 3]], context: nil) as? [Any?])?.count == 2)
-        let conditional = NSExpression(forConditional: NSPredicate(value: true), trueExpression: constant, falseExpression: variable)
+        let conditional = NSExpression(
+            forConditional: NSPredicate(value: true), trueExpression: constant, falseExpression: variable)
         #expect(conditional.expressionType == .conditional)
         #expect(conditional.expressionValue(with: nil, context: nil) as? Int == 5)
         #expect(NSExpression.expressionForAnyKey().expressionType == .anyKey)
-        let union = NSExpression(forUnionSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
+        let union = NSExpression(
+            forUnionSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
         #expect((union.expressionValue(with: nil, context: nil) as? [Any?])?.count == 3)
-        let intersect = NSExpression(forIntersectSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
+        let intersect = NSExpression(
+            forIntersectSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
         #expect((intersect.expressionValue(with: nil, context: nil) as? [Any?])?.first as? Int == 2)
-        let minus = NSExpression(forMinusSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
+        let minus = NSExpression(
+            forMinusSet: NSExpression(forConstantValue: [1, 2]), with: NSExpression(forConstantValue: [2, 3]))
         #expect(minus.expressionType == .minusSet)
         #expect((minus.expressionValue(with: nil, context: nil) as? [Any?])?.first as? Int == 1)
     }
 
     @Test func blockExpressions() {
-        let block = NSExpression(block: { object, arguments, _ in
-            (object as? Int ?? 0) + (arguments.first as? Int ?? 0)
-        }, arguments: [NSExpression(forConstantValue: 10)])
+        let block = NSExpression(
+            block: { object, arguments, _ in
+                (object as? Int ?? 0) + (arguments.first as? Int ?? 0)
+            }, arguments: [NSExpression(forConstantValue: 10)])
         #expect(block.expressionType == .block)
         #expect(block.expressionValue(with: 5, context: nil) as? Int == 15)
         #expect(NSPredicate(format: "%@ == 15", block).evaluate(with: 5))
@@ -70,7 +76,9 @@ import Testing
         #expect(try value("a * 1.5", ["a": 4]) as? Double == 6)
         #expect(try value("a + 1", ["a": Decimal(string: "0.1")!]) as? Decimal == Decimal(string: "1.1"))
         #expect(try value("a + 'x'", ["a": 1]) == nil)
-        #expect(try value("%@ + 60", nil, Date(timeIntervalSinceReferenceDate: 0)) as? Date == Date(timeIntervalSinceReferenceDate: 60))
+        #expect(
+            try value("%@ + 60", nil, Date(timeIntervalSinceReferenceDate: 0)) as? Date
+                == Date(timeIntervalSinceReferenceDate: 60))
         #expect(try value("%d + %d", nil, Int.max, 1) as? Double != nil)
     }
 
@@ -130,7 +138,9 @@ import Testing
     }
 
     @Test func keyPathsIndexesAndOperators() throws {
-        let object: [String: Any] = ["list": [10, 20, 30], "set": Set([1, 2]), "inner": ["k": "v"], "people": [["age": 3], ["age": 5]]]
+        let object: [String: Any] = [
+            "list": [10, 20, 30], "set": Set([1, 2]), "inner": ["k": "v"], "people": [["age": 3], ["age": 5]],
+        ]
         #expect(try value("list[0]", object) as? Int == 10)
         #expect(try value("list[LAST]", object) as? Int == 30)
         #expect(try value("list[5]", object) == nil)

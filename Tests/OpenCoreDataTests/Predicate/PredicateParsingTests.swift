@@ -23,7 +23,8 @@ import Testing
 
     @Test func operatorsAndRawValues() throws {
         let table: [(String, NSComparisonPredicate.Operator, UInt)] = [
-            ("<", .lessThan, 0), ("<=", .lessThanOrEqualTo, 1), (">", .greaterThan, 2), (">=", .greaterThanOrEqualTo, 3),
+            ("<", .lessThan, 0), ("<=", .lessThanOrEqualTo, 1), (">", .greaterThan, 2),
+            (">=", .greaterThanOrEqualTo, 3),
             ("==", .equalTo, 4), ("!=", .notEqualTo, 5), ("MATCHES", .matches, 6), ("LIKE", .like, 7),
             ("BEGINSWITH", .beginsWith, 8), ("ENDSWITH", .endsWith, 9), ("IN", .in, 10), ("CONTAINS", .contains, 99),
             ("BETWEEN", .between, 100),
@@ -91,7 +92,9 @@ import Testing
         #expect((aggregate.collection as? [NSExpression])?.count == 3)
         let date = try constant("CAST(100, 'NSDate')") as? Date
         #expect(date == Date(timeIntervalSinceReferenceDate: 100))
-        #expect(try constant("CAST('2001-01-01 00:01:40 +0000', 'NSDate')") as? Date == Date(timeIntervalSinceReferenceDate: 100))
+        #expect(
+            try constant("CAST('2001-01-01 00:01:40 +0000', 'NSDate')") as? Date
+                == Date(timeIntervalSinceReferenceDate: 100))
         #expect(try constant("CAST('12', 'NSNumber')") as? Int == 12)
         #expect(try constant("CAST(12, 'NSString')") as? String == "12")
         #expect(try constant("CAST('1.25', 'NSDecimalNumber')") as? Decimal == Decimal(string: "1.25"))
@@ -99,9 +102,12 @@ import Testing
 
     @Test func formatSpecifiers() throws {
         let predicate = try NSPredicate.parse(
-            format: "%K == %@ AND a == %d AND b == %i AND c == %ld AND d == %lld AND e == %u AND f == %f AND g == %lf AND h == %s AND i == %c",
+            format:
+                "%K == %@ AND a == %d AND b == %i AND c == %ld AND d == %lld AND e == %u AND f == %f AND g == %lf AND h == %s AND i == %c",
             argumentArray: ["name", "x", 1, Int32(2), 3, Int64(4), UInt(5), 1.5, Float(2.5), "str", Character("z")])
-        let object: [String: Any] = ["name": "x", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 1.5, "g": 2.5, "h": "str", "i": "z"]
+        let object: [String: Any] = [
+            "name": "x", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 1.5, "g": 2.5, "h": "str", "i": "z",
+        ]
         #expect(predicate.evaluate(with: object))
         #expect(try comparison("%K == 1", "a.b").leftExpression.keyPath == "a.b")
         #expect(try comparison("SELF.%K == 1", "key").leftExpression.keyPath == "key")
@@ -133,17 +139,27 @@ import Testing
         // Numbers need a digit before the point.
         ("a == .5", [], 5, "expected an expression"),
     ])
-    func formatErrorsNameTheProblemAndPosition(_ format: String, _ arguments: [(any Sendable)?], _ position: Int, _ reason: String) {
-        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: arguments.map { $0 }) }
+    func formatErrorsNameTheProblemAndPosition(
+        _ format: String, _ arguments: [(any Sendable)?], _ position: Int, _ reason: String
+    ) {
+        let error = #expect(throws: PredicateParseError.self) {
+            try NSPredicate.parse(format: format, argumentArray: arguments.map { $0 })
+        }
         #expect(error?.reason == reason)
         #expect(error?.position == position)
         #expect(error?.message.contains("at position \(position)") == true)
     }
 
     @Test func expressionsWithArgumentArraysAndCompoundTypes() throws {
-        #expect(NSExpression(format: "%@ + %d", argumentArray: [1, 2]).expressionValue(with: nil, context: nil) as? Int == 3)
-        #expect(NSExpression(format: "%K.@count", argumentArray: ["items"]).expressionValue(with: ["items": [1, 2]], context: nil) as? Int == 2)
-        #expect(NSExpression(format: "lowercase(%@)", argumentArray: ["ÄB"]).expressionValue(with: nil, context: nil) as? String == "äb")
+        #expect(
+            NSExpression(format: "%@ + %d", argumentArray: [1, 2]).expressionValue(with: nil, context: nil) as? Int == 3
+        )
+        #expect(
+            NSExpression(format: "%K.@count", argumentArray: ["items"]).expressionValue(
+                with: ["items": [1, 2]], context: nil) as? Int == 2)
+        #expect(
+            NSExpression(format: "lowercase(%@)", argumentArray: ["ÄB"]).expressionValue(with: nil, context: nil)
+                as? String == "äb")
         let a = NSPredicate(format: "a == 1"), b = NSPredicate(format: "b == 2")
         let and = NSCompoundPredicate(type: .and, subpredicates: [a, b])
         #expect(and.compoundPredicateType == .and)
@@ -209,7 +225,8 @@ import Testing
         ("a ~ 1", 2), ("(a == 1", 7), ("a == 1)", 6), ("a ==[x] 1", 5), ("bogus(a) == 1", 0), ("a.@bogus == 1", 2),
         ("a == %@", 5), ("%K == 1", 0), ("a == %d", 5), ("SUBQUERY(a, b, b == 1) == 1", 12), ("in == 1", 0),
         ("a == CAST(1, 'NSWhatever')", 5), ("a == CAST('x', 'NSNumber')", 5), ("a == 0xZZ", 5), ("a == 12abc", 5),
-        ("a IN {1, 2", 10), ("a UTI-CONFORMS-TO 'public.image'", 2), ("a == $", 5), ("abs(1, 2) == 1", 0), ("a == 1 b == 2", 7),
+        ("a IN {1, 2", 10), ("a UTI-CONFORMS-TO 'public.image'", 2), ("a == $", 5), ("abs(1, 2) == 1", 0),
+        ("a == 1 b == 2", 7),
         ("a == 'bad \\u12' ", 10), ("a BETWEEN", 9), ("lowercase: == 1", 11),
     ])
     func parseErrorsReportPositions(_ format: String, _ position: Int) {
@@ -249,14 +266,17 @@ import Testing
     /// Found by the fuzzer: every nesting construct recursed without bound, so 100,000
     /// `(` or `!` overflowed the stack. Past 128 levels the parse fails, naming the position.
     @Test(arguments: [
-        ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127), ("~", "a == 1", "", 127),
+        ("(", "a == 1", ")", 128), ("!", "a == 1", "", 128), ("NOT ", "a == 1", "", 512), ("-", "a == 1", "", 127),
+        ("~", "a == 1", "", 127),
         ("{", "a", "}", 127), ("a[", "0", "]", 128), ("2 ** ", "2 == a", "", 635), ("abs(", "a", ") == 1", 508),
         ("SUBQUERY(a, $x, ", "$x == 1", ")", 1017), ("TERNARY(", "a == 1", ", 1, 2) == 1", 512),
     ])
     func deepNestingFailsWithAPosition(_ opening: String, _ core: String, _ closing: String, _ position: Int) {
         let count = 10_000
         let format = String(repeating: opening, count: count) + core + String(repeating: closing, count: count)
-        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
+        let error = #expect(throws: PredicateParseError.self) {
+            try NSPredicate.parse(format: format, argumentArray: [])
+        }
         #expect(error?.reason == "nested more than 128 levels deep")
         #expect(error?.position == position, "\(error?.message.prefix(120) ?? "")")
     }
@@ -265,10 +285,13 @@ import Testing
     /// 100,000 `1+` parsed fine, then evaluating or printing the tree overflowed the stack.
     @Test(arguments: ["1 + ", "2 * ", "a[0]", "{1} UNION ", "1 & ", "1 | 2 ^ "])
     func longOperatorChainsFailInsteadOfNestingWithoutBound(_ link: String) {
-        let format = link.hasPrefix("a[")
+        let format =
+            link.hasPrefix("a[")
             ? "x == a" + String(repeating: "[0]", count: 100_000)
             : "x == " + String(repeating: link, count: 100_000) + (link.contains("UNION") ? "{1}" : "1")
-        let error = #expect(throws: PredicateParseError.self) { try NSPredicate.parse(format: format, argumentArray: []) }
+        let error = #expect(throws: PredicateParseError.self) {
+            try NSPredicate.parse(format: format, argumentArray: [])
+        }
         #expect(error?.reason == "nested more than 128 levels deep")
     }
 

@@ -15,14 +15,16 @@ import Testing
         "SUBQUERY(employees, $e, $e.salary > 10 AND $e.name BEGINSWITH 'A').@count > 0",
         "SUBQUERY(items, $i, ANY $i.tags == 'x')[SIZE] == 2",
         "employees.@count == 3", "employees.@sum.salary > 100", "employees.@avg.salary > 1", "employees.@min.age < 3",
-        "employees.@max.age < 3", "employees.@distinctUnionOfObjects.name CONTAINS 'x'", "SELF == 3", "SELF.name == 'x'",
+        "employees.@max.age < 3", "employees.@distinctUnionOfObjects.name CONTAINS 'x'", "SELF == 3",
+        "SELF.name == 'x'",
         "list[FIRST] == 1", "list[LAST] == 1", "list[SIZE] == 1", "list[0] == 1", "dict['key'] == 1", "a.b.c == 1",
         "'x' == nil", "a == nil", "a == NULL", "a == YES", "a == NO", "a == TRUE", "a == FALSE",
         "a == 0x1F", "a == 0o17", "a == 0b101", "a == 1.5", "a == 1e3", "a == -2", "a == -2.5", "a == 1.5e-7",
         "a == 'it\\'s'", "a == \"quote\\\"d\"", "a == 'tab\\tnew\\nline'", "a == '\\u00e9'", "a == 'back\\\\slash'",
         "a IN {}", "a IN {{1, 2}, {3}}", "a == CAST(0, 'NSDate')", "a < CAST(123456.789, 'NSDate')",
         "a == CAST('E621E1F8-C36C-495A-93FC-0C247A3E6E5F', 'NSUUID')", "a == CAST('https://x.org/a', 'NSURL')",
-        "a == CAST('AQID', 'NSData')", "a == CAST('42', 'NSNumber')", "CAST(a, 'NSNumber') > 3", "CAST(d, 'NSDate') > 3",
+        "a == CAST('AQID', 'NSData')", "a == CAST('42', 'NSNumber')", "CAST(a, 'NSNumber') > 3",
+        "CAST(d, 'NSDate') > 3",
         "a + b == 3", "a - b - c == 3", "a - (b - c) == 3", "a * b + c == 3", "a * (b + c) == 3", "a / b / c == 1",
         "a ** 2 ** 3 == 1", "(a ** 2) ** 3 == 1", "-a == 3", "a - -2 == 3", "(a + b).c == 3", "-2 * a == 1",
         "now() > a", "lowercase(name) == 'x'", "uppercase:(name) == 'X'", "abs(a) == 1", "sum({1, 2, 3}) == 6",
@@ -72,20 +74,23 @@ import Testing
     }
 
     @Test func formatArgumentsRoundTrip() throws {
-        let predicate = try NSPredicate.parse(format: "%K IN %@ AND date > %@ AND id == %@",
-                                              argumentArray: ["a.b", [1, 2], Date(timeIntervalSinceReferenceDate: 12.5), UUID()])
+        let predicate = try NSPredicate.parse(
+            format: "%K IN %@ AND date > %@ AND id == %@",
+            argumentArray: ["a.b", [1, 2], Date(timeIntervalSinceReferenceDate: 12.5), UUID()])
         let reparsed = try NSPredicate.parse(format: predicate.predicateFormat)
         #expect(reparsed == predicate)
     }
 
     @Test func builtPredicatesPrint() {
-        let comparison = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: "name"),
-                                               rightExpression: NSExpression(forConstantValue: "Ada"),
-                                               modifier: .any, type: .beginsWith, options: [.caseInsensitive, .diacriticInsensitive])
+        let comparison = NSComparisonPredicate(
+            leftExpression: NSExpression(forKeyPath: "name"),
+            rightExpression: NSExpression(forConstantValue: "Ada"),
+            modifier: .any, type: .beginsWith, options: [.caseInsensitive, .diacriticInsensitive])
         #expect(comparison.predicateFormat == "ANY name BEGINSWITH[cd] \"Ada\"")
         let compound = NSCompoundPredicate(orPredicateWithSubpredicates: [comparison, NSPredicate(value: false)])
         #expect(compound.predicateFormat == "ANY name BEGINSWITH[cd] \"Ada\" OR FALSEPREDICATE")
-        #expect(NSCompoundPredicate(notPredicateWithSubpredicate: compound).predicateFormat
+        #expect(
+            NSCompoundPredicate(notPredicateWithSubpredicate: compound).predicateFormat
                 == "NOT (ANY name BEGINSWITH[cd] \"Ada\" OR FALSEPREDICATE)")
         #expect(NSCompoundPredicate(andPredicateWithSubpredicates: []).predicateFormat == "TRUEPREDICATE")
         #expect(comparison.description == comparison.predicateFormat)

@@ -18,7 +18,9 @@ import Testing
         #expect(reversed?.ascending == false)
         #expect(reversed?.selector == .localizedStandardCompare)
         #expect(NSSortDescriptor(key: "a", ascending: true).selector == .compare)
-        #expect(NSSortDescriptor(key: "a", ascending: true) == NSSortDescriptor(key: "a", ascending: true, selector: "compare:"))
+        #expect(
+            NSSortDescriptor(key: "a", ascending: true)
+                == NSSortDescriptor(key: "a", ascending: true, selector: "compare:"))
         #expect(NSSortDescriptor(key: "a", ascending: true) != NSSortDescriptor(key: "a", ascending: false))
         let selector: Selector = "caseInsensitiveCompare:"
         #expect(selector.description == "caseInsensitiveCompare:")
@@ -34,23 +36,33 @@ import Testing
     }
 
     @Test func multipleDescriptors() {
-        let sorted = people.sorted(using: [NSSortDescriptor(key: "age", ascending: false),
-                                           NSSortDescriptor(key: "name", ascending: true, selector: .caseInsensitiveCompare)])
+        let sorted = people.sorted(using: [
+            NSSortDescriptor(key: "age", ascending: false),
+            NSSortDescriptor(key: "name", ascending: true, selector: .caseInsensitiveCompare),
+        ])
         #expect(names(sorted) == ["élodie", "bob", "Dave", "Alice", "carol"])
     }
 
     @Test func caseInsensitiveAndLocalizedSelectors() {
-        let insensitive = people.sorted(using: [NSSortDescriptor(key: "name", ascending: true, selector: .caseInsensitiveCompare)])
+        let insensitive = people.sorted(using: [
+            NSSortDescriptor(key: "name", ascending: true, selector: .caseInsensitiveCompare)
+        ])
         #expect(names(insensitive).prefix(4) == ["Alice", "bob", "carol", "Dave"])
-        let localized = people.sorted(using: [NSSortDescriptor(key: "name", ascending: true, selector: .localizedCaseInsensitiveCompare)])
+        let localized = people.sorted(using: [
+            NSSortDescriptor(key: "name", ascending: true, selector: .localizedCaseInsensitiveCompare)
+        ])
         #expect(names(localized) == ["Alice", "bob", "carol", "Dave", "élodie"])
-        let localizedSensitive = people.sorted(using: [NSSortDescriptor(key: "name", ascending: true, selector: .localizedCompare)])
+        let localizedSensitive = people.sorted(using: [
+            NSSortDescriptor(key: "name", ascending: true, selector: .localizedCompare)
+        ])
         #expect(names(localizedSensitive) == ["Alice", "bob", "carol", "Dave", "élodie"])
     }
 
     @Test func localizedStandardCompareOrdersNumbersNaturally() {
         let files = ["file10.txt", "File2.txt", "file1.txt", "file20.txt", "file3.txt"]
-        let sorted = files.sorted(using: [NSSortDescriptor(key: nil, ascending: true, selector: .localizedStandardCompare)])
+        let sorted = files.sorted(using: [
+            NSSortDescriptor(key: nil, ascending: true, selector: .localizedStandardCompare)
+        ])
         #expect(sorted == ["file1.txt", "File2.txt", "file3.txt", "file10.txt", "file20.txt"])
         let plain = files.sorted(using: [NSSortDescriptor(key: nil, ascending: true)])
         #expect(plain == ["File2.txt", "file1.txt", "file10.txt", "file20.txt", "file3.txt"])
@@ -81,15 +93,24 @@ import Testing
 
     @Test func foundationCollectionHelpers() {
         let array = NSArray(array: [3, 1, 2])
-        #expect(array.sortedArray(using: [NSSortDescriptor(key: nil, ascending: true)]).compactMap { $0 as? Int } == [1, 2, 3])
+        #expect(
+            array.sortedArray(using: [NSSortDescriptor(key: nil, ascending: true)]).compactMap { $0 as? Int } == [
+                1, 2, 3,
+            ])
         #expect(array.filtered(using: NSPredicate(format: "SELF > 1")).count == 2)
         let mutable = NSMutableArray(array: [3, 1, 2])
         mutable.sort(using: [NSSortDescriptor(key: nil, ascending: false)])
         #expect(mutable.compactMap { $0 as? Int } == [3, 2, 1])
         mutable.filter(using: NSPredicate(format: "SELF != 2"))
         #expect(mutable.compactMap { $0 as? Int } == [3, 1])
-        #expect(Set(NSSet(array: [1, 2, 3]).filtered(using: NSPredicate(format: "SELF >= 2")).compactMap { $0.base as? Int }) == [2, 3])
-        #expect(NSOrderedSet(array: [3, 1, 2]).filtered(using: NSPredicate(format: "SELF < 3")).array.compactMap { $0 as? Int } == [1, 2])
+        #expect(
+            Set(
+                NSSet(array: [1, 2, 3]).filtered(using: NSPredicate(format: "SELF >= 2")).compactMap { $0.base as? Int }
+            ) == [2, 3])
+        #expect(
+            NSOrderedSet(array: [3, 1, 2]).filtered(using: NSPredicate(format: "SELF < 3")).array.compactMap {
+                $0 as? Int
+            } == [1, 2])
     }
 
     @Test func swiftCollectionHelpers() {
@@ -101,6 +122,7 @@ import Testing
         numbers.sort(using: [NSSortDescriptor(key: nil, ascending: true)])
         #expect(numbers == [1, 2, 3])
         let department = makeDepartment()
-        #expect(department.employees.filtered(using: NSPredicate(format: "salary > 100")).map(\.name) == ["Ada", "Grace"])
+        #expect(
+            department.employees.filtered(using: NSPredicate(format: "salary > 100")).map(\.name) == ["Ada", "Grace"])
     }
 }

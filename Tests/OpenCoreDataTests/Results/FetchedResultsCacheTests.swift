@@ -36,9 +36,12 @@ import Testing
         let controller: NSFetchedResultsController<NSManagedObject>
         let sql: SQLRecorder
 
-        init(_ url: URL, cacheName: String?, predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")) throws {
+        init(
+            _ url: URL, cacheName: String?, predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")
+        ) throws {
             context = try makeContext(Photos.model(), url: url)
-            controller = FetchedResultsCacheTests.batchedController(in: context, cacheName: cacheName, predicate: predicate)
+            controller = FetchedResultsCacheTests.batchedController(
+                in: context, cacheName: cacheName, predicate: predicate)
             sql = SQLRecorder(context)
             try context.performAndWait { try controller.performFetch() }
         }
@@ -52,9 +55,13 @@ import Testing
         /// Section names with their objects' titles.
         var table: [String: [String]] {
             context.performAndWait {
-                Dictionary(uniqueKeysWithValues: (controller.sections ?? []).map { section in
-                    (section.name, (section.objects ?? []).map { ($0 as! NSManagedObject).value(forKey: "title") as! String })
-                })
+                Dictionary(
+                    uniqueKeysWithValues: (controller.sections ?? []).map { section in
+                        (
+                            section.name,
+                            (section.objects ?? []).map { ($0 as! NSManagedObject).value(forKey: "title") as! String }
+                        )
+                    })
             }
         }
     }
@@ -70,16 +77,21 @@ import Testing
     }
 
     /// Photos in sections by group, fetched 10 at a time.
-    static func batchedController(in context: NSManagedObjectContext, cacheName: String?,
-                                  predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")) -> NSFetchedResultsController<NSManagedObject> {
+    static func batchedController(
+        in context: NSManagedObjectContext, cacheName: String?,
+        predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")
+    ) -> NSFetchedResultsController<NSManagedObject> {
         let request = Photos.request(predicate: predicate)
         request.fetchBatchSize = 10
-        return NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: cacheName)
+        return NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: cacheName)
     }
 
     static func cacheName() -> String { "Photos-\(UUID().uuidString)" }
 
-    static func cacheFile(_ name: String) -> URL { SectionInfoCache.directory.appendingPathComponent(SectionInfoCache.fileName(name)) }
+    static func cacheFile(_ name: String) -> URL {
+        SectionInfoCache.directory.appendingPathComponent(SectionInfoCache.fileName(name))
+    }
 
     @Test func aSecondLaunchReadsTheCacheInsteadOfQuerying() throws {
         let url = try Self.store()
@@ -201,7 +213,8 @@ import Testing
     @Test func storesThatCannotBeFingerprintedAreNotCached() throws {
         let name = Self.cacheName()
         for url in [URL(fileURLWithPath: "/dev/null"), nil] {
-            let context = try makeContext(Photos.model(), url: url, type: url == nil ? NSInMemoryStoreType : NSSQLiteStoreType)
+            let context = try makeContext(
+                Photos.model(), url: url, type: url == nil ? NSInMemoryStoreType : NSSQLiteStoreType)
             let controller = Self.batchedController(in: context, cacheName: name)
             try context.performAndWait {
                 Photos.insert("a", group: "g", rank: 1, into: context)

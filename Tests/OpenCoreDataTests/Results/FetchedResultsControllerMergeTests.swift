@@ -8,8 +8,12 @@ import Testing
     typealias Photos = FetchedResultsControllerTests
 
     /// A controller on `context` with a table recorder loaded from its first fetch.
-    static func follow(_ context: NSManagedObjectContext, sectionNameKeyPath: String? = "group") throws -> (NSFetchedResultsController<NSManagedObject>, TableRecorder) {
-        let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: sectionNameKeyPath, cacheName: nil)
+    static func follow(
+        _ context: NSManagedObjectContext, sectionNameKeyPath: String? = "group"
+    ) throws -> (NSFetchedResultsController<NSManagedObject>, TableRecorder) {
+        let controller = NSFetchedResultsController(
+            fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: sectionNameKeyPath,
+            cacheName: nil)
         let recorder = TableRecorder()
         controller.delegate = recorder
         try controller.performFetch()
@@ -18,12 +22,20 @@ import Testing
     }
 
     /// The recorder's table equals what a fresh controller fetches now.
-    static func expectFresh(_ recorder: TableRecorder, _ context: NSManagedObjectContext, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let fresh = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+    static func expectFresh(
+        _ recorder: TableRecorder, _ context: NSManagedObjectContext, _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let fresh = NSFetchedResultsController(
+            fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
         try fresh.performFetch()
-        #expect(recorder.sections.map(\.name) == (fresh.sections ?? []).map(\.name), comment, sourceLocation: sourceLocation)
-        #expect(recorder.sections.map(\.rows) == (fresh.sections ?? []).map { ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) } },
-                comment, sourceLocation: sourceLocation)
+        #expect(
+            recorder.sections.map(\.name) == (fresh.sections ?? []).map(\.name), comment, sourceLocation: sourceLocation
+        )
+        #expect(
+            recorder.sections.map(\.rows)
+                == (fresh.sections ?? []).map { ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) } },
+            comment, sourceLocation: sourceLocation)
     }
 
     static func seed(_ context: NSManagedObjectContext, _ rows: [(String, String, Int)]) throws -> [NSManagedObject] {
@@ -70,13 +82,16 @@ import Testing
 
         recorder.events = []
         let inserted = try writer.performAndWait {
-            let request = NSBatchInsertRequest(entityName: "Photo", objects: [["title": "e", "group": "g0", "rank": 5]])
+            let request = NSBatchInsertRequest(
+                entityName: "Photo", objects: [["title": "e", "group": "g0", "rank": 5]])
             request.resultType = .objectIDs
             return try (writer.execute(request) as? NSBatchInsertResult)?.result as? [NSManagedObjectID] ?? []
         }
         NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSInsertedObjectsKey: inserted], into: [context])
         try context.performAndWait {
-            #expect(recorder.events.contains("section insert 0") && recorder.events.contains("insert - [0, 0]"), "\(recorder.events)")
+            #expect(
+                recorder.events.contains("section insert 0") && recorder.events.contains("insert - [0, 0]"),
+                "\(recorder.events)")
             try Self.expectFresh(recorder, context)
         }
     }
@@ -85,8 +100,9 @@ import Testing
         let url = temporaryStoreURL("HistoryMerge")
         func context() throws -> NSManagedObjectContext {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Photos.model())
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                options: [NSPersistentHistoryTrackingKey: true as NSNumber])
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             return context
@@ -103,11 +119,16 @@ import Testing
             try writer.save()
         }
         try reader.performAndWait {
-            let result = try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult
+            let result =
+                try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token))
+                as? NSPersistentHistoryResult
             let transactions = result?.result as? [NSPersistentHistoryTransaction] ?? []
             #expect(transactions.count == 1)
-            for transaction in transactions { reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
-            #expect(recorder.events.first == "will" && recorder.events.contains("section insert 1"), "\(recorder.events)")
+            for transaction in transactions {
+                reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+            }
+            #expect(
+                recorder.events.first == "will" && recorder.events.contains("section insert 1"), "\(recorder.events)")
             try Self.expectFresh(recorder, reader)
             #expect(controller.fetchedObjects?.count == 2)
         }
@@ -177,7 +198,9 @@ import Testing
         let context = try makeContext(Photos.model())
         _ = try Self.seed(context, [("a", "g1", 1)])
         try context.performAndWait {
-            let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group",
+                cacheName: nil)
             try controller.performFetch()
             let recorder = TableRecorder()
             controller.delegate = recorder
@@ -195,7 +218,8 @@ import Testing
     @Test func theDifferenceCallbackHearsOfPermanentIDsAfterASave() throws {
         let context = try makeContext(Photos.model())
         try context.performAndWait {
-            let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
             let recorder = DifferenceRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -215,7 +239,8 @@ import Testing
             let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
             request.sortDescriptors = [NSSortDescriptor(key: "rank", ascending: true)]
             for delegate in [nil, TableRecorder()] as [TableRecorder?] {
-                let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+                let controller = NSFetchedResultsController(
+                    fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
                 controller.delegate = delegate
                 #expect(throws: NSError.self) { try controller.performFetch() }
             }
@@ -229,14 +254,17 @@ import Testing
         try context.performAndWait {
             let request = Photos.request()
             request.fetchBatchSize = 20
-            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
             try controller.performFetch()
             #expect(context.registeredObjects.count < 300, "no object is made before it is read")
             #expect(controller.sections?.map(\.name) == groups)
             #expect(controller.sections?.map(\.numberOfObjects) == [100, 100, 100])
             #expect(controller.object(at: IndexPath(row: 5, section: 1)).value(forKey: "rank") as? Int64 == 16)
             let titles = controller.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String }
-            let unbatched = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let unbatched = NSFetchedResultsController(
+                fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group",
+                cacheName: nil)
             try unbatched.performFetch()
             #expect(titles == unbatched.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String })
             let last = try #require(unbatched.fetchedObjects?.last)

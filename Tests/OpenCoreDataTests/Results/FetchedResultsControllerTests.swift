@@ -23,14 +23,24 @@ final class TableRecorder: NSFetchedResultsControllerDelegate {
         (removals, insertions, removedSections, addedSections) = ([], [], [], [])
     }
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
-                    atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChange sectionInfo: NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
+    ) {
         events.append("section \(type) \(sectionIndex)")
-        if type == .delete { removedSections.append(sectionIndex) } else { addedSections.append((sectionIndex, sectionInfo.name)) }
+        if type == .delete {
+            removedSections.append(sectionIndex)
+        } else {
+            addedSections.append((sectionIndex, sectionInfo.name))
+        }
     }
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
-                    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+        at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
         events.append("\(type) \(indexPath.map { "\($0)" } ?? "-") \(newIndexPath.map { "\($0)" } ?? "-")")
         let id = ObjectIdentifier(anObject as AnyObject)
         switch type {
@@ -48,7 +58,9 @@ final class TableRecorder: NSFetchedResultsControllerDelegate {
         for path in removals.sorted(by: >) { sections[path.section].rows.remove(at: path.row) }
         for index in removedSections.sorted(by: >) { sections.remove(at: index) }
         for (index, name) in addedSections.sorted(by: { $0.0 < $1.0 }) { sections.insert((name, []), at: index) }
-        for (path, id) in insertions.sorted(by: { $0.0 < $1.0 }) { sections[path.section].rows.insert(id, at: path.row) }
+        for (path, id) in insertions.sorted(by: { $0.0 < $1.0 }) {
+            sections[path.section].rows.insert(id, at: path.row)
+        }
     }
 }
 
@@ -58,7 +70,10 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
     var calls = 0
     var otherCalls = 0
 
-    func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+    ) {
         calls += 1
         ids = ids.applying(diff) ?? []
     }
@@ -70,20 +85,29 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
     /// Photo(title, group, rank) and a photographer per photo's `group`.
     static func model() -> NSManagedObjectModel {
         let photo = ModelBuilder.entity("Photo")
-        photo.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("group", .stringAttributeType),
-                            ModelBuilder.attribute("rank", .integer64AttributeType, optional: false, defaultValue: 0)]
+        photo.properties = [
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("group", .stringAttributeType),
+            ModelBuilder.attribute("rank", .integer64AttributeType, optional: false, defaultValue: 0),
+        ]
         return ModelBuilder.model(photo)
     }
 
-    static func request(predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")) -> NSFetchRequest<NSManagedObject> {
+    static func request(
+        predicate: OpenCoreDataCore.NSPredicate? = NSPredicate(format: "rank >= 0")
+    ) -> NSFetchRequest<NSManagedObject> {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
         request.predicate = predicate
-        request.sortDescriptors = [NSSortDescriptor(key: "group", ascending: true), NSSortDescriptor(key: "rank", ascending: true)]
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "group", ascending: true), NSSortDescriptor(key: "rank", ascending: true),
+        ]
         return request
     }
 
     @discardableResult
-    static func insert(_ title: String, group: String, rank: Int, into context: NSManagedObjectContext) -> NSManagedObject {
+    static func insert(
+        _ title: String, group: String, rank: Int, into context: NSManagedObjectContext
+    ) -> NSManagedObject {
         let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: context)
         photo.setValue(title, forKey: "title")
         photo.setValue(group, forKey: "group")
@@ -94,11 +118,15 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
     @Test func sectionsIndexTitlesAndIndexPaths() throws {
         let context = try makeContext(Self.model())
         try context.performAndWait {
-            for (title, group, rank) in [("a", "apple", 2), ("b", "apple", 1), ("c", "banana", 5), ("d", "cherry", 3), ("e", "avocado", 4)] {
+            for (title, group, rank) in [
+                ("a", "apple", 2), ("b", "apple", 1), ("c", "banana", 5), ("d", "cherry", 3), ("e", "avocado", 4),
+            ] {
                 Self.insert(title, group: group, rank: rank, into: context)
             }
             try context.save()
-            let controller = NSFetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil
+            )
             #expect(controller.sections == nil && controller.fetchedObjects == nil)
             try controller.performFetch()
             let sections = try #require(controller.sections)
@@ -108,24 +136,31 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
             #expect(controller.sectionIndexTitles == ["A", "B", "C"])
             #expect(controller.section(forSectionIndexTitle: "B", at: 1) == 2)
             #expect(controller.object(at: IndexPath(row: 1, section: 0)).value(forKey: "title") as? String == "a")
-            #expect(controller.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String } == ["b", "a", "e", "c", "d"])
+            #expect(
+                controller.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String } == [
+                    "b", "a", "e", "c", "d",
+                ])
             let cherry = try #require(controller.fetchedObjects?.last)
             #expect(controller.indexPath(forObject: cherry) == IndexPath(item: 0, section: 3))
-            #expect(IndexPath(row: 4, section: 2).section == 2 && IndexPath(row: 4, section: 2).row == 4 && IndexPath(item: 4, section: 2).item == 4)
+            #expect(
+                IndexPath(row: 4, section: 2).section == 2 && IndexPath(row: 4, section: 2).row == 4
+                    && IndexPath(item: 4, section: 2).item == 4)
         }
     }
 
     @Test func aRequestWithoutSortDescriptorsIsAnError() throws {
         let context = try makeContext(Self.model())
         let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
-        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
         #expect(throws: NSError.self) { try context.performAndWait { try controller.performFetch() } }
     }
 
     @Test func withoutADelegateNothingIsFollowed() throws {
         let context = try makeContext(Self.model())
         try context.performAndWait {
-            let controller = NSFetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
             try controller.performFetch()
             Self.insert("a", group: "g", rank: 1, into: context)
             context.processPendingChanges()
@@ -141,14 +176,16 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
             let a = Self.insert("a", group: "g1", rank: 1, into: context)
             let b = Self.insert("b", group: "g1", rank: 2, into: context)
             try context.save()
-            let controller = NSFetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil
+            )
             let recorder = TableRecorder()
             controller.delegate = recorder
             try controller.performFetch()
             recorder.load(controller)
 
-            b.setValue(0, forKey: "rank")          // moves before a
-            a.setValue("renamed", forKey: "title") // stays: an update
+            b.setValue(0, forKey: "rank")  // moves before a
+            a.setValue("renamed", forKey: "title")  // stays: an update
             Self.insert("c", group: "g2", rank: 1, into: context)  // a new section
             #expect(recorder.events.isEmpty, "nothing is reported before the event ends")
             context.processPendingChanges()
@@ -157,14 +194,16 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
             #expect(recorder.events.contains("insert - [1, 0]"))
             #expect(recorder.events.contains("update [0, 0] [0, 1]"))
             #expect(recorder.events.contains("move [0, 1] [0, 0]"))
-            #expect(recorder.sections.map(\.rows) == (controller.sections ?? []).map { ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) } })
+            #expect(
+                recorder.sections.map(\.rows)
+                    == (controller.sections ?? []).map { ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) } })
 
             recorder.events = []
             a.setValue(-1, forKey: "rank")  // stops matching the predicate
             context.processPendingChanges()
             #expect(recorder.events == ["will", "delete [0, 1] -", "did"])
             recorder.events = []
-            context.delete(b)              // the last of its section
+            context.delete(b)  // the last of its section
             context.processPendingChanges()
             #expect(recorder.events == ["will", "section delete 0", "delete [0, 0] -", "did"])
             #expect(controller.sections?.map(\.name) == ["g2"])
@@ -176,7 +215,8 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
         try context.performAndWait {
             Self.insert("a", group: "g", rank: 1, into: context)
             try context.save()
-            let controller = NSFetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
             let recorder = TableRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -201,7 +241,8 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
             request.resultType = .dictionaryResultType
             request.propertiesToFetch = ["title", "group"]
             request.sortDescriptors = [NSSortDescriptor(key: "group", ascending: true)]
-            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
             try controller.performFetch()
             #expect(controller.sections?.map(\.name) == ["x", "y"])
             #expect(controller.object(at: IndexPath(row: 0, section: 1))["title"] as? String == "b")
@@ -211,11 +252,14 @@ final class DifferenceRecorder: NSFetchedResultsControllerDelegate {
     @Test func theDelegateSeesOneControllerWhateverItsResultType() throws {
         final class Identity: NSFetchedResultsControllerDelegate {
             var seen: NSFetchedResultsController<NSFetchRequestResult>?
-            func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) { seen = controller }
+            func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
+                seen = controller
+            }
         }
         let context = try makeContext(Self.model())
         try context.performAndWait {
-            let controller = NSFetchedResultsController(fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Self.request(), managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
             let delegate = Identity()
             controller.delegate = delegate
             try controller.performFetch()

@@ -9,7 +9,8 @@ import Testing
 
     /// The kinds of step, drawn with these weights.
     enum Step: CaseIterable {
-        case insert, delete, rank, group, title, crossPredicate, save, backgroundInsert, batchDelete, batchUpdate, undo, redo, refreshAll
+        case insert, delete, rank, group, title, crossPredicate, save, backgroundInsert, batchDelete, batchUpdate, undo,
+            redo, refreshAll
 
         var weight: Int {
             switch self {
@@ -48,7 +49,9 @@ import Testing
 
         /// A saved photo's ID (batch requests and the writer work with those).
         func savedID() throws -> NSManagedObjectID? {
-            let ids = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).map(\.objectID).filter { !$0.isTemporaryID }
+            let ids = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).map(\.objectID).filter {
+                !$0.isTemporaryID
+            }
             return ids.isEmpty ? nil : ids[Int.random(in: 0..<ids.count, using: &random)]
         }
 
@@ -58,7 +61,9 @@ import Testing
             for index in 0..<40 { Photos.insert("p\(index)", group: group(), rank: freshRank(), into: context) }
             try context.save()
             let (table, tableRecorder) = try FetchedResultsControllerMergeTests.follow(context)
-            let list = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let list = NSFetchedResultsController(
+                fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group",
+                cacheName: nil)
             let differences = DifferenceRecorder()
             list.delegate = differences
             try list.performFetch()
@@ -74,18 +79,31 @@ import Testing
                 try apply(step, index: index, count: all.count, to: some)
                 context.processPendingChanges()
 
-                let fresh = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+                let fresh = NSFetchedResultsController(
+                    fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group",
+                    cacheName: nil)
                 try fresh.performFetch()
-                let expected = (fresh.sections ?? []).map { ($0.name, ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) }) }
-                let tableMatches = tableRecorder.sections.map(\.name) == expected.map(\.0) && tableRecorder.sections.map(\.rows) == expected.map(\.1)
+                let expected = (fresh.sections ?? []).map {
+                    ($0.name, ($0.objects ?? []).map { ObjectIdentifier($0 as AnyObject) })
+                }
+                let tableMatches =
+                    tableRecorder.sections.map(\.name) == expected.map(\.0)
+                    && tableRecorder.sections.map(\.rows) == expected.map(\.1)
                 let listMatches = differences.ids == (fresh.fetchedObjects ?? []).map(\.objectID)
-                let controllerMatches = table.fetchedObjects?.map(ObjectIdentifier.init) == fresh.fetchedObjects?.map(ObjectIdentifier.init)
-                #expect(tableMatches && listMatches && controllerMatches,
-                        "step \(index) (\(step)): table \(tableRecorder.sections.map { "\($0.name):\($0.rows.count)" }) vs \(expected.map { "\($0.0):\($0.1.count)" }), events \(tableRecorder.events.suffix(12))")
+                let controllerMatches =
+                    table.fetchedObjects?.map(ObjectIdentifier.init) == fresh.fetchedObjects?.map(ObjectIdentifier.init)
+                #expect(
+                    tableMatches && listMatches && controllerMatches,
+                    "step \(index) (\(step)): table \(tableRecorder.sections.map { "\($0.name):\($0.rows.count)" }) vs \(expected.map { "\($0.0):\($0.1.count)" }), events \(tableRecorder.events.suffix(12))"
+                )
                 if !(tableMatches && listMatches && controllerMatches) { break }
             }
-            #expect(differences.calls > count / 10 && differences.otherCalls == 0, "a delegate with the difference callback gets only that")
-            #expect(Step.allCases.allSatisfy { counts["\($0)", default: 0] > count / 100 }, "every kind of step ran: \(counts)")
+            #expect(
+                differences.calls > count / 10 && differences.otherCalls == 0,
+                "a delegate with the difference callback gets only that")
+            #expect(
+                Step.allCases.allSatisfy { counts["\($0)", default: 0] > count / 100 },
+                "every kind of step ran: \(counts)")
         }
 
         private func apply(_ step: Step, index: Int, count: Int, to some: NSManagedObject?) throws {
@@ -105,7 +123,9 @@ import Testing
                     try writer.save()
                 }
                 if let info = log.last {
-                    context.mergeChanges(fromContextDidSave: Notification(name: .NSManagedObjectContextDidSave, object: writer, userInfo: info))
+                    context.mergeChanges(
+                        fromContextDidSave: Notification(
+                            name: .NSManagedObjectContextDidSave, object: writer, userInfo: info))
                 }
             case .batchDelete:
                 guard let victim = try savedID() else { break }
@@ -115,7 +135,8 @@ import Testing
                     request.resultType = .resultTypeObjectIDs
                     return try (writer.execute(request) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] ?? []
                 }
-                NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [context])
+                NSManagedObjectContext.mergeChanges(
+                    fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [context])
             case .batchUpdate:
                 guard let target = try savedID() else { break }
                 let (rank, writer) = (freshRank(), writer)
@@ -126,7 +147,8 @@ import Testing
                     request.resultType = .updatedObjectIDsResultType
                     return try (writer.execute(request) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID] ?? []
                 }
-                NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: updated], into: [context])
+                NSManagedObjectContext.mergeChanges(
+                    fromRemoteContextSave: [NSUpdatedObjectsKey: updated], into: [context])
             case .undo: context.undoManager?.undo()
             case .redo: context.undoManager?.redo()
             case .refreshAll:

@@ -16,7 +16,9 @@ import Testing
 
         /// Waits (up to 10 s) until `count` changes arrived, or one passes `check`; without
         /// blocking a thread, so the stream's task can run.
-        func wait(for count: Int = 1, until check: (FetchedResultsChange) -> Bool = { _ in true }) async -> [FetchedResultsChange] {
+        func wait(
+            for count: Int = 1, until check: (FetchedResultsChange) -> Bool = { _ in true }
+        ) async -> [FetchedResultsChange] {
             let deadline = Date().addingTimeInterval(10)
             while !(changes.count >= count && changes.last.map(check) == true), Date() < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
@@ -36,15 +38,22 @@ import Testing
         final class SnapshotRecorder: NSFetchedResultsControllerDelegate {
             var snapshots: [FetchedResultsSnapshot] = []
             var otherCalls = 0
-            func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChangeContentWith snapshot: FetchedResultsSnapshot) {
+            func controller(
+                _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+                didChangeContentWith snapshot: FetchedResultsSnapshot
+            ) {
                 snapshots.append(snapshot)
             }
-            func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) { otherCalls += 1 }
+            func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
+                otherCalls += 1
+            }
         }
         let context = try makeContext(Photos.model())
         let seeded = try FetchedResultsControllerMergeTests.seed(context, [("a", "g1", 1), ("b", "g2", 2)])
         try context.performAndWait {
-            let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            let controller = NSFetchedResultsController(
+                fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group",
+                cacheName: nil)
             let recorder = SnapshotRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -65,7 +74,8 @@ import Testing
     @Test func theStreamYieldsTheResultsThenEachChange() async throws {
         let context = try makeContext(Photos.model())
         _ = try FetchedResultsControllerMergeTests.seed(context, [("a", "g1", 1)])
-        let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: Photos.request(), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
         try context.performAndWait { try controller.performFetch() }
         let (collected, task) = Self.collect(controller)
         defer { task.cancel() }
@@ -78,8 +88,12 @@ import Testing
         let changes = await collected.wait(for: 2)
         try #require(changes.count == 2)
         #expect(changes[1].snapshot.sectionIdentifiers == ["g1", "g2"])
-        #expect(changes[1].difference.insertions.map { if case .insert(let offset, let id, _) = $0 { (offset, id) } else { (-1, b) } }.first! == (1, b))
-        #expect(changes[0].snapshot.itemIdentifiers.applying(changes[1].difference) == changes[1].snapshot.itemIdentifiers)
+        #expect(
+            changes[1].difference.insertions.map {
+                if case .insert(let offset, let id, _) = $0 { (offset, id) } else { (-1, b) }
+            }.first! == (1, b))
+        #expect(
+            changes[0].snapshot.itemIdentifiers.applying(changes[1].difference) == changes[1].snapshot.itemIdentifiers)
     }
 
     @Test func theStreamFollowsAnotherProcesssSavesThroughHistory() async throws {
@@ -88,7 +102,8 @@ import Testing
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Photos.model())
             var options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true as NSNumber]
             if watching { options[NSPersistentStoreRemoteChangeNotificationPostOptionKey] = true as NSNumber }
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             return context
@@ -96,7 +111,8 @@ import Testing
         let reader = try context(watching: true)
         let writer = try context(watching: false)
         let seeded = try FetchedResultsControllerMergeTests.seed(writer, [("a", "g1", 1), ("b", "g1", 2)])
-        let controller = NSFetchedResultsController(fetchRequest: Photos.request(), managedObjectContext: reader, sectionNameKeyPath: "group", cacheName: nil)
+        let controller = NSFetchedResultsController(
+            fetchRequest: Photos.request(), managedObjectContext: reader, sectionNameKeyPath: "group", cacheName: nil)
         try reader.performAndWait { try controller.performFetch() }
         let (collected, task) = Self.collect(controller)
         defer { task.cancel() }
@@ -109,7 +125,9 @@ import Testing
         }
         let last = try #require(await collected.wait { $0.snapshot.numberOfItems == 3 }.last?.snapshot)
         #expect(last.sectionIdentifiers == ["g1", "g2"])
-        #expect(last.itemIdentifiers(inSection: "g1").map { $0.uriRepresentation() } == [seeded[1].objectID, seeded[0].objectID].map { $0.uriRepresentation() })
+        #expect(
+            last.itemIdentifiers(inSection: "g1").map { $0.uriRepresentation() }
+                == [seeded[1].objectID, seeded[0].objectID].map { $0.uriRepresentation() })
         #expect(reader.performAndWait { controller.fetchedObjects?.count } == 3)
     }
 }

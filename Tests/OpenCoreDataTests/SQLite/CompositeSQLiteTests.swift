@@ -8,7 +8,9 @@ import Testing
 /// written and faulted as dictionaries, and element key paths in SQL predicates, sorts,
 /// dictionary fetches and batch requests.
 @Suite struct CompositeSQLiteTests {
-    private func insertSpot(_ name: String, _ location: [String: Any]?, into context: NSManagedObjectContext) -> NSManagedObject {
+    private func insertSpot(
+        _ name: String, _ location: [String: Any]?, into context: NSManagedObjectContext
+    ) -> NSManagedObject {
         let spot = NSEntityDescription.insertNewObject(forEntityName: "Spot", into: context)
         spot.setValue(name, forKey: "name")
         spot.setValue(location, forKey: "location")
@@ -31,7 +33,8 @@ import Testing
     }
 
     /// The error fetching `request` throws, or `nil`.
-    private func fetchError(_ request: NSFetchRequest<NSManagedObject>, in context: NSManagedObjectContext) -> NSError? {
+    private func fetchError(_ request: NSFetchRequest<NSManagedObject>, in context: NSManagedObjectContext) -> NSError?
+    {
         context.performAndWait {
             do { _ = try context.fetch(request); return nil } catch { return error as NSError }
         }
@@ -42,7 +45,9 @@ import Testing
         do { try context.save(); return nil } catch { return error as NSError }
     }
 
-    private func names(_ request: NSFetchRequest<NSManagedObject>, in context: NSManagedObjectContext) throws -> [String] {
+    private func names(
+        _ request: NSFetchRequest<NSManagedObject>, in context: NSManagedObjectContext
+    ) throws -> [String] {
         try context.performAndWait { try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" } }
     }
 
@@ -54,7 +59,11 @@ import Testing
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first?.backend as? SQLiteStore)
         let address = try #require(model.entitiesByName["Parcel"]?.propertiesByName["address"])
         let columns = try #require(store.schema.compositeColumns(for: address))
-        #expect(columns.map(\.name) == ["ZADDRESS_STREET", "ZADDRESS_CITY", "ZADDRESS_ZIP", "ZADDRESS_TAGS", "ZADDRESS_GEO_LAT", "ZADDRESS_GEO_LON"])
+        #expect(
+            columns.map(\.name) == [
+                "ZADDRESS_STREET", "ZADDRESS_CITY", "ZADDRESS_ZIP", "ZADDRESS_TAGS", "ZADDRESS_GEO_LAT",
+                "ZADDRESS_GEO_LON",
+            ])
         #expect(columns.map(\.path) == [["street"], ["city"], ["zip"], ["tags"], ["geo", "lat"], ["geo", "lon"]])
         #expect(store.schema.column(for: address) == nil)
         let table = try store.schema.table(for: try #require(model.entitiesByName["Parcel"]))
@@ -68,8 +77,10 @@ import Testing
 
     @Test func aCompositeColumnTakingAnotherColumnsNameGetsANumber() throws {
         let spot = ModelBuilder.entity("Spot", className: "NSManagedObject")
-        spot.properties = [ModelBuilder.attribute("location_label", .stringAttributeType),
-                           CompositeTestModels.composite("location", [CompositeTestModels.element("label", .stringAttributeType)])]
+        spot.properties = [
+            ModelBuilder.attribute("location_label", .stringAttributeType),
+            CompositeTestModels.composite("location", [CompositeTestModels.element("label", .stringAttributeType)]),
+        ]
         let model = ModelBuilder.model(spot)
         let context = try makeContext(model, url: nil, type: NSInMemoryStoreType)
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first?.backend as? SQLiteStore)
@@ -98,8 +109,11 @@ import Testing
         let context = try makeContext(model, url: url)
         let id = try context.performAndWait {
             let parcel = NSEntityDescription.insertNewObject(forEntityName: "Parcel", into: context)
-            parcel.setValue(["street": "1 Rue de Rivoli", "zip": 75001, "tags": ["fragile", "heavy"],
-                             "geo": ["lat": 48.86, "lon": 2.33]] as [String: Any], forKey: "address")
+            parcel.setValue(
+                [
+                    "street": "1 Rue de Rivoli", "zip": 75001, "tags": ["fragile", "heavy"],
+                    "geo": ["lat": 48.86, "lon": 2.33],
+                ] as [String: Any], forKey: "address")
             try context.save()
             return parcel.objectID
         }
@@ -107,7 +121,9 @@ import Testing
 
         let reopened = try makeContext(model, url: url)
         try reopened.performAndWait {
-            let parcel = try reopened.existingObject(with: try #require(reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation())))
+            let parcel = try reopened.existingObject(
+                with: try #require(
+                    reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation())))
             let address = try #require(parcel.value(forKey: "address") as? [String: Any])
             // The dictionary set replaced the new object's defaults (city "Paris", zip 0) whole.
             #expect(Set(address.keys) == ["street", "zip", "tags", "geo"])
@@ -143,7 +159,8 @@ import Testing
             #expect(spot.changedValues().keys.sorted() == ["location"])
             recorder.clear()
             try context.save()
-            #expect(recorder.statements.contains { $0.hasPrefix("UPDATE ZSPOT SET") && $0.contains("ZLOCATION_LABEL = ?") })
+            #expect(
+                recorder.statements.contains { $0.hasPrefix("UPDATE ZSPOT SET") && $0.contains("ZLOCATION_LABEL = ?") })
             spot.setValue(nil, forKeyPath: "location.label")
             try context.save()
             context.reset()
@@ -221,7 +238,9 @@ import Testing
         let request = NSFetchRequest<NSManagedObject>(entityName: "Spot")
         request.predicate = NSPredicate(format: "location.altitude > 2")
         let unknown = fetchError(request, in: context)
-        #expect(unknown?.localizedDescription.contains("'altitude' is not an element of composite attribute 'location'") == true)
+        #expect(
+            unknown?.localizedDescription.contains("'altitude' is not an element of composite attribute 'location'")
+                == true)
         request.predicate = nil
         request.sortDescriptors = [NSSortDescriptor(key: "location", ascending: true)]
         let sort = fetchError(request, in: context)
@@ -259,11 +278,12 @@ import Testing
             let updated = try context.execute(update) as? NSBatchUpdateResult
             #expect(updated?.result as? Int == 2)
 
-            let delete = NSBatchDeleteRequest(fetchRequest: {
-                let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Spot")
-                request.predicate = NSPredicate(format: "location.label == 'origin'")
-                return request
-            }())
+            let delete = NSBatchDeleteRequest(
+                fetchRequest: {
+                    let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Spot")
+                    request.predicate = NSPredicate(format: "location.label == 'origin'")
+                    return request
+                }())
             delete.resultType = .resultTypeCount
             let deleted = try context.execute(delete) as? NSBatchDeleteResult
             #expect(deleted?.result as? Int == 2)
@@ -276,10 +296,12 @@ import Testing
     @Test func batchInsertsSpreadTheDictionaryOverTheColumns() throws {
         let context = try makeContext(CompositeTestModels.spots())
         try context.performAndWait {
-            let insert = NSBatchInsertRequest(entityName: "Spot", objects: [
-                ["name": "a", "location": ["latitude": 1.5, "longitude": 2.5]],
-                ["name": "b"],
-            ])
+            let insert = NSBatchInsertRequest(
+                entityName: "Spot",
+                objects: [
+                    ["name": "a", "location": ["latitude": 1.5, "longitude": 2.5]],
+                    ["name": "b"],
+                ])
             _ = try context.execute(insert)
             let request = NSFetchRequest<NSManagedObject>(entityName: "Spot")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
@@ -299,7 +321,8 @@ import Testing
             #expect(address["city"] as? String == "Paris")
             #expect(address["zip"] as? NSNumber == 0)
         }
-        let spots = try makeContext(CompositeTestModels.spots(locationDefault: [String: Any]()), url: nil, type: NSInMemoryStoreType)
+        let spots = try makeContext(
+            CompositeTestModels.spots(locationDefault: [String: Any]()), url: nil, type: NSInMemoryStoreType)
         try spots.performAndWait {
             let spot = NSEntityDescription.insertNewObject(forEntityName: "Spot", into: spots)
             #expect((spot.value(forKey: "location") as? [String: Any])?.isEmpty == true)

@@ -17,16 +17,22 @@ func libraryModel() -> NSManagedObjectModel {
     let publisher = ModelBuilder.entity("Publisher", className: "NSManagedObject")
     let reader = ModelBuilder.entity("Reader", className: "NSManagedObject")
     let shelf = ModelBuilder.entity("Shelf", className: "NSManagedObject")
-    let (shelfBooks, bookShelf) = ModelBuilder.pair("books", from: shelf, toMany: true, "shelf", to: book, toMany: false, ordered: true)
-    let (authorBooks, bookAuthors) = ModelBuilder.pair("books", from: author, toMany: true, "authors", to: book, toMany: true)
-    let (publisherBooks, bookPublisher) = ModelBuilder.pair("books", from: publisher, toMany: true, "publisher", to: book, toMany: false)
+    let (shelfBooks, bookShelf) = ModelBuilder.pair(
+        "books", from: shelf, toMany: true, "shelf", to: book, toMany: false, ordered: true)
+    let (authorBooks, bookAuthors) = ModelBuilder.pair(
+        "books", from: author, toMany: true, "authors", to: book, toMany: true)
+    let (publisherBooks, bookPublisher) = ModelBuilder.pair(
+        "books", from: publisher, toMany: true, "publisher", to: book, toMany: false)
     let favorites = NSRelationshipDescription()
     favorites.name = "favorites"
     favorites.destinationEntity = book
     favorites.maxCount = 0
     author.properties = [ModelBuilder.attribute("name", .stringAttributeType), authorBooks]
-    book.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("pages", .integer64AttributeType, defaultValue: 0),
-                       bookShelf, bookAuthors, bookPublisher]
+    book.properties = [
+        ModelBuilder.attribute("title", .stringAttributeType),
+        ModelBuilder.attribute("pages", .integer64AttributeType, defaultValue: 0),
+        bookShelf, bookAuthors, bookPublisher,
+    ]
     publisher.properties = [ModelBuilder.attribute("name", .stringAttributeType), publisherBooks]
     reader.properties = [ModelBuilder.attribute("name", .stringAttributeType), favorites]
     shelf.properties = [ModelBuilder.attribute("name", .stringAttributeType), shelfBooks]
@@ -53,38 +59,58 @@ let toManyCases: [ToManyCase] = [
     ToManyCase(
         entity: "Author", key: "books", storage: "join table Z_1BOOKS: Z_1AUTHORS → Z_2BOOKS",
         faultSQL: "SELECT t.Z_PK, t.Z_ENT FROM Z_1BOOKS j JOIN ZBOOK t ON t.Z_PK = j.Z_2BOOKS WHERE j.Z_1AUTHORS = ?",
-        rowSQL: ["UPDATE ZAUTHOR SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?",
-                 "UPDATE ZBOOK SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"],
+        rowSQL: [
+            "UPDATE ZAUTHOR SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?",
+            "UPDATE ZBOOK SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?",
+        ],
         memberSQL: "INSERT OR IGNORE INTO Z_1BOOKS (Z_1AUTHORS, Z_2BOOKS) VALUES (?, ?)",
-        anySQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZAUTHOR t0 WHERE (EXISTS (SELECT 1 FROM Z_1BOOKS t2 JOIN ZBOOK t1 ON t1.Z_PK = t2.Z_2BOOKS WHERE (t2.Z_1AUTHORS = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
-        countSQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZAUTHOR t0 WHERE ((SELECT COUNT(*) FROM Z_1BOOKS t2 JOIN ZBOOK t1 ON t1.Z_PK = t2.Z_2BOOKS WHERE (t2.Z_1AUTHORS = t0.Z_PK)) > ?)",
+        anySQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZAUTHOR t0 WHERE (EXISTS (SELECT 1 FROM Z_1BOOKS t2 JOIN ZBOOK t1 ON t1.Z_PK = t2.Z_2BOOKS WHERE (t2.Z_1AUTHORS = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
+        countSQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZAUTHOR t0 WHERE ((SELECT COUNT(*) FROM Z_1BOOKS t2 JOIN ZBOOK t1 ON t1.Z_PK = t2.Z_2BOOKS WHERE (t2.Z_1AUTHORS = t0.Z_PK)) > ?)",
         batchDeleteSQL: "DELETE FROM Z_1BOOKS WHERE Z_1AUTHORS IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 1)"),
     ToManyCase(
         entity: "Reader", key: "favorites", storage: "hidden column Z4FAVORITES",
         faultSQL: "SELECT Z_PK, Z_ENT FROM ZBOOK WHERE Z4FAVORITES = ?",
         rowSQL: ["UPDATE ZREADER SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"],
         memberSQL: "UPDATE ZBOOK SET Z4FAVORITES = ? WHERE Z_PK = ?",
-        anySQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZREADER t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.Z4FAVORITES = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
-        countSQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZREADER t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.Z4FAVORITES = t0.Z_PK)) > ?)",
-        batchDeleteSQL: "UPDATE ZBOOK SET Z4FAVORITES = NULL WHERE Z4FAVORITES IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 4)"),
+        anySQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZREADER t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.Z4FAVORITES = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
+        countSQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZREADER t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.Z4FAVORITES = t0.Z_PK)) > ?)",
+        batchDeleteSQL:
+            "UPDATE ZBOOK SET Z4FAVORITES = NULL WHERE Z4FAVORITES IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 4)"
+    ),
     ToManyCase(
         entity: "Shelf", key: "books", storage: "inverse key ZSHELF, order Z_FOK_SHELF",
         faultSQL: "SELECT Z_PK, Z_ENT FROM ZBOOK WHERE ZSHELF = ? ORDER BY Z_FOK_SHELF, Z_PK",
-        rowSQL: ["UPDATE ZBOOK SET Z_OPT = Z_OPT + 1, ZSHELF = ? WHERE Z_PK = ? AND Z_OPT = ?",
-                 "UPDATE ZSHELF SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"],
+        rowSQL: [
+            "UPDATE ZBOOK SET Z_OPT = Z_OPT + 1, ZSHELF = ? WHERE Z_PK = ? AND Z_OPT = ?",
+            "UPDATE ZSHELF SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?",
+        ],
         memberSQL: "UPDATE ZBOOK SET Z_FOK_SHELF = ? WHERE Z_PK = ?",
-        anySQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZSHELF t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.ZSHELF = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
-        countSQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZSHELF t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.ZSHELF = t0.Z_PK)) > ?)",
-        batchDeleteSQL: "UPDATE ZBOOK SET ZSHELF = NULL, Z_FOK_SHELF = NULL, Z_OPT = Z_OPT + 1 WHERE ZSHELF IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 5)"),
+        anySQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZSHELF t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.ZSHELF = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
+        countSQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZSHELF t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.ZSHELF = t0.Z_PK)) > ?)",
+        batchDeleteSQL:
+            "UPDATE ZBOOK SET ZSHELF = NULL, Z_FOK_SHELF = NULL, Z_OPT = Z_OPT + 1 WHERE ZSHELF IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 5)"
+    ),
     ToManyCase(
         entity: "Publisher", key: "books", storage: "inverse key ZPUBLISHER",
         faultSQL: "SELECT Z_PK, Z_ENT FROM ZBOOK WHERE ZPUBLISHER = ?",
-        rowSQL: ["UPDATE ZBOOK SET Z_OPT = Z_OPT + 1, ZPUBLISHER = ? WHERE Z_PK = ? AND Z_OPT = ?",
-                 "UPDATE ZPUBLISHER SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"],
+        rowSQL: [
+            "UPDATE ZBOOK SET Z_OPT = Z_OPT + 1, ZPUBLISHER = ? WHERE Z_PK = ? AND Z_OPT = ?",
+            "UPDATE ZPUBLISHER SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?",
+        ],
         memberSQL: nil,
-        anySQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.ZPUBLISHER = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
-        countSQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.ZPUBLISHER = t0.Z_PK)) > ?)",
-        batchDeleteSQL: "UPDATE ZBOOK SET ZPUBLISHER = NULL, Z_OPT = Z_OPT + 1 WHERE ZPUBLISHER IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 3)"),
+        anySQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE (EXISTS (SELECT 1 FROM ZBOOK t1 WHERE (t1.ZPUBLISHER = t0.Z_PK) AND (t1.ZTITLE = ? COLLATE OCD_UNICODE)))",
+        countSQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE ((SELECT COUNT(*) FROM ZBOOK t1 WHERE (t1.ZPUBLISHER = t0.Z_PK)) > ?)",
+        batchDeleteSQL:
+            "UPDATE ZBOOK SET ZPUBLISHER = NULL, Z_OPT = Z_OPT + 1 WHERE ZPUBLISHER IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 3)"
+    ),
 ]
 
 extension SQLRecorder {
@@ -108,9 +134,10 @@ extension SQLRecorder {
         }
         let context = siblingContext(of: writer)
         let objects = try context.performAndWait {
-            try Dictionary(uniqueKeysWithValues: ["Author", "Book", "Publisher", "Reader", "Shelf"].map { name in
-                (name, try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: name)).first))
-            })
+            try Dictionary(
+                uniqueKeysWithValues: ["Author", "Book", "Publisher", "Reader", "Shelf"].map { name in
+                    (name, try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: name)).first))
+                })
         }
         let recorder = SQLRecorder(context)
         return (context, recorder, objects)
@@ -123,10 +150,12 @@ extension SQLRecorder {
     /// The schema's one description of each to-many's storage.
     @Test(arguments: toManyCases) func storageIsDecidedOnce(_ relationship: ToManyCase) throws {
         let (context, _, _) = try library()
-        let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[relationship.entity])
+        let entity = try #require(
+            context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[relationship.entity])
         let described: String
         switch schema(of: context).storage(of: try #require(entity.relationshipsByName[relationship.key])) {
-        case .joinTable(let join): described = "join table \(join.name): \(join.sourceColumn) → \(join.destinationColumn)"
+        case .joinTable(let join):
+            described = "join table \(join.name): \(join.sourceColumn) → \(join.destinationColumn)"
         case .hiddenColumn(let column): described = "hidden column \(column)"
         case .inverseKey(_, let column, let order?): described = "inverse key \(column), order \(order)"
         case .inverseKey(_, let column, nil): described = "inverse key \(column)"
@@ -151,7 +180,10 @@ extension SQLRecorder {
             // Both sides loaded first: the save's statements alone are left.
             _ = owner.mutableSetOrOrderedSet(relationship.key).count
             if let inverse = owner.entity.relationshipsByName[relationship.key]?.inverseRelationship {
-                _ = inverse.isToMany ? book.mutableSetOrOrderedSet(inverse.name).count : (book.value(forKey: inverse.name) == nil ? 0 : 1)
+                _ =
+                    inverse.isToMany
+                    ? book.mutableSetOrOrderedSet(inverse.name).count
+                    : (book.value(forKey: inverse.name) == nil ? 0 : 1)
             }
             recorder.clear()
             owner.addMember(objects["Book"]!, to: relationship.key)
@@ -182,23 +214,26 @@ extension SQLRecorder {
     @Test(arguments: toManyCases) func batchDeletesClearTheStorage(_ relationship: ToManyCase) throws {
         let (context, recorder, _) = try library()
         try context.performAndWait {
-            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: relationship.entity)))
+            _ = try context.execute(
+                NSBatchDeleteRequest(
+                    fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: relationship.entity)))
         }
         let statements = recorder.take()
         let table = "Z" + relationship.entity.uppercased()
         let number = ["Author": 1, "Reader": 4, "Shelf": 5, "Publisher": 3][relationship.entity]!
-        #expect(statements == [
-            "DROP TABLE IF EXISTS temp.Z_BATCHKEYS",
-            "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))",
-            "INSERT INTO temp.Z_BATCHKEYS (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(number), t0.Z_PK, t0.Z_ENT, 0 FROM \(table) t0",
-            "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS WHERE Z_WAVE = 0",
-            "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS WHERE Z_WAVE = 1",
-            "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS",
-        ] + [relationship.batchDeleteSQL].compactMap { $0 } + [
-            "SELECT Z_PK, Z_ENT, Z_WAVE FROM temp.Z_BATCHKEYS",
-            "DELETE FROM \(table) WHERE Z_PK IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = \(number))",
-            "DROP TABLE IF EXISTS temp.Z_BATCHKEYS",
-        ])
+        #expect(
+            statements == [
+                "DROP TABLE IF EXISTS temp.Z_BATCHKEYS",
+                "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))",
+                "INSERT INTO temp.Z_BATCHKEYS (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(number), t0.Z_PK, t0.Z_ENT, 0 FROM \(table) t0",
+                "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS WHERE Z_WAVE = 0",
+                "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS WHERE Z_WAVE = 1",
+                "SELECT DISTINCT Z_ENT FROM temp.Z_BATCHKEYS",
+            ] + [relationship.batchDeleteSQL].compactMap { $0 } + [
+                "SELECT Z_PK, Z_ENT, Z_WAVE FROM temp.Z_BATCHKEYS",
+                "DELETE FROM \(table) WHERE Z_PK IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = \(number))",
+                "DROP TABLE IF EXISTS temp.Z_BATCHKEYS",
+            ])
     }
 
     /// A to-one that is its own inverse (`spouse`): a batch delete clears the survivors' keys.
@@ -224,7 +259,10 @@ extension SQLRecorder {
             request.predicate = NSPredicate(format: "name == 'a'")
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: request))
         }
-        #expect(recorder.take().contains("UPDATE ZPERSON SET ZSPOUSE = NULL, Z_OPT = Z_OPT + 1 WHERE ZSPOUSE IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 1)"))
+        #expect(
+            recorder.take().contains(
+                "UPDATE ZPERSON SET ZSPOUSE = NULL, Z_OPT = Z_OPT + 1 WHERE ZSPOUSE IN (SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE Z_ROOT = 1)"
+            ))
         let reader = siblingContext(of: context)
         try reader.performAndWait {
             let survivors = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
@@ -240,13 +278,21 @@ extension SQLRecorder {
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
             request.predicate = NSPredicate(format: "title BEGINSWITH[c] %@ AND pages > %d", "a", 10)
-            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true), NSSortDescriptor(key: "pages", ascending: false)]
+            request.sortDescriptors = [
+                NSSortDescriptor(key: "title", ascending: true), NSSortDescriptor(key: "pages", ascending: false),
+            ]
             request.fetchLimit = 5
             request.fetchOffset = 2
             _ = try context.fetch(request)
-            #expect(recorder.take() == ["SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE, t0.ZPAGES, t0.ZSHELF, t0.ZPUBLISHER FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?)) ORDER BY t0.ZTITLE COLLATE OCD_UNICODE ASC, t0.ZPAGES DESC LIMIT 5 OFFSET 2"])
+            #expect(
+                recorder.take() == [
+                    "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE, t0.ZPAGES, t0.ZSHELF, t0.ZPUBLISHER FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?)) ORDER BY t0.ZTITLE COLLATE OCD_UNICODE ASC, t0.ZPAGES DESC LIMIT 5 OFFSET 2"
+                ])
             _ = try context.count(for: request)
-            #expect(recorder.take() == ["SELECT COUNT(*) FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?))"])
+            #expect(
+                recorder.take() == [
+                    "SELECT COUNT(*) FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?))"
+                ])
         }
     }
 
@@ -263,7 +309,9 @@ extension SQLRecorder {
             request.propertiesToGroupBy = ["title"]
             _ = try context.fetch(request)
         }
-        #expect(recorder.take() == ["SELECT t0.ZTITLE, SUM(t0.ZPAGES) FROM ZBOOK t0 GROUP BY t0.ZTITLE COLLATE OCD_UNICODE"])
+        #expect(
+            recorder.take() == ["SELECT t0.ZTITLE, SUM(t0.ZPAGES) FROM ZBOOK t0 GROUP BY t0.ZTITLE COLLATE OCD_UNICODE"]
+        )
     }
 
     @Test func batchUpdateComputesThenWrites() throws {
@@ -274,37 +322,46 @@ extension SQLRecorder {
             update.propertiesToUpdate = ["pages": NSExpression(format: "pages + 1")]
             _ = try context.execute(update)
         }
-        #expect(recorder.take() == [
-            "DROP TABLE IF EXISTS temp.Z_BATCHVALUES",
-            "CREATE TEMP TABLE Z_BATCHVALUES (Z_PK INTEGER PRIMARY KEY, V0)",
-            "INSERT INTO temp.Z_BATCHVALUES SELECT m.Z_PK, (SELECT (t0.ZPAGES + ?) FROM ZBOOK t0 WHERE (t0.Z_PK = m.Z_PK)) AS V0 FROM ZBOOK m WHERE m.Z_PK IN (SELECT t0.Z_PK FROM ZBOOK t0 WHERE (t0.ZPAGES < ?))",
-            "UPDATE ZBOOK SET ZPAGES = (SELECT v.V0 FROM temp.Z_BATCHVALUES v WHERE v.Z_PK = ZBOOK.Z_PK), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (SELECT Z_PK FROM temp.Z_BATCHVALUES)",
-            "DROP TABLE temp.Z_BATCHVALUES",
-        ])
+        #expect(
+            recorder.take() == [
+                "DROP TABLE IF EXISTS temp.Z_BATCHVALUES",
+                "CREATE TEMP TABLE Z_BATCHVALUES (Z_PK INTEGER PRIMARY KEY, V0)",
+                "INSERT INTO temp.Z_BATCHVALUES SELECT m.Z_PK, (SELECT (t0.ZPAGES + ?) FROM ZBOOK t0 WHERE (t0.Z_PK = m.Z_PK)) AS V0 FROM ZBOOK m WHERE m.Z_PK IN (SELECT t0.Z_PK FROM ZBOOK t0 WHERE (t0.ZPAGES < ?))",
+                "UPDATE ZBOOK SET ZPAGES = (SELECT v.V0 FROM temp.Z_BATCHVALUES v WHERE v.Z_PK = ZBOOK.Z_PK), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (SELECT Z_PK FROM temp.Z_BATCHVALUES)",
+                "DROP TABLE temp.Z_BATCHVALUES",
+            ])
     }
 
     @Test func batchInsertTakesKeysOnce() throws {
         let (context, recorder, _) = try library()
         try context.performAndWait {
-            _ = try context.execute(NSBatchInsertRequest(entityName: "Book", objects: [["title": "A", "pages": 1], ["title": "B", "pages": 2]]))
+            _ = try context.execute(
+                NSBatchInsertRequest(
+                    entityName: "Book", objects: [["title": "A", "pages": 1], ["title": "B", "pages": 2]]))
         }
-        #expect(recorder.take() == [
-            "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (2)",
-            "SELECT MAX(Z_PK) FROM ZBOOK",
-            "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES) VALUES (?, ?, 1, ?, ?)",
-            "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES) VALUES (?, ?, 1, ?, ?)",
-            "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (2) AND Z_MAX < ?",
-        ])
+        #expect(
+            recorder.take() == [
+                "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (2)",
+                "SELECT MAX(Z_PK) FROM ZBOOK",
+                "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES) VALUES (?, ?, 1, ?, ?)",
+                "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES) VALUES (?, ?, 1, ?, ?)",
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (2) AND Z_MAX < ?",
+            ])
     }
 }
 
 private extension NSManagedObject {
     /// The to-many `key`, ordered or not, firing its fault.
     func mutableSetOrOrderedSet(_ key: String) -> [Any] {
-        (entity.relationshipsByName[key]?.isOrdered ?? false) ? Array(mutableOrderedSetValue(forKey: key)) : Array(mutableSetValue(forKey: key))
+        (entity.relationshipsByName[key]?.isOrdered ?? false)
+            ? Array(mutableOrderedSetValue(forKey: key)) : Array(mutableSetValue(forKey: key))
     }
 
     func addMember(_ member: NSManagedObject, to key: String) {
-        if entity.relationshipsByName[key]?.isOrdered ?? false { mutableOrderedSetValue(forKey: key).add(member) } else { mutableSetValue(forKey: key).add(member) }
+        if entity.relationshipsByName[key]?.isOrdered ?? false {
+            mutableOrderedSetValue(forKey: key).add(member)
+        } else {
+            mutableSetValue(forKey: key).add(member)
+        }
     }
 }

@@ -33,7 +33,10 @@ import Testing
         let cached = try #require(try NSManagedObjectModel.cached(inStoreAt: url))
         #expect(ModelSummary.lines(of: cached) == ModelSummary.lines(of: model))
         #expect(cached.entityVersionHashesByName == model.entityVersionHashesByName)
-        #expect(cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: try NSPersistentStore.metadataForPersistentStore(with: url)))
+        #expect(
+            cached.isConfiguration(
+                withName: nil, compatibleWithStoreMetadata: try NSPersistentStore.metadataForPersistentStore(with: url))
+        )
     }
 
     /// A model built in code, changed after its store was made: the store's own cache is
@@ -52,10 +55,16 @@ import Testing
         let changed = ModelBuilder.notesModel()
         changed.entitiesByName["Notebook"]!.properties.append(ModelBuilder.attribute("color", .stringAttributeType))
         #expect(changed.entityVersionHashesByName != ModelBuilder.notesModel().entityVersionHashesByName)
-        let migrated = try makeContext(changed, url: url, options: [NSMigratePersistentStoresAutomaticallyOption: true,
-                                                                     NSInferMappingModelAutomaticallyOption: true])
+        let migrated = try makeContext(
+            changed, url: url,
+            options: [
+                NSMigratePersistentStoresAutomaticallyOption: true,
+                NSInferMappingModelAutomaticallyOption: true,
+            ])
         let names = try migrated.performAndWait {
-            try migrated.fetch(NSFetchRequest<NSManagedObject>(entityName: "Notebook")).map { $0.value(forKey: "name") as? String }
+            try migrated.fetch(NSFetchRequest<NSManagedObject>(entityName: "Notebook")).map {
+                $0.value(forKey: "name") as? String
+            }
         }
         #expect(names == ["Ideas"])
         try closeStores(of: migrated)
@@ -78,7 +87,11 @@ import Testing
         let changed = ModelBuilder.notesModel()
         changed.entitiesByName["Notebook"]!.properties.append(ModelBuilder.attribute("color", .stringAttributeType))
         let error = #expect(throws: NSError.self) {
-            try makeContext(changed, url: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+            try makeContext(
+                changed, url: url,
+                options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                ])
         }
         #expect(error?.code == NSMigrationMissingSourceModelError)
     }

@@ -47,13 +47,25 @@ enum CornerCasesModel {
             for (key, value) in values { object.setValue(value ?? nil, forKey: key) }
             return object
         }
-        let a = insert("Item", ["name": "a", "blob": Data([1, 2, 3]), "link": URL(string: "https://example.com/a")!,
-                                "amount": Decimal(string: "1.25")!, "ratio": Float(0.1), "big": twoTo53 + 1])
-        let b = insert("Item", ["name": "b", "blob": Data([4]), "link": URL(string: "https://example.com/b?q=1")!,
-                                "amount": Decimal(-3), "ratio": Float(2.5), "big": Int64.min])
+        let a = insert(
+            "Item",
+            [
+                "name": "a", "blob": Data([1, 2, 3]), "link": URL(string: "https://example.com/a")!,
+                "amount": Decimal(string: "1.25")!, "ratio": Float(0.1), "big": twoTo53 + 1,
+            ])
+        let b = insert(
+            "Item",
+            [
+                "name": "b", "blob": Data([4]), "link": URL(string: "https://example.com/b?q=1")!,
+                "amount": Decimal(-3), "ratio": Float(2.5), "big": Int64.min,
+            ])
         let c = insert("Item", ["name": "c", "big": Int64.max])
-        let d = insert("Item", ["name": "d", "blob": Data(), "link": URL(string: "file:///tmp/x")!,
-                                "amount": Decimal(string: "100000000000000000000")!, "ratio": Float(-1.5), "big": twoTo53])
+        let d = insert(
+            "Item",
+            [
+                "name": "d", "blob": Data(), "link": URL(string: "file:///tmp/x")!,
+                "amount": Decimal(string: "100000000000000000000")!, "ratio": Float(-1.5), "big": twoTo53,
+            ])
         insert("Box", ["name": "abc"]).mutableSetValue(forKey: "items").addObjects(from: [a, c])
         insert("Box", ["name": "ABC"]).mutableSetValue(forKey: "items").addObjects(from: [b, d])
         for name in ["abc\n", "👍🏽", "e\u{301}"] { _ = insert("Box", ["name": name]) }
@@ -77,8 +89,10 @@ extension PredicateSQLEquivalenceTests {
 
         /// The sorted names of the `entity` objects the store returns for the predicate,
         /// after checking that in-memory evaluation selects the same objects.
-        func names(_ format: String, _ arguments: Any..., entity: String = "Item", in context: NSManagedObjectContext,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        func names(
+            _ format: String, _ arguments: Any..., entity: String = "Item", in context: NSManagedObjectContext,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> [String] {
             let predicate = try NSPredicate.parse(format: format, argumentArray: arguments)
             PredicateSQLEquivalenceTests.check(predicate, entity: entity, in: context, sourceLocation: sourceLocation)
             let request = NSFetchRequest<NSManagedObject>(entityName: entity)
@@ -93,7 +107,10 @@ extension PredicateSQLEquivalenceTests {
                 #expect(try names("blob == %@", Data(), in: context) == ["d"])
                 #expect(try names("blob != nil", in: context) == ["a", "b", "d"])
                 #expect(try names("link == %@", URL(string: "https://example.com/b?q=1")!, in: context) == ["b"])
-                #expect(try names("link IN %@", [URL(string: "file:///tmp/x")!, URL(string: "https://example.com/a")!], in: context) == ["a", "d"])
+                #expect(
+                    try names(
+                        "link IN %@", [URL(string: "file:///tmp/x")!, URL(string: "https://example.com/a")!],
+                        in: context) == ["a", "d"])
                 #expect(try names("amount == %@", Decimal(string: "1.25")!, in: context) == ["a"])
                 #expect(try names("amount > %@", Decimal(1), in: context) == ["a", "d"])
                 #expect(try names("amount < %@", Double.infinity, in: context) == ["a", "b", "d"])
@@ -196,8 +213,13 @@ extension PredicateSQLEquivalenceTests {
             let context = try savedContext()
             try context.performAndWait { () throws -> Void in
                 #expect(try names("items.@sum.big > %@", Int64.max, entity: "Box", in: context) == ["abc"])
-                #expect(try names("items.@sum.big == %@", Double(Int64.max) + Double(CornerCasesModel.twoTo53), entity: "Box", in: context) == ["abc"])
-                #expect(try names("items.@sum.big == %@", Int64.min + CornerCasesModel.twoTo53, entity: "Box", in: context) == ["ABC"])
+                #expect(
+                    try names(
+                        "items.@sum.big == %@", Double(Int64.max) + Double(CornerCasesModel.twoTo53), entity: "Box",
+                        in: context) == ["abc"])
+                #expect(
+                    try names("items.@sum.big == %@", Int64.min + CornerCasesModel.twoTo53, entity: "Box", in: context)
+                        == ["ABC"])
                 #expect(try names("items.@sum.big == 0", entity: "Box", in: context) == ["abc\n", "e\u{301}", "👍🏽"])
                 #expect(try names("sum:(items.big) > 0", entity: "Box", in: context) == ["abc"])
             }
@@ -218,17 +240,24 @@ extension PredicateSQLEquivalenceTests {
                 try context.save()
                 insert("Animal", "pending")
                 insert("Dog", "puppy", barks: 1)
-                let generic = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal")).first { $0.value(forKey: "name") as? String == "generic" }
+                let generic = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal")).first {
+                    $0.value(forKey: "name") as? String == "generic"
+                }
                 generic?.setValue("old", forKey: "name")
                 func results() throws -> [[String]] {
                     func fetch(_ format: String, sort: String? = nil) throws -> [String] {
                         let request = NSFetchRequest<NSManagedObject>(entityName: "Animal")
                         request.predicate = NSPredicate(format: format)
-                        request.sortDescriptors = [NSSortDescriptor(key: sort ?? "name", ascending: true), NSSortDescriptor(key: "name", ascending: true)]
+                        request.sortDescriptors = [
+                            NSSortDescriptor(key: sort ?? "name", ascending: true),
+                            NSSortDescriptor(key: "name", ascending: true),
+                        ]
                         #expect(try context.count(for: request) == context.fetch(request).count)
                         return try context.fetch(request).map { $0.value(forKey: "name") as! String }
                     }
-                    return [try fetch("barks == nil"), try fetch("barks > 0"), try fetch("TRUEPREDICATE", sort: "barks")]
+                    return [
+                        try fetch("barks == nil"), try fetch("barks > 0"), try fetch("TRUEPREDICATE", sort: "barks"),
+                    ]
                 }
                 let pending = try results()
                 #expect(pending == [["old", "pending"], ["puppy", "rex"], ["old", "pending", "puppy", "rex"]])

@@ -45,31 +45,63 @@ struct EntityVocabulary {
     static let all: [String: EntityVocabulary] = [
         "Photo": EntityVocabulary(
             entity: "Photo",
-            strings: ["{}title", "{}whoTook.name", "{}tags[FIRST].name", "{}tags[LAST].name", "lowercase({}title)", "uppercase({}whoTook.name)",
-                      "TERNARY({}views > 10, {}title, {}whoTook.name)", "CAST({}views, 'NSString')", "{}whoTook.photos[FIRST].title"],
-            numbers: ["{}views", "{}rating", "{}isPublic", "{}whoTook.rating", "{}tags.@count", "{}tags[SIZE]", "{}whoTook.photos.@count",
-                      "{}whoTook.photos.@sum.views", "{}whoTook.photos.@avg.rating", "{}whoTook.photos.@max.views", "{}whoTook.photos.rating.@min",
-                      "{}views + 1", "{}views * {}rating", "{}views / 4", "-{}views", "abs({}views)", "{}views ** 2", "length({}title)",
-                      "{}title.length", "{}tags.@sum.weight", "{}tags.@max.weight", "{}tags.@avg.weight", "{}whoTook.favorites.@count",
-                      "sum:({}tags.weight)", "count:({}tags.name)", "max:({}tags.weight)", "{}whoTook.@count", "{}whoTook.photos.tags.@count",
-                      "{}tags[1].weight", "{}views - {}whoTook.rating", "SUBQUERY({}tags, $q, $q.name BEGINSWITH[c] 'n').@count"],
-            dates: ["{}uploadDate", "{}whoTook.born", "{}uploadDate + 3600", "CAST({}views, 'NSDate')", "{}whoTook.photos.@max.uploadDate",
-                    "{}whoTook.born - 100", "{}tags.photos.@min.uploadDate"],
+            strings: [
+                "{}title", "{}whoTook.name", "{}tags[FIRST].name", "{}tags[LAST].name", "lowercase({}title)",
+                "uppercase({}whoTook.name)",
+                "TERNARY({}views > 10, {}title, {}whoTook.name)", "CAST({}views, 'NSString')",
+                "{}whoTook.photos[FIRST].title",
+            ],
+            numbers: [
+                "{}views", "{}rating", "{}isPublic", "{}whoTook.rating", "{}tags.@count", "{}tags[SIZE]",
+                "{}whoTook.photos.@count",
+                "{}whoTook.photos.@sum.views", "{}whoTook.photos.@avg.rating", "{}whoTook.photos.@max.views",
+                "{}whoTook.photos.rating.@min",
+                "{}views + 1", "{}views * {}rating", "{}views / 4", "-{}views", "abs({}views)", "{}views ** 2",
+                "length({}title)",
+                "{}title.length", "{}tags.@sum.weight", "{}tags.@max.weight", "{}tags.@avg.weight",
+                "{}whoTook.favorites.@count",
+                "sum:({}tags.weight)", "count:({}tags.name)", "max:({}tags.weight)", "{}whoTook.@count",
+                "{}whoTook.photos.tags.@count",
+                "{}tags[1].weight", "{}views - {}whoTook.rating",
+                "SUBQUERY({}tags, $q, $q.name BEGINSWITH[c] 'n').@count",
+            ],
+            dates: [
+                "{}uploadDate", "{}whoTook.born", "{}uploadDate + 3600", "CAST({}views, 'NSDate')",
+                "{}whoTook.photos.@max.uploadDate",
+                "{}whoTook.born - 100", "{}tags.photos.@min.uploadDate",
+            ],
             uuids: ["{}uuid"],
-            objects: [("{S}", "Photo"), ("{}whoTook", "Photographer"), ("{}tags[FIRST]", "Tag"), ("{}whoTook.photos[LAST]", "Photo")],
-            stringCollections: ["{}tags.name", "{}whoTook.photos.title", "{}tags.photos.title", "{}whoTook.favorites.name",
-                                "{}whoTook.photos.tags.name", "SUBQUERY({}tags, $q, $q.weight > 1).name", "{}tags.photos.whoTook.name"],
-            numberCollections: ["{}tags.weight", "{}whoTook.photos.views", "{}whoTook.photos.rating", "{}tags.photos.views", "{}tags.@count"],
-            objectCollections: [("{}tags", "Tag"), ("{}whoTook.photos", "Photo"), ("{}whoTook.favorites", "Tag"), ("{}tags.photos", "Photo"),
-                                ("{}tags.photos.whoTook", "Photographer")],
+            objects: [
+                ("{S}", "Photo"), ("{}whoTook", "Photographer"), ("{}tags[FIRST]", "Tag"),
+                ("{}whoTook.photos[LAST]", "Photo"),
+            ],
+            stringCollections: [
+                "{}tags.name", "{}whoTook.photos.title", "{}tags.photos.title", "{}whoTook.favorites.name",
+                "{}whoTook.photos.tags.name", "SUBQUERY({}tags, $q, $q.weight > 1).name", "{}tags.photos.whoTook.name",
+            ],
+            numberCollections: [
+                "{}tags.weight", "{}whoTook.photos.views", "{}whoTook.photos.rating", "{}tags.photos.views",
+                "{}tags.@count",
+            ],
+            objectCollections: [
+                ("{}tags", "Tag"), ("{}whoTook.photos", "Photo"), ("{}whoTook.favorites", "Tag"),
+                ("{}tags.photos", "Photo"),
+                ("{}tags.photos.whoTook", "Photographer"),
+            ],
             subqueries: [("{}tags", "Tag"), ("{}whoTook.photos", "Photo")]
         ),
         "Photographer": EntityVocabulary(
             entity: "Photographer",
-            strings: ["{}name", "{}photos[FIRST].title", "{}photos[LAST].title", "uppercase({}name)", "{}photos[2].title"],
-            numbers: ["{}rating", "{}active", "{}photos.@count", "{}photos.@sum.views", "{}photos.@avg.rating", "{}photos.@min.views",
-                      "{}favorites.@count", "{}photos.tags.@count", "{}rating * 2", "{}photos[SIZE]", "{}photos.@max.title.length",
-                      "{}favorites.@sum.weight"],
+            strings: [
+                "{}name", "{}photos[FIRST].title", "{}photos[LAST].title", "uppercase({}name)", "{}photos[2].title",
+            ],
+            numbers: [
+                "{}rating", "{}active", "{}photos.@count", "{}photos.@sum.views", "{}photos.@avg.rating",
+                "{}photos.@min.views",
+                "{}favorites.@count", "{}photos.tags.@count", "{}rating * 2", "{}photos[SIZE]",
+                "{}photos.@max.title.length",
+                "{}favorites.@sum.weight",
+            ],
             dates: ["{}born", "{}photos.@max.uploadDate", "{}photos.@min.uploadDate"],
             objects: [("{S}", "Photographer"), ("{}photos[FIRST]", "Photo")],
             stringCollections: ["{}photos.title", "{}favorites.name", "{}photos.tags.name"],
@@ -97,16 +129,21 @@ struct PredicateGenerator {
     /// Objects and IDs that `%@` object arguments are drawn from, by entity.
     let objects: [String: [NSManagedObject]]
 
-    static let strings = ["Sunset", "sunset", "SUNSET", "café", "Cafe\u{301}", "cafe", "Ñandú", "nandu", "", "file10", "Résumé", "resume",
-                          "a", "n", "e", "Ansel Adams", "ansel", "Edouard Boubat", "Édouard Boubat", "nature", "NATURE", "city", "z", "zebra",
-                          "5", "120", "a*b?c", "Zoë Strauss"]
+    static let strings = [
+        "Sunset", "sunset", "SUNSET", "café", "Cafe\u{301}", "cafe", "Ñandú", "nandu", "", "file10", "Résumé", "resume",
+        "a", "n", "e", "Ansel Adams", "ansel", "Edouard Boubat", "Édouard Boubat", "nature", "NATURE", "city", "z",
+        "zebra",
+        "5", "120", "a*b?c", "Zoë Strauss",
+    ]
     static let likePatterns = ["*un*", "S?nset", "*e", "café*", "a\\*b*", "*", "?", "*a*e*", "cafe*"]
     // Valid patterns only: an invalid one fails a store fetch, which cannot agree with memory
     // (StoreFetchTranslationTests.anInvalidRegularExpressionFailsTheFetch covers it).
     static let regexes = [".*e.*", "[A-Z].*", "S.*t", "(S|c).*", "caf.*", "café", "[a-z]+[0-9]+"]
     static var numbers: [Any] { [0, 1, 2, 3, 5, 7, 10, 42, 100, -1, 1.5, 2.5, 4.0, 1000, true, 4.75, 1.25] }
     static let dateOffsets: [Double] = [-86400, -3600, -100, 0, -1e9, -8.5e8, -7200, -60, 3600]
-    static let stringOperators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]
+    static let stringOperators = [
+        "==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
+    ]
     static let orderOperators = ["==", "!=", "<", "<=", ">", ">="]
     static let optionSets = ["", "[c]", "[d]", "[cd]", "[n]", "[cn]"]
 
@@ -211,7 +248,10 @@ struct PredicateGenerator {
             let pool = random.pick(pools)
             let other = random.chance(15) ? random.pick(pools) : pool
             let op = random.pick(Self.orderOperators + ["BEGINSWITH", "CONTAINS"])
-            return ("\(fill(random.pick(pool), base: base)) \(op)\(random.pick(Self.optionSets)) \(fill(random.pick(other), base: base))", [])
+            return (
+                "\(fill(random.pick(pool), base: base)) \(op)\(random.pick(Self.optionSets)) \(fill(random.pick(other), base: base))",
+                []
+            )
         case 6, 7:
             let quantifier = random.pick(["ANY", "ALL", "NONE", "SOME"])
             if random.chance(50) {
@@ -244,7 +284,8 @@ struct PredicateGenerator {
                 }
                 return ("\(operand) IN %@", [members])
             }
-            let (constant, arguments) = objectConstant(random.chance(10) ? random.pick(["Photo", "Tag", "Photographer"]) : target)
+            let (constant, arguments) = objectConstant(
+                random.chance(10) ? random.pick(["Photo", "Tag", "Photographer"]) : target)
             return ("\(operand) \(random.pick(["==", "!="])) \(constant)", arguments)
         case 10, 11:
             guard depth < 2, base.count < 4 else { fallthrough }
@@ -252,10 +293,14 @@ struct PredicateGenerator {
             let variable = base.isEmpty ? "$x" : "$y"
             let (inner, arguments) = predicate(for: target, depth: depth + 1, base: variable + ".")
             let count = random.below(3)
-            return ("SUBQUERY(\(fill(path, base: base)), \(variable), \(inner)).@count \(random.pick(Self.orderOperators)) \(count)", arguments)
+            return (
+                "SUBQUERY(\(fill(path, base: base)), \(variable), \(inner)).@count \(random.pick(Self.orderOperators)) \(count)",
+                arguments
+            )
         case 12:
             if vocabulary.uuids.isEmpty { fallthrough }
-            let uuid = UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", random.pick([0, 3, 6, 9]) * 0x1111111))!
+            let uuid = UUID(
+                uuidString: String(format: "%08X-0000-4000-8000-000000000000", random.pick([0, 3, 6, 9]) * 0x1111111))!
             return ("\(fill(vocabulary.uuids[0], base: base)) \(random.pick(Self.orderOperators)) %@", [uuid])
         case 13:
             // A single value under ANY/ALL counts as a one-element collection.
@@ -281,8 +326,10 @@ struct PredicateGenerator {
     /// Fetches with `predicate` and compares with in-memory evaluation; records the
     /// predicate's format on any difference. Returns whether both agreed.
     @discardableResult
-    static func check(_ predicate: NSPredicate, entity: String, in context: NSManagedObjectContext,
-                      sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    static func check(
+        _ predicate: NSPredicate, entity: String, in context: NSManagedObjectContext,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         do {
             let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
             let request = NSFetchRequest<NSManagedObject>(entityName: entity)
@@ -293,15 +340,20 @@ struct PredicateGenerator {
             let counted = try context.count(for: request)
             guard stored == expected, counted == expected.count else {
                 func names(_ ids: Set<NSManagedObjectID>) -> String {
-                    all.filter { ids.contains($0.objectID) }.map { "\($0.value(forKey: entity == "Photo" ? "title" : "name") ?? "nil")" }.sorted().description
+                    all.filter { ids.contains($0.objectID) }.map {
+                        "\($0.value(forKey: entity == "Photo" ? "title" : "name") ?? "nil")"
+                    }.sorted().description
                 }
-                Issue.record("\(entity) [\(predicate.predicateFormat)]: store \(names(stored)) (count \(counted)), memory \(names(expected))",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(entity) [\(predicate.predicateFormat)]: store \(names(stored)) (count \(counted)), memory \(names(expected))",
+                    sourceLocation: sourceLocation)
                 return false
             }
             return true
         } catch {
-            Issue.record("\(entity) [\(predicate.predicateFormat)] threw: \(error.localizedDescription)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(entity) [\(predicate.predicateFormat)] threw: \(error.localizedDescription)",
+                sourceLocation: sourceLocation)
             return false
         }
     }
@@ -328,7 +380,11 @@ struct PredicateGenerator {
                 checked += 1
                 if Self.check(predicate, entity: entity, in: context) { agreed += 1 }
                 let all = objects[entity]!
-                if all.contains(where: { predicate.evaluate(with: $0) }) && !all.allSatisfy({ predicate.evaluate(with: $0) }) { nonEmpty += 1 }
+                if all.contains(where: { predicate.evaluate(with: $0) })
+                    && !all.allSatisfy({ predicate.evaluate(with: $0) })
+                {
+                    nonEmpty += 1
+                }
             }
             #expect(checked == 900)
             #expect(agreed == checked)
@@ -389,12 +445,17 @@ struct PredicateGenerator {
     @Test func sortingAgreesWithMemory() throws {
         let context = try libraryContext()
         try context.performAndWait {
-            let selectors: [Selector] = [.compare, .caseInsensitiveCompare, .localizedCompare, .localizedCaseInsensitiveCompare,
-                                         .localizedStandardCompare, Selector("unknownCompare:")]
+            let selectors: [Selector] = [
+                .compare, .caseInsensitiveCompare, .localizedCompare, .localizedCaseInsensitiveCompare,
+                .localizedStandardCompare, Selector("unknownCompare:"),
+            ]
             let keys = [
-                ("Photo", "title"), ("Photo", "whoTook.name"), ("Photo", "views"), ("Photo", "rating"), ("Photo", "uploadDate"),
-                ("Photo", "isPublic"), ("Photo", "uuid"), ("Photo", "whoTook"), ("Photo", "tags.@count"), ("Photo", "whoTook.photos.@count"),
-                ("Photographer", "name"), ("Photographer", "born"), ("Photographer", "photos.@max.views"), ("Tag", "name"), ("Tag", "weight"),
+                ("Photo", "title"), ("Photo", "whoTook.name"), ("Photo", "views"), ("Photo", "rating"),
+                ("Photo", "uploadDate"),
+                ("Photo", "isPublic"), ("Photo", "uuid"), ("Photo", "whoTook"), ("Photo", "tags.@count"),
+                ("Photo", "whoTook.photos.@count"),
+                ("Photographer", "name"), ("Photographer", "born"), ("Photographer", "photos.@max.views"),
+                ("Tag", "name"), ("Tag", "weight"),
             ]
             var sorts = 0
             for (entity, key) in keys {
@@ -402,7 +463,10 @@ struct PredicateGenerator {
                 for selector in selectors {
                     for ascending in [true, false] {
                         var descriptors = [NSSortDescriptor(key: key, ascending: ascending, selector: selector)]
-                        if key == "whoTook.name" { descriptors.append(NSSortDescriptor(key: "title", ascending: !ascending, selector: selector)) }
+                        if key == "whoTook.name" {
+                            descriptors.append(
+                                NSSortDescriptor(key: "title", ascending: !ascending, selector: selector))
+                        }
                         let request = NSFetchRequest<NSManagedObject>(entityName: entity)
                         request.sortDescriptors = descriptors
                         request.includesPendingChanges = false
@@ -411,11 +475,16 @@ struct PredicateGenerator {
                         #expect(Set(stored) == Set(all))
                         for (a, b) in zip(stored, stored.dropFirst())
                         where NSSortDescriptor.compare(a, b, using: descriptors) == .orderedDescending {
-                            Issue.record("\(entity) sorted by \(descriptors): \(a.value(forKeyPath: key) ?? "nil") came before \(b.value(forKeyPath: key) ?? "nil")")
+                            Issue.record(
+                                "\(entity) sorted by \(descriptors): \(a.value(forKeyPath: key) ?? "nil") came before \(b.value(forKeyPath: key) ?? "nil")"
+                            )
                         }
                         // The in-memory sort of the store's result must not move anything that differs.
                         let resorted = stored.sorted(using: descriptors)
-                        #expect(zip(stored, resorted).allSatisfy { NSSortDescriptor.compare($0, $1, using: descriptors) == .orderedSame })
+                        #expect(
+                            zip(stored, resorted).allSatisfy {
+                                NSSortDescriptor.compare($0, $1, using: descriptors) == .orderedSame
+                            })
                     }
                 }
             }

@@ -19,16 +19,31 @@ struct PrefetchCase: CustomTestStringConvertible, Sendable {
 private let bookColumns = "t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE, t0.ZPAGES, t0.ZSHELF, t0.ZPUBLISHER"
 
 let prefetchCases: [PrefetchCase] = [
-    PrefetchCase(entity: "Author", key: "books",
-                 prefetchSQL: "SELECT j.Z_1AUTHORS, \(bookColumns) FROM Z_1BOOKS j JOIN ZBOOK t0 ON t0.Z_PK = j.Z_2BOOKS WHERE j.Z_1AUTHORS IN (SELECT value FROM json_each(?)) ORDER BY j.Z_1AUTHORS"),
-    PrefetchCase(entity: "Reader", key: "favorites",
-                 prefetchSQL: "SELECT t0.Z4FAVORITES, \(bookColumns) FROM ZBOOK t0 WHERE t0.Z4FAVORITES IN (SELECT value FROM json_each(?))"),
-    PrefetchCase(entity: "Shelf", key: "books",
-                 prefetchSQL: "SELECT t0.ZSHELF, \(bookColumns) FROM ZBOOK t0 WHERE t0.ZSHELF IN (SELECT value FROM json_each(?)) ORDER BY t0.ZSHELF, t0.Z_FOK_SHELF, t0.Z_PK"),
-    PrefetchCase(entity: "Publisher", key: "books",
-                 prefetchSQL: "SELECT t0.ZPUBLISHER, \(bookColumns) FROM ZBOOK t0 WHERE t0.ZPUBLISHER IN (SELECT value FROM json_each(?))"),
-    PrefetchCase(entity: "Book", key: "publisher",
-                 prefetchSQL: "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"),
+    PrefetchCase(
+        entity: "Author", key: "books",
+        prefetchSQL:
+            "SELECT j.Z_1AUTHORS, \(bookColumns) FROM Z_1BOOKS j JOIN ZBOOK t0 ON t0.Z_PK = j.Z_2BOOKS WHERE j.Z_1AUTHORS IN (SELECT value FROM json_each(?)) ORDER BY j.Z_1AUTHORS"
+    ),
+    PrefetchCase(
+        entity: "Reader", key: "favorites",
+        prefetchSQL:
+            "SELECT t0.Z4FAVORITES, \(bookColumns) FROM ZBOOK t0 WHERE t0.Z4FAVORITES IN (SELECT value FROM json_each(?))"
+    ),
+    PrefetchCase(
+        entity: "Shelf", key: "books",
+        prefetchSQL:
+            "SELECT t0.ZSHELF, \(bookColumns) FROM ZBOOK t0 WHERE t0.ZSHELF IN (SELECT value FROM json_each(?)) ORDER BY t0.ZSHELF, t0.Z_FOK_SHELF, t0.Z_PK"
+    ),
+    PrefetchCase(
+        entity: "Publisher", key: "books",
+        prefetchSQL:
+            "SELECT t0.ZPUBLISHER, \(bookColumns) FROM ZBOOK t0 WHERE t0.ZPUBLISHER IN (SELECT value FROM json_each(?))"
+    ),
+    PrefetchCase(
+        entity: "Book", key: "publisher",
+        prefetchSQL:
+            "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME FROM ZPUBLISHER t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
+    ),
 ]
 
 @Suite struct PrefetchSQLTests {
@@ -43,7 +58,11 @@ let prefetchCases: [PrefetchCase] = [
             for name in ["Author", "Publisher", "Reader", "Shelf"] {
                 let owner = NSEntityDescription.insertNewObject(forEntityName: name, into: writer)
                 let key = name == "Reader" ? "favorites" : "books"
-                if name == "Shelf" { owner.mutableOrderedSetValue(forKey: key).add(book) } else { owner.mutableSetValue(forKey: key).add(book) }
+                if name == "Shelf" {
+                    owner.mutableOrderedSetValue(forKey: key).add(book)
+                } else {
+                    owner.mutableSetValue(forKey: key).add(book)
+                }
             }
             try writer.save()
         }
@@ -51,7 +70,9 @@ let prefetchCases: [PrefetchCase] = [
         return (context, SQLRecorder(context))
     }
 
-    @Test(arguments: prefetchCases) func prefetchingReadsTheRelatedRowsInOneStatement(_ relationship: PrefetchCase) throws {
+    @Test(arguments: prefetchCases) func prefetchingReadsTheRelatedRowsInOneStatement(
+        _ relationship: PrefetchCase
+    ) throws {
         let (context, recorder) = try library()
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: relationship.entity)

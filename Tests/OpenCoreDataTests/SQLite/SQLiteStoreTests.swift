@@ -20,9 +20,15 @@ import Testing
         }
         let db = try DatabaseQueue(path: url.path)
         try db.read { db in
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            #expect(tables == ["ZNOTE", "ZNOTEBOOK", "ZPLAYLIST", "ZSONG", "ZTAG", "Z_1TAGS", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"])
-            let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int):\($0[1] as String):\($0[2] as Int)" }
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            #expect(
+                tables == [
+                    "ZNOTE", "ZNOTEBOOK", "ZPLAYLIST", "ZSONG", "ZTAG", "Z_1TAGS", "Z_METADATA", "Z_MODELCACHE",
+                    "Z_PRIMARYKEY",
+                ])
+            let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map
+            { "\($0[0] as Int):\($0[1] as String):\($0[2] as Int)" }
             #expect(entities == ["1:Note:1", "2:Notebook:1", "3:Playlist:0", "4:Song:0", "5:Tag:0"])
             let note = try Row.fetchOne(db, sql: "SELECT Z_ENT, Z_OPT, ZNOTEBOOK, ZTEXT FROM ZNOTE")!
             #expect(note[0] as Int == 1)
@@ -66,8 +72,11 @@ import Testing
         let reopened = try NSPersistentStore.metadataForPersistentStore(with: url)
         #expect(reopened["AppImportVersion"] as? Int == 7)
         #expect(reopened[NSStoreUUIDKey] as? String == uuid)
-        let plist = try DatabaseQueue(path: url.path).read { try Data.fetchOne($0, sql: "SELECT Z_PLIST FROM Z_METADATA") }
-        let stored = try PropertyListSerialization.propertyList(from: try #require(plist), format: nil) as? [String: Any]
+        let plist = try DatabaseQueue(path: url.path).read {
+            try Data.fetchOne($0, sql: "SELECT Z_PLIST FROM Z_METADATA")
+        }
+        let stored =
+            try PropertyListSerialization.propertyList(from: try #require(plist), format: nil) as? [String: Any]
         #expect(stored?[NSStoreUUIDKey] as? String == uuid)
     }
 
@@ -83,7 +92,9 @@ import Testing
             #expect(error?.code == NSPersistentStoreSaveError)
             #expect(error?.localizedDescription.contains("property-list") == true)
         }
-        let rows = try DatabaseQueue(path: url.path).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM ZNOTEBOOK") }
+        let rows = try DatabaseQueue(path: url.path).read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM ZNOTEBOOK")
+        }
         #expect(rows == 0, "the failed save wrote no row")
     }
 
@@ -165,10 +176,13 @@ import Testing
         let types: [(String, NSAttributeType, Any)] = [
             ("i16", .integer16AttributeType, Int16(-7)), ("i32", .integer32AttributeType, Int32(70_000)),
             ("i64", .integer64AttributeType, Int64(1) << 40), ("dec", .decimalAttributeType, Decimal(string: "12.5")!),
-            ("dbl", .doubleAttributeType, 2.25), ("flt", .floatAttributeType, Float(1.5)), ("str", .stringAttributeType, "héllo"),
-            ("bool", .booleanAttributeType, true), ("date", .dateAttributeType, Date(timeIntervalSinceReferenceDate: 123_456.5)),
+            ("dbl", .doubleAttributeType, 2.25), ("flt", .floatAttributeType, Float(1.5)),
+            ("str", .stringAttributeType, "héllo"),
+            ("bool", .booleanAttributeType, true),
+            ("date", .dateAttributeType, Date(timeIntervalSinceReferenceDate: 123_456.5)),
             ("data", .binaryDataAttributeType, Data([1, 2, 3])), ("uuid", .UUIDAttributeType, UUID()),
-            ("uri", .URIAttributeType, URL(string: "https://example.com/a?b=c")!), ("list", .transformableAttributeType, ["a", "b"]),
+            ("uri", .URIAttributeType, URL(string: "https://example.com/a?b=c")!),
+            ("list", .transformableAttributeType, ["a", "b"]),
         ]
         entity.properties = types.map { ModelBuilder.attribute($0.0, $0.1) }
         let model = NSManagedObjectModel()
@@ -272,7 +286,9 @@ import Testing
         #expect(error?.localizedDescription.contains(url.path) == true)
         #expect(coordinator.persistentStores.isEmpty)
         #expect(try Data(contentsOf: url) == before, "the database file is byte for byte the same")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == filesBefore, "no journal or support files left behind")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == filesBefore,
+            "no journal or support files left behind")
     }
 
     @Test func objectIDAttributeRoundTripsThroughTheStore() throws {
@@ -308,7 +324,8 @@ import Testing
         let url = temporaryStoreURL()
         _ = try makeContext(model, url: url)
         let changed = ModelBuilder.notesModel()
-        changed.entities.first { $0.name == "Tag" }!.properties.append(ModelBuilder.attribute("colour", .stringAttributeType))
+        changed.entities.first { $0.name == "Tag" }!.properties.append(
+            ModelBuilder.attribute("colour", .stringAttributeType))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
         let error = #expect(throws: NSError.self) {
             try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
@@ -321,7 +338,10 @@ import Testing
         let orphan = ModelBuilder.entity("Orphan")
         let dangling = NSRelationshipDescription()
         dangling.name = "nowhere"
-        orphan.properties = [ModelBuilder.attribute("x", .undefinedAttributeType), ModelBuilder.attribute("x", .stringAttributeType), dangling]
+        orphan.properties = [
+            ModelBuilder.attribute("x", .undefinedAttributeType), ModelBuilder.attribute("x", .stringAttributeType),
+            dangling,
+        ]
         let model = NSManagedObjectModel()
         model.entities = [orphan, ModelBuilder.entity("Orphan")]
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -391,7 +411,9 @@ import Testing
         let reopened = try makeContext(model, url: url)
         try reopened.performAndWait {
             let z = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Zed")).first
-            let names = (z?.value(forKey: "alphas") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }
+            let names = (z?.value(forKey: "alphas") as? NSOrderedSet)?.array.compactMap {
+                ($0 as? NSManagedObject)?.value(forKey: "name") as? String
+            }
             #expect(names == ["b", "a", "c"])
         }
     }
@@ -423,7 +445,10 @@ import Testing
             try context.save()
             // The update checks the row version itself (optimistic locking); without a
             // conflict the save reads nothing first.
-            #expect(recorder.statements.filter { $0.contains("ZNOTE") } == ["UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZPAGES = ? WHERE Z_PK = ? AND Z_OPT = ?"])
+            #expect(
+                recorder.statements.filter { $0.contains("ZNOTE") } == [
+                    "UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZPAGES = ? WHERE Z_PK = ? AND Z_OPT = ?"
+                ])
             #expect(recorder.statements.first?.hasPrefix("BEGIN") == true)
             #expect(recorder.statements.last == "COMMIT TRANSACTION")
         }

@@ -11,8 +11,10 @@ import Testing
     /// `Note` (title, count), entity 1: rows of one table, without relationships.
     private func noteModel() -> NSManagedObjectModel {
         let note = ModelBuilder.entity("Note", className: "NSManagedObject")
-        note.properties = [ModelBuilder.attribute("title", .stringAttributeType),
-                           ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0)]
+        note.properties = [
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("count", .integer64AttributeType, defaultValue: 0),
+        ]
         return ModelBuilder.model(note)
     }
 
@@ -25,26 +27,29 @@ import Testing
             let second = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
             second.setValue("second", forKey: "title")
             try context.save()
-            #expect(recorder.take() == [
-                "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (1)",
-                "SELECT MAX(Z_PK) FROM ZNOTE",
-                "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (1) AND Z_MAX < ?",
-                "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT) VALUES (?, ?, ?, ?, ?)",
-                "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT) VALUES (?, ?, ?, ?, ?)",
-            ])
+            #expect(
+                recorder.take() == [
+                    "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (1)",
+                    "SELECT MAX(Z_PK) FROM ZNOTE",
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT IN (1) AND Z_MAX < ?",
+                    "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT) VALUES (?, ?, ?, ?, ?)",
+                ])
 
             first.setValue("renamed", forKey: "title")
             first.setValue(Int64(3), forKey: "count")
             try context.save()
-            #expect(recorder.take() == [
-                "UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZTITLE = ?, ZCOUNT = ? WHERE Z_PK = ? AND Z_OPT = ?",
-            ])
+            #expect(
+                recorder.take() == [
+                    "UPDATE ZNOTE SET Z_OPT = Z_OPT + 1, ZTITLE = ?, ZCOUNT = ? WHERE Z_PK = ? AND Z_OPT = ?"
+                ])
 
             context.delete(second)
             try context.save()
-            #expect(recorder.take() == [
-                "DELETE FROM ZNOTE WHERE Z_PK = ? AND Z_OPT = ?",
-            ])
+            #expect(
+                recorder.take() == [
+                    "DELETE FROM ZNOTE WHERE Z_PK = ? AND Z_OPT = ?"
+                ])
         }
     }
 
@@ -55,7 +60,8 @@ import Testing
         let recorder = SQLRecorder(context)
         try context.performAndWait {
             for title in ["a", "b"] {
-                NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue(title, forKey: "title")
+                NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue(
+                    title, forKey: "title")
                 try context.save()
             }
         }

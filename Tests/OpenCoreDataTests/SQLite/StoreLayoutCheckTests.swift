@@ -73,7 +73,10 @@ import Testing
         let url = try savedStore()
         // Entity numbers decide Z_ENT values and object IDs: a store that numbers
         // Note and Notebook the other way round cannot be read with this model.
-        try alterStore(url, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Note' THEN 'Notebook' WHEN 'Notebook' THEN 'Note' ELSE Z_NAME END")
+        try alterStore(
+            url,
+            "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Note' THEN 'Notebook' WHEN 'Notebook' THEN 'Note' ELSE Z_NAME END"
+        )
         let error = openError(url)
         #expect(error?.code == NSPersistentStoreIncompatibleSchemaError)
         let message = error?.localizedDescription ?? ""
@@ -89,8 +92,10 @@ import Testing
         let asset = ModelBuilder.entity("Asset", className: "NSManagedObject")
         let folder = ModelBuilder.entity("Folder", className: "NSManagedObject")
         let shortcut = ModelBuilder.entity("Shortcut", className: "NSManagedObject")
-        let (assets, albums) = ModelBuilder.pair("assets", from: album, toMany: true, "albums", to: asset, toMany: true, ordered: true)
-        let (shortcuts, parents) = ModelBuilder.pair("shortcuts", from: folder, toMany: true, "parents", to: shortcut, toMany: true)
+        let (assets, albums) = ModelBuilder.pair(
+            "assets", from: album, toMany: true, "albums", to: asset, toMany: true, ordered: true)
+        let (shortcuts, parents) = ModelBuilder.pair(
+            "shortcuts", from: folder, toMany: true, "parents", to: shortcut, toMany: true)
         album.properties = [assets]
         asset.properties = [albums]
         folder.properties = [shortcuts]
@@ -118,7 +123,8 @@ import Testing
         let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
         let video = ModelBuilder.entity("Video", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
-        let (assets, assetAlbum) = ModelBuilder.pair("assets", from: album, toMany: true, "album", to: asset, toMany: false, ordered: true)
+        let (assets, assetAlbum) = ModelBuilder.pair(
+            "assets", from: album, toMany: true, "album", to: asset, toMany: false, ordered: true)
         let cover = NSRelationshipDescription()
         cover.name = "cover"
         cover.destinationEntity = asset
@@ -129,9 +135,15 @@ import Testing
         let data = ModelBuilder.attribute("data", .binaryDataAttributeType)
         data.allowsExternalBinaryDataStorage = true
         album.properties = [ModelBuilder.attribute("name", .stringAttributeType), assets, cover]
-        asset.properties = [ModelBuilder.attribute("title", .stringAttributeType), ModelBuilder.attribute("created", .dateAttributeType), data, assetAlbum]
+        asset.properties = [
+            ModelBuilder.attribute("title", .stringAttributeType),
+            ModelBuilder.attribute("created", .dateAttributeType), data, assetAlbum,
+        ]
         photo.properties = [ModelBuilder.attribute("width", .integer32AttributeType)]
-        video.properties = [ModelBuilder.attribute("width", .integer32AttributeType), ModelBuilder.attribute("length", .doubleAttributeType)]
+        video.properties = [
+            ModelBuilder.attribute("width", .integer32AttributeType),
+            ModelBuilder.attribute("length", .doubleAttributeType),
+        ]
         tag.properties = [ModelBuilder.attribute("label", .stringAttributeType), items]
         asset.subentities = [photo, video]
         let url = temporaryStoreURL()
@@ -139,7 +151,8 @@ import Testing
 
         let db = try DatabaseQueue(path: url.path)
         try db.read { db in
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["ZALBUM", "ZASSET", "ZTAG", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"])
             let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
                 .map { "\($0[0] as Int) \($0[1] as String) \($0[2] as Int)" }
@@ -147,13 +160,20 @@ import Testing
             func columns(_ table: String) throws -> [String: String] {
                 Dictionary(uniqueKeysWithValues: try db.columns(in: table).map { ($0.name, $0.type) })
             }
-            #expect(try columns("ZALBUM") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
-                                              "ZNAME": "VARCHAR", "ZCOVER": "INTEGER", "Z2_COVER": "INTEGER"])
-            #expect(try columns("ZASSET") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
-                                              "ZTITLE": "VARCHAR", "ZCREATED": "TIMESTAMP", "ZDATA": "BLOB",
-                                              "ZALBUM": "INTEGER", "Z_FOK_ALBUM": "INTEGER",
-                                              "ZWIDTH": "INTEGER", "ZWIDTH1": "INTEGER", "ZLENGTH": "FLOAT", "Z5ITEMS": "INTEGER"])
-            #expect(try columns("ZTAG") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER", "ZLABEL": "VARCHAR"])
+            #expect(
+                try columns("ZALBUM") == [
+                    "Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
+                    "ZNAME": "VARCHAR", "ZCOVER": "INTEGER", "Z2_COVER": "INTEGER",
+                ])
+            #expect(
+                try columns("ZASSET") == [
+                    "Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
+                    "ZTITLE": "VARCHAR", "ZCREATED": "TIMESTAMP", "ZDATA": "BLOB",
+                    "ZALBUM": "INTEGER", "Z_FOK_ALBUM": "INTEGER",
+                    "ZWIDTH": "INTEGER", "ZWIDTH1": "INTEGER", "ZLENGTH": "FLOAT", "Z5ITEMS": "INTEGER",
+                ])
+            #expect(
+                try columns("ZTAG") == ["Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER", "ZLABEL": "VARCHAR"])
         }
     }
 
@@ -207,9 +227,11 @@ import Testing
         options[NSReadOnlyPersistentStoreOption] = true
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
         let error = #expect(throws: NSError.self) {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
         }
-        #expect(error?.localizedDescription.contains("column ZTAG.ZTITLE is VARCHAR in the store, INTEGER in the model") == true)
+        #expect(
+            error?.localizedDescription.contains("column ZTAG.ZTITLE is VARCHAR in the store, INTEGER in the model")
+                == true)
     }
 }
-

@@ -33,7 +33,9 @@ import Glibc
         #expect(opening?.contains("is a FIFO (named pipe), not a store file") == true, "\(opening ?? "opened")")
         let reading = message { try open(url, options: [NSReadOnlyPersistentStoreOption: true]) }
         #expect(reading?.contains("is a FIFO") == true)
-        let metadata = message { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url) }
+        let metadata = message {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        }
         #expect(metadata?.contains("is a FIFO") == true)
     }
 
@@ -44,7 +46,9 @@ import Glibc
             let text = message { try open(folder, options: options) }
             #expect(text == "The store path \(folder.path) is a directory, not a store file")
         }
-        let metadata = message { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: folder) }
+        let metadata = message {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: folder)
+        }
         #expect(metadata?.contains("is a directory, not a store file") == true)
         let empty = try #require(URL(string: "file:"))
         let error = #expect(throws: NSError.self) { try open(empty) }
@@ -74,7 +78,8 @@ import Glibc
         let db = try DatabaseQueue(path: url.path)
         try db.write { db in
             let blob = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
-            var metadata = try #require(try PropertyListSerialization.propertyList(from: blob, format: nil) as? [String: Any])
+            var metadata = try #require(
+                try PropertyListSerialization.propertyList(from: blob, format: nil) as? [String: Any])
             metadata["TextKey"] = "kept"
             let xml = try PropertyListSerialization.data(fromPropertyList: metadata, format: .xml, options: 0)
             try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [String(decoding: xml, as: UTF8.self)])
@@ -109,7 +114,8 @@ import Glibc
         // Writing is impossible, and the error names the folder.
         let write = try Unprivileged.runWorker([url.path, "W", "1", "1", "1"])
         #expect(write.status == 1)
-        #expect(write.error.contains("The folder \(folder.path) is not writable (permissions r-xr-xr-x)"), "\(write.error)")
+        #expect(
+            write.error.contains("The folder \(folder.path) is not writable (permissions r-xr-xr-x)"), "\(write.error)")
     }
 
     @Test(.enabled(if: Unprivileged.isAvailable)) func aShmLeftReadOnlyDoesNotKeepTheStoreUnwritable() throws {
@@ -132,7 +138,9 @@ import Glibc
         try setMode(0o444, url)
         let write = try Unprivileged.runWorker([url.path, "W", "1", "1", "1"])
         #expect(write.status == 1)
-        #expect(write.error.contains("The store file \(url.path) is not writable (permissions r--r--r--)"), "\(write.error)")
+        #expect(
+            write.error.contains("The store file \(url.path) is not writable (permissions r--r--r--)"), "\(write.error)"
+        )
     }
 
     /// A closed store of `count` entries in a new folder (no `-wal` or `-shm` left).
@@ -178,7 +186,8 @@ enum Unprivileged {
         let process = Process()
         if getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: setpriv)
-            process.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", MultiProcessTests.worker.path] + arguments
+            process.arguments =
+                ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", MultiProcessTests.worker.path] + arguments
         } else {
             process.executableURL = MultiProcessTests.worker
             process.arguments = arguments

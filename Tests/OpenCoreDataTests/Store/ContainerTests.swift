@@ -18,7 +18,8 @@ import Testing
 
     @Test func performBackgroundTaskRunsOnAPrivateQueueContext() async throws {
         let container = try openContainer(at: temporaryStoreURL(), model: model)
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, Bool, String?), Never>) in
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, Bool, String?), Never>) in
             container.performBackgroundTask { context in
                 let notebook = Notebook(context: context)
                 notebook.name = "From the background"
@@ -32,7 +33,10 @@ import Testing
         #expect(outcome.2 == nil)
 
         let (onQueue, names) = try await container.performBackgroundTask { context in
-            (context.isOnQueue && context.concurrencyType == .privateQueueConcurrencyType, try context.fetch(Notebook.fetchRequest()).compactMap(\.name))
+            (
+                context.isOnQueue && context.concurrencyType == .privateQueueConcurrencyType,
+                try context.fetch(Notebook.fetchRequest()).compactMap(\.name)
+            )
         }
         #expect(onQueue)
         #expect(names == ["From the background"], "the async form sees what the first task saved")

@@ -17,7 +17,8 @@ final class Family: NSManagedObject {
 func makeFamilyModel() -> NSManagedObjectModel {
     let person = ModelBuilder.entity("Person")
     let family = ModelBuilder.entity("Family")
-    let (personFamily, familyPeople) = ModelBuilder.pair("family", from: person, toMany: false, "people", to: family, toMany: true)
+    let (personFamily, familyPeople) = ModelBuilder.pair(
+        "family", from: person, toMany: false, "people", to: family, toMany: true)
     person.properties = [
         ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("gender", .stringAttributeType),
         ModelBuilder.attribute("age", .integer64AttributeType), personFamily,
@@ -51,7 +52,7 @@ func makeFamilyModel() -> NSManagedObjectModel {
             try context.performAndWait {
                 let request = Person.fetchRequest()
                 let names = try context.fetch(request).map(\.name)
-            #expect(names == ["Ted"])
+                #expect(names == ["Ted"])
                 let sammy = Person(context: context)
                 sammy.name = "Sammy"
                 try context.save()
@@ -108,7 +109,8 @@ func makeFamilyModel() -> NSManagedObjectModel {
         try context.performAndWait {
             let families = try context.fetch(Family.fetchRequest())
             #expect(families.count == 1)
-            let names = (families[0].people as? Set<AnyHashable>)?.compactMap { ($0 as? Person)?.name }.sorted()
+            let names =
+                (families[0].people as? Set<AnyHashable>)?.compactMap { ($0 as? Person)?.name }.sorted()
                 ?? (families[0].people?.allObjects.compactMap { ($0 as? Person)?.name }.sorted() ?? [])
             #expect(names == ["Bart", "Maggie"])
             let request = Person.fetchRequest()

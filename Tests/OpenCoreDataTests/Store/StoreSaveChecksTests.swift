@@ -25,7 +25,9 @@ import Testing
             return try backend.rows(for: candidates.filter { wanted.contains($0.primaryKey ?? -1) })
         }
 
-        func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID] {
+        func objectIDs(
+            of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]
+        ) throws -> [NSManagedObjectID] {
             queries += 1
             return candidates
         }
@@ -47,8 +49,10 @@ import Testing
         return (notebooks[0].entity, ids, reader, container)
     }
 
-    private func check(_ entity: NSEntityDescription, holders: [NSManagedObjectID], released: [NSManagedObjectID] = [],
-                       mayBeStored: Bool = true) throws -> StoreSaveChecks.UniquenessCheck {
+    private func check(
+        _ entity: NSEntityDescription, holders: [NSManagedObjectID], released: [NSManagedObjectID] = [],
+        mayBeStored: Bool = true
+    ) throws -> StoreSaveChecks.UniquenessCheck {
         let name = try #require(entity.propertiesByName["name"])
         return StoreSaveChecks.UniquenessCheck(
             entity: entity, properties: [name], values: ["Notebook"], mayBeStored: mayBeStored, holders: holders,
@@ -64,7 +68,9 @@ import Testing
         #expect(conflicts.stale.isEmpty)
         #expect(conflicts.duplicates.count == 1)
         #expect(conflicts.duplicates.first?.check == 0)
-        #expect(conflicts.duplicates.first?.stored?.objectID == ids[2], "the one row neither holding the values nor released by the save")
+        #expect(
+            conflicts.duplicates.first?.stored?.objectID == ids[2],
+            "the one row neither holding the values nor released by the save")
         _ = container
     }
 
@@ -104,13 +110,18 @@ import Testing
         let first = StoreSaveRequest.RowReference(entity: entity, primaryKey: try #require(ids[0].primaryKey))
         let second = StoreSaveRequest.RowReference(entity: entity, primaryKey: try #require(ids[1].primaryKey))
         let third = StoreSaveRequest.RowReference(entity: entity, primaryKey: try #require(ids[2].primaryKey))
-        request.updates = [StoreSaveRequest.RowWrite(entity: entity, primaryKey: first.primaryKey, values: row.values, slots: [], expectedVersion: 1)]
+        request.updates = [
+            StoreSaveRequest.RowWrite(
+                entity: entity, primaryKey: first.primaryKey, values: row.values, slots: [], expectedVersion: 1)
+        ]
         request.deletes = [(second, 1), (third, 1)]
         // The first row was written again by someone else; the second is gone; the third is as read.
         reader.versions = [first.primaryKey: 2, third.primaryKey: 1]
         reader.candidates = [ids[0]]
         var checks = StoreSaveChecks()
-        #expect(try checks.conflicts(of: request, reading: reader) == nil, "without version checks the write's own conditions decide")
+        #expect(
+            try checks.conflicts(of: request, reading: reader) == nil,
+            "without version checks the write's own conditions decide")
         checks.versions = true
         let conflicts = try #require(try checks.conflicts(of: request, reading: reader))
         let stale = Dictionary(uniqueKeysWithValues: conflicts.stale.map { ($0.row, $0.current) })

@@ -4,23 +4,27 @@ import Foundation
 /// The stores Core Data wrote on Apple devices, with the model bundles that wrote them,
 /// in `../shared/fixtures/apple-stores` (beside the checkout, as CI has it).
 enum AppleStoreFixtures {
-    static let folder = URL(fileURLWithPath: #filePath) // <checkout>/Tests/OpenCoreDataTests/Support/this file
+    static let folder = URL(fileURLWithPath: #filePath)  // <checkout>/Tests/OpenCoreDataTests/Support/this file
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-stores")
 
     /// Every fixture's folder name.
     static var names: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasSuffix(".md") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasSuffix(".md") }
+            .sorted()
     }
 
     /// A copy of the fixture's store (with its journal files) in a fresh folder: opening
     /// a store creates files beside it, and migrating rewrites it.
     static func copyOfStore(_ name: String) throws -> URL {
         let source = folder.appendingPathComponent(name)
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("AppleStore-\(UUID().uuidString)")
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "AppleStore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
-        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"] where FileManager.default.fileExists(atPath: source.appendingPathComponent(file).path) {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: destination.appendingPathComponent(file))
+        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"]
+        where FileManager.default.fileExists(atPath: source.appendingPathComponent(file).path) {
+            try FileManager.default.copyItem(
+                at: source.appendingPathComponent(file), to: destination.appendingPathComponent(file))
         }
         return destination.appendingPathComponent("store.sqlite")
     }

@@ -2,11 +2,15 @@
 
 /// Models with composite attributes, shared by the model, store, migration and history tests.
 enum CompositeTestModels {
-    static func element(_ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) -> NSAttributeDescription {
+    static func element(
+        _ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil
+    ) -> NSAttributeDescription {
         ModelBuilder.attribute(name, type, optional: optional, defaultValue: defaultValue)
     }
 
-    static func composite(_ name: String, optional: Bool = true, defaultValue: Any? = nil, _ elements: [NSAttributeDescription]) -> NSCompositeAttributeDescription {
+    static func composite(
+        _ name: String, optional: Bool = true, defaultValue: Any? = nil, _ elements: [NSAttributeDescription]
+    ) -> NSCompositeAttributeDescription {
         let composite = NSCompositeAttributeDescription()
         composite.name = name
         composite.isOptional = optional
@@ -19,11 +23,13 @@ enum CompositeTestModels {
     /// `longitude` (required Doubles) and `label` (an optional String).
     static func spots(locationDefault: Any? = nil) -> NSManagedObjectModel {
         let spot = ModelBuilder.entity("Spot", className: "NSManagedObject")
-        let location = composite("location", defaultValue: locationDefault, [
-            element("latitude", .doubleAttributeType, optional: false),
-            element("longitude", .doubleAttributeType, optional: false),
-            element("label", .stringAttributeType),
-        ])
+        let location = composite(
+            "location", defaultValue: locationDefault,
+            [
+                element("latitude", .doubleAttributeType, optional: false),
+                element("longitude", .doubleAttributeType, optional: false),
+                element("label", .stringAttributeType),
+            ])
         spot.properties = [ModelBuilder.attribute("name", .stringAttributeType), location]
         return ModelBuilder.model(spot)
     }
@@ -42,7 +48,10 @@ enum CompositeTestModels {
         ]
         if !withoutZip { elements.insert(element("zip", .integer32AttributeType, defaultValue: Int32(0)), at: 2) }
         if withFloor { elements.append(element("floor", .integer16AttributeType, defaultValue: Int16(1))) }
-        parcel.properties = [ModelBuilder.attribute("weight", .doubleAttributeType, defaultValue: 0.0), composite("address", optional: false, elements)]
+        parcel.properties = [
+            ModelBuilder.attribute("weight", .doubleAttributeType, defaultValue: 0.0),
+            composite("address", optional: false, elements),
+        ]
         return ModelBuilder.model(parcel)
     }
 }

@@ -8,7 +8,9 @@ import Testing
     @Test func aValueOfExactlyTheTypeComesOutUnchanged() {
         #expect(exactCast("Ada" as Any, to: String.self) == "Ada")
         #expect(exactCast(Int64.max as Any, to: Int64.self) == .max)
-        #expect(exactCast(Date(timeIntervalSinceReferenceDate: 42) as Any, to: Date.self) == Date(timeIntervalSinceReferenceDate: 42))
+        #expect(
+            exactCast(Date(timeIntervalSinceReferenceDate: 42) as Any, to: Date.self)
+                == Date(timeIntervalSinceReferenceDate: 42))
         let longText = String(repeating: "a heap-allocated string ", count: 4)
         #expect(exactCast(longText as Any, to: String.self) == longText)
     }
@@ -31,7 +33,8 @@ import Testing
         let pairs: [(AnyHashable, AnyHashable)] = [
             ("a", "a"), ("a", "b"), (Double.nan, Double.nan), (-0.0, 0.0), (Int64(1), Int32(1)), (Int16(2), Int64(3)),
             (Date(timeIntervalSinceReferenceDate: 1), Date(timeIntervalSinceReferenceDate: 1)), (true, false),
-            (Float(1.5), Double(1.5)), ("a", NSString(string: "a")), (UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, "x"),
+            (Float(1.5), Double(1.5)), ("a", NSString(string: "a")),
+            (UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, "x"),
         ]
         for (lhs, rhs) in pairs {
             #expect(AttributeValue.isEqual(lhs.base, rhs.base) == (lhs == rhs), "\(lhs.base) vs \(rhs.base)")

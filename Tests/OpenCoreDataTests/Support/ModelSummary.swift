@@ -11,20 +11,26 @@ enum ModelSummary {
         var lines: [String] = []
         for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let name = entity.name ?? ""
-            lines.append("entity \(name) class \(entity.managedObjectClassName ?? "") super \(entity.superentity?.name ?? "-") abstract \(entity.isAbstract)"
-                + " subentities \(entity.subentities.compactMap(\.name).sorted()) modifier \(entity.versionHashModifier ?? "-") renaming \(entity.renamingIdentifier ?? "-")"
-                + " userInfo \(describe(entity.userInfo))")
-            lines.append("  constraints \(entity.uniquenessConstraints.map { NSEntityDescription.propertyNames(inConstraint: $0) })")
+            lines.append(
+                "entity \(name) class \(entity.managedObjectClassName ?? "") super \(entity.superentity?.name ?? "-") abstract \(entity.isAbstract)"
+                    + " subentities \(entity.subentities.compactMap(\.name).sorted()) modifier \(entity.versionHashModifier ?? "-") renaming \(entity.renamingIdentifier ?? "-")"
+                    + " userInfo \(describe(entity.userInfo))")
+            lines.append(
+                "  constraints \(entity.uniquenessConstraints.map { NSEntityDescription.propertyNames(inConstraint: $0) })"
+            )
             for index in entity.indexes {
-                lines.append("  index \(index.name) \(index.elements.map { "\($0.property?.name ?? $0.propertyName ?? "?") \($0.collationType.rawValue) \($0.isAscending)" })"
-                    + " partial \(index.partialIndexPredicate?.predicateFormat ?? "-")")
+                lines.append(
+                    "  index \(index.name) \(index.elements.map { "\($0.property?.name ?? $0.propertyName ?? "?") \($0.collationType.rawValue) \($0.isAscending)" })"
+                        + " partial \(index.partialIndexPredicate?.predicateFormat ?? "-")")
             }
             for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                 lines.append("  " + describe(property, of: entity))
             }
         }
         for configuration in model.configurations {
-            lines.append("configuration \(configuration): \((model.entities(forConfigurationName: configuration) ?? []).compactMap(\.name).sorted())")
+            lines.append(
+                "configuration \(configuration): \((model.entities(forConfigurationName: configuration) ?? []).compactMap(\.name).sorted())"
+            )
         }
         for (name, request) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
             lines.append("template \(name): \(describe(request))")
@@ -34,23 +40,27 @@ enum ModelSummary {
     }
 
     private static func describe(_ property: NSPropertyDescription, of entity: NSEntityDescription) -> String {
-        var text = "\(type(of: property)) \(property.name) declared-in \(property.entity?.name ?? "-") optional \(property.isOptional) transient \(property.isTransient)"
+        var text =
+            "\(type(of: property)) \(property.name) declared-in \(property.entity?.name ?? "-") optional \(property.isOptional) transient \(property.isTransient)"
             + " indexed \(property.isIndexed) spotlight \(property.isIndexedBySpotlight) modifier \(property.versionHashModifier ?? "-")"
             + " renaming \(property.renamingIdentifier ?? "-") userInfo \(describe(property.userInfo))"
             + " rules \(property.validationPredicates.map(\.predicateFormat)) warnings \(property.validationWarnings)"
         switch property {
         case let attribute as NSAttributeDescription:
-            text += " type \(attribute.attributeType.rawValue) class \(attribute.attributeValueClassName ?? "-") transformer \(attribute.valueTransformerName ?? "-")"
+            text +=
+                " type \(attribute.attributeType.rawValue) class \(attribute.attributeValueClassName ?? "-") transformer \(attribute.valueTransformerName ?? "-")"
                 + " default \(describe(attribute.defaultValue)) external \(attribute.allowsExternalBinaryDataStorage) history \(attribute.preservesValueInHistoryOnDeletion)"
                 + " encrypted \(attribute.allowsCloudEncryption)"
             if let derived = attribute as? NSDerivedAttributeDescription {
                 text += " derivation \(derived.derivationExpression?.description ?? "-")"
             }
             if let composite = attribute as? NSCompositeAttributeDescription {
-                text += " elements \(composite.elements.map { "\($0.name):\($0.attributeType.rawValue):\($0.isOptional):\(describe($0.defaultValue))" })"
+                text +=
+                    " elements \(composite.elements.map { "\($0.name):\($0.attributeType.rawValue):\($0.isOptional):\(describe($0.defaultValue))" })"
             }
         case let relationship as NSRelationshipDescription:
-            text += " destination \(relationship.destinationEntity?.name ?? "-") inverse \(relationship.inverseRelationship?.name ?? "-")"
+            text +=
+                " destination \(relationship.destinationEntity?.name ?? "-") inverse \(relationship.inverseRelationship?.name ?? "-")"
                 + " count \(relationship.minCount)...\(relationship.maxCount) rule \(relationship.deleteRule.rawValue) ordered \(relationship.isOrdered)"
         case let fetched as NSFetchedPropertyDescription:
             text += " request \(fetched.fetchRequest.map { describe($0) } ?? "-")"
@@ -152,9 +162,14 @@ enum ModelSummary {
         let ebook = NSEntityDescription()
         ebook.name = "Ebook"
         ebook.properties = [attribute("fileSize", .integer64AttributeType)]
-        book.properties = [title, price, published, cover, identifier, link, rating, scratch, colors, titleLength, bookAuthor]
+        book.properties = [
+            title, price, published, cover, identifier, link, rating, scratch, colors, titleLength, bookAuthor,
+        ]
         book.subentities = [ebook]
-        book.indexes = [NSFetchIndexDescription(name: "byTitle", elements: [NSFetchIndexElementDescription(property: title, collationType: .binary)])]
+        book.indexes = [
+            NSFetchIndexDescription(
+                name: "byTitle", elements: [NSFetchIndexElementDescription(property: title, collationType: .binary)])
+        ]
         book.indexes[0].elements[0].isAscending = false
 
         let model = NSManagedObjectModel()
@@ -163,7 +178,10 @@ enum ModelSummary {
         model.setEntities([author], forConfigurationName: "People")
         let template = NSFetchRequest<NSManagedObject>(entityName: "Book")
         template.entity = book
-        template.predicate = NSPredicate(format: "title BEGINSWITH[cd] $PREFIX AND (rating > 2 OR price < 10) AND NOT (author.name IN {'a', 'b'}) AND published < CAST(1000, 'NSDate')")
+        template.predicate = NSPredicate(
+            format:
+                "title BEGINSWITH[cd] $PREFIX AND (rating > 2 OR price < 10) AND NOT (author.name IN {'a', 'b'}) AND published < CAST(1000, 'NSDate')"
+        )
         template.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
         template.fetchLimit = 20
         template.relationshipKeyPathsForPrefetching = ["author"]

@@ -13,8 +13,10 @@ enum PhotoLibraryFixture {
         let photographer = ModelBuilder.entity("Photographer", className: "NSManagedObject")
         let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
-        let (photos, whoTook) = ModelBuilder.pair("photos", from: photographer, toMany: true, "whoTook", to: photo, toMany: false, ordered: true)
-        let (tags, tagPhotos) = ModelBuilder.pair("tags", from: photo, toMany: true, "photos", to: tag, toMany: true, ordered: true)
+        let (photos, whoTook) = ModelBuilder.pair(
+            "photos", from: photographer, toMany: true, "whoTook", to: photo, toMany: false, ordered: true)
+        let (tags, tagPhotos) = ModelBuilder.pair(
+            "tags", from: photo, toMany: true, "photos", to: tag, toMany: true, ordered: true)
         let favorites = NSRelationshipDescription()
         favorites.name = "favorites"
         favorites.destinationEntity = tag
@@ -59,10 +61,16 @@ enum PhotoLibraryFixture {
                 ("Edouard Boubat", 4, -8e8, false), (nil, 1, -7e8, true), ("Zoë Strauss", 2, -6e8, false),
             ]
             let photographers = people.map { name, rating, born, active in
-                insert("Photographer", ["name": name, "rating": rating, "born": born.map { reference.addingTimeInterval($0) }, "active": active])
+                insert(
+                    "Photographer",
+                    [
+                        "name": name, "rating": rating, "born": born.map { reference.addingTimeInterval($0) },
+                        "active": active,
+                    ])
             }
             let labels: [(String?, Double?)] = [
-                ("nature", 1.5), ("Nature", 2), ("city", nil), ("café", 0.5), ("cafe\u{301}", 3), (nil, 1.25), ("night", 0.75), ("Urban", 2.5),
+                ("nature", 1.5), ("Nature", 2), ("city", nil), ("café", 0.5), ("cafe\u{301}", 3), (nil, 1.25),
+                ("night", 0.75), ("Urban", 2.5),
             ]
             let tags = labels.map { insert("Tag", ["name": $0.0, "weight": $0.1]) }
             // title, views, rating, upload offset, public, photographer, tags
@@ -84,11 +92,15 @@ enum PhotoLibraryFixture {
                 ("zebra", 15, 4.75, -80, false, 0, []),
             ]
             for (index, row) in rows.enumerated() {
-                let photo = insert("Photo", [
-                    "title": row.0, "views": row.1, "rating": row.2,
-                    "uploadDate": row.3.map { reference.addingTimeInterval($0) }, "isPublic": row.4,
-                    "uuid": index % 3 == 0 ? UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", index * 0x1111111)) : nil,
-                ])
+                let photo = insert(
+                    "Photo",
+                    [
+                        "title": row.0, "views": row.1, "rating": row.2,
+                        "uploadDate": row.3.map { reference.addingTimeInterval($0) }, "isPublic": row.4,
+                        "uuid": index % 3 == 0
+                            ? UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", index * 0x1111111))
+                            : nil,
+                    ])
                 if let owner = row.5 { photo.setValue(photographers[owner], forKey: "whoTook") }
                 photo.setValue(NSOrderedSet(array: row.6.map { tags[$0] }), forKey: "tags")
             }

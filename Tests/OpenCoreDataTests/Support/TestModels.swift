@@ -41,7 +41,9 @@ enum ModelBuilder {
         return entity
     }
 
-    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) -> NSAttributeDescription {
+    static func attribute(
+        _ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil
+    ) -> NSAttributeDescription {
         let attribute = NSAttributeDescription()
         attribute.name = name
         attribute.attributeType = type
@@ -59,8 +61,10 @@ enum ModelBuilder {
 
     /// A relationship pair; `toMany` sides get `maxCount = 0`.
     static func pair(
-        _ forwardName: String, from source: NSEntityDescription, toMany forwardToMany: Bool, rule forwardRule: NSDeleteRule = .nullifyDeleteRule,
-        _ inverseName: String, to destination: NSEntityDescription, toMany inverseToMany: Bool, rule inverseRule: NSDeleteRule = .nullifyDeleteRule,
+        _ forwardName: String, from source: NSEntityDescription, toMany forwardToMany: Bool,
+        rule forwardRule: NSDeleteRule = .nullifyDeleteRule,
+        _ inverseName: String, to destination: NSEntityDescription, toMany inverseToMany: Bool,
+        rule inverseRule: NSDeleteRule = .nullifyDeleteRule,
         ordered: Bool = false
     ) -> (NSRelationshipDescription, NSRelationshipDescription) {
         let forward = NSRelationshipDescription()
@@ -99,15 +103,19 @@ enum ModelBuilder {
         let tag = entity("Tag")
         let playlist = entity("Playlist")
         let song = entity("Song")
-        let (notes, noteNotebook) = pair("notes", from: notebook, toMany: true, rule: notebookRule, "notebook", to: note, toMany: false)
+        let (notes, noteNotebook) = pair(
+            "notes", from: notebook, toMany: true, rule: notebookRule, "notebook", to: note, toMany: false)
         let (noteTags, tagNotes) = pair("tags", from: note, toMany: true, "notes", to: tag, toMany: true)
-        let (songs, songPlaylist) = pair("songs", from: playlist, toMany: true, "playlist", to: song, toMany: false, ordered: true)
+        let (songs, songPlaylist) = pair(
+            "songs", from: playlist, toMany: true, "playlist", to: song, toMany: false, ordered: true)
         let name = attribute("name", .stringAttributeType, optional: false)
-        name.setValidationPredicates([NSPredicate(format: "length >= 1"), NSPredicate(format: "length <= 20")],
-                                     withValidationWarnings: ["name too short", "name too long"])
+        name.setValidationPredicates(
+            [NSPredicate(format: "length >= 1"), NSPredicate(format: "length <= 20")],
+            withValidationWarnings: ["name too short", "name too long"])
         let pages = attribute("pages", .integer16AttributeType, defaultValue: 1)
-        pages.setValidationPredicates([NSPredicate(format: "SELF >= 0"), NSPredicate(format: "SELF <= 500")],
-                                      withValidationWarnings: ["negative pages", "too many pages"])
+        pages.setValidationPredicates(
+            [NSPredicate(format: "SELF >= 0"), NSPredicate(format: "SELF <= 500")],
+            withValidationWarnings: ["negative pages", "too many pages"])
         notebook.properties = [name, attribute("creationDate", .dateAttributeType), notes]
         note.properties = [attribute("text", .stringAttributeType), pages, noteNotebook, noteTags]
         tag.properties = [attribute("title", .stringAttributeType), tagNotes]
@@ -120,8 +128,10 @@ enum ModelBuilder {
 }
 
 /// A fresh private-queue context on a new SQLite (or in-memory) store, added with `options`.
-func makeContext(_ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(), type: String = NSSQLiteStoreType,
-                 options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
+func makeContext(
+    _ model: NSManagedObjectModel, url: URL? = temporaryStoreURL(), type: String = NSSQLiteStoreType,
+    options: [AnyHashable: Any]? = nil
+) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -192,4 +202,3 @@ func alterStore(_ url: URL, _ sql: String) throws {
     try db.write { try $0.execute(sql: sql) }
     try db.close()
 }
-

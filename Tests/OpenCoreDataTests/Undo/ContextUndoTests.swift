@@ -8,7 +8,9 @@ private final class ChangeLog: @unchecked Sendable {
     private var observer: (any NSObjectProtocol)?
 
     init(_ context: NSManagedObjectContext) {
-        observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { [weak self] note in
+        observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) { [weak self] note in
             guard let self else { return }
             self.lock.lock()
             self.notes.append(note.userInfo ?? [:])
@@ -24,7 +26,9 @@ private final class ChangeLog: @unchecked Sendable {
     func take() -> (inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>) {
         lock.lock()
         defer { notes.removeAll(); lock.unlock() }
-        var result: (inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>) = ([], [], [])
+        var result: (inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>) = (
+            [], [], []
+        )
         for info in notes {
             result.inserted.formUnion(info[NSInsertedObjectsKey] as? Set<NSManagedObject> ?? [])
             result.updated.formUnion(info[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? [])
@@ -192,7 +196,7 @@ private struct ContextChanges: Equatable {
             #expect(ContextChanges(context) == saved)
             #expect(!notebook.hasChanges)
             #expect(notebook.changedValues().isEmpty)
-            #expect(context.undoManager?.canUndo == true) // the insert, before the save
+            #expect(context.undoManager?.canUndo == true)  // the insert, before the save
 
             context.redo()
             context.redo()
@@ -382,7 +386,8 @@ private struct ContextChanges: Equatable {
             try context.save()
             context.delete(notebook)
             try context.save()
-            #expect(try sibling.performAndWait { try sibling.count(for: NSFetchRequest<Note>(entityName: "Note")) } == 0)
+            #expect(
+                try sibling.performAndWait { try sibling.count(for: NSFetchRequest<Note>(entityName: "Note")) } == 0)
 
             context.undo()
             #expect(context.insertedObjects.count == 3)
@@ -639,11 +644,14 @@ private struct ContextChanges: Equatable {
     /// app's change and the stamp `willSave()` added.
     @Test func willSaveChangesShareTheSavesUndoGroup() throws {
         let stamped = ModelBuilder.entity("UndoStampedNote", className: NSStringFromClass(UndoStampedNote.self))
-        stamped.properties = [ModelBuilder.attribute("text", .stringAttributeType), ModelBuilder.attribute("stamp", .stringAttributeType)]
+        stamped.properties = [
+            ModelBuilder.attribute("text", .stringAttributeType), ModelBuilder.attribute("stamp", .stringAttributeType),
+        ]
         let context = try makeContext(ModelBuilder.model(stamped))
         try context.performAndWait {
             context.undoManager = UndoManager()
-            let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["UndoStampedNote"])
+            let entity = try #require(
+                context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["UndoStampedNote"])
             let note = UndoStampedNote(entity: entity, insertInto: context)
             note.setValue("a", forKey: "text")
             try context.save()

@@ -40,9 +40,10 @@ private final class UndoNotificationLog: @unchecked Sendable {
 
     init(_ manager: UndoManager) {
         for name in Self.names {
-            observers.append(NotificationCenter.default.addObserver(forName: name, object: manager, queue: nil) { [weak self] note in
-                self?.append(note.name.rawValue, note.userInfo)
-            })
+            observers.append(
+                NotificationCenter.default.addObserver(forName: name, object: manager, queue: nil) { [weak self] note in
+                    self?.append(note.name.rawValue, note.userInfo)
+                })
         }
     }
 
@@ -79,8 +80,10 @@ private final class UndoNotificationLog: @unchecked Sendable {
         #expect(manager.isUndoRegistrationEnabled)
         #expect(Notification.Name.NSUndoManagerCheckpoint.rawValue == "NSUndoManagerCheckpointNotification")
         #expect(Notification.Name.NSUndoManagerDidOpenUndoGroup.rawValue == "NSUndoManagerDidOpenUndoGroupNotification")
-        #expect(Notification.Name.NSUndoManagerWillCloseUndoGroup.rawValue == "NSUndoManagerWillCloseUndoGroupNotification")
-        #expect(Notification.Name.NSUndoManagerDidCloseUndoGroup.rawValue == "NSUndoManagerDidCloseUndoGroupNotification")
+        #expect(
+            Notification.Name.NSUndoManagerWillCloseUndoGroup.rawValue == "NSUndoManagerWillCloseUndoGroupNotification")
+        #expect(
+            Notification.Name.NSUndoManagerDidCloseUndoGroup.rawValue == "NSUndoManagerDidCloseUndoGroupNotification")
         #expect(Notification.Name.NSUndoManagerWillUndoChange.rawValue == "NSUndoManagerWillUndoChangeNotification")
         #expect(Notification.Name.NSUndoManagerDidUndoChange.rawValue == "NSUndoManagerDidUndoChangeNotification")
         #expect(Notification.Name.NSUndoManagerWillRedoChange.rawValue == "NSUndoManagerWillRedoChangeNotification")
@@ -367,13 +370,21 @@ private final class UndoNotificationLog: @unchecked Sendable {
         manager.undo()
         // The group collecting the redo operations opens without a checkpoint, as Apple's
         // does during an undo, and closes like any group.
-        #expect(log.take() == ["Checkpoint", "WillUndoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup", "DidUndoChange"])
+        #expect(
+            log.take() == [
+                "Checkpoint", "WillUndoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
+                "DidCloseUndoGroup", "DidUndoChange",
+            ])
         #expect(manager.redoActionIsDiscardable == false)
 
         _ = manager.canRedo
         #expect(log.take() == ["Checkpoint"])
         manager.redo()
-        #expect(log.take() == ["Checkpoint", "WillRedoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup", "DidRedoChange"])
+        #expect(
+            log.take() == [
+                "Checkpoint", "WillRedoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
+                "DidCloseUndoGroup", "DidRedoChange",
+            ])
 
         // A group that is not all discardable has no userInfo.
         document.setTextInGroup("c", undoManager: manager)

@@ -28,7 +28,10 @@ final class Trip {
     var destination: Destination?
     @Transient var isSelected = false
 
-    init(name: String, startDate: Date = Date(timeIntervalSinceReferenceDate: 0), endDate: Date = Date(timeIntervalSinceReferenceDate: 86_400), kind: TripKind = .leisure) {
+    init(
+        name: String, startDate: Date = Date(timeIntervalSinceReferenceDate: 0),
+        endDate: Date = Date(timeIntervalSinceReferenceDate: 86_400), kind: TripKind = .leisure
+    ) {
         self.name = name
         self.startDate = startDate
         self.endDate = endDate
@@ -75,8 +78,9 @@ final class Destination {
 
 /// A container of the trip models in memory only, as tests make them.
 func makeTripContainer() throws -> ModelContainer {
-    try ModelContainer(for: Trip.self, Accommodation.self, Activity.self, Destination.self,
-                       configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    try ModelContainer(
+        for: Trip.self, Accommodation.self, Activity.self, Destination.self,
+        configurations: ModelConfiguration(isStoredInMemoryOnly: true))
 }
 
 /// A `Codable` struct property: stored as a composite attribute, one column per property.

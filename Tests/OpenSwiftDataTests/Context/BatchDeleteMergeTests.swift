@@ -17,7 +17,8 @@ final class BatchDeleteMergeItem {
 /// context holds whose rows went, judged by the store's values, not the models' unsaved ones.
 @Suite struct BatchDeleteMergeTests {
     private func container() throws -> ModelContainer {
-        try ModelContainer(for: BatchDeleteMergeItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try ModelContainer(
+            for: BatchDeleteMergeItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     }
 
     @Test func heldModelsWhoseRowsWentAreNoLongerRegistered() throws {
@@ -65,6 +66,8 @@ final class BatchDeleteMergeItem {
         try deleter.delete(model: BatchDeleteMergeItem.self, where: #Predicate { $0.number >= 5 })
 
         #expect(deleter.deletedModelsArray.isEmpty)
-        #expect(try deleter.fetch(FetchDescriptor<BatchDeleteMergeItem>(sortBy: [SortDescriptor(\.number)])).map(\.number) == [0, 1, 2, 3, 4])
+        #expect(
+            try deleter.fetch(FetchDescriptor<BatchDeleteMergeItem>(sortBy: [SortDescriptor(\.number)])).map(\.number)
+                == [0, 1, 2, 3, 4])
     }
 }

@@ -13,7 +13,10 @@ final class AGXTrip {
     var tags: [String] = []
     var city: AGXCity?
 
-    init(_ destination: String, _ country: String, cost: Double, nights: Int, rating: Int? = nil, start: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+    init(
+        _ destination: String, _ country: String, cost: Double, nights: Int, rating: Int? = nil,
+        start: Date = Date(timeIntervalSinceReferenceDate: 0)
+    ) {
         self.destination = destination
         self.country = country
         self.cost = cost
@@ -44,7 +47,8 @@ struct AggregateTests {
 
     /// A container with six saved trips (ratings: two nil).
     static func populated() throws -> ModelContainer {
-        let container = try ModelContainer(for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         for trip in [
             AGXTrip("Rome", "Italy", cost: 100, nights: 2, rating: 4, start: day(10)),
@@ -90,36 +94,43 @@ struct AggregateTests {
 
     @Test func groupedByOneProperty() throws {
         let context = ModelContext(try Self.populated())
-        let rows = try context.aggregate([.sum(\AGXTrip.cost), .average(\AGXTrip.cost), .count, .max(\AGXTrip.nights)],
-                                         groupedBy: [\AGXTrip.country], sortBy: [SortDescriptor(\AGXTrip.country)])
+        let rows = try context.aggregate(
+            [.sum(\AGXTrip.cost), .average(\AGXTrip.cost), .count, .max(\AGXTrip.nights)],
+            groupedBy: [\AGXTrip.country], sortBy: [SortDescriptor(\AGXTrip.country)])
         #expect(rows.map { $0[\AGXTrip.country] } == ["France", "Italy"])
         #expect(rows.map { $0[.sum(\AGXTrip.cost)] } == [350, 450])
         #expect(rows.map { $0[.average(\AGXTrip.cost)] } == [350.0 / 3, 150])
         #expect(rows.map { $0[.count] } == [3, 3])
         #expect(rows.map { $0[.max(\AGXTrip.nights)] } == [3, 4])
         // Filtered before grouping.
-        let cheap = try context.aggregate([.count], groupedBy: [\AGXTrip.country], where: #Predicate { $0.cost < 120 },
-                                          sortBy: [SortDescriptor(\AGXTrip.country, order: .reverse)])
+        let cheap = try context.aggregate(
+            [.count], groupedBy: [\AGXTrip.country], where: #Predicate { $0.cost < 120 },
+            sortBy: [SortDescriptor(\AGXTrip.country, order: .reverse)])
         #expect(cheap.map { $0[\AGXTrip.country] } == ["Italy", "France"])
         #expect(cheap.map { $0[.count] } == [2, 1])
     }
 
     @Test func groupedByTwoPropertiesAndSorted() throws {
         let context = ModelContext(try Self.populated())
-        let rows = try context.aggregate([.sum(\AGXTrip.nights), .count], groupedBy: [\AGXTrip.country, \AGXTrip.destination],
-                                         sortBy: [SortDescriptor(\AGXTrip.country, order: .reverse), SortDescriptor(\AGXTrip.destination)])
-        let triples = rows.map { "\($0[\AGXTrip.country])/\($0[\AGXTrip.destination]):\($0[.sum(\AGXTrip.nights)])x\($0[.count])" }
+        let rows = try context.aggregate(
+            [.sum(\AGXTrip.nights), .count], groupedBy: [\AGXTrip.country, \AGXTrip.destination],
+            sortBy: [SortDescriptor(\AGXTrip.country, order: .reverse), SortDescriptor(\AGXTrip.destination)])
+        let triples = rows.map {
+            "\($0[\AGXTrip.country])/\($0[\AGXTrip.destination]):\($0[.sum(\AGXTrip.nights)])x\($0[.count])"
+        }
         #expect(triples == ["Italy/Milan:1x1", "Italy/Rome:6x2", "France/Lyon:2x1", "France/Paris:4x2"])
     }
 
     @Test func groupsWithoutAggregatesAreTheDistinctValues() throws {
         let context = ModelContext(try Self.populated())
-        let rows = try context.aggregate([], groupedBy: [\AGXTrip.destination], sortBy: [SortDescriptor(\AGXTrip.destination)])
+        let rows = try context.aggregate(
+            [], groupedBy: [\AGXTrip.destination], sortBy: [SortDescriptor(\AGXTrip.destination)])
         #expect(rows.map { $0[\AGXTrip.destination] } == ["Lyon", "Milan", "Paris", "Rome"])
     }
 
     @Test func emptyInput() throws {
-        let container = try ModelContainer(for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         // SQL's SUM of no rows is NULL; the API gives 0, as a sum of nothing is.
         #expect(try context.aggregate(.sum(\AGXTrip.cost)) == 0)
@@ -153,18 +164,21 @@ struct AggregateTests {
         #expect(try context.aggregate(PartialAggregate<AGXTrip>.count) == 6)
 
         // Grouped by an optional attribute: the nil values form their own group.
-        let rows = try context.aggregate([.count, .sum(\AGXTrip.cost)], groupedBy: [\AGXTrip.rating], sortBy: [SortDescriptor(\AGXTrip.rating)])
+        let rows = try context.aggregate(
+            [.count, .sum(\AGXTrip.cost)], groupedBy: [\AGXTrip.rating], sortBy: [SortDescriptor(\AGXTrip.rating)])
         #expect(rows.map { $0[\AGXTrip.rating] } == [nil, 2, 3, 4, 5])
         #expect(rows.first?[.count] == 2)
         #expect(rows.first?[.sum(\AGXTrip.cost)] == 300)
 
         // A group whose values are all nil: sum 0, average nil.
-        let byDestination = try context.aggregate([.sum(\AGXTrip.rating), .average(\AGXTrip.rating)], groupedBy: [\AGXTrip.destination],
-                                                  where: #Predicate { $0.destination == "Paris" || $0.destination == "Rome" },
-                                                  sortBy: [SortDescriptor(\AGXTrip.destination)])
+        let byDestination = try context.aggregate(
+            [.sum(\AGXTrip.rating), .average(\AGXTrip.rating)], groupedBy: [\AGXTrip.destination],
+            where: #Predicate { $0.destination == "Paris" || $0.destination == "Rome" },
+            sortBy: [SortDescriptor(\AGXTrip.destination)])
         #expect(byDestination.map { $0[.sum(\AGXTrip.rating)] } == [5, 4])
-        let withoutRatings = try context.aggregate([.sum(\AGXTrip.rating), .average(\AGXTrip.rating)],
-                                                   where: #Predicate { $0.rating == nil })
+        let withoutRatings = try context.aggregate(
+            [.sum(\AGXTrip.rating), .average(\AGXTrip.rating)],
+            where: #Predicate { $0.rating == nil })
         #expect(withoutRatings.first?[.sum(\AGXTrip.rating)] == 0)
         #expect(withoutRatings.first?[.average(\AGXTrip.rating)] == Optional<Double>.none)
     }
@@ -174,8 +188,9 @@ struct AggregateTests {
         let earliest: Date? = try context.aggregate(.min(\AGXTrip.start))
         #expect(earliest == Self.day(1))
         #expect(try context.aggregate(.max(\AGXTrip.start)) == Self.day(30))
-        let rows = try context.aggregate([.min(\AGXTrip.start), .max(\AGXTrip.start)], groupedBy: [\AGXTrip.country],
-                                         sortBy: [SortDescriptor(\AGXTrip.country)])
+        let rows = try context.aggregate(
+            [.min(\AGXTrip.start), .max(\AGXTrip.start)], groupedBy: [\AGXTrip.country],
+            sortBy: [SortDescriptor(\AGXTrip.country)])
         #expect(rows.map { $0[.min(\AGXTrip.start)] } == [Self.day(1), Self.day(3)])
         #expect(rows.map { $0[.max(\AGXTrip.start)] } == [Self.day(30), Self.day(20)])
     }
@@ -186,18 +201,25 @@ struct AggregateTests {
             _ = try context.aggregate(.sum(\AGXTrip.cost), where: #Predicate { $0.tags.contains("beach") })
         }
         #expect(throws: SwiftDataError.unsupportedPredicate) {
-            _ = try context.aggregate([.count], groupedBy: [\AGXTrip.country], where: #Predicate { $0.tags.contains("beach") })
+            _ = try context.aggregate(
+                [.count], groupedBy: [\AGXTrip.country], where: #Predicate { $0.tags.contains("beach") })
         }
     }
 
     @Test func keyPathsThatAreNotStoredAttributesThrowUnsupportedKeyPath() throws {
         let context = ModelContext(try Self.populated())
         // A relationship, aggregated or grouped by.
-        let counted = #expect(throws: SwiftDataError.unsupportedKeyPath) { _ = try context.aggregate(.count(\AGXTrip.city)) }
+        let counted = #expect(throws: SwiftDataError.unsupportedKeyPath) {
+            _ = try context.aggregate(.count(\AGXTrip.city))
+        }
         #expect(counted?.description.contains("AGXTrip.city") == true)
-        #expect(throws: SwiftDataError.unsupportedKeyPath) { _ = try context.aggregate([.count], groupedBy: [\AGXTrip.city]) }
+        #expect(throws: SwiftDataError.unsupportedKeyPath) {
+            _ = try context.aggregate([.count], groupedBy: [\AGXTrip.city])
+        }
         // A property that is not persisted.
-        #expect(throws: SwiftDataError.unsupportedKeyPath) { _ = try context.aggregate(.max(\AGXTrip.persistentModelID.hashValue)) }
+        #expect(throws: SwiftDataError.unsupportedKeyPath) {
+            _ = try context.aggregate(.max(\AGXTrip.persistentModelID.hashValue))
+        }
     }
 
     @Test func sortingByAPropertyNotGroupedByThrows() throws {
@@ -220,11 +242,14 @@ struct AggregateTests {
     /// The aggregates are computed by the store: a context that aggregates 1000 saved rows
     /// registers none of their models.
     @Test func aggregatesLoadNoModels() throws {
-        let container = try ModelContainer(for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: AGXTrip.self, AGXCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let writer = ModelContext(container)
         for index in 0..<1000 {
-            writer.insert(AGXTrip("D\(index % 10)", index % 2 == 0 ? "Even" : "Odd", cost: Double(index), nights: index % 7,
-                                  rating: index % 3 == 0 ? nil : index % 5, start: Self.day(Double(index))))
+            writer.insert(
+                AGXTrip(
+                    "D\(index % 10)", index % 2 == 0 ? "Even" : "Odd", cost: Double(index), nights: index % 7,
+                    rating: index % 3 == 0 ? nil : index % 5, start: Self.day(Double(index))))
         }
         try writer.save()
 
@@ -235,10 +260,11 @@ struct AggregateTests {
 
         #expect(try reader.aggregate(.sum(\AGXTrip.cost)) == 499_500)
         #expect(try reader.aggregate(.max(\AGXTrip.start)) == Self.day(999))
-        let rows = try reader.aggregate([.count, .sum(\AGXTrip.nights), .average(\AGXTrip.rating)],
-                                        groupedBy: [\AGXTrip.country, \AGXTrip.destination],
-                                        where: #Predicate { $0.cost >= 100 },
-                                        sortBy: [SortDescriptor(\AGXTrip.destination)])
+        let rows = try reader.aggregate(
+            [.count, .sum(\AGXTrip.nights), .average(\AGXTrip.rating)],
+            groupedBy: [\AGXTrip.country, \AGXTrip.destination],
+            where: #Predicate { $0.cost >= 100 },
+            sortBy: [SortDescriptor(\AGXTrip.destination)])
         #expect(rows.count == 10)
         #expect(rows.reduce(0) { $0 + $1[.count] } == 900)
 
@@ -253,7 +279,8 @@ struct AggregateTests {
     }
 
     @Test func aSumItsPropertyTypeCannotHoldThrowsInsteadOfWrapping() throws {
-        let container = try ModelContainer(for: AGXCrate.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: AGXCrate.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         for _ in 0..<300 { context.insert(AGXCrate(quantity: 100)) }
         try context.save()

@@ -111,8 +111,11 @@ enum ExpeditionTransformingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ExpeditionSchemaV1.self, ExpeditionSchemaV2.self] }
     static var stages: [MigrationStage] { [v1ToV2] }
 
-    static let v1ToV2 = MigrationStage.transforming(fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2.self) { old, new in
-        let oldExpeditions = try old.fetch(FetchDescriptor<ExpeditionSchemaV1.Expedition>(sortBy: [SortDescriptor(\.name)]))
+    static let v1ToV2 = MigrationStage.transforming(
+        fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2.self
+    ) { old, new in
+        let oldExpeditions = try old.fetch(
+            FetchDescriptor<ExpeditionSchemaV1.Expedition>(sortBy: [SortDescriptor(\.name)]))
         let newExpeditions = try new.fetch(FetchDescriptor<ExpeditionSchemaV2.Expedition>())
         // Rows keep their keys and the copy the store's identifier: identifiers match.
         let byIdentifier = Dictionary(uniqueKeysWithValues: newExpeditions.map { ($0.persistentModelID, $0) })
@@ -132,9 +135,14 @@ enum ExpeditionTransformingPlan: SchemaMigrationPlan {
 }
 
 enum ExpeditionThreeVersionPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [ExpeditionSchemaV1.self, ExpeditionSchemaV2.self, ExpeditionSchemaV3.self] }
+    static var schemas: [any VersionedSchema.Type] {
+        [ExpeditionSchemaV1.self, ExpeditionSchemaV2.self, ExpeditionSchemaV3.self]
+    }
     static var stages: [MigrationStage] {
-        [ExpeditionTransformingPlan.v1ToV2, .lightweight(fromVersion: ExpeditionSchemaV2.self, toVersion: ExpeditionSchemaV3.self)]
+        [
+            ExpeditionTransformingPlan.v1ToV2,
+            .lightweight(fromVersion: ExpeditionSchemaV2.self, toVersion: ExpeditionSchemaV3.self),
+        ]
     }
 }
 
@@ -145,7 +153,9 @@ enum ExpeditionFailingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ExpeditionSchemaV1.self, ExpeditionSchemaV2.self] }
     static var stages: [MigrationStage] { [v1ToV2] }
 
-    static let v1ToV2 = MigrationStage.transforming(fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2.self) { _, new in
+    static let v1ToV2 = MigrationStage.transforming(
+        fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2.self
+    ) { _, new in
         for expedition in try new.fetch(FetchDescriptor<ExpeditionSchemaV2.Expedition>()) {
             expedition.budget = -1
         }
@@ -158,7 +168,9 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ExpeditionSchemaV1.self, ExpeditionSchemaV2WithoutDefault.self] }
     static var stages: [MigrationStage] { [v1ToV2] }
 
-    static let v1ToV2 = MigrationStage.transforming(fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2WithoutDefault.self) { _, _ in
+    static let v1ToV2 = MigrationStage.transforming(
+        fromVersion: ExpeditionSchemaV1.self, toVersion: ExpeditionSchemaV2WithoutDefault.self
+    ) { _, _ in
         logExpeditionMigration("the closure ran")
     }
 }
@@ -166,14 +178,16 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
 @Suite(.serialized) struct TransformingStageTests {
     /// A folder of its own in the temporary directory, and the store URL in it.
     private func makeFolder() throws -> (folder: URL, store: URL) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("TransformingStage-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "TransformingStage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return (folder, folder.appendingPathComponent("Expeditions.store"))
     }
 
     /// Writes a 1.0.0 store of three expeditions and three stickers at `store`.
     private func makeVersion1Store(at store: URL) throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV1.self), configurations: ModelConfiguration(url: store))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV1.self), configurations: ModelConfiguration(url: store))
         let context = ModelContext(container)
         let andes = ExpeditionSchemaV1.Expedition(name: "Andes", budget: "1200 EUR", notes: "high passes")
         let fjords = ExpeditionSchemaV1.Expedition(name: "Fjords", budget: "800 NOK")
@@ -196,21 +210,26 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
     /// Whether `store`'s metadata says `version` made it: its hashes are those of a new
     /// store of `version` beside it.
     private func isStore(_ store: URL, of version: any VersionedSchema.Type) throws -> Bool {
-        let reference = store.deletingLastPathComponent().appendingPathComponent("Reference-\(version.versionIdentifier).store")
+        let reference = store.deletingLastPathComponent().appendingPathComponent(
+            "Reference-\(version.versionIdentifier).store")
         if !FileManager.default.fileExists(atPath: reference.path) {
-            _ = try ModelContainer(for: Schema(versionedSchema: version), configurations: ModelConfiguration(url: reference))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: version), configurations: ModelConfiguration(url: reference))
         }
         return try storedHashes(store) == storedHashes(reference)
     }
 
     /// Expects `store` to hold 1.0.0's three expeditions and three stickers, read at 1.0.0.
     private func expectVersion1Data(at store: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV1.self), configurations: ModelConfiguration(url: store))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV1.self), configurations: ModelConfiguration(url: store))
         let context = ModelContext(container)
-        let expeditions = try context.fetch(FetchDescriptor<ExpeditionSchemaV1.Expedition>(sortBy: [SortDescriptor(\.name)]))
+        let expeditions = try context.fetch(
+            FetchDescriptor<ExpeditionSchemaV1.Expedition>(sortBy: [SortDescriptor(\.name)]))
         #expect(expeditions.map(\.budget) == ["1200 EUR", "800 NOK", "950 USD"], sourceLocation: sourceLocation)
         #expect(expeditions.map(\.stickers.count) == [2, 0, 1], sourceLocation: sourceLocation)
-        #expect(try context.fetchCount(FetchDescriptor<ExpeditionSchemaV1.Sticker>()) == 3, sourceLocation: sourceLocation)
+        #expect(
+            try context.fetchCount(FetchDescriptor<ExpeditionSchemaV1.Sticker>()) == 3, sourceLocation: sourceLocation)
     }
 
     /// The folder holds the store's files only: the stage's copy is gone.
@@ -224,26 +243,31 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
         try makeVersion1Store(at: store)
         expeditionMigrationLog.withLock { $0 = [] }
 
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
-                                           configurations: [ModelConfiguration(url: store)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
+            configurations: [ModelConfiguration(url: store)])
         let context = ModelContext(container)
-        let expeditions = try context.fetch(FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
+        let expeditions = try context.fetch(
+            FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
         #expect(expeditions.map(\.name) == ["Andes", "Fjords", "Sahara"])
         #expect(expeditions.map(\.budget) == [1200, 800, 950], "computed from 1.0.0's text budget")
         #expect(expeditions.map(\.currency) == ["EUR", "NOK", "USD"])
         #expect(expeditions.map(\.stickerCount) == [2, 0, 1], "counted from 1.0.0's stickers, an entity 2.0.0 lacks")
         #expect(expeditions.map(\.notes) == ["high passes", nil, nil], "carried over by the lightweight step")
         let log = expeditionMigrationLog.withLock { $0 }
-        #expect(log.filter { $0.contains(" → ") } == ["Andes → Andes", "Fjords → Fjords", "Sahara → Sahara"],
-                "every old expedition's identifier names its successor: \(log)")
+        #expect(
+            log.filter { $0.contains(" → ") } == ["Andes → Andes", "Fjords → Fjords", "Sahara → Sahara"],
+            "every old expedition's identifier names its successor: \(log)")
         #expect(log.contains("old stickers: 3"), "the old store is read whole: \(log)")
         #expect(try leftovers(in: folder).isEmpty)
         #expect(try isStore(store, of: ExpeditionSchemaV2.self))
 
         // Opened again, with or without the plan: 2.0.0's store, nothing to migrate.
-        let again = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
-                                       configurations: [ModelConfiguration(url: store)])
-        let reread = try ModelContext(again).fetch(FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
+        let again = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
+            configurations: [ModelConfiguration(url: store)])
+        let reread = try ModelContext(again).fetch(
+            FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
         #expect(reread.map(\.budget) == [1200, 800, 950])
         #expect(expeditionMigrationLog.withLock { $0 }.count == log.count, "the stage ran once")
     }
@@ -253,9 +277,11 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
         defer { try? FileManager.default.removeItem(at: folder) }
         try makeVersion1Store(at: store)
 
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV3.self), migrationPlan: ExpeditionThreeVersionPlan.self,
-                                           configurations: [ModelConfiguration(url: store)])
-        let expeditions = try ModelContext(container).fetch(FetchDescriptor<ExpeditionSchemaV3.Expedition>(sortBy: [SortDescriptor(\.name)]))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV3.self), migrationPlan: ExpeditionThreeVersionPlan.self,
+            configurations: [ModelConfiguration(url: store)])
+        let expeditions = try ModelContext(container).fetch(
+            FetchDescriptor<ExpeditionSchemaV3.Expedition>(sortBy: [SortDescriptor(\.name)]))
         #expect(expeditions.map(\.budget) == [1200, 800, 950])
         #expect(expeditions.map(\.rating) == [3, 3, 3])
         #expect(try isStore(store, of: ExpeditionSchemaV3.self))
@@ -267,17 +293,20 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
         try makeVersion1Store(at: store)
 
         #expect(throws: ExpeditionMigrationRefused()) {
-            _ = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionFailingPlan.self,
-                                   configurations: [ModelConfiguration(url: store)])
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionFailingPlan.self,
+                configurations: [ModelConfiguration(url: store)])
         }
         #expect(try isStore(store, of: ExpeditionSchemaV1.self), "still a 1.0.0 store")
         #expect(try leftovers(in: folder).isEmpty, "the copy is removed after a failure too")
         try expectVersion1Data(at: store)
 
         // Nothing half-done: the working plan migrates it afterwards.
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
-                                           configurations: [ModelConfiguration(url: store)])
-        let expeditions = try ModelContext(container).fetch(FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
+            configurations: [ModelConfiguration(url: store)])
+        let expeditions = try ModelContext(container).fetch(
+            FetchDescriptor<ExpeditionSchemaV2.Expedition>(sortBy: [SortDescriptor(\.name)]))
         #expect(expeditions.map(\.budget) == [1200, 800, 950])
     }
 
@@ -288,11 +317,15 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
         expeditionMigrationLog.withLock { $0 = [] }
 
         let error = #expect(throws: SwiftDataError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2WithoutDefault.self), migrationPlan: ExpeditionWithoutDefaultPlan.self,
-                                   configurations: [ModelConfiguration(url: store)])
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: ExpeditionSchemaV2WithoutDefault.self),
+                migrationPlan: ExpeditionWithoutDefaultPlan.self,
+                configurations: [ModelConfiguration(url: store)])
         }
         #expect(error == .loadIssueModelContainer)
-        #expect(error?.description.contains("'budget'") == true, "the message names the attribute: \(String(describing: error))")
+        #expect(
+            error?.description.contains("'budget'") == true,
+            "the message names the attribute: \(String(describing: error))")
         #expect(expeditionMigrationLog.withLock { $0 }.isEmpty, "the closure did not run")
         #expect(try isStore(store, of: ExpeditionSchemaV1.self))
         #expect(try leftovers(in: folder).isEmpty)
@@ -301,14 +334,17 @@ enum ExpeditionWithoutDefaultPlan: SchemaMigrationPlan {
 
     @Test func inMemoryStoresAreNotMigrated() throws {
         expeditionMigrationLog.withLock { $0 = [] }
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
-                                           configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV2.self), migrationPlan: ExpeditionTransformingPlan.self,
+            configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<ExpeditionSchemaV2.Expedition>()) == 0)
         #expect(expeditionMigrationLog.withLock { $0 }.isEmpty)
     }
 
     @Test func itsWillMigrateThrowsOutsideAMigration() throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: ExpeditionSchemaV1.self), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ExpeditionSchemaV1.self),
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         guard case .custom(_, _, let willMigrate?, let didMigrate) = ExpeditionTransformingPlan.v1ToV2 else {
             Issue.record("a transforming stage is a custom stage with a willMigrate")
             return

@@ -125,7 +125,8 @@ final class PreInsertLoner {
         }
         try context.save()
         let ranks = try await Task.detached {
-            try ModelContext(container).fetch(FetchDescriptor<PreInsertShelf>(sortBy: [SortDescriptor(\.rank)])).map(\.rank)
+            try ModelContext(container).fetch(FetchDescriptor<PreInsertShelf>(sortBy: [SortDescriptor(\.rank)])).map(
+                \.rank)
         }.value
         #expect(ranks == Array(0..<50))
     }
@@ -135,7 +136,8 @@ final class PreInsertLoner {
         loner.count = 5
         loner.memo = "kept"
         #expect(loner.count == 5 && loner.memo == "kept")
-        let container = try ModelContainer(for: PreInsertLoner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: PreInsertLoner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         context.insert(loner)
         try context.save()

@@ -17,11 +17,14 @@ import Testing
 /// used to encode or decode: both throw.
 extension Expression: @retroactive Codable {
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "ExprT: Expression is not decodable in tests"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "ExprT: Expression is not decodable in tests"))
     }
 
     public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "ExprT: Expression is not encodable in tests"))
+        throw EncodingError.invalidValue(
+            self, .init(codingPath: encoder.codingPath, debugDescription: "ExprT: Expression is not encodable in tests")
+        )
     }
 }
 
@@ -60,8 +63,10 @@ final class ExprTStop {
 
     /// The store returns, in SQL, the trips Swift selects by evaluating `predicate` on every
     /// trip, and those are `expected`.
-    func check(_ predicate: Predicate<PTTrip>, _ expected: Set<String>,
-               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(
+        _ predicate: Predicate<PTTrip>, _ expected: Set<String>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let stored = try fixture.names("Trip", predicate)
         let evaluated = try fixture.swiftNames(predicate)
         #expect(stored == evaluated, sourceLocation: sourceLocation)
@@ -69,7 +74,9 @@ final class ExprTStop {
     }
 
     /// The error translating `predicate` throws, which must be a `SwiftDataError`.
-    func error(translating predicate: Predicate<PTTrip>, sourceLocation: SourceLocation = #_sourceLocation) -> SwiftDataError? {
+    func error(
+        translating predicate: Predicate<PTTrip>, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> SwiftDataError? {
         thrownSwiftDataError({ _ = try fixture.translate(predicate) }, sourceLocation: sourceLocation)
     }
 
@@ -79,7 +86,8 @@ final class ExprTStop {
         let predicate = Predicate<PTTrip> { trip in
             ExprTPE.build_Conjunction(
                 lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(busy), trip),
-                rhs: ExprTPE.build_NotEqual(lhs: ExprTPE.build_KeyPath(root: trip, keyPath: \.name), rhs: ExprTPE.build_Arg("")))
+                rhs: ExprTPE.build_NotEqual(
+                    lhs: ExprTPE.build_KeyPath(root: trip, keyPath: \.name), rhs: ExprTPE.build_Arg("")))
         }
         #expect(try fixture.translate(predicate).predicateFormat == #"activities.@count > 2 AND name != """#)
         try check(predicate, ["Rome"])
@@ -99,7 +107,8 @@ final class ExprTStop {
         // activityCount.evaluate(trip) == 1
         let activityCount = #Expression<PTTrip, Int> { $0.activities.count }
         let predicate = Predicate<PTTrip> { trip in
-            ExprTPE.build_Equal(lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(activityCount), trip), rhs: ExprTPE.build_Arg(1))
+            ExprTPE.build_Equal(
+                lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(activityCount), trip), rhs: ExprTPE.build_Arg(1))
         }
         try check(predicate, ["Oslo", "Café Crawl"])
     }
@@ -108,9 +117,10 @@ final class ExprTStop {
         // longAndAffordable.evaluate(trip.nights, trip.budget)
         let longAndAffordable = #Expression<Int, Double, Bool> { nights, budget in nights >= 5 && budget < 3000 }
         let predicate = Predicate<PTTrip> { trip in
-            ExprTPE.build_evaluate(ExprTPE.build_Arg(longAndAffordable),
-                                   ExprTPE.build_KeyPath(root: trip, keyPath: \.nights),
-                                   ExprTPE.build_KeyPath(root: trip, keyPath: \.budget))
+            ExprTPE.build_evaluate(
+                ExprTPE.build_Arg(longAndAffordable),
+                ExprTPE.build_KeyPath(root: trip, keyPath: \.nights),
+                ExprTPE.build_KeyPath(root: trip, keyPath: \.budget))
         }
         #expect(try fixture.translate(predicate).predicateFormat == "nights >= 5 AND budget < 3000.0")
         try check(predicate, ["Rome", "Paris"])
@@ -121,8 +131,12 @@ final class ExprTStop {
         let atLeast = #Expression<Int, Int, Bool> { a, b in a >= b }
         let predicate = Predicate<PTTrip> { trip in
             ExprTPE.build_Conjunction(
-                lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(atLeast), ExprTPE.build_KeyPath(root: trip, keyPath: \.nights), ExprTPE.build_Arg(5)),
-                rhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(atLeast), ExprTPE.build_Arg(7), ExprTPE.build_KeyPath(root: trip, keyPath: \.nights)))
+                lhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(atLeast), ExprTPE.build_KeyPath(root: trip, keyPath: \.nights),
+                    ExprTPE.build_Arg(5)),
+                rhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(atLeast), ExprTPE.build_Arg(7),
+                    ExprTPE.build_KeyPath(root: trip, keyPath: \.nights)))
         }
         #expect(try fixture.translate(predicate).predicateFormat == "nights >= 5 AND 7 >= nights")
         try check(predicate, ["Rome", "Paris"])
@@ -135,7 +149,8 @@ final class ExprTStop {
         let predicate = Predicate<PTTrip> { trip in
             ExprTPE.build_Disjunction(
                 lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(expensive), ExprTPE.build_Arg(limit)),
-                rhs: ExprTPE.build_Equal(lhs: ExprTPE.build_KeyPath(root: trip, keyPath: \.nights), rhs: ExprTPE.build_Arg(3)))
+                rhs: ExprTPE.build_Equal(
+                    lhs: ExprTPE.build_KeyPath(root: trip, keyPath: \.nights), rhs: ExprTPE.build_Arg(3)))
         }
         #expect(try fixture.translate(predicate).predicateFormat == "nights == 3")
         try check(predicate, ["Oslo"])
@@ -158,8 +173,10 @@ final class ExprTStop {
         let startsWithO = #Expression<String, Bool> { $0.starts(with: "O") }
         let predicate = Predicate<PTTrip> { trip in
             ExprTPE.build_Disjunction(
-                lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(hasNickname), ExprTPE.build_KeyPath(root: trip, keyPath: \.nickname)),
-                rhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(startsWithO), ExprTPE.build_KeyPath(root: trip, keyPath: \.name)))
+                lhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(hasNickname), ExprTPE.build_KeyPath(root: trip, keyPath: \.nickname)),
+                rhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(startsWithO), ExprTPE.build_KeyPath(root: trip, keyPath: \.name)))
         }
         try check(predicate, ["Rome", "Tokyo", "Café Crawl", "Oslo"])
     }
@@ -169,7 +186,8 @@ final class ExprTStop {
         let inner = #Expression<Double, Bool> { $0 >= 1500 }
         let outer = Expression<PTTrip, Bool> { trip in
             ExprTPE.build_Conjunction(
-                lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(inner), ExprTPE.build_KeyPath(root: trip, keyPath: \.budget)),
+                lhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(inner), ExprTPE.build_KeyPath(root: trip, keyPath: \.budget)),
                 rhs: ExprTPE.build_KeyPath(root: trip, keyPath: \.isFavorite))
         }
         let predicate = Predicate<PTTrip> { trip in ExprTPE.build_evaluate(ExprTPE.build_Arg(outer), trip) }
@@ -183,7 +201,9 @@ final class ExprTStop {
         let predicate = Predicate<PTTrip> { trip in ExprTPE.build_evaluate(ExprTPE.build_Arg(firstIsCheap), trip) }
         let thrown = error(translating: predicate)
         #expect(thrown == .unsupportedPredicate)
-        #expect(thrown?.description.contains("PredicateExpressions.CollectionIndexSubscript") == true, "\(String(describing: thrown))")
+        #expect(
+            thrown?.description.contains("PredicateExpressions.CollectionIndexSubscript") == true,
+            "\(String(describing: thrown))")
     }
 
     @Test func expressionReadingTheFetchedObjectInsideASubqueryThrows() throws {
@@ -191,8 +211,9 @@ final class ExprTStop {
         let overBudget = #Expression<Double, Double, Bool> { cost, budget in cost * 10 > budget }
         let predicate = Predicate<PTTrip> { trip in
             ExprTPE.build_contains(ExprTPE.build_KeyPath(root: trip, keyPath: \.activities)) { activity in
-                ExprTPE.build_evaluate(ExprTPE.build_Arg(overBudget), ExprTPE.build_KeyPath(root: activity, keyPath: \.cost),
-                                       ExprTPE.build_KeyPath(root: trip, keyPath: \.budget))
+                ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(overBudget), ExprTPE.build_KeyPath(root: activity, keyPath: \.cost),
+                    ExprTPE.build_KeyPath(root: trip, keyPath: \.budget))
             }
         }
         let thrown = error(translating: predicate)
@@ -203,9 +224,12 @@ final class ExprTStop {
     // MARK: Through ModelContext
 
     @Test func fetchThroughModelContextMatchesSwift() throws {
-        let container = try ModelContainer(for: ExprTTrip.self, ExprTStop.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: ExprTTrip.self, ExprTStop.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
-        for (name, budget, stops) in [("Lisbon", 800.0, 3), ("Porto", 400.0, 1), ("Faro", 1200.0, 0), ("Braga", 300.0, 4)] {
+        for (name, budget, stops) in [
+            ("Lisbon", 800.0, 3), ("Porto", 400.0, 1), ("Faro", 1200.0, 0), ("Braga", 300.0, 4),
+        ] {
             let trip = ExprTTrip(name, budget: budget)
             context.insert(trip)
             for index in 0..<stops {
@@ -221,10 +245,12 @@ final class ExprTStop {
         let predicate = Predicate<ExprTTrip> { trip in
             ExprTPE.build_Conjunction(
                 lhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(busy), trip),
-                rhs: ExprTPE.build_evaluate(ExprTPE.build_Arg(affordable), ExprTPE.build_KeyPath(root: trip, keyPath: \.budget)))
+                rhs: ExprTPE.build_evaluate(
+                    ExprTPE.build_Arg(affordable), ExprTPE.build_KeyPath(root: trip, keyPath: \.budget)))
         }
         let fetched = Set(try context.fetch(FetchDescriptor(predicate: predicate)).map(\.name))
-        let evaluated = Set(try context.fetch(FetchDescriptor<ExprTTrip>()).filter { try predicate.evaluate($0) }.map(\.name))
+        let evaluated = Set(
+            try context.fetch(FetchDescriptor<ExprTTrip>()).filter { try predicate.evaluate($0) }.map(\.name))
         #expect(fetched == evaluated)
         #expect(fetched == ["Lisbon", "Braga"])
     }

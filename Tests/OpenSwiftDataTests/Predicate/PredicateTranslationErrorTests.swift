@@ -15,14 +15,17 @@ import Testing
     @Test func unknownKeyPathsThrowUnsupportedKeyPath() throws {
         let thrown = error { _ = try translator.predicate(#Predicate<PTTrip> { $0.summary == "Rome" }) }
         #expect(thrown == .unsupportedKeyPath)
-        #expect(thrown?.description.contains("PTTrip") == true, "the message names the key path: \(String(describing: thrown))")
+        #expect(
+            thrown?.description.contains("PTTrip") == true,
+            "the message names the key path: \(String(describing: thrown))")
     }
 
     @Test func unsupportedNodesAreNamed() throws {
         let subscripted = error { _ = try translator.predicate(#Predicate<PTTrip> { $0.activities[0].cost > 3 }) }
         #expect(subscripted == .unsupportedPredicate)
-        #expect(subscripted?.localizedDescription.contains("PredicateExpressions.CollectionIndexSubscript") == true,
-                "\(String(describing: subscripted?.localizedDescription))")
+        #expect(
+            subscripted?.localizedDescription.contains("PredicateExpressions.CollectionIndexSubscript") == true,
+            "\(String(describing: subscripted?.localizedDescription))")
 
         let maximum = error { _ = try translator.predicate(#Predicate<PTTrip> { $0.tags.max() == "x" }) }
         #expect(maximum == .unsupportedPredicate)
@@ -39,14 +42,17 @@ import Testing
 
     @Test func filteringACapturedCollectionByTheObjectThrows() throws {
         let names = ["Rome"]
-        let thrown = error { _ = try translator.predicate(#Predicate<PTTrip> { trip in names.filter { $0 == trip.name }.count > 0 }) }
+        let thrown = error {
+            _ = try translator.predicate(#Predicate<PTTrip> { trip in names.filter { $0 == trip.name }.count > 0 })
+        }
         #expect(thrown == .unsupportedPredicate)
         #expect(thrown?.description.contains("PredicateExpressions.Filter") == true)
     }
 
     @Test func subqueriesCannotReadTheFetchedObject() throws {
         let thrown = error {
-            _ = try translator.predicate(#Predicate<PTTrip> { trip in trip.activities.contains { $0.cost * 10 > trip.budget } })
+            _ = try translator.predicate(
+                #Predicate<PTTrip> { trip in trip.activities.contains { $0.cost * 10 > trip.budget } })
         }
         #expect(thrown == .unsupportedPredicate)
         #expect(thrown?.description.contains("contains(where:)") == true)
@@ -54,7 +60,8 @@ import Testing
 
     @Test func comparisonResultsNeedAConstant() throws {
         let thrown = error {
-            _ = try translator.predicate(#Predicate<PTTrip> { $0.name.caseInsensitiveCompare("a") == $0.name.caseInsensitiveCompare("b") })
+            _ = try translator.predicate(
+                #Predicate<PTTrip> { $0.name.caseInsensitiveCompare("a") == $0.name.caseInsensitiveCompare("b") })
         }
         #expect(thrown == .unsupportedPredicate)
         #expect(thrown?.description.contains("PredicateExpressions.StringCaseInsensitiveCompare") == true)
@@ -66,7 +73,8 @@ import Testing
     }
 
     @Test func errorsCompareByKind() {
-        let explained = SwiftDataError.unsupportedPredicate.explained("#Predicate uses `X` in a way SQL cannot express: because")
+        let explained = SwiftDataError.unsupportedPredicate.explained(
+            "#Predicate uses `X` in a way SQL cannot express: because")
         #expect(explained == .unsupportedPredicate)
         #expect(explained != .unsupportedKeyPath)
         #expect(explained.hashValue == SwiftDataError.unsupportedPredicate.hashValue)
@@ -97,17 +105,21 @@ import Testing
     }
 
     @Test func theStoreSortsByThem() throws {
-        #expect(try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.budget, order: .reverse)])
-            == ["Tokyo", "Paris", "Rome", "Oslo", "Café Crawl"])
-        #expect(try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.name, comparator: .lexical)])
-            == ["Café Crawl", "Oslo", "Paris", "Rome", "Tokyo"])
-        #expect(try fixture.orderedNames("Activity", [SortDescriptor(\PTActivity.cost)])
-            == ["Espresso", "Louvre", "Colosseum", "Eiffel", "Vatican", "Food tour", "Fjord"])
+        #expect(
+            try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.budget, order: .reverse)])
+                == ["Tokyo", "Paris", "Rome", "Oslo", "Café Crawl"])
+        #expect(
+            try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.name, comparator: .lexical)])
+                == ["Café Crawl", "Oslo", "Paris", "Rome", "Tokyo"])
+        #expect(
+            try fixture.orderedNames("Activity", [SortDescriptor(\PTActivity.cost)])
+                == ["Espresso", "Louvre", "Colosseum", "Eiffel", "Vatican", "Food tour", "Fjord"])
     }
 
     @Test func multiStepKeyPathsSortThroughToOneRelationships() throws {
-        #expect(try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.destination?.name), SortDescriptor(\PTTrip.name)])
-            == ["Oslo", "Café Crawl", "Paris", "Rome", "Tokyo"])
+        #expect(
+            try fixture.orderedNames("Trip", [SortDescriptor(\PTTrip.destination?.name), SortDescriptor(\PTTrip.name)])
+                == ["Oslo", "Café Crawl", "Paris", "Rome", "Tokyo"])
     }
 }
 
@@ -199,8 +211,9 @@ import Testing
     }
 
     @Test func keysTheModelLacksThrowUnsupportedKeyPath() throws {
-        let translator = PredicateTranslator(keyName: { $0 == \PTTrip.summary ? "summary" : PredicateTranslationFixture.keyNames[$0] },
-                                             constant: { $0 })
+        let translator = PredicateTranslator(
+            keyName: { $0 == \PTTrip.summary ? "summary" : PredicateTranslationFixture.keyNames[$0] },
+            constant: { $0 })
         let predicate = try translator.predicate(#Predicate<PTTrip> { $0.summary == "Rome" })
         let thrown = storeError(predicate)
         #expect(thrown == .unsupportedKeyPath)

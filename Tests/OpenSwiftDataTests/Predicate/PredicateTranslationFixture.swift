@@ -113,7 +113,8 @@ final class PredicateTranslationFixture {
                     return id
                 }
                 if let identifier = value as? PTIdentifier {
-                    guard let id = objectIDs.first(where: { Int(bitPattern: $0.key) == identifier.object })?.value else {
+                    guard let id = objectIDs.first(where: { Int(bitPattern: $0.key) == identifier.object })?.value
+                    else {
                         throw CocoaError(.coderInvalidValue)
                     }
                     return id
@@ -173,8 +174,10 @@ final class PredicateTranslationFixture {
             }
             return entity
         }
-        func relate(_ source: NSEntityDescription, _ name: String, toMany: Bool,
-                    _ destination: NSEntityDescription, _ inverseName: String, inverseToMany: Bool) {
+        func relate(
+            _ source: NSEntityDescription, _ name: String, toMany: Bool,
+            _ destination: NSEntityDescription, _ inverseName: String, inverseToMany: Bool
+        ) {
             let forward = NSRelationshipDescription()
             forward.name = name
             forward.destinationEntity = destination
@@ -190,13 +193,18 @@ final class PredicateTranslationFixture {
             source.properties += [forward]
             destination.properties += [inverse]
         }
-        let trip = entity("Trip", [
-            ("name", .stringAttributeType), ("nickname", .stringAttributeType), ("startDate", .dateAttributeType),
-            ("budget", .doubleAttributeType), ("nights", .integer64AttributeType), ("status", .stringAttributeType),
-            ("isFavorite", .booleanAttributeType), ("tripID", .UUIDAttributeType), ("photo", .binaryDataAttributeType),
-            ("rating", .integer64AttributeType),
-        ])
-        let destination = entity("Destination", [("name", .stringAttributeType), ("latitude", .doubleAttributeType), ("country", .stringAttributeType)])
+        let trip = entity(
+            "Trip",
+            [
+                ("name", .stringAttributeType), ("nickname", .stringAttributeType), ("startDate", .dateAttributeType),
+                ("budget", .doubleAttributeType), ("nights", .integer64AttributeType), ("status", .stringAttributeType),
+                ("isFavorite", .booleanAttributeType), ("tripID", .UUIDAttributeType),
+                ("photo", .binaryDataAttributeType),
+                ("rating", .integer64AttributeType),
+            ])
+        let destination = entity(
+            "Destination",
+            [("name", .stringAttributeType), ("latitude", .doubleAttributeType), ("country", .stringAttributeType)])
         let activity = entity("Activity", [("name", .stringAttributeType), ("cost", .doubleAttributeType)])
         relate(trip, "destination", toMany: false, destination, "trips", inverseToMany: true)
         relate(trip, "activities", toMany: true, activity, "trip", inverseToMany: false)
@@ -217,7 +225,9 @@ final class PredicateTranslationFixture {
         }
         var destinationObjects: [String: NSManagedObject] = [:]
         var mirrors: [(PTModel, NSManagedObject)] = []
-        for (name, latitude, country) in [("Italy", 41.9, "IT"), ("France", 48.8, "FR"), ("Japan", 35.7, nil as String?)] {
+        for (name, latitude, country) in [
+            ("Italy", 41.9, "IT"), ("France", 48.8, "FR"), ("Japan", 35.7, nil as String?),
+        ] {
             let mirror = PTDestination()
             mirror.name = name
             mirror.latitude = latitude
@@ -227,10 +237,15 @@ final class PredicateTranslationFixture {
             destinationObjects[name] = object
             mirrors.append((mirror, object))
         }
-        typealias TripRow = (name: String, nickname: String?, start: String, budget: Double, nights: Int, status: PTStatus,
-                             favorite: Bool, rating: Int?, destination: String?, activities: [(String, Double)])
+        typealias TripRow = (
+            name: String, nickname: String?, start: String, budget: Double, nights: Int, status: PTStatus,
+            favorite: Bool, rating: Int?, destination: String?, activities: [(String, Double)]
+        )
         let rows: [TripRow] = [
-            ("Rome", "Roma", "2024-05-01", 1500, 5, .planned, true, 4, "Italy", [("Colosseum", 20), ("Vatican", 30), ("Food tour", 80)]),
+            (
+                "Rome", "Roma", "2024-05-01", 1500, 5, .planned, true, 4, "Italy",
+                [("Colosseum", 20), ("Vatican", 30), ("Food tour", 80)]
+            ),
             ("Paris", nil, "2024-07-10", 2500, 7, .booked, false, 5, "France", [("Louvre", 17), ("Eiffel", 25)]),
             ("Tokyo", "東京", "2025-01-05", 4000, 10, .done, true, nil, "Japan", []),
             ("Oslo", nil, "2023-12-01", 900, 3, .planned, false, 2, nil, [("Fjord", 120)]),
@@ -251,12 +266,14 @@ final class PredicateTranslationFixture {
             mirror.destination = row.destination.flatMap { destinations[$0] }
             mirror.destination?.trips.append(mirror)
             trips[row.name] = mirror
-            let trip = insert("Trip", mirror, [
-                "name": row.name, "nickname": row.nickname, "startDate": Self.date(row.start), "budget": row.budget,
-                "nights": row.nights, "status": row.status.rawValue, "isFavorite": row.favorite,
-                "tripID": mirror.tripID, "photo": mirror.photo,
-                "rating": row.rating,
-            ])
+            let trip = insert(
+                "Trip", mirror,
+                [
+                    "name": row.name, "nickname": row.nickname, "startDate": Self.date(row.start), "budget": row.budget,
+                    "nights": row.nights, "status": row.status.rawValue, "isFavorite": row.favorite,
+                    "tripID": mirror.tripID, "photo": mirror.photo,
+                    "rating": row.rating,
+                ])
             trip.setValue(row.destination.flatMap { destinationObjects[$0] }, forKey: "destination")
             mirrors.append((mirror, trip))
             for (name, cost) in row.activities {
@@ -279,7 +296,9 @@ final class PredicateTranslationFixture {
 }
 
 /// The `SwiftDataError` `body` throws; records an issue when it throws nothing or another error.
-func thrownSwiftDataError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> SwiftDataError? {
+func thrownSwiftDataError(
+    _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) -> SwiftDataError? {
     do {
         try body()
         Issue.record("no error thrown", sourceLocation: sourceLocation)

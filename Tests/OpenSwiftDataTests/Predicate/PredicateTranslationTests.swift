@@ -13,8 +13,10 @@ import Testing
     }
 
     /// Translates `predicate`, checks its format and the trips the store returns.
-    func check(_ predicate: Predicate<PTTrip>, _ format: String, _ expected: Set<String>,
-               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(
+        _ predicate: Predicate<PTTrip>, _ format: String, _ expected: Set<String>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let translated = try fixture.translate(predicate)
         #expect(translated.predicateFormat == format, sourceLocation: sourceLocation)
         #expect(try fixture.names("Trip", translated) == expected, sourceLocation: sourceLocation)
@@ -33,13 +35,16 @@ import Testing
     }
 
     @Test func conjunctionDisjunctionNegation() throws {
-        try check(#Predicate { $0.budget > 1000 && $0.nights <= 7 }, "budget > 1000.0 AND nights <= 7", ["Rome", "Paris"])
-        try check(#Predicate { $0.budget < 1000 || $0.isFavorite }, "budget < 1000.0 OR isFavorite == YES",
-                  ["Oslo", "Café Crawl", "Rome", "Tokyo"])
+        try check(
+            #Predicate { $0.budget > 1000 && $0.nights <= 7 }, "budget > 1000.0 AND nights <= 7", ["Rome", "Paris"])
+        try check(
+            #Predicate { $0.budget < 1000 || $0.isFavorite }, "budget < 1000.0 OR isFavorite == YES",
+            ["Oslo", "Café Crawl", "Rome", "Tokyo"])
         try check(#Predicate { !($0.nights > 3) }, "NOT nights > 3", ["Oslo", "Café Crawl"])
         try check(#Predicate { $0.isFavorite == false }, "isFavorite == NO", ["Paris", "Oslo", "Café Crawl"])
-        try check(#Predicate { $0.nights > 2 && $0.nights < 10 && $0.budget > 1000 },
-                  "nights > 2 AND nights < 10 AND budget > 1000.0", ["Rome", "Paris"])
+        try check(
+            #Predicate { $0.nights > 2 && $0.nights < 10 && $0.budget > 1000 },
+            "nights > 2 AND nights < 10 AND budget > 1000.0", ["Rome", "Paris"])
     }
 
     @Test func constantsKnownNowAreFolded() throws {
@@ -48,7 +53,9 @@ import Testing
         try check(#Predicate { $0.name == tokyo.name }, #"name == "Tokyo""#, ["Tokyo"])
         try check(#Predicate { $0.budget > limit * 2 }, "budget > 2000.0", ["Paris", "Tokyo"])
         try check(#Predicate { limit > 5000 || $0.nights == 3 }, "nights == 3", ["Oslo"])
-        try check(#Predicate { limit < 5000 || $0.nights == 3 }, "TRUEPREDICATE", ["Rome", "Paris", "Tokyo", "Oslo", "Café Crawl"])
+        try check(
+            #Predicate { limit < 5000 || $0.nights == 3 }, "TRUEPREDICATE",
+            ["Rome", "Paris", "Tokyo", "Oslo", "Café Crawl"])
     }
 
     // MARK: Constants of every kind
@@ -75,8 +82,14 @@ import Testing
     @Test func modelConstantsBecomeObjectIDs() throws {
         let rome = try #require(fixture.trips["Rome"])
         let fjord = try #require(fixture.activities["Fjord"])
-        #expect(try fixture.names("Activity", #Predicate<PTActivity> { $0.trip == rome }) == ["Colosseum", "Vatican", "Food tour"])
-        #expect(try fixture.names("Activity", #Predicate<PTActivity> { $0.trip != rome }) == ["Louvre", "Eiffel", "Fjord", "Espresso"])
+        #expect(
+            try fixture.names("Activity", #Predicate<PTActivity> { $0.trip == rome }) == [
+                "Colosseum", "Vatican", "Food tour",
+            ])
+        #expect(
+            try fixture.names("Activity", #Predicate<PTActivity> { $0.trip != rome }) == [
+                "Louvre", "Eiffel", "Fjord", "Espresso",
+            ])
         #expect(try fixture.names("Trip", #Predicate<PTTrip> { $0.activities.contains(fjord) }) == ["Oslo"])
     }
 
@@ -87,7 +100,9 @@ import Testing
         let tripIsRome = try fixture.translate(#Predicate<PTActivity> { $0.trip?.persistentModelID == rome })
         #expect(tripIsRome.predicateFormat.hasPrefix("trip == "), "\(tripIsRome.predicateFormat)")
         #expect(try fixture.names("Activity", tripIsRome) == ["Colosseum", "Vatican", "Food tour"])
-        #expect(try fixture.names("Trip", #Predicate<PTTrip> { $0.activities.contains { $0.persistentModelID == fjord } }) == ["Oslo"])
+        #expect(
+            try fixture.names("Trip", #Predicate<PTTrip> { $0.activities.contains { $0.persistentModelID == fjord } })
+                == ["Oslo"])
     }
 
     // MARK: Optionals
@@ -107,23 +122,35 @@ import Testing
     }
 
     @Test func optionalChainsReadThroughToOneRelationships() throws {
-        try check(#Predicate { $0.destination?.name == "France" }, #"destination.name == "France""#, ["Paris", "Café Crawl"])
+        try check(
+            #Predicate { $0.destination?.name == "France" }, #"destination.name == "France""#, ["Paris", "Café Crawl"])
         try check(#Predicate { $0.destination?.country == nil }, "destination.country == nil", ["Tokyo", "Oslo"])
-        #expect(try fixture.names("Activity", #Predicate<PTActivity> { $0.trip?.destination?.name == "France" })
-            == ["Louvre", "Eiffel", "Espresso"])
+        #expect(
+            try fixture.names("Activity", #Predicate<PTActivity> { $0.trip?.destination?.name == "France" })
+                == ["Louvre", "Eiffel", "Espresso"])
     }
 
     @Test func nilCoalescingForcedUnwrapAndIfLet() throws {
-        try check(#Predicate { ($0.nickname ?? "none") == "none" }, #"TERNARY(nickname == nil, "none", nickname) == "none""#, ["Paris", "Oslo"])
-        try check(#Predicate { $0.destination!.latitude > 40 }, "destination.latitude > 40.0", ["Rome", "Paris", "Café Crawl"])
-        try check(#Predicate { if let place = $0.destination { place.latitude < 40 } else { false } },
-                  "NOT destination == nil AND destination.latitude < 40.0", ["Tokyo"])
-        try check(#Predicate { if let place = $0.destination { place.latitude < 40 } else { true } },
-                  "(NOT destination == nil AND destination.latitude < 40.0) OR destination == nil", ["Tokyo", "Oslo"])
-        try check(#Predicate { $0.rating.flatMap { $0 > 3 } == true }, "NOT rating == nil AND rating > 3", ["Rome", "Paris"])
-        try check(#Predicate { ($0.rating ?? 0) < 3 }, "TERNARY(rating == nil, 0, rating) < 3", ["Tokyo", "Oslo", "Café Crawl"])
-        try check(#Predicate { ($0.destination?.trips.count ?? 0) > 1 },
-                  "TERNARY(destination == nil, 0, destination.trips.@count) > 1", ["Paris", "Café Crawl"])
+        try check(
+            #Predicate { ($0.nickname ?? "none") == "none" }, #"TERNARY(nickname == nil, "none", nickname) == "none""#,
+            ["Paris", "Oslo"])
+        try check(
+            #Predicate { $0.destination!.latitude > 40 }, "destination.latitude > 40.0",
+            ["Rome", "Paris", "Café Crawl"])
+        try check(
+            #Predicate { if let place = $0.destination { place.latitude < 40 } else { false } },
+            "NOT destination == nil AND destination.latitude < 40.0", ["Tokyo"])
+        try check(
+            #Predicate { if let place = $0.destination { place.latitude < 40 } else { true } },
+            "(NOT destination == nil AND destination.latitude < 40.0) OR destination == nil", ["Tokyo", "Oslo"])
+        try check(
+            #Predicate { $0.rating.flatMap { $0 > 3 } == true }, "NOT rating == nil AND rating > 3", ["Rome", "Paris"])
+        try check(
+            #Predicate { ($0.rating ?? 0) < 3 }, "TERNARY(rating == nil, 0, rating) < 3",
+            ["Tokyo", "Oslo", "Café Crawl"])
+        try check(
+            #Predicate { ($0.destination?.trips.count ?? 0) > 1 },
+            "TERNARY(destination == nil, 0, destination.trips.@count) > 1", ["Paris", "Café Crawl"])
     }
 
     // MARK: Arithmetic and conditionals
@@ -138,9 +165,12 @@ import Testing
     }
 
     @Test func conditionals() throws {
-        try check(#Predicate { ($0.isFavorite ? $0.budget : 0) > 1000 }, "TERNARY(isFavorite == YES, budget, 0.0) > 1000.0", ["Rome", "Tokyo"])
-        try check(#Predicate { $0.isFavorite ? $0.nights > 5 : $0.nights < 3 },
-                  "(isFavorite == YES AND nights > 5) OR (NOT isFavorite == YES AND nights < 3)", ["Tokyo", "Café Crawl"])
+        try check(
+            #Predicate { ($0.isFavorite ? $0.budget : 0) > 1000 }, "TERNARY(isFavorite == YES, budget, 0.0) > 1000.0",
+            ["Rome", "Tokyo"])
+        try check(
+            #Predicate { $0.isFavorite ? $0.nights > 5 : $0.nights < 3 },
+            "(isFavorite == YES AND nights > 5) OR (NOT isFavorite == YES AND nights < 3)", ["Tokyo", "Café Crawl"])
     }
 
     // MARK: Strings
@@ -148,10 +178,12 @@ import Testing
     @Test func stringSearches() throws {
         try check(#Predicate { $0.name.contains("o") }, #"name CONTAINS "o""#, ["Rome", "Tokyo", "Oslo"])
         try check(#Predicate { $0.name.starts(with: "Pa") }, #"name BEGINSWITH "Pa""#, ["Paris"])
-        try check(#Predicate { $0.name.localizedStandardContains("CAFE") }, #"name CONTAINS[cd] "CAFE""#, ["Café Crawl"])
+        try check(
+            #Predicate { $0.name.localizedStandardContains("CAFE") }, #"name CONTAINS[cd] "CAFE""#, ["Café Crawl"])
         try check(#Predicate { $0.name.count == 5 }, "length:(name) == 5", ["Paris", "Tokyo"])
-        try check(#Predicate { $0.nickname?.isEmpty == false }, #"NOT nickname == nil AND NOT nickname == """#,
-                  ["Rome", "Tokyo", "Café Crawl"])
+        try check(
+            #Predicate { $0.nickname?.isEmpty == false }, #"NOT nickname == nil AND NOT nickname == """#,
+            ["Rome", "Tokyo", "Café Crawl"])
     }
 
     @Test func stringComparisons() throws {
@@ -159,10 +191,12 @@ import Testing
         let before = ComparisonResult.orderedAscending
         let after = ComparisonResult.orderedDescending
         try check(#Predicate { $0.name.caseInsensitiveCompare("ROME") == same }, #"name ==[c] "ROME""#, ["Rome"])
-        try check(#Predicate { $0.name.caseInsensitiveCompare("oslo") != same }, #"NOT name ==[c] "oslo""#,
-                  ["Rome", "Paris", "Tokyo", "Café Crawl"])
+        try check(
+            #Predicate { $0.name.caseInsensitiveCompare("oslo") != same }, #"NOT name ==[c] "oslo""#,
+            ["Rome", "Paris", "Tokyo", "Café Crawl"])
         try check(#Predicate { $0.name.localizedCompare("P") == before }, #"name < "P""#, ["Oslo", "Café Crawl"])
-        try check(#Predicate { $0.name.caseInsensitiveCompare("p") == after }, #"name >[c] "p""#, ["Paris", "Rome", "Tokyo"])
+        try check(
+            #Predicate { $0.name.caseInsensitiveCompare("p") == after }, #"name >[c] "p""#, ["Paris", "Rome", "Tokyo"])
     }
 
     @Test func capturedRegex() throws {
@@ -187,16 +221,21 @@ import Testing
     @Test func countAndIsEmpty() throws {
         try check(#Predicate { $0.activities.count >= 2 }, "activities.@count >= 2", ["Rome", "Paris"])
         try check(#Predicate { $0.activities.isEmpty }, "activities.@count == 0", ["Tokyo"])
-        try check(#Predicate { !$0.activities.isEmpty }, "NOT activities.@count == 0", ["Rome", "Paris", "Oslo", "Café Crawl"])
+        try check(
+            #Predicate { !$0.activities.isEmpty }, "NOT activities.@count == 0",
+            ["Rome", "Paris", "Oslo", "Café Crawl"])
     }
 
     @Test func containsWhereAllSatisfyAndFilter() throws {
-        try check(#Predicate { $0.activities.contains { $0.cost > 50 } },
-                  "SUBQUERY(activities, $v1, $v1.cost > 50.0).@count > 0", ["Rome", "Oslo"])
-        try check(#Predicate { $0.activities.allSatisfy { $0.cost < 30 } },
-                  "SUBQUERY(activities, $v1, NOT $v1.cost < 30.0).@count == 0", ["Paris", "Tokyo", "Café Crawl"])
-        try check(#Predicate { $0.activities.filter { $0.cost >= 20 }.count >= 2 },
-                  "SUBQUERY(activities, $v1, $v1.cost >= 20.0).@count >= 2", ["Rome"])
+        try check(
+            #Predicate { $0.activities.contains { $0.cost > 50 } },
+            "SUBQUERY(activities, $v1, $v1.cost > 50.0).@count > 0", ["Rome", "Oslo"])
+        try check(
+            #Predicate { $0.activities.allSatisfy { $0.cost < 30 } },
+            "SUBQUERY(activities, $v1, NOT $v1.cost < 30.0).@count == 0", ["Paris", "Tokyo", "Café Crawl"])
+        try check(
+            #Predicate { $0.activities.filter { $0.cost >= 20 }.count >= 2 },
+            "SUBQUERY(activities, $v1, $v1.cost >= 20.0).@count >= 2", ["Rome"])
     }
 
     @Test func nestedSubqueriesReadTheEnclosingElement() throws {
@@ -204,14 +243,20 @@ import Testing
             place.trips.contains { trip in trip.activities.contains { $0.cost > trip.budget / 100 } }
         }
         let translated = try fixture.translate(predicate)
-        #expect(translated.predicateFormat
-            == "SUBQUERY(trips, $v1, SUBQUERY($v1.activities, $v2, $v2.cost > $v1.budget / 100.0).@count > 0).@count > 0")
+        #expect(
+            translated.predicateFormat
+                == "SUBQUERY(trips, $v1, SUBQUERY($v1.activities, $v2, $v2.cost > $v1.budget / 100.0).@count > 0).@count > 0"
+        )
         #expect(try fixture.names("Destination", translated) == ["Italy"])
     }
 
     @Test func closuresOverCapturedCollections() throws {
         let wanted = ["Rome", "Paris"]
-        try check(#Predicate { trip in wanted.contains { $0 == trip.name } }, #""Rome" == name OR "Paris" == name"#, ["Rome", "Paris"])
-        try check(#Predicate { _ in wanted.contains { $0 == "Rome" } }, "TRUEPREDICATE", ["Rome", "Paris", "Tokyo", "Oslo", "Café Crawl"])
+        try check(
+            #Predicate { trip in wanted.contains { $0 == trip.name } }, #""Rome" == name OR "Paris" == name"#,
+            ["Rome", "Paris"])
+        try check(
+            #Predicate { _ in wanted.contains { $0 == "Rome" } }, "TRUEPREDICATE",
+            ["Rome", "Paris", "Tokyo", "Oslo", "Café Crawl"])
     }
 }

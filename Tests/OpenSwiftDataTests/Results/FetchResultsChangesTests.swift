@@ -56,10 +56,14 @@ actor CSSnapshotRecorder {
     }
 
     /// The snapshot at `index`, once it arrived.
-    func snapshot(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> FetchResultsSnapshot<CSTask> {
+    func snapshot(
+        _ index: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> FetchResultsSnapshot<CSTask> {
         await waitFor(index + 1)
-        return try #require(index < received.count ? received[index] : nil,
-                            "snapshot \(index) never came (\(received.count) received, finished: \(isFinished))", sourceLocation: sourceLocation)
+        return try #require(
+            index < received.count ? received[index] : nil,
+            "snapshot \(index) never came (\(received.count) received, finished: \(isFinished))",
+            sourceLocation: sourceLocation)
     }
 
     /// Waits until the sequence ended.
@@ -85,12 +89,15 @@ actor CSSnapshotRecorder {
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("FetchResultsChanges-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "FetchResultsChanges-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
     func makeContainer(_ name: String = "Tasks") throws -> ModelContainer {
-        try ModelContainer(for: CSTask.self, CSLabel.self, configurations: ModelConfiguration(url: folder.appendingPathComponent("\(name).store")))
+        try ModelContainer(
+            for: CSTask.self, CSLabel.self,
+            configurations: ModelConfiguration(url: folder.appendingPathComponent("\(name).store")))
     }
 
     /// Reads `changes` on a task of its own into a recorder.
@@ -104,7 +111,9 @@ actor CSSnapshotRecorder {
     }
 
     /// Each snapshot's difference turns the previous identifiers into its own.
-    func expectConsistent(_ snapshots: [FetchResultsSnapshot<CSTask>], sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectConsistent(
+        _ snapshots: [FetchResultsSnapshot<CSTask>], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var previous: [PersistentIdentifier] = []
         for snapshot in snapshots {
             #expect(previous.applying(snapshot.difference) == snapshot.identifiers, sourceLocation: sourceLocation)
@@ -112,7 +121,8 @@ actor CSSnapshotRecorder {
         }
     }
 
-    static let open = FetchDescriptor<CSTask>(predicate: #Predicate { !$0.isDone }, sortBy: [SortDescriptor(\.priority)])
+    static let open = FetchDescriptor<CSTask>(
+        predicate: #Predicate { !$0.isDone }, sortBy: [SortDescriptor(\.priority)])
 
     @Test func firstSnapshotHoldsTheResultsInOrder() async throws {
         let container = try makeContainer()
@@ -134,7 +144,8 @@ actor CSSnapshotRecorder {
     @Test func insertUpdateMoveAndDeleteAreReported() async throws {
         let container = try makeContainer()
         let context = ModelContext(container)
-        let a = CSTask(title: "a", priority: 1), b = CSTask(title: "b", priority: 2), c = CSTask(title: "c", priority: 3)
+        let a = CSTask(title: "a", priority: 1), b = CSTask(title: "b", priority: 2),
+            c = CSTask(title: "c", priority: 3)
         for model in [a, b, c] { context.insert(model) }
         try context.save()
         let (recorder, task) = record(try context.changes(for: Self.open))
@@ -235,7 +246,9 @@ actor CSSnapshotRecorder {
         try other.save()
         let inserted = try await recorder.snapshot(1)
         #expect(inserted.insertedIdentifiers == [task1.persistentModelID])
-        #expect(inserted.models(in: observing).map(\.title) == ["from elsewhere"], "identifiers resolve in the observing context")
+        #expect(
+            inserted.models(in: observing).map(\.title) == ["from elsewhere"],
+            "identifiers resolve in the observing context")
 
         task1.title = "renamed"
         try other.save()
@@ -268,8 +281,12 @@ actor CSSnapshotRecorder {
 
         // Only the observing container watches the file; the other one posts nothing.
         let remoteChanges = CSCounter()
-        let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: nil, queue: nil) { note in
-            if (note.userInfo?[NSPersistentStoreURLKey] as? URL)?.standardizedFileURL == storeURL.standardizedFileURL { remoteChanges.increment() }
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: nil, queue: nil
+        ) { note in
+            if (note.userInfo?[NSPersistentStoreURLKey] as? URL)?.standardizedFileURL == storeURL.standardizedFileURL {
+                remoteChanges.increment()
+            }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
 
@@ -292,7 +309,8 @@ actor CSSnapshotRecorder {
         #expect(inserted.insertedIdentifiers.count == 1)
         #expect(inserted.models(in: context).map(\.title) == ["added elsewhere", "kept"])
 
-        let remoteKept = try #require(try writer.fetch(FetchDescriptor<CSTask>(predicate: #Predicate { $0.title == "kept" })).first)
+        let remoteKept = try #require(
+            try writer.fetch(FetchDescriptor<CSTask>(predicate: #Predicate { $0.title == "kept" })).first)
         remoteKept.priority = -1
         remoteKept.note = "moved to the top"
         added.isDone = true
@@ -364,7 +382,8 @@ actor CSSnapshotRecorder {
     @Test func aLimitShowsThePageOfTheResults() async throws {
         let container = try makeContainer()
         let context = ModelContext(container)
-        let a = CSTask(title: "a", priority: 1), b = CSTask(title: "b", priority: 2), c = CSTask(title: "c", priority: 3)
+        let a = CSTask(title: "a", priority: 1), b = CSTask(title: "b", priority: 2),
+            c = CSTask(title: "c", priority: 3)
         for model in [a, b, c] { context.insert(model) }
         try context.save()
         var firstTwo = Self.open
@@ -378,7 +397,8 @@ actor CSSnapshotRecorder {
         try context.save()
         let pushed = try await recorder.snapshot(1)
         #expect(pushed.identifiers == [top, a].map(\.persistentModelID))
-        #expect(pushed.insertedIdentifiers == [top.persistentModelID] && pushed.removedIdentifiers == [b.persistentModelID])
+        #expect(
+            pushed.insertedIdentifiers == [top.persistentModelID] && pushed.removedIdentifiers == [b.persistentModelID])
 
         // Below the page: nothing to show.
         c.note = "unseen"
@@ -392,7 +412,8 @@ actor CSSnapshotRecorder {
     }
 
     @Test func aStoreInMemoryIsFollowedToo() async throws {
-        let container = try ModelContainer(for: CSTask.self, CSLabel.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: CSTask.self, CSLabel.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         let (recorder, task) = record(try context.changes(for: FetchDescriptor<CSTask>()))
         defer { task.cancel() }
@@ -403,8 +424,9 @@ actor CSSnapshotRecorder {
         #expect(try await recorder.snapshot(1).identifiers == [first.persistentModelID])
         context.insert(second)
         try context.save()
-        #expect(try await recorder.snapshot(2).identifiers == [first, second].map(\.persistentModelID),
-                "without sort descriptors new results come last")
+        #expect(
+            try await recorder.snapshot(2).identifiers == [first, second].map(\.persistentModelID),
+            "without sort descriptors new results come last")
     }
 
     /// Waits (in short steps, up to a generous bound) until `condition` holds.
@@ -423,4 +445,3 @@ final class CSCounter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
     func increment() { lock.withLock { count += 1 } }
 }
-

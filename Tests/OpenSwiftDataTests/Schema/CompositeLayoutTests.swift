@@ -19,7 +19,10 @@ private struct CLPlacement: Codable {
     @Test func optionalPropertiesOfEveryIntegerWidthAreOptionalElements() throws {
         let layout = try #require(CompositeLayout.of(CLPlacement.self))
         let optional = Dictionary(uniqueKeysWithValues: layout.elements.map { ($0.name, $0.isOptional) })
-        #expect(optional == ["row": true, "floor": true, "seat": true, "section": true, "level": true,
-                             "block": true, "gate": true, "code": true, "label": false])
+        #expect(
+            optional == [
+                "row": true, "floor": true, "seat": true, "section": true, "level": true,
+                "block": true, "gate": true, "code": true, "label": false,
+            ])
     }
 }

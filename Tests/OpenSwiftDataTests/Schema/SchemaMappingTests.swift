@@ -47,42 +47,43 @@ final class SMDestination {
 
 /// The same entities as Xcode writes them in a model file.
 private let equivalentModelFile = """
-<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23A344" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
-    <entity name="SMTrip" representedClassName="SMTrip" syncable="YES">
-        <attribute name="name" attributeType="String"/>
-        <attribute name="startDate" attributeType="Date" usesScalarValueType="NO"/>
-        <attribute name="budget" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
-        <attribute name="nights" attributeType="Integer 64" defaultValueString="1" usesScalarValueType="YES"/>
-        <attribute name="kind" attributeType="String" defaultValueString="leisure"/>
-        <attribute name="notes" optional="YES" attributeType="String"/>
-        <attribute name="photo" optional="YES" attributeType="Binary"/>
-        <attribute name="identifier" attributeType="UUID" usesScalarValueType="NO"/>
-        <attribute name="link" optional="YES" attributeType="URI"/>
-        <attribute name="price" attributeType="Decimal" defaultValueString="0" elementID="cost"/>
-        <relationship name="activities" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="SMActivity" inverseName="trip" inverseEntity="SMActivity"/>
-        <relationship name="destination" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="SMDestination" inverseName="trips" inverseEntity="SMDestination"/>
-        <uniquenessConstraints>
-            <uniquenessConstraint>
-                <constraint value="name"/>
-            </uniquenessConstraint>
-        </uniquenessConstraints>
-    </entity>
-    <entity name="SMActivity" representedClassName="SMActivity" syncable="YES">
-        <attribute name="title" attributeType="String"/>
-        <attribute name="isBooked" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
-        <relationship name="trip" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="SMTrip" inverseName="activities" inverseEntity="SMTrip"/>
-    </entity>
-    <entity name="SMDestination" representedClassName="SMDestination" syncable="YES">
-        <attribute name="city" attributeType="String"/>
-        <relationship name="trips" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="SMTrip" inverseName="destination" inverseEntity="SMTrip"/>
-    </entity>
-</model>
-"""
+    <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+    <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23A344" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+        <entity name="SMTrip" representedClassName="SMTrip" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <attribute name="startDate" attributeType="Date" usesScalarValueType="NO"/>
+            <attribute name="budget" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+            <attribute name="nights" attributeType="Integer 64" defaultValueString="1" usesScalarValueType="YES"/>
+            <attribute name="kind" attributeType="String" defaultValueString="leisure"/>
+            <attribute name="notes" optional="YES" attributeType="String"/>
+            <attribute name="photo" optional="YES" attributeType="Binary"/>
+            <attribute name="identifier" attributeType="UUID" usesScalarValueType="NO"/>
+            <attribute name="link" optional="YES" attributeType="URI"/>
+            <attribute name="price" attributeType="Decimal" defaultValueString="0" elementID="cost"/>
+            <relationship name="activities" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="SMActivity" inverseName="trip" inverseEntity="SMActivity"/>
+            <relationship name="destination" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="SMDestination" inverseName="trips" inverseEntity="SMDestination"/>
+            <uniquenessConstraints>
+                <uniquenessConstraint>
+                    <constraint value="name"/>
+                </uniquenessConstraint>
+            </uniquenessConstraints>
+        </entity>
+        <entity name="SMActivity" representedClassName="SMActivity" syncable="YES">
+            <attribute name="title" attributeType="String"/>
+            <attribute name="isBooked" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+            <relationship name="trip" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="SMTrip" inverseName="activities" inverseEntity="SMTrip"/>
+        </entity>
+        <entity name="SMDestination" representedClassName="SMDestination" syncable="YES">
+            <attribute name="city" attributeType="String"/>
+            <relationship name="trips" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="SMTrip" inverseName="destination" inverseEntity="SMTrip"/>
+        </entity>
+    </model>
+    """
 
 @Suite struct SchemaMappingTests {
     private func equivalentModel() throws -> NSManagedObjectModel {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SchemaMapping-\(UUID().uuidString).xcdatamodel")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "SchemaMapping-\(UUID().uuidString).xcdatamodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try equivalentModelFile.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
@@ -91,7 +92,8 @@ private let equivalentModelFile = """
 
     @Test func entityHashesEqualCoreDataHashesOfTheEquivalentModelFile() throws {
         let schema = Schema([SMTrip.self])
-        #expect(schema.entities.map(\.name) == ["SMTrip", "SMActivity", "SMDestination"], "related types join the schema")
+        #expect(
+            schema.entities.map(\.name) == ["SMTrip", "SMActivity", "SMDestination"], "related types join the schema")
         let mapped = try schema.makeManagedObjectModel()
         let expected = try equivalentModel()
         for entity in expected.entities {
@@ -101,7 +103,8 @@ private let equivalentModelFile = """
                 let mine = try #require(made.propertiesByName[property.name], "\(name).\(property.name) is mapped")
                 #expect(mine.versionHash == property.versionHash, "\(name).\(property.name)")
             }
-            #expect(Set(made.propertiesByName.keys) == Set(entity.propertiesByName.keys), "\(name) has the same properties")
+            #expect(
+                Set(made.propertiesByName.keys) == Set(entity.propertiesByName.keys), "\(name) has the same properties")
             #expect(made.versionHash == entity.versionHash, "\(name)'s version hash")
         }
         #expect(mapped.entityVersionHashesByName == expected.entityVersionHashesByName)
@@ -112,7 +115,9 @@ private let equivalentModelFile = """
         let trip = try #require(model.entitiesByName["SMTrip"])
         let attributes = trip.attributesByName
         #expect(attributes["nights"]?.attributeType == .integer64AttributeType)
-        #expect(attributes["kind"]?.attributeType == .stringAttributeType, "a String-backed enum is stored as its raw value")
+        #expect(
+            attributes["kind"]?.attributeType == .stringAttributeType, "a String-backed enum is stored as its raw value"
+        )
         #expect(attributes["kind"]?.defaultValue as? String == "leisure")
         #expect(attributes["notes"]?.isOptional == true)
         #expect(attributes["name"]?.isOptional == false)

@@ -104,7 +104,8 @@ enum ErrMsgSchemaV2: VersionedSchema {
 
     @Model final class ErrMsgMaker {
         var name: String
-        @Relationship(deleteRule: .nullify, minimumModelCount: 2, inverse: \ErrMsgGadget.maker) var gadgets: [ErrMsgGadget] = []
+        @Relationship(deleteRule: .nullify, minimumModelCount: 2, inverse: \ErrMsgGadget.maker) var gadgets:
+            [ErrMsgGadget] = []
 
         init(name: String) {
             self.name = name
@@ -132,12 +133,16 @@ enum ErrMsgSchemaV2Numeric: VersionedSchema {
 enum ErrMsgInvalidDidMigratePlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ErrMsgSchemaV1.self, ErrMsgSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self, willMigrate: nil, didMigrate: { context in
-            let maker = ErrMsgSchemaV2.ErrMsgMaker(name: "Acme")
-            context.insert(maker)
-            let gadget = try context.fetch(FetchDescriptor<ErrMsgSchemaV2.ErrMsgGadget>()).first
-            gadget?.maker = maker
-        })]
+        [
+            .custom(
+                fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    let maker = ErrMsgSchemaV2.ErrMsgMaker(name: "Acme")
+                    context.insert(maker)
+                    let gadget = try context.fetch(FetchDescriptor<ErrMsgSchemaV2.ErrMsgGadget>()).first
+                    gadget?.maker = maker
+                })
+        ]
     }
 }
 
@@ -145,22 +150,30 @@ enum ErrMsgInvalidDidMigratePlan: SchemaMigrationPlan {
 enum ErrMsgUniqueDidMigratePlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ErrMsgSchemaV1.self, ErrMsgSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self, willMigrate: nil, didMigrate: { context in
-            context.insert(ErrMsgSchemaV2.ErrMsgGadget(code: "g1", size: "huge"))
-        })]
+        [
+            .custom(
+                fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    context.insert(ErrMsgSchemaV2.ErrMsgGadget(code: "g1", size: "huge"))
+                })
+        ]
     }
 }
 
 /// A lightweight stage from 1.0.0 to 2.0.0 while the store holds one code twice.
 enum ErrMsgDuplicateUniquePlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ErrMsgSchemaV1.self, ErrMsgSchemaV2.self] }
-    static var stages: [MigrationStage] { [.lightweight(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self)] }
+    static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2.self)]
+    }
 }
 
 /// A lightweight stage that would have to turn text into numbers.
 enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ErrMsgSchemaV1.self, ErrMsgSchemaV2Numeric.self] }
-    static var stages: [MigrationStage] { [.lightweight(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2Numeric.self)] }
+    static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: ErrMsgSchemaV1.self, toVersion: ErrMsgSchemaV2Numeric.self)]
+    }
 }
 
 @Suite(.serialized) struct SwiftDataErrorMessageTests {
@@ -171,8 +184,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     }
 
     private func tripContainer() throws -> ModelContainer {
-        try ModelContainer(for: ErrMsgTrip.self, ErrMsgStop.self, ErrMsgOwner.self, ErrMsgBadge.self,
-                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try ModelContainer(
+            for: ErrMsgTrip.self, ErrMsgStop.self, ErrMsgOwner.self, ErrMsgBadge.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     }
 
     /// Runs `body`; returns its error, if any, and the texts a user sees of it (`description`
@@ -301,7 +315,8 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     @Test func twoContainersOnOneFileUpsertAUniqueValue() throws {
         let url = try folder().appendingPathComponent("cities.store")
         let first = ModelContext(try ModelContainer(for: ErrMsgCity.self, configurations: ModelConfiguration(url: url)))
-        let second = ModelContext(try ModelContainer(for: ErrMsgCity.self, configurations: ModelConfiguration(url: url)))
+        let second = ModelContext(
+            try ModelContainer(for: ErrMsgCity.self, configurations: ModelConfiguration(url: url)))
         first.insert(ErrMsgCity(name: "Paris", population: 1))
         second.insert(ErrMsgCity(name: "Paris", population: 2))
         let (firstError, _) = failure("unique first save") { try first.save() }
@@ -314,8 +329,10 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
 
     @Test func twoContainersOnOneFileUpsertACompoundUniqueValue() throws {
         let url = try folder().appendingPathComponent("routes.store")
-        let first = ModelContext(try ModelContainer(for: ErrMsgRoute.self, configurations: ModelConfiguration(url: url)))
-        let second = ModelContext(try ModelContainer(for: ErrMsgRoute.self, configurations: ModelConfiguration(url: url)))
+        let first = ModelContext(
+            try ModelContainer(for: ErrMsgRoute.self, configurations: ModelConfiguration(url: url)))
+        let second = ModelContext(
+            try ModelContainer(for: ErrMsgRoute.self, configurations: ModelConfiguration(url: url)))
         first.insert(ErrMsgRoute(from: "A", to: "B", minutes: 10))
         second.insert(ErrMsgRoute(from: "A", to: "B", minutes: 12))
         let (firstError, _) = failure("#Unique first save") { try first.save() }
@@ -329,7 +346,8 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     /// rows, so Core Data's policy undoes the rename and saves the model's other changes.
     /// No error reaches the user; recorded here so a change to that is noticed.
     @Test func renamingASavedModelOntoAnotherUniqueValue() throws {
-        let context = ModelContext(try ModelContainer(for: ErrMsgCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let context = ModelContext(
+            try ModelContainer(for: ErrMsgCity.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         let paris = ErrMsgCity(name: "Paris", population: 1)
         let rome = ErrMsgCity(name: "Rome", population: 2)
         context.insert(paris)
@@ -358,8 +376,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
         let model = NSManagedObjectModel()
         model.entities = [entity]
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: try folder().appendingPathComponent("c.store"), options: nil)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil,
+            at: try folder().appendingPathComponent("c.store"), options: nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let coreDataError: NSError? = context.performAndWait {
@@ -418,7 +437,8 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
 
     private func makeVersion1Store(_ gadgets: [(String, String)]) throws -> URL {
         let url = try folder().appendingPathComponent("gadgets.store")
-        let container = try ModelContainer(for: Schema(versionedSchema: ErrMsgSchemaV1.self), configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: ErrMsgSchemaV1.self), configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         for (code, size) in gadgets { context.insert(ErrMsgSchemaV1.ErrMsgGadget(code: code, size: size)) }
         try context.save()
@@ -428,8 +448,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     @Test func aDidMigrateThatLeavesAnInvalidModelNamesIt() throws {
         let url = try makeVersion1Store([("g1", "small")])
         let (error, text) = failure("invalid didMigrate") {
-            _ = try ModelContainer(for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgInvalidDidMigratePlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgInvalidDidMigratePlan.self,
+                configurations: ModelConfiguration(url: url))
         }
         #expect(error as? SwiftDataError == .modelValidationFailure)
         #expect(text.contains("ErrMsgMaker.gadgets"))
@@ -439,8 +460,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     @Test func aDidMigrateThatRepeatsAUniqueValueUpserts() throws {
         let url = try makeVersion1Store([("g1", "small")])
         let (error, _) = failure("unique didMigrate") {
-            let container = try ModelContainer(for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgUniqueDidMigratePlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgUniqueDidMigratePlan.self,
+                configurations: ModelConfiguration(url: url))
             let gadgets = try ModelContext(container).fetch(FetchDescriptor<ErrMsgSchemaV2.ErrMsgGadget>())
             #expect(gadgets.map(\.size) == ["huge"])
         }
@@ -450,8 +472,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     @Test func aLightweightStageOverDuplicatesOfANewUniqueValue() throws {
         let url = try makeVersion1Store([("dup", "small"), ("dup", "large")])
         let (error, text) = failure("duplicate unique lightweight") {
-            let container = try ModelContainer(for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgDuplicateUniquePlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: ErrMsgSchemaV2.self), migrationPlan: ErrMsgDuplicateUniquePlan.self,
+                configurations: ModelConfiguration(url: url))
             _ = try ModelContext(container).fetch(FetchDescriptor<ErrMsgSchemaV2.ErrMsgGadget>())
         }
         #expect(error as? SwiftDataError == .loadIssueModelContainer)
@@ -461,8 +484,9 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
     @Test func aLightweightStageThatCannotBeInferredNamesModelAndProperty() throws {
         let url = try makeVersion1Store([("g1", "small")])
         let (error, text) = failure("uninferable lightweight") {
-            let container = try ModelContainer(for: Schema(versionedSchema: ErrMsgSchemaV2Numeric.self), migrationPlan: ErrMsgUninferablePlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: ErrMsgSchemaV2Numeric.self), migrationPlan: ErrMsgUninferablePlan.self,
+                configurations: ModelConfiguration(url: url))
             _ = try ModelContext(container).fetch(FetchDescriptor<ErrMsgSchemaV2Numeric.ErrMsgGadget>())
         }
         #expect(error as? SwiftDataError == .loadIssueModelContainer)

@@ -20,10 +20,12 @@ struct CompiledMappingModelDecoder {
         do {
             let root = try KeyedArchive(data: data).topObject(forKey: "root")
             guard root.className == "NSMappingModel" else {
-                throw failure(nil, "is not a compiled mapping model (its root object is \(root.className ?? "not an object"))")
+                throw failure(
+                    nil, "is not a compiled mapping model (its root object is \(root.className ?? "not an object"))")
             }
             let model = NSMappingModel()
-            model.entityMappings = try (root.field("NSEntityMappings")?.members() ?? []).enumerated().map { index, archived in
+            model.entityMappings = try (root.field("NSEntityMappings")?.members() ?? []).enumerated().map {
+                index, archived in
                 context = "entity mapping #\(index + 1)"
                 let mapping = try entityMapping(archived)
                 context = "entity mapping '\(mapping.name ?? "")'"
@@ -52,7 +54,9 @@ struct CompiledMappingModelDecoder {
         mapping.destinationEntityName = try archived.string("NSDestinationEntityName")
         mapping.sourceEntityVersionHash = try data(archived.field("NSSourceEntityVersionHash"))
         mapping.destinationEntityVersionHash = try data(archived.field("NSDestinationEntityVersionHash"))
-        mapping.sourceExpression = try archived.field("NSSourceExpression").map { try expressions.expression($0, depth: 0) }
+        mapping.sourceExpression = try archived.field("NSSourceExpression").map {
+            try expressions.expression($0, depth: 0)
+        }
         mapping.entityMigrationPolicyClassName = try archived.string("NSEntityMigrationPolicyClassName")
         mapping.userInfo = try userInfo(archived)
         mapping.attributeMappings = try propertyMappings(archived.field("NSAttributeMappings"))
@@ -67,7 +71,9 @@ struct CompiledMappingModelDecoder {
             }
             let mapping = NSPropertyMapping()
             mapping.name = try item.string("NSDestinationPropertyName")
-            mapping.valueExpression = try item.field("NSValueExpression").map { try expressions.expression($0, depth: 0) }
+            mapping.valueExpression = try item.field("NSValueExpression").map {
+                try expressions.expression($0, depth: 0)
+            }
             mapping.userInfo = try userInfo(item)
             return mapping
         }

@@ -23,9 +23,14 @@ extension NSMappingModel {
     ///   - bundles: The bundles to search, or `nil` for the app's bundles.
     ///   - sourceModel: The model to migrate from.
     ///   - destinationModel: The model to migrate to.
-    public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
+    public convenience init?(
+        from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
+        destinationModel: NSManagedObjectModel?
+    ) {
         guard let sourceModel, let destinationModel,
-              let found = Self.find(in: MappingModelSearch.files(in: bundles ?? ModelResourceSearch.searchedBundles()), from: sourceModel, to: destinationModel)
+            let found = Self.find(
+                in: MappingModelSearch.files(in: bundles ?? ModelResourceSearch.searchedBundles()), from: sourceModel,
+                to: destinationModel)
         else { return nil }
         self.init()
         entityMappings = found.entityMappings
@@ -44,7 +49,9 @@ extension NSMappingModel {
     ///   - destinationModel: The model to migrate to, or `nil` to load the one the file records.
     /// - Returns: The mapping model.
     /// - Throws: A ``ModelLoadingError`` naming the file and the mapping at fault.
-    public static func load(contentsOf url: URL, sourceModel: NSManagedObjectModel? = nil, destinationModel: NSManagedObjectModel? = nil) throws -> NSMappingModel {
+    public static func load(
+        contentsOf url: URL, sourceModel: NSManagedObjectModel? = nil, destinationModel: NSManagedObjectModel? = nil
+    ) throws -> NSMappingModel {
         var file = url
         if url.pathExtension == "xcmappingmodel" { file = url.appendingPathComponent("xcmapping.xml") }
         let source = ModelFileSource(url: file)
@@ -52,18 +59,25 @@ extension NSMappingModel {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\((error as NSError).localizedDescription))")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil,
+                reason: "cannot be read (\((error as NSError).localizedDescription))")
         }
         if file.pathExtension == "cdm" || data.starts(with: Array("bplist".utf8)) {
             return try CompiledMappingModelDecoder(source: source).decode(data)
         }
-        return try XcodeMappingModelReader(source: source).read(data, sourceModel: sourceModel, destinationModel: destinationModel)
+        return try XcodeMappingModelReader(source: source).read(
+            data, sourceModel: sourceModel, destinationModel: destinationModel)
     }
 
     /// The first mapping model of `files` that loads and maps `source` to `destination`.
-    static func find(in files: [URL], from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> NSMappingModel? {
+    static func find(
+        in files: [URL], from source: NSManagedObjectModel, to destination: NSManagedObjectModel
+    ) -> NSMappingModel? {
         for file in files {
-            guard let mapping = try? load(contentsOf: file), mapping.maps(from: source, to: destination) else { continue }
+            guard let mapping = try? load(contentsOf: file), mapping.maps(from: source, to: destination) else {
+                continue
+            }
             return mapping
         }
         return nil
@@ -90,10 +104,14 @@ extension NSMappingModel {
     /// hash in `source` or `destination` than the mapping records; `nil` when all fit.
     package func firstMismatch(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Mismatch? {
         for mapping in entityMappings ?? [] {
-            if let name = mapping.sourceEntityName, source.entitiesByName[name]?.versionHash != mapping.sourceEntityVersionHash {
+            if let name = mapping.sourceEntityName,
+                source.entitiesByName[name]?.versionHash != mapping.sourceEntityVersionHash
+            {
                 return Mismatch(mappingName: mapping.name ?? "", entityName: name, isSource: true)
             }
-            if let name = mapping.destinationEntityName, destination.entitiesByName[name]?.versionHash != mapping.destinationEntityVersionHash {
+            if let name = mapping.destinationEntityName,
+                destination.entitiesByName[name]?.versionHash != mapping.destinationEntityVersionHash
+            {
                 return Mismatch(mappingName: mapping.name ?? "", entityName: name, isSource: false)
             }
         }
@@ -109,7 +127,9 @@ enum MappingModelSearch {
         var found: [URL] = []
         for bundle in bundles {
             for pathExtension in ["cdm", "xcmappingmodel"] {
-                let urls = (bundle.urls(forResourcesWithExtension: pathExtension, subdirectory: nil) ?? []).map { $0 as URL }
+                let urls = (bundle.urls(forResourcesWithExtension: pathExtension, subdirectory: nil) ?? []).map {
+                    $0 as URL
+                }
                 found += urls.sorted { $0.lastPathComponent < $1.lastPathComponent }
             }
         }

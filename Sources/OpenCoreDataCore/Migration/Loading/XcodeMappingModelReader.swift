@@ -37,39 +37,54 @@ struct XcodeMappingModelReader {
         var destinationPath: String?
     }
 
-    func read(_ data: Data, sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) throws -> NSMappingModel {
+    func read(
+        _ data: Data, sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?
+    ) throws -> NSMappingModel {
         let root = try ModelXMLDocument.parse(data, source: source, allowsExternalDoctype: true)
         guard root.name == "database" else {
-            throw failure(root.line, nil, "is not an Xcode mapping model (its root element is <\(root.name)>, not <database>)")
+            throw failure(
+                root.line, nil, "is not an Xcode mapping model (its root element is <\(root.name)>, not <database>)")
         }
         let objects = try storedObjects(root)
         guard let model = objects.values.first(where: { $0.kind == "XDDEVMAPPINGMODEL" }) else {
             throw failure(nil, nil, "holds no mapping model (no XDDEVMAPPINGMODEL object)")
         }
-        let recorded = RecordedModels(sourcePath: model.attributes["sourcemodelpath"], destinationPath: model.attributes["destinationmodelpath"])
+        let recorded = RecordedModels(
+            sourcePath: model.attributes["sourcemodelpath"], destinationPath: model.attributes["destinationmodelpath"])
         guard let sourceModel = sourceModel ?? resolve(recorded.sourcePath),
-              let destinationModel = destinationModel ?? resolve(recorded.destinationPath) else {
-            throw failure(model.line, "<object type=\"XDDEVMAPPINGMODEL\">",
-                          "names models that cannot be found (source '\(recorded.sourcePath ?? "none")', destination '\(recorded.destinationPath ?? "none")'); pass the models in")
+            let destinationModel = destinationModel ?? resolve(recorded.destinationPath)
+        else {
+            throw failure(
+                model.line, "<object type=\"XDDEVMAPPINGMODEL\">",
+                "names models that cannot be found (source '\(recorded.sourcePath ?? "none")', destination '\(recorded.destinationPath ?? "none")'); pass the models in"
+            )
         }
         let stored = try (model.relationships["entitymappings"] ?? []).map { id in
             guard let object = objects[id], object.kind == "XDDEVENTITYMAPPING" else {
-                throw failure(model.line, "<object type=\"XDDEVMAPPINGMODEL\">", "names entity mapping '\(id)', which is not in the file")
+                throw failure(
+                    model.line, "<object type=\"XDDEVMAPPINGMODEL\">",
+                    "names entity mapping '\(id)', which is not in the file")
             }
             return object
         }
         let ordered = stored.enumerated().sorted { a, b in
-            (Int(a.element.attributes["mappingnumber"] ?? "") ?? .max, a.offset) < (Int(b.element.attributes["mappingnumber"] ?? "") ?? .max, b.offset)
+            (Int(a.element.attributes["mappingnumber"] ?? "") ?? .max, a.offset) < (
+                Int(b.element.attributes["mappingnumber"] ?? "") ?? .max, b.offset
+            )
         }.map(\.element)
         let names = ordered.map(Self.mappingName)
         // A relationship is filled with what the mapping of its related source entity made.
         var mappingBySource: [String: String] = [:]
         for (object, name) in zip(ordered, names) {
-            if let source = object.attributes["sourcename"], mappingBySource[source] == nil { mappingBySource[source] = name }
+            if let source = object.attributes["sourcename"], mappingBySource[source] == nil {
+                mappingBySource[source] = name
+            }
         }
         let mapping = NSMappingModel()
         mapping.entityMappings = try zip(ordered, names).map { object, name in
-            try entityMapping(object, name: name, objects: objects, models: (sourceModel, destinationModel), mappingBySource: mappingBySource)
+            try entityMapping(
+                object, name: name, objects: objects, models: (sourceModel, destinationModel),
+                mappingBySource: mappingBySource)
         }
         return mapping
     }
@@ -83,9 +98,11 @@ struct XcodeMappingModelReader {
         }
     }
 
-    private func entityMapping(_ object: StoredObject, name: String, objects: [String: StoredObject],
-                               models: (source: NSManagedObjectModel, destination: NSManagedObjectModel),
-                               mappingBySource: [String: String]) throws -> NSEntityMapping {
+    private func entityMapping(
+        _ object: StoredObject, name: String, objects: [String: StoredObject],
+        models: (source: NSManagedObjectModel, destination: NSManagedObjectModel),
+        mappingBySource: [String: String]
+    ) throws -> NSEntityMapping {
         let element = "entity mapping '\(name)'"
         let mapping = NSEntityMapping()
         mapping.name = name
@@ -93,35 +110,46 @@ struct XcodeMappingModelReader {
         mapping.destinationEntityName = object.attributes["destinationname"].flatMap { $0.isEmpty ? nil : $0 }
         let sourceEntity = try mapping.sourceEntityName.map { entityName in
             guard let entity = models.source.entitiesByName[entityName] else {
-                throw failure(object.line, element, "maps from entity '\(entityName)', which the source model does not have")
+                throw failure(
+                    object.line, element, "maps from entity '\(entityName)', which the source model does not have")
             }
             return entity
         }
         let destinationEntity = try mapping.destinationEntityName.map { entityName in
             guard let entity = models.destination.entitiesByName[entityName] else {
-                throw failure(object.line, element, "maps to entity '\(entityName)', which the destination model does not have")
+                throw failure(
+                    object.line, element, "maps to entity '\(entityName)', which the destination model does not have")
             }
             return entity
         }
         mapping.sourceEntityVersionHash = sourceEntity?.versionHash
         mapping.destinationEntityVersionHash = destinationEntity?.versionHash
-        mapping.mappingType = try mappingType(object.attributes["mappingtypename"], source: sourceEntity, destination: destinationEntity, line: object.line, element: element)
-        if let policy = object.attributes["migrationpolicyclassname"], !policy.isEmpty { mapping.entityMigrationPolicyClassName = policy }
+        mapping.mappingType = try mappingType(
+            object.attributes["mappingtypename"], source: sourceEntity, destination: destinationEntity,
+            line: object.line, element: element)
+        if let policy = object.attributes["migrationpolicyclassname"], !policy.isEmpty {
+            mapping.entityMigrationPolicyClassName = policy
+        }
         mapping.userInfo = try userInfo(object, element: element)
         if let written = try writtenExpression(object, archived: "sourceexpressiondata", element: element) {
             mapping.sourceExpression = written
         } else if let sourceName = mapping.sourceEntityName {
-            let filter = object.attributes["sourcefilterpredicatestring"].flatMap { $0.isEmpty ? nil : $0 } ?? "TRUEPREDICATE"
+            let filter =
+                object.attributes["sourcefilterpredicatestring"].flatMap { $0.isEmpty ? nil : $0 } ?? "TRUEPREDICATE"
             mapping.sourceExpression = Self.defaultSourceExpression(entityName: sourceName, predicate: filter)
         }
         var attributes: [NSPropertyMapping] = []
         var relationships: [NSPropertyMapping] = []
-        for (key, kind) in [("attributemappings", "XDDEVATTRIBUTEMAPPING"), ("relationshipmappings", "XDDEVRELATIONSHIPMAPPING")] {
+        for (key, kind) in [
+            ("attributemappings", "XDDEVATTRIBUTEMAPPING"), ("relationshipmappings", "XDDEVRELATIONSHIPMAPPING"),
+        ] {
             for id in object.relationships[key] ?? [] {
                 guard let property = objects[id], property.kind == kind else {
                     throw failure(object.line, element, "names property mapping '\(id)', which is not in the file")
                 }
-                let built = try propertyMapping(property, of: mapping, sourceEntity: sourceEntity, element: element, mappingBySource: mappingBySource)
+                let built = try propertyMapping(
+                    property, of: mapping, sourceEntity: sourceEntity, element: element,
+                    mappingBySource: mappingBySource)
                 if kind == "XDDEVATTRIBUTEMAPPING" { attributes.append(built) } else { relationships.append(built) }
             }
         }
@@ -130,22 +158,30 @@ struct XcodeMappingModelReader {
         return mapping
     }
 
-    private func propertyMapping(_ object: StoredObject, of mapping: NSEntityMapping, sourceEntity: NSEntityDescription?, element: String,
-                                 mappingBySource: [String: String]) throws -> NSPropertyMapping {
+    private func propertyMapping(
+        _ object: StoredObject, of mapping: NSEntityMapping, sourceEntity: NSEntityDescription?, element: String,
+        mappingBySource: [String: String]
+    ) throws -> NSPropertyMapping {
         guard let name = object.attributes["name"], !name.isEmpty else {
             throw failure(object.line, element, "has a property mapping without a name")
         }
         let property = NSPropertyMapping()
         property.name = name
         property.userInfo = try userInfo(object, element: "\(element), property '\(name)'")
-        if let written = try writtenExpression(object, archived: "valueexpressiondata", element: "\(element), property '\(name)'") {
+        if let written = try writtenExpression(
+            object, archived: "valueexpressiondata", element: "\(element), property '\(name)'")
+        {
             property.valueExpression = written
         } else if let attribute = sourceEntity?.attributesByName[name] {
             property.valueExpression = NSExpression(format: "$source.%K", attribute.name)
-        } else if let relationship = sourceEntity?.relationshipsByName[name], let target = relationship.destinationEntity?.name,
-                  let through = mappingBySource[target] {
-            property.valueExpression = NSExpression(forFunction: NSExpression(forVariable: "manager"), selectorName: "destinationInstancesForEntityMappingNamed:sourceInstances:",
-                                                    arguments: [NSExpression(forConstantValue: through), NSExpression(format: "$source.%K", name)])
+        } else if let relationship = sourceEntity?.relationshipsByName[name],
+            let target = relationship.destinationEntity?.name,
+            let through = mappingBySource[target]
+        {
+            property.valueExpression = NSExpression(
+                forFunction: NSExpression(forVariable: "manager"),
+                selectorName: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                arguments: [NSExpression(forConstantValue: through), NSExpression(format: "$source.%K", name)])
         }
         return property
     }
@@ -153,12 +189,17 @@ struct XcodeMappingModelReader {
     /// What Xcode's compiler writes as an entity mapping's source expression: a fetch of
     /// the source entity's objects matching `predicate`, run in the source context.
     static func defaultSourceExpression(entityName: String, predicate: String) -> NSExpression {
-        let request = NSExpression(forFunction: NSExpression(forVariable: "manager"), selectorName: "fetchRequestForSourceEntityNamed:predicateString:",
-                                   arguments: [NSExpression(forConstantValue: entityName), NSExpression(forConstantValue: predicate)])
-        return NSFetchRequestExpression.expressionForFetch(request, context: NSExpression(format: "$manager.sourceContext"), countOnly: false)
+        let request = NSExpression(
+            forFunction: NSExpression(forVariable: "manager"),
+            selectorName: "fetchRequestForSourceEntityNamed:predicateString:",
+            arguments: [NSExpression(forConstantValue: entityName), NSExpression(forConstantValue: predicate)])
+        return NSFetchRequestExpression.expressionForFetch(
+            request, context: NSExpression(format: "$manager.sourceContext"), countOnly: false)
     }
 
-    private func mappingType(_ typeName: String?, source: NSEntityDescription?, destination: NSEntityDescription?, line: Int, element: String) throws -> NSEntityMappingType {
+    private func mappingType(
+        _ typeName: String?, source: NSEntityDescription?, destination: NSEntityDescription?, line: Int, element: String
+    ) throws -> NSEntityMappingType {
         switch typeName?.lowercased() ?? "undefined" {
         case "custom": return .customEntityMappingType
         case "add": return .addEntityMappingType
@@ -191,8 +232,10 @@ struct XcodeMappingModelReader {
 
     /// The root object of the keyed archive that the binary attribute `name` holds as
     /// base64, read by `read`; `nil` when the attribute is absent or empty.
-    private func archivedRoot<T>(_ object: StoredObject, _ name: String, element: String, what: String,
-                                 _ read: (ArchivedPredicateDecoder, ArchivedValue) throws -> T) throws -> T? {
+    private func archivedRoot<T>(
+        _ object: StoredObject, _ name: String, element: String, what: String,
+        _ read: (ArchivedPredicateDecoder, ArchivedValue) throws -> T
+    ) throws -> T? {
         guard let encoded = object.attributes[name], !encoded.isEmpty else { return nil }
         guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
             throw failure(object.line, element, "has \(what) that is not base64")
@@ -219,7 +262,8 @@ struct XcodeMappingModelReader {
             }
             for relationship in element.children(named: "relationship") {
                 guard let name = relationship["name"] else { continue }
-                object.relationships[name.lowercased()] = (relationship["idrefs"] ?? "").split(separator: " ").map(String.init)
+                object.relationships[name.lowercased()] = (relationship["idrefs"] ?? "").split(separator: " ").map(
+                    String.init)
             }
             guard objects.updateValue(object, forKey: id) == nil else {
                 throw failure(element.line, element.label, "reuses the id '\(id)'")
@@ -238,7 +282,9 @@ struct XcodeMappingModelReader {
         var folder = source.url.deletingLastPathComponent().deletingLastPathComponent()
         for _ in 0..<6 {
             candidates.append(folder.appendingPathComponent(recorded))
-            if components.count > 2 { candidates.append(folder.appendingPathComponent(components.suffix(2).joined(separator: "/"))) }
+            if components.count > 2 {
+                candidates.append(folder.appendingPathComponent(components.suffix(2).joined(separator: "/")))
+            }
             if let last = components.last { candidates.append(folder.appendingPathComponent(last)) }
             guard folder.path != "/" else { break }
             folder = folder.deletingLastPathComponent()

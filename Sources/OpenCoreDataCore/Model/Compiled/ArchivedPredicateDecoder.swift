@@ -23,12 +23,14 @@ final class ArchivedPredicateDecoder {
     }
 
     func predicate(_ value: ArchivedValue, depth: Int = 0) throws -> NSPredicate {
-        guard depth < Self.maximumDepth else { throw failure("a predicate nested more than \(Self.maximumDepth) levels") }
+        guard depth < Self.maximumDepth else {
+            throw failure("a predicate nested more than \(Self.maximumDepth) levels")
+        }
         try spend()
         switch value.className {
         case "NSComparisonPredicate":
             guard let left = try value.field("NSLeftExpression"), let right = try value.field("NSRightExpression"),
-                  let operation = try value.field("NSPredicateOperator")
+                let operation = try value.field("NSPredicateOperator")
             else { throw failure("a comparison predicate without both expressions and an operator") }
             let code = try operation.integer("NSOperatorType") ?? -1
             guard code >= 0, let type = NSComparisonPredicate.Operator(rawValue: UInt(code)) else {
@@ -46,10 +48,14 @@ final class ArchivedPredicateDecoder {
                 options: NSComparisonPredicate.Options(rawValue: UInt(truncatingIfNeeded: options) & 0x7)
             )
         case "NSCompoundPredicate":
-            let subpredicates = try (value.field("NSSubpredicates")?.members() ?? []).map { try predicate($0, depth: depth + 1) }
+            let subpredicates = try (value.field("NSSubpredicates")?.members() ?? []).map {
+                try predicate($0, depth: depth + 1)
+            }
             switch try value.integer("NSCompoundPredicateType") {
             case 0?:
-                guard subpredicates.count == 1 else { throw failure("a NOT predicate with \(subpredicates.count) subpredicates") }
+                guard subpredicates.count == 1 else {
+                    throw failure("a NOT predicate with \(subpredicates.count) subpredicates")
+                }
                 return NSCompoundPredicate(notPredicateWithSubpredicate: subpredicates[0])
             case 1?: return NSCompoundPredicate(andPredicateWithSubpredicates: subpredicates)
             case 2?: return NSCompoundPredicate(orPredicateWithSubpredicates: subpredicates)
@@ -62,26 +68,40 @@ final class ArchivedPredicateDecoder {
     }
 
     func expression(_ value: ArchivedValue, depth: Int) throws -> NSExpression {
-        guard depth < Self.maximumDepth else { throw failure("an expression nested more than \(Self.maximumDepth) levels") }
+        guard depth < Self.maximumDepth else {
+            throw failure("an expression nested more than \(Self.maximumDepth) levels")
+        }
         try spend()
         switch value.className {
         case "NSConstantValueExpression":
-            return NSExpression(forConstantValue: try (value.field("NSConstantValue")).map { try constant($0, depth: depth + 1) } ?? nil)
+            return NSExpression(
+                forConstantValue: try (value.field("NSConstantValue")).map { try constant($0, depth: depth + 1) } ?? nil
+            )
         case "NSSelfExpression":
             return NSExpression.expressionForEvaluatedObject()
         case "NSVariableExpression":
-            guard let name = try value.string("NSVariable") else { throw failure("a variable expression without a name") }
+            guard let name = try value.string("NSVariable") else {
+                throw failure("a variable expression without a name")
+            }
             return NSExpression(forVariable: name)
         case "NSKeyPathSpecifierExpression":
-            guard let path = try value.string("NSKeyPath") else { throw failure("a key path expression without a path") }
+            guard let path = try value.string("NSKeyPath") else {
+                throw failure("a key path expression without a path")
+            }
             return NSExpression(forKeyPath: path)
         case "NSKeyPathExpression", "NSFunctionExpression":
-            guard let selector = try value.string("NSSelectorName") else { throw failure("a function expression without a selector") }
-            let arguments = try (value.field("NSArguments")?.members() ?? []).map { try expression($0, depth: depth + 1) }
+            guard let selector = try value.string("NSSelectorName") else {
+                throw failure("a function expression without a selector")
+            }
+            let arguments = try (value.field("NSArguments")?.members() ?? []).map {
+                try expression($0, depth: depth + 1)
+            }
             // A key path is archived as `valueForKeyPath:` (`valueForKey:` for a single
             // key, as Core Data's archives hold it) applied to its operand: SELF, or a
             // variable for paths such as `$FETCH_SOURCE.name`.
-            if selector == "valueForKeyPath:" || selector == "valueForKey:", arguments.count == 1, arguments[0].expressionType == .keyPath {
+            if selector == "valueForKeyPath:" || selector == "valueForKey:", arguments.count == 1,
+                arguments[0].expressionType == .keyPath
+            {
                 let operand = try value.field("NSOperand").map { try expression($0, depth: depth + 1) }
                 guard let operand, operand.expressionType != .evaluatedObject else { return arguments[0] }
                 return NSExpression(node: .keyPath(operand: operand, path: arguments[0].keyPath))
@@ -89,22 +109,28 @@ final class ArchivedPredicateDecoder {
             // `FUNCTION(target, "selector:", …)` keeps the object it is sent to; built-in
             // functions (`sum:`, `now`) are archived with an operand of Foundation's own.
             if let operand = try value.field("NSOperand").map({ try expression($0, depth: depth + 1) }),
-               [.variable, .keyPath, .function].contains(operand.expressionType)
-                || (operand.expressionType == .evaluatedObject && !PredicateFunctions.names.contains(selector)) {
+                [.variable, .keyPath, .function].contains(operand.expressionType)
+                    || (operand.expressionType == .evaluatedObject && !PredicateFunctions.names.contains(selector))
+            {
                 return NSExpression(forFunction: operand, selectorName: selector, arguments: arguments)
             }
             return NSExpression(forFunction: selector, arguments: arguments)
         case "NSFetchRequestExpression":
-            guard let request = try value.field("NSFRExpression"), let context = try value.field("NSMOCExpression") else {
+            guard let request = try value.field("NSFRExpression"), let context = try value.field("NSMOCExpression")
+            else {
                 throw failure("a fetch request expression without its request and context")
             }
-            return NSFetchRequestExpression.expressionForFetch(try expression(request, depth: depth + 1), context: try expression(context, depth: depth + 1),
-                                                               countOnly: try value.bool("NSCountOnlyFlag") ?? false)
+            return NSFetchRequestExpression.expressionForFetch(
+                try expression(request, depth: depth + 1), context: try expression(context, depth: depth + 1),
+                countOnly: try value.bool("NSCountOnlyFlag") ?? false)
         case "NSAggregateExpression":
-            let members = try (value.field("NSCollection")?.members() ?? []).map { try expression($0, depth: depth + 1) }
+            let members = try (value.field("NSCollection")?.members() ?? []).map {
+                try expression($0, depth: depth + 1)
+            }
             return NSExpression(forAggregate: members)
         case "NSSetExpression":
-            guard let left = try value.field("NSLeftExpression"), let right = try value.field("NSRightExpression") else {
+            guard let left = try value.field("NSLeftExpression"), let right = try value.field("NSRightExpression")
+            else {
                 throw failure("a set expression without both sides")
             }
             let (lhs, rhs) = (try expression(left, depth: depth + 1), try expression(right, depth: depth + 1))
@@ -144,16 +170,24 @@ final class ArchivedPredicateDecoder {
         switch value.className {
         case "NSString", "NSMutableString": return value.stringValue
         case "NSDate":
-            guard case let .real(seconds)? = try value.field("NS.time")?.value else { throw failure("a date without a time") }
+            guard case let .real(seconds)? = try value.field("NS.time")?.value else {
+                throw failure("a date without a time")
+            }
             return Date(timeIntervalSinceReferenceDate: seconds)
         case "NSData", "NSMutableData":
-            guard case let .data(bytes)? = try value.field("NS.data")?.value else { throw failure("a data object without bytes") }
+            guard case let .data(bytes)? = try value.field("NS.data")?.value else {
+                throw failure("a data object without bytes")
+            }
             return bytes
         case "NSUUID":
-            guard case let .data(bytes)? = try value.field("NS.uuidbytes")?.value, bytes.count == 16 else { throw failure("a UUID without 16 bytes") }
+            guard case let .data(bytes)? = try value.field("NS.uuidbytes")?.value, bytes.count == 16 else {
+                throw failure("a UUID without 16 bytes")
+            }
             return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
         case "NSURL":
-            guard let text = try value.string("NS.relative"), let url = URL(string: text) else { throw failure("a URL without text") }
+            guard let text = try value.string("NS.relative"), let url = URL(string: text) else {
+                throw failure("a URL without text")
+            }
             return url
         case "NSDecimalNumber", "NSDecimalNumberPlaceholder": return try decimal(value)
         case "NSNull": return NSNull()
@@ -171,17 +205,21 @@ final class ArchivedPredicateDecoder {
     /// 16-bit words (`NS.mantissa`, little-endian unless `NS.mantissa.bo` says otherwise).
     private func decimal(_ value: ArchivedValue) throws -> Decimal {
         guard let exponent = try value.integer("NS.exponent"), (-128...127).contains(exponent),
-              case let .data(bytes)? = try value.field("NS.mantissa")?.value
+            case let .data(bytes)? = try value.field("NS.mantissa")?.value
         else { throw failure("a decimal number without exponent and mantissa") }
         let bigEndian = try value.integer("NS.mantissa.bo") == 0
         var words = [UInt16](repeating: 0, count: 8)
         for index in 0..<min(8, bytes.count / 2) {
-            let (first, second) = (UInt16(bytes[bytes.startIndex + 2 * index]), UInt16(bytes[bytes.startIndex + 2 * index + 1]))
+            let (first, second) = (
+                UInt16(bytes[bytes.startIndex + 2 * index]), UInt16(bytes[bytes.startIndex + 2 * index + 1])
+            )
             words[index] = bigEndian ? first << 8 | second : second << 8 | first
         }
         var mantissa = Decimal.zero
         for word in words.reversed() { mantissa = mantissa * 65_536 + Decimal(Int(word)) }
-        let result = Decimal(sign: try value.bool("NS.negative") == true ? .minus : .plus, exponent: Int(exponent), significand: mantissa)
+        let result = Decimal(
+            sign: try value.bool("NS.negative") == true ? .minus : .plus, exponent: Int(exponent), significand: mantissa
+        )
         guard !result.isNaN else { throw failure("a decimal number out of range") }
         return result
     }

@@ -10,25 +10,34 @@ struct ArchivedPredicateEncoder {
     /// Deeper nesting is refused, as the decoder refuses it.
     static let maximumDepth = ArchivedPredicateDecoder.maximumDepth
 
-    func predicate(_ predicate: NSPredicate, into archive: inout KeyedArchiveWriter, depth: Int = 0) throws -> PropertyListValue {
-        guard depth < Self.maximumDepth else { throw failure("a predicate nested more than \(Self.maximumDepth) levels") }
+    func predicate(
+        _ predicate: NSPredicate, into archive: inout KeyedArchiveWriter, depth: Int = 0
+    ) throws -> PropertyListValue {
+        guard depth < Self.maximumDepth else {
+            throw failure("a predicate nested more than \(Self.maximumDepth) levels")
+        }
         switch predicate.node {
         case let .constant(value):
-            return archive.object(classChain: [value ? "NSTruePredicate" : "NSFalsePredicate", "NSPredicate", "NSObject"], fields: [:])
+            return archive.object(
+                classChain: [value ? "NSTruePredicate" : "NSFalsePredicate", "NSPredicate", "NSObject"], fields: [:])
         case let .compound(type, subpredicates):
             let members = try subpredicates.map { try self.predicate($0, into: &archive, depth: depth + 1) }
             let list = archive.array(members)
-            return archive.object(classChain: ["NSCompoundPredicate", "NSPredicate", "NSObject"],
-                                  fields: ["NSCompoundPredicateType": .integer(Int64(type.rawValue)), "NSSubpredicates": list])
+            return archive.object(
+                classChain: ["NSCompoundPredicate", "NSPredicate", "NSObject"],
+                fields: ["NSCompoundPredicateType": .integer(Int64(type.rawValue)), "NSSubpredicates": list])
         case let .comparison(parts):
             guard parts.operatorType != .customSelector else {
-                throw failure("the predicate \(predicate.predicateFormat) compares with a custom selector, which an archived model cannot name")
+                throw failure(
+                    "the predicate \(predicate.predicateFormat) compares with a custom selector, which an archived model cannot name"
+                )
             }
             let left = try expression(parts.left, into: &archive, depth: depth + 1)
             let right = try expression(parts.right, into: &archive, depth: depth + 1)
             let operation = comparisonOperator(parts, into: &archive)
-            return archive.object(classChain: ["NSComparisonPredicate", "NSPredicate", "NSObject"],
-                                  fields: ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": operation])
+            return archive.object(
+                classChain: ["NSComparisonPredicate", "NSPredicate", "NSObject"],
+                fields: ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": operation])
         case .block:
             throw failure("a block predicate cannot be archived")
         }
@@ -36,7 +45,9 @@ struct ArchivedPredicateEncoder {
 
     /// The operator object: its class says the kind of comparison, as Foundation's does;
     /// readers go by `NSOperatorType`, `NSModifier` and `NSOptions`.
-    private func comparisonOperator(_ parts: ComparisonNode, into archive: inout KeyedArchiveWriter) -> PropertyListValue {
+    private func comparisonOperator(
+        _ parts: ComparisonNode, into archive: inout KeyedArchiveWriter
+    ) -> PropertyListValue {
         let stringOperator = ["NSStringPredicateOperator", "NSPredicateOperator", "NSObject"]
         let chain: [String]
         switch parts.operatorType {
@@ -50,36 +61,54 @@ struct ArchivedPredicateEncoder {
         case .between: chain = ["NSBetweenPredicateOperator", "NSPredicateOperator", "NSObject"]
         default: chain = ["NSComparisonPredicateOperator", "NSPredicateOperator", "NSObject"]
         }
-        return archive.object(classChain: chain, fields: [
-            "NSOperatorType": .integer(Int64(parts.operatorType.rawValue)),
-            "NSModifier": .integer(Int64(parts.modifier.rawValue)),
-            "NSNegate": .bool(parts.operatorType == .notEqualTo),
-            "NSOptions": .integer(Int64(parts.options.rawValue)),
-        ])
+        return archive.object(
+            classChain: chain,
+            fields: [
+                "NSOperatorType": .integer(Int64(parts.operatorType.rawValue)),
+                "NSModifier": .integer(Int64(parts.modifier.rawValue)),
+                "NSNegate": .bool(parts.operatorType == .notEqualTo),
+                "NSOptions": .integer(Int64(parts.options.rawValue)),
+            ])
     }
 
-    func expression(_ expression: NSExpression, into archive: inout KeyedArchiveWriter, depth: Int) throws -> PropertyListValue {
-        guard depth < Self.maximumDepth else { throw failure("an expression nested more than \(Self.maximumDepth) levels") }
+    func expression(
+        _ expression: NSExpression, into archive: inout KeyedArchiveWriter, depth: Int
+    ) throws -> PropertyListValue {
+        guard depth < Self.maximumDepth else {
+            throw failure("an expression nested more than \(Self.maximumDepth) levels")
+        }
         let chain = { (name: String) in [name, "NSExpression", "NSObject"] }
         let type = { (code: UInt) in PropertyListValue.integer(Int64(code)) }
         switch expression.node {
         case let .constant(value):
             let archived = try constant(value, into: &archive, depth: depth + 1)
-            return archive.object(classChain: chain("NSConstantValueExpression"), fields: ["NSExpressionType": type(0), "NSConstantValue": archived])
+            return archive.object(
+                classChain: chain("NSConstantValueExpression"),
+                fields: ["NSExpressionType": type(0), "NSConstantValue": archived])
         case .evaluatedObject:
             return selfExpression(into: &archive)
         case let .variable(name):
             let archivedName = archive.string(name)
-            return archive.object(classChain: chain("NSVariableExpression"), fields: ["NSExpressionType": type(2), "NSVariable": archivedName])
+            return archive.object(
+                classChain: chain("NSVariableExpression"),
+                fields: ["NSExpressionType": type(2), "NSVariable": archivedName])
         case let .keyPath(operand, path):
-            let target = try operand.map { try self.expression($0, into: &archive, depth: depth + 1) } ?? selfExpression(into: &archive)
+            let target =
+                try operand.map { try self.expression($0, into: &archive, depth: depth + 1) }
+                ?? selfExpression(into: &archive)
             let archivedPath = archive.string(path)
-            let specifier = archive.object(classChain: chain("NSKeyPathSpecifierExpression"), fields: ["NSExpressionType": type(10), "NSKeyPath": archivedPath])
+            let specifier = archive.object(
+                classChain: chain("NSKeyPathSpecifierExpression"),
+                fields: ["NSExpressionType": type(10), "NSKeyPath": archivedPath])
             let arguments = archive.array([specifier], className: "NSMutableArray")
             // A single key is sent `valueForKey:`, a dotted path `valueForKeyPath:`, as Foundation archives them.
             let selector = archive.string(path.contains(".") ? "valueForKeyPath:" : "valueForKey:")
-            return archive.object(classChain: ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"],
-                                  fields: ["NSExpressionType": type(3), "NSSelectorName": selector, "NSOperand": target, "NSArguments": arguments])
+            return archive.object(
+                classChain: ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"],
+                fields: [
+                    "NSExpressionType": type(3), "NSSelectorName": selector, "NSOperand": target,
+                    "NSArguments": arguments,
+                ])
         case let .function(operand, name, arguments):
             // Built-in functions are sent to Foundation's own utility class, archived as a
             // constant expression naming it; `FUNCTION(target, …)` keeps its target.
@@ -88,36 +117,51 @@ struct ArchivedPredicateEncoder {
                 target = try self.expression(operand, into: &archive, depth: depth + 1)
             } else {
                 let utilities = archive.string("_NSPredicateUtilities")
-                target = archive.object(classChain: chain("NSConstantValueExpression"),
-                                        fields: ["NSExpressionType": type(0), "NSConstantValueClassName": utilities])
+                target = archive.object(
+                    classChain: chain("NSConstantValueExpression"),
+                    fields: ["NSExpressionType": type(0), "NSConstantValueClassName": utilities])
             }
             let members = try arguments.map { try self.expression($0, into: &archive, depth: depth + 1) }
             let list = archive.array(members, className: "NSMutableArray")
             let selector = archive.string(name)
-            return archive.object(classChain: chain("NSFunctionExpression"),
-                                  fields: ["NSExpressionType": type(4), "NSSelectorName": selector, "NSOperand": target, "NSArguments": list])
+            return archive.object(
+                classChain: chain("NSFunctionExpression"),
+                fields: [
+                    "NSExpressionType": type(4), "NSSelectorName": selector, "NSOperand": target, "NSArguments": list,
+                ])
         case let .aggregate(members):
             let archived = try members.map { try self.expression($0, into: &archive, depth: depth + 1) }
             let list = archive.array(archived)
-            return archive.object(classChain: chain("NSAggregateExpression"), fields: ["NSExpressionType": type(14), "NSCollection": list])
+            return archive.object(
+                classChain: chain("NSAggregateExpression"),
+                fields: ["NSExpressionType": type(14), "NSCollection": list])
         case let .union(left, right), let .intersect(left, right), let .minus(left, right):
-            let code: UInt = if case .union = expression.node { 5 } else if case .intersect = expression.node { 6 } else { 7 }
+            let code: UInt =
+                if case .union = expression.node { 5 } else if case .intersect = expression.node { 6 } else { 7 }
             let lhs = try self.expression(left, into: &archive, depth: depth + 1)
             let rhs = try self.expression(right, into: &archive, depth: depth + 1)
-            return archive.object(classChain: chain("NSSetExpression"), fields: ["NSExpressionType": type(code), "NSLeftExpression": lhs, "NSRightExpression": rhs])
+            return archive.object(
+                classChain: chain("NSSetExpression"),
+                fields: ["NSExpressionType": type(code), "NSLeftExpression": lhs, "NSRightExpression": rhs])
         case let .fetch(request, context, countOnly):
             let archivedRequest = try self.expression(request, into: &archive, depth: depth + 1)
             let archivedContext = try self.expression(context, into: &archive, depth: depth + 1)
-            return archive.object(classChain: chain("NSFetchRequestExpression"), fields: [
-                "NSExpressionType": type(50), "NSFRExpression": archivedRequest, "NSMOCExpression": archivedContext, "NSCountOnlyFlag": .bool(countOnly),
-            ])
+            return archive.object(
+                classChain: chain("NSFetchRequestExpression"),
+                fields: [
+                    "NSExpressionType": type(50), "NSFRExpression": archivedRequest, "NSMOCExpression": archivedContext,
+                    "NSCountOnlyFlag": .bool(countOnly),
+                ])
         case .subquery, .conditional, .anyKey, .block, .symbol:
-            throw failure("the expression \(expression.description) is of a kind (\(expression.expressionType)) an archived model here cannot hold")
+            throw failure(
+                "the expression \(expression.description) is of a kind (\(expression.expressionType)) an archived model here cannot hold"
+            )
         }
     }
 
     private func selfExpression(into archive: inout KeyedArchiveWriter) -> PropertyListValue {
-        archive.object(classChain: ["NSSelfExpression", "NSExpression", "NSObject"], fields: ["NSExpressionType": .integer(1)])
+        archive.object(
+            classChain: ["NSSelfExpression", "NSExpression", "NSObject"], fields: ["NSExpressionType": .integer(1)])
     }
 
     /// A user info dictionary as an `NSDictionary` of archived constants (empty when `nil`,
@@ -151,20 +195,24 @@ struct ArchivedPredicateEncoder {
         case let number as Float: return archive.plain(.real(Double(number)))
         case let data as Data: return archive.plain(.data(data))
         case let date as Date:
-            return archive.object(classChain: ["NSDate", "NSObject"], fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
+            return archive.object(
+                classChain: ["NSDate", "NSObject"], fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
         case let uuid as UUID:
             let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
             return archive.object(classChain: ["NSUUID", "NSObject"], fields: ["NS.uuidbytes": .data(bytes)])
         case let url as URL:
             let text = archive.string(url.absoluteString)
-            return archive.object(classChain: ["NSURL", "NSObject"], fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": text])
+            return archive.object(
+                classChain: ["NSURL", "NSObject"], fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": text])
         case is NSNull:
             return archive.object(classChain: ["NSNull", "NSObject"], fields: [:])
         case let items as [Any]:
             let members = try items.map { try constant($0, into: &archive, depth: depth + 1) }
             return archive.array(members)
         case let items as Set<AnyHashable>:
-            let members = try items.sorted { "\($0)" < "\($1)" }.map { try constant($0.base, into: &archive, depth: depth + 1) }
+            let members = try items.sorted { "\($0)" < "\($1)" }.map {
+                try constant($0.base, into: &archive, depth: depth + 1)
+            }
             return archive.object(classChain: ["NSSet", "NSObject"], fields: ["NS.objects": .array(members)])
         case let entries as [String: Any]:
             var archived: [(key: String, value: PropertyListValue)] = []
@@ -217,7 +265,8 @@ struct ArchivedPredicateEncoder {
         return archive.object(
             classChain: ["NSDecimalNumberPlaceholder", "NSDecimalNumber", "NSNumber", "NSValue", "NSObject"],
             fields: [
-                "NS.exponent": .integer(Int64(exponent)), "NS.length": .integer(Int64(index)), "NS.negative": .bool(value.sign == .minus && !value.isZero),
+                "NS.exponent": .integer(Int64(exponent)), "NS.length": .integer(Int64(index)),
+                "NS.negative": .bool(value.sign == .minus && !value.isZero),
                 "NS.compact": .bool(true), "NS.mantissa.bo": .integer(1), "NS.mantissa": .data(bytes),
             ]
         )

@@ -19,7 +19,8 @@ package struct CompiledModelDecoder {
         do {
             let root = try KeyedArchive(data: data).topObject(forKey: "root")
             guard root.className == "NSManagedObjectModel" else {
-                throw failure(nil, "is not a compiled Core Data model (its root object is \(root.className ?? "not an object"))")
+                throw failure(
+                    nil, "is not a compiled Core Data model (its root object is \(root.className ?? "not an object"))")
             }
             try declareEntities(root, &state)
             try linkSuperentities(&state)
@@ -83,7 +84,8 @@ package struct CompiledModelDecoder {
         for (archived, entity) in state.entities {
             guard let parent = try archived.field("NSSuperentity") else { continue }
             guard let index = parent.objectIndex, let superentity = state.entityByIndex[index] else {
-                throw failure("entity '\(entity.name ?? "")'", "has a superentity that is not among the model's entities")
+                throw failure(
+                    "entity '\(entity.name ?? "")'", "has a superentity that is not among the model's entities")
             }
             children[ObjectIdentifier(superentity), default: []].append(entity)
         }
@@ -123,7 +125,9 @@ package struct CompiledModelDecoder {
         }
     }
 
-    private func makeProperty(_ value: ArchivedValue, entity: NSEntityDescription, _ state: inout State) throws -> NSPropertyDescription {
+    private func makeProperty(
+        _ value: ArchivedValue, entity: NSEntityDescription, _ state: inout State
+    ) throws -> NSPropertyDescription {
         let property: NSPropertyDescription
         switch value.className {
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
@@ -133,7 +137,9 @@ package struct CompiledModelDecoder {
             relationship.minCount = Int(try value.integer("NSMinCount") ?? 0)
             relationship.maxCount = Int(try value.integer("NSMaxCount") ?? 1)
             let rule = try value.integer("NSDeleteRule") ?? 1
-            guard rule >= 0, let deleteRule = NSDeleteRule(rawValue: UInt(rule)) else { throw failure(state.context, "has unknown delete rule \(rule)") }
+            guard rule >= 0, let deleteRule = NSDeleteRule(rawValue: UInt(rule)) else {
+                throw failure(state.context, "has unknown delete rule \(rule)")
+            }
             relationship.deleteRule = deleteRule
             state.pendingRelationships.append((relationship, value, entity))
             property = relationship
@@ -153,10 +159,14 @@ package struct CompiledModelDecoder {
         switch value.className {
         case "NSDerivedAttributeDescription":
             let derived = NSDerivedAttributeDescription()
-            derived.derivationExpression = try value.field("NSDerivationExpression").map { try predicates.expression($0, depth: 0) }
+            derived.derivationExpression = try value.field("NSDerivationExpression").map {
+                try predicates.expression($0, depth: 0)
+            }
             attribute = derived
         case "NSCompositeAttributeDescription":
-            guard depth < 8 else { throw BinaryPropertyListError(description: "composite attributes nested too deeply") }
+            guard depth < 8 else {
+                throw BinaryPropertyListError(description: "composite attributes nested too deeply")
+            }
             let composite = NSCompositeAttributeDescription()
             composite.elements = try (value.field("NSCompositeElements")?.members() ?? []).map { element in
                 let member = try makeAttribute(element, depth: depth + 1)
@@ -172,9 +182,12 @@ package struct CompiledModelDecoder {
             throw BinaryPropertyListError(description: "unknown attribute type \(code)")
         }
         if !(attribute is NSCompositeAttributeDescription) { attribute.attributeType = type }
-        if let className = try value.string("NSAttributeValueClassName") { attribute.attributeValueClassName = className }
+        if let className = try value.string("NSAttributeValueClassName") {
+            attribute.attributeValueClassName = className
+        }
         let transformer = try value.string("NSValueTransformerName")
-        attribute.valueTransformerName = transformer == "NSSecureUnarchiveFromDataTransformerName" ? "NSSecureUnarchiveFromData" : transformer
+        attribute.valueTransformerName =
+            transformer == "NSSecureUnarchiveFromDataTransformerName" ? "NSSecureUnarchiveFromData" : transformer
         let flags = try value.integer("NSFlagsKey") ?? 0
         attribute.allowsExternalBinaryDataStorage = flags & 0x4 != 0
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
@@ -182,7 +195,8 @@ package struct CompiledModelDecoder {
         try readBounds(value, flags: flags, into: attribute)
         if let archived = try value.field("NSDefaultValue"), let constant = try predicates.constant(archived) {
             guard let stored = AttributeValue.coerce(constant, to: type) else {
-                throw BinaryPropertyListError(description: "default value \(constant) does not fit attribute type \(type.displayName)")
+                throw BinaryPropertyListError(
+                    description: "default value \(constant) does not fit attribute type \(type.displayName)")
             }
             attribute.defaultValue = stored
         }
@@ -195,7 +209,8 @@ package struct CompiledModelDecoder {
     private func readBounds(_ value: ArchivedValue, flags: Int64, into attribute: NSAttributeDescription) throws {
         var rules: [NSPredicate] = []
         var warnings: [String] = []
-        for (flag, key, lower) in [(Int64(0x2), "NSMinValueName", true), (Int64(0x1), "NSMaxValueName", false)] where flags & flag != 0 {
+        for (flag, key, lower) in [(Int64(0x2), "NSMinValueName", true), (Int64(0x1), "NSMaxValueName", false)]
+        where flags & flag != 0 {
             let bound: Double
             switch try value.field(key)?.value {
             case let .integer(number)?: bound = Double(number)
@@ -208,16 +223,25 @@ package struct CompiledModelDecoder {
             let code: Int
             switch attribute.attributeType {
             case .stringAttributeType, .binaryDataAttributeType:
-                (left, right) = (NSExpression(forKeyPath: "length"), NSExpression(forConstantValue: NSNumber(value: bound)))
+                (left, right) = (
+                    NSExpression(forKeyPath: "length"), NSExpression(forConstantValue: NSNumber(value: bound))
+                )
                 code = lower ? NSValidationStringTooShortError : NSValidationStringTooLongError
             case .dateAttributeType:
-                (left, right) = (.expressionForEvaluatedObject(), NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: bound)))
+                (left, right) = (
+                    .expressionForEvaluatedObject(),
+                    NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: bound))
+                )
                 code = lower ? NSValidationDateTooSoonError : NSValidationDateTooLateError
             default:
-                (left, right) = (.expressionForEvaluatedObject(), NSExpression(forConstantValue: NSNumber(value: bound)))
+                (left, right) = (
+                    .expressionForEvaluatedObject(), NSExpression(forConstantValue: NSNumber(value: bound))
+                )
                 code = lower ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError
             }
-            rules.append(NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: .direct, type: operation, options: []))
+            rules.append(
+                NSComparisonPredicate(
+                    leftExpression: left, rightExpression: right, modifier: .direct, type: operation, options: []))
             warnings.append(Self.warning(forCode: code))
         }
         if !rules.isEmpty { attribute.setValidationPredicates(rules, withValidationWarnings: warnings) }
@@ -238,7 +262,8 @@ package struct CompiledModelDecoder {
             property.isOptional = try value.bool("NSIsOptional") ?? false
             property.isTransient = try value.bool("NSIsTransient") ?? false
             property.isIndexedBySpotlight = try value.bool("NSIndexedBySpotlight") ?? false
-            (property as? NSAttributeDescription)?.allowsCloudEncryption = try value.bool("NSAllowsCloudEncryption") ?? false
+            (property as? NSAttributeDescription)?.allowsCloudEncryption =
+                try value.bool("NSAllowsCloudEncryption") ?? false
             (property as? NSRelationshipDescription)?.isOrdered = try value.bool("NSIsOrdered") ?? false
         }
         property.userInfo = try userInfo(value)
@@ -249,9 +274,11 @@ package struct CompiledModelDecoder {
             let warnings = try (value.field("NSValidationWarnings")?.members() ?? []).map { warning -> String in
                 if let text = warning.stringValue { return text }
                 if case let .integer(code)? = warning.value { return Self.warning(forCode: Int(code)) }
-                throw BinaryPropertyListError(description: "a validation warning that is neither text nor an error code")
+                throw BinaryPropertyListError(
+                    description: "a validation warning that is neither text nor an error code")
             }
-            property.setValidationPredicates(property.validationPredicates + rules, withValidationWarnings: property.validationWarnings + warnings)
+            property.setValidationPredicates(
+                property.validationPredicates + rules, withValidationWarnings: property.validationWarnings + warnings)
         }
     }
 
@@ -264,12 +291,18 @@ package struct CompiledModelDecoder {
             } else {
                 destination = try archived.string("_NSDestinationEntityName").flatMap { state.entityByName[$0] }
             }
-            guard let destination else { throw failure(state.context, "has a destination that is not among the model's entities") }
+            guard let destination else {
+                throw failure(state.context, "has a destination that is not among the model's entities")
+            }
             relationship.destinationEntity = destination
-            let inverseName = try archived.string("_NSInverseRelationshipName") ?? archived.field("NSInverseRelationship")?.string("NSPropertyName")
+            let inverseName =
+                try archived.string("_NSInverseRelationshipName")
+                ?? archived.field("NSInverseRelationship")?.string("NSPropertyName")
             if let inverseName {
                 guard let inverse = destination.relationshipsByName[inverseName] else {
-                    throw failure(state.context, "names inverse '\(inverseName)', which entity '\(destination.name ?? "")' does not have")
+                    throw failure(
+                        state.context,
+                        "names inverse '\(inverseName)', which entity '\(destination.name ?? "")' does not have")
                 }
                 relationship.inverseRelationship = inverse
             }
@@ -277,7 +310,9 @@ package struct CompiledModelDecoder {
         for (fetched, archived, entity) in state.pendingFetchedProperties {
             state.context = "entity '\(entity.name ?? "")' fetched property '\(fetched.name)'"
             if let request = try archived.field("NSFetchRequest") {
-                fetched.fetchRequest = try fetchRequest(request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state).copied(as: NSFetchRequestResult.self)
+                fetched.fetchRequest = try fetchRequest(
+                    request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state
+                ).copied(as: NSFetchRequestResult.self)
             }
         }
         for (entity, archived) in state.pendingIndexes {
@@ -310,14 +345,20 @@ package struct CompiledModelDecoder {
 
     // MARK: Pieces
 
-    private func fetchRequest(_ archived: ArchivedValue, fallbackEntityName: String?, _ state: State) throws -> NSFetchRequest<NSManagedObject> {
+    private func fetchRequest(
+        _ archived: ArchivedValue, fallbackEntityName: String?, _ state: State
+    ) throws -> NSFetchRequest<NSManagedObject> {
         let entity: NSEntityDescription?
         if let reference = try archived.field("NSEntity") {
-            entity = reference.objectIndex.flatMap { state.entityByIndex[$0] } ?? reference.stringValue.flatMap { state.entityByName[$0] }
+            entity =
+                reference.objectIndex.flatMap { state.entityByIndex[$0] }
+                ?? reference.stringValue.flatMap { state.entityByName[$0] }
         } else {
             entity = fallbackEntityName.flatMap { state.entityByName[$0] }
         }
-        guard let entity, let name = entity.name else { throw failure(state.context, "fetches an entity that is not among the model's entities") }
+        guard let entity, let name = entity.name else {
+            throw failure(state.context, "fetches an entity that is not among the model's entities")
+        }
         let request = NSFetchRequest<NSManagedObject>(entityName: name)
         request.entity = entity
         request.predicate = try archived.field("NSPredicate").map { try predicates.predicate($0) }
@@ -325,11 +366,15 @@ package struct CompiledModelDecoder {
         request.fetchOffset = try count(archived, "NSFetchOffset")
         request.fetchBatchSize = try count(archived, "NSBatchSize")
         let resultType = try archived.integer("NSResultType") ?? 0
-        guard [0, 1, 2, 4].contains(resultType) else { throw failure(state.context, "has unknown result type \(resultType)") }
+        guard [0, 1, 2, 4].contains(resultType) else {
+            throw failure(state.context, "has unknown result type \(resultType)")
+        }
         request.resultType = NSFetchRequestResultType(rawValue: UInt(resultType))
         request.sortDescriptors = try archived.field("NSSortDescriptors")?.members().map { descriptor in
             guard descriptor.className == "NSSortDescriptor", let key = try descriptor.string("NSKey") else {
-                throw failure(state.context, "has a sort descriptor that is not a plain key sort (\(descriptor.className ?? "plain value"))")
+                throw failure(
+                    state.context,
+                    "has a sort descriptor that is not a plain key sort (\(descriptor.className ?? "plain value"))")
             }
             return NSSortDescriptor(key: key, ascending: try descriptor.bool("NSAscending") ?? true)
         }
@@ -360,12 +405,14 @@ package struct CompiledModelDecoder {
     }
 
     private func fetchIndex(_ archived: ArchivedValue, entity: NSEntityDescription) throws -> NSFetchIndexDescription {
-        let elements = try (archived.field("NSIndexElements")?.members() ?? []).map { element -> NSFetchIndexElementDescription in
+        let elements = try (archived.field("NSIndexElements")?.members() ?? []).map {
+            element -> NSFetchIndexElementDescription in
             guard let name = try element.string("NSPropertyName"), let property = entity.propertiesByName[name] else {
                 throw BinaryPropertyListError(description: "an index element names no property of the entity")
             }
             let kind = try element.integer("NSFetchIndexElementType") ?? 0
-            let description = NSFetchIndexElementDescription(property: property, collationType: kind == 1 ? .rTree : .binary)
+            let description = NSFetchIndexElementDescription(
+                property: property, collationType: kind == 1 ? .rTree : .binary)
             description.isAscending = try element.bool("NSAscending") ?? true
             return description
         }

@@ -57,7 +57,9 @@ struct CompiledModelEncoder {
         for entity in entities { try encodeEntity(entity, &state) }
 
         var fields: [String: PropertyListValue] = [:]
-        fields["NSEntities"] = knownKeysDictionary(entities.map { ($0.name ?? "", state.entityReferences[ObjectIdentifier($0)] ?? KeyedArchiveWriter.null) }, &state.archive)
+        fields["NSEntities"] = knownKeysDictionary(
+            entities.map { ($0.name ?? "", state.entityReferences[ObjectIdentifier($0)] ?? KeyedArchiveWriter.null) },
+            &state.archive)
         let templates = model.fetchRequestTemplateStorage.sorted { $0.key < $1.key }
         if templates.isEmpty {
             fields["NSFetchRequestTemplates"] = KeyedArchiveWriter.null
@@ -69,8 +71,11 @@ struct CompiledModelEncoder {
             fields["NSFetchRequestTemplates"] = knownKeysDictionary(archived, &state.archive)
         }
         var identifiers: [PropertyListValue] = []
-        for identifier in model.versionIdentifiers.compactMap({ $0.base as? String }).sorted() { identifiers.append(state.archive.string(identifier)) }
-        fields["NSVersionIdentifiers"] = state.archive.object(classChain: ["NSSet", "NSObject"], fields: ["NS.objects": .array(identifiers)])
+        for identifier in model.versionIdentifiers.compactMap({ $0.base as? String }).sorted() {
+            identifiers.append(state.archive.string(identifier))
+        }
+        fields["NSVersionIdentifiers"] = state.archive.object(
+            classChain: ["NSSet", "NSObject"], fields: ["NS.objects": .array(identifiers)])
         let configurations = model.configurations.filter { $0 != NSManagedObjectModel.defaultConfigurationName }
         if !configurations.isEmpty {
             var archived: [(key: String, value: PropertyListValue)] = []
@@ -98,15 +103,18 @@ struct CompiledModelEncoder {
         var fields: [String: PropertyListValue] = [:]
         fields["NSEntityName"] = state.archive.string(name)
         let className = entity.managedObjectClassName ?? "NSManagedObject"
-        fields["NSClassNameForEntity"] = className == "NSManagedObject" ? KeyedArchiveWriter.null : state.archive.string(className)
+        fields["NSClassNameForEntity"] =
+            className == "NSManagedObject" ? KeyedArchiveWriter.null : state.archive.string(className)
         if entity.isAbstract { fields["NSIsAbstract"] = .bool(true) }
         fields["NSUserInfo"] = try wrap(context) { try predicates.userInfo(entity.userInfo, into: &state.archive) }
         fields["NSVersionHashModifier"] = state.archive.optionalString(entity.versionHashModifier)
         fields["NSRenamingIdentifier"] = state.archive.optionalString(entity.renamingIdentifier)
         fields["NSManagedObjectModel"] = state.modelReference
-        fields["NSSuperentity"] = entity.superentity.flatMap { state.entityReferences[ObjectIdentifier($0)] } ?? KeyedArchiveWriter.null
+        fields["NSSuperentity"] =
+            entity.superentity.flatMap { state.entityReferences[ObjectIdentifier($0)] } ?? KeyedArchiveWriter.null
         let subentities = entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }
-            .compactMap { sub in state.entityReferences[ObjectIdentifier(sub)].map { (key: sub.name ?? "", value: $0) } }
+            .compactMap { sub in state.entityReferences[ObjectIdentifier(sub)].map { (key: sub.name ?? "", value: $0) }
+            }
         fields["NSSubentities"] = state.archive.dictionary(subentities, className: "NSMutableDictionary")
 
         var properties: [(key: String, value: PropertyListValue)] = []
@@ -114,16 +122,20 @@ struct CompiledModelEncoder {
         if let parent = entity.superentity {
             for (position, property) in parent.properties.enumerated() {
                 guard let underlying = state.propertyReferences[ObjectIdentifier(property)] else { continue }
-                let proxy = state.archive.object(classChain: ["_NSPropertyDescriptionProxy", "NSObject"], fields: [
-                    "NSEntityDescription": reference, "NSUnderlyingProperty": underlying, "NSReferenceID": .integer(Int64(position)),
-                ])
+                let proxy = state.archive.object(
+                    classChain: ["_NSPropertyDescriptionProxy", "NSObject"],
+                    fields: [
+                        "NSEntityDescription": reference, "NSUnderlyingProperty": underlying,
+                        "NSReferenceID": .integer(Int64(position)),
+                    ])
                 properties.append((property.name, proxy))
             }
         }
         for property in entity.ownProperties.sorted(by: { $0.name < $1.name }) {
             guard !property.name.isEmpty else { throw failure(context, "has a property without a name") }
             try encodeProperty(property, of: entity, &state)
-            properties.append((property.name, state.propertyReferences[ObjectIdentifier(property)] ?? KeyedArchiveWriter.null))
+            properties.append(
+                (property.name, state.propertyReferences[ObjectIdentifier(property)] ?? KeyedArchiveWriter.null))
         }
         fields["NSProperties"] = state.archive.dictionary(properties, className: "NSMutableDictionary")
 
@@ -131,7 +143,9 @@ struct CompiledModelEncoder {
             var tuples: [PropertyListValue] = []
             for constraint in entity.uniquenessConstraints {
                 var names: [PropertyListValue] = []
-                for name in NSEntityDescription.propertyNames(inConstraint: constraint) { names.append(state.archive.string(name)) }
+                for name in NSEntityDescription.propertyNames(inConstraint: constraint) {
+                    names.append(state.archive.string(name))
+                }
                 tuples.append(state.archive.array(names, className: "NSMutableArray"))
             }
             fields["NSUniqueTuples"] = state.archive.array(tuples, className: "NSMutableArray")
@@ -139,15 +153,18 @@ struct CompiledModelEncoder {
         if !entity.indexes.isEmpty {
             var archived: [PropertyListValue] = []
             for index in entity.indexes {
-                archived.append(try fetchIndex(index, entity: entity, entityReference: reference, context: context, &state))
+                archived.append(
+                    try fetchIndex(index, entity: entity, entityReference: reference, context: context, &state))
             }
             fields["NSFetchIndexDescriptions"] = state.archive.array(archived, className: "NSMutableArray")
         }
         state.archive.fill(reference, classChain: ["NSEntityDescription", "NSObject"], fields: fields)
     }
 
-    private func fetchIndex(_ index: NSFetchIndexDescription, entity: NSEntityDescription, entityReference: PropertyListValue,
-                            context: String, _ state: inout State) throws -> PropertyListValue {
+    private func fetchIndex(
+        _ index: NSFetchIndexDescription, entity: NSEntityDescription, entityReference: PropertyListValue,
+        context: String, _ state: inout State
+    ) throws -> PropertyListValue {
         let reference = state.archive.reserve()
         var elements: [PropertyListValue] = []
         for element in index.elements {
@@ -155,25 +172,37 @@ struct CompiledModelEncoder {
                 throw failure(context, "has fetch index '\(index.name)' with an element that names no property")
             }
             let archivedName = state.archive.string(name)
-            elements.append(state.archive.object(classChain: ["NSFetchIndexElementDescription", "NSObject"], fields: [
-                "NSPropertyName": archivedName, "NSFetchIndexElementType": .integer(Int64(element.collationType.rawValue)),
-                "NSFetchIndexDescription": reference, "NSAscending": .bool(element.isAscending),
-            ]))
+            elements.append(
+                state.archive.object(
+                    classChain: ["NSFetchIndexElementDescription", "NSObject"],
+                    fields: [
+                        "NSPropertyName": archivedName,
+                        "NSFetchIndexElementType": .integer(Int64(element.collationType.rawValue)),
+                        "NSFetchIndexDescription": reference, "NSAscending": .bool(element.isAscending),
+                    ]))
         }
-        let partial = try index.partialIndexPredicate.map { predicate in
-            try wrap("\(context) fetch index '\(index.name)'") { try predicates.predicate(predicate, into: &state.archive) }
-        } ?? KeyedArchiveWriter.null
+        let partial =
+            try index.partialIndexPredicate.map { predicate in
+                try wrap("\(context) fetch index '\(index.name)'") {
+                    try predicates.predicate(predicate, into: &state.archive)
+                }
+            } ?? KeyedArchiveWriter.null
         let list = state.archive.array(elements)
         let name = state.archive.string(index.name)
-        state.archive.fill(reference, classChain: ["NSFetchIndexDescription", "NSObject"], fields: [
-            "NSIndexName": name, "NSPartialIndexPredicate": partial, "NSIndexElements": list, "NSEntity": entityReference,
-        ])
+        state.archive.fill(
+            reference, classChain: ["NSFetchIndexDescription", "NSObject"],
+            fields: [
+                "NSIndexName": name, "NSPartialIndexPredicate": partial, "NSIndexElements": list,
+                "NSEntity": entityReference,
+            ])
         return reference
     }
 
     // MARK: Properties
 
-    private func encodeProperty(_ property: NSPropertyDescription, of entity: NSEntityDescription, _ state: inout State) throws {
+    private func encodeProperty(
+        _ property: NSPropertyDescription, of entity: NSEntityDescription, _ state: inout State
+    ) throws {
         let context = "entity '\(entity.name ?? "")' property '\(property.name)'"
         guard let reference = state.propertyReferences[ObjectIdentifier(property)] else { return }
         var fields = try commonFields(property, context: context, &state)
@@ -185,13 +214,15 @@ struct CompiledModelEncoder {
         case let relationship as NSRelationshipDescription:
             className = "NSRelationshipDescription"
             guard let destination = relationship.destinationEntity, let destinationName = destination.name,
-                  let destinationReference = state.entityReferences[ObjectIdentifier(destination)] else {
+                let destinationReference = state.entityReferences[ObjectIdentifier(destination)]
+            else {
                 throw failure(context, "has no destination among the model's entities")
             }
             fields["NSDestinationEntity"] = destinationReference
             fields["_NSDestinationEntityName"] = state.archive.string(destinationName)
             if let inverse = relationship.inverseRelationship {
-                fields["NSInverseRelationship"] = state.propertyReferences[ObjectIdentifier(inverse)] ?? KeyedArchiveWriter.null
+                fields["NSInverseRelationship"] =
+                    state.propertyReferences[ObjectIdentifier(inverse)] ?? KeyedArchiveWriter.null
                 fields["_NSInverseRelationshipName"] = state.archive.string(inverse.name)
             } else {
                 fields["NSInverseRelationship"] = KeyedArchiveWriter.null
@@ -204,8 +235,10 @@ struct CompiledModelEncoder {
         case let fetched as NSFetchedPropertyDescription:
             className = "NSFetchedPropertyDescription"
             if let request = fetched.fetchRequest {
-                fields["NSFetchRequest"] = try fetchRequest(request.copied(as: NSManagedObject.self), context: context, &state)
-                fields["_NSFetchRequestEntityName"] = state.archive.optionalString(request.entity?.name ?? request.entityName)
+                fields["NSFetchRequest"] = try fetchRequest(
+                    request.copied(as: NSManagedObject.self), context: context, &state)
+                fields["_NSFetchRequestEntityName"] = state.archive.optionalString(
+                    request.entity?.name ?? request.entityName)
             }
         default:
             throw failure(context, "is a \(type(of: property)), which a compiled model cannot hold")
@@ -216,13 +249,16 @@ struct CompiledModelEncoder {
     /// The superclasses `$classes` lists after each property class.
     private static func superclasses(of className: String) -> [String] {
         switch className {
-        case "NSDerivedAttributeDescription", "NSCompositeAttributeDescription": ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+        case "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+            ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
         default: ["NSPropertyDescription", "NSObject"]
         }
     }
 
     /// Name, flags, user info, modifiers and validation rules, which every property archives alike.
-    private func commonFields(_ property: NSPropertyDescription, context: String, _ state: inout State) throws -> [String: PropertyListValue] {
+    private func commonFields(
+        _ property: NSPropertyDescription, context: String, _ state: inout State
+    ) throws -> [String: PropertyListValue] {
         var fields: [String: PropertyListValue] = [:]
         fields["NSPropertyName"] = state.archive.string(property.name)
         var packed = PackedFlag.valid | PackedFlag.alwaysSet
@@ -230,8 +266,12 @@ struct CompiledModelEncoder {
         if property.isTransient { packed |= PackedFlag.transient; fields["NSIsTransient"] = .bool(true) }
         if property is NSDerivedAttributeDescription { packed |= PackedFlag.readOnly }
         if property.versionHashModifier == nil { packed |= PackedFlag.noVersionHashModifier }
-        if property.isIndexedBySpotlight { packed |= PackedFlag.indexedBySpotlight; fields["NSIndexedBySpotlight"] = .bool(true) }
-        if let relationship = property as? NSRelationshipDescription, relationship.isOrdered { packed |= PackedFlag.ordered }
+        if property.isIndexedBySpotlight {
+            packed |= PackedFlag.indexedBySpotlight; fields["NSIndexedBySpotlight"] = .bool(true)
+        }
+        if let relationship = property as? NSRelationshipDescription, relationship.isOrdered {
+            packed |= PackedFlag.ordered
+        }
         if let attribute = property as? NSAttributeDescription, attribute.allowsCloudEncryption {
             packed |= PackedFlag.allowsCloudEncryption
             fields["NSAllowsCloudEncryption"] = .bool(true)
@@ -241,7 +281,9 @@ struct CompiledModelEncoder {
         if let info = property.userInfo, !info.isEmpty {
             fields["NSUserInfo"] = try wrap(context) { try predicates.userInfo(info, into: &state.archive) }
         }
-        if let modifier = property.versionHashModifier { fields["NSVersionHashModifier"] = state.archive.string(modifier) }
+        if let modifier = property.versionHashModifier {
+            fields["NSVersionHashModifier"] = state.archive.string(modifier)
+        }
         fields["NSRenamingIdentifier"] = state.archive.optionalString(property.renamingIdentifier)
         if !property.validationPredicates.isEmpty {
             var rules: [PropertyListValue] = []
@@ -257,14 +299,18 @@ struct CompiledModelEncoder {
     }
 
     /// The attribute's own fields; returns its class name.
-    private func attributeFields(_ attribute: NSAttributeDescription, context: String, into fields: inout [String: PropertyListValue],
-                                 _ state: inout State, depth: Int = 0) throws -> String {
+    private func attributeFields(
+        _ attribute: NSAttributeDescription, context: String, into fields: inout [String: PropertyListValue],
+        _ state: inout State, depth: Int = 0
+    ) throws -> String {
         let className: String
         switch attribute {
         case let derived as NSDerivedAttributeDescription:
             className = "NSDerivedAttributeDescription"
             if let expression = derived.derivationExpression {
-                fields["NSDerivationExpression"] = try wrap(context) { try predicates.expression(expression, into: &state.archive, depth: 0) }
+                fields["NSDerivationExpression"] = try wrap(context) {
+                    try predicates.expression(expression, into: &state.archive, depth: 0)
+                }
             }
         case let composite as NSCompositeAttributeDescription:
             className = "NSCompositeAttributeDescription"
@@ -272,8 +318,12 @@ struct CompiledModelEncoder {
             var elements: [PropertyListValue] = []
             for element in composite.elements {
                 var elementFields = try commonFields(element, context: "\(context) element '\(element.name)'", &state)
-                let elementClass = try attributeFields(element, context: "\(context) element '\(element.name)'", into: &elementFields, &state, depth: depth + 1)
-                elements.append(state.archive.object(classChain: [elementClass] + Self.superclasses(of: elementClass), fields: elementFields))
+                let elementClass = try attributeFields(
+                    element, context: "\(context) element '\(element.name)'", into: &elementFields, &state,
+                    depth: depth + 1)
+                elements.append(
+                    state.archive.object(
+                        classChain: [elementClass] + Self.superclasses(of: elementClass), fields: elementFields))
             }
             fields["NSCompositeElements"] = state.archive.array(elements)
         default:
@@ -286,27 +336,39 @@ struct CompiledModelEncoder {
         if attribute.allowsExternalBinaryDataStorage { flags |= 0x4 }
         if attribute.preservesValueInHistoryOnDeletion { flags |= 0x10 }
         fields["NSFlagsKey"] = .integer(flags)
-        fields["NSDefaultValue"] = try wrap("\(context) default value") { try predicates.constant(attribute.defaultValue, into: &state.archive) }
+        fields["NSDefaultValue"] = try wrap("\(context) default value") {
+            try predicates.constant(attribute.defaultValue, into: &state.archive)
+        }
         return className
     }
 
     // MARK: Fetch requests
 
-    private func fetchRequest(_ request: NSFetchRequest<NSManagedObject>, context: String, _ state: inout State) throws -> PropertyListValue {
-        for (present, key) in [(request.propertiesToFetch != nil, "propertiesToFetch"), (request.propertiesToGroupBy != nil, "propertiesToGroupBy"),
-                               (request.havingPredicate != nil, "havingPredicate")] where present {
+    private func fetchRequest(
+        _ request: NSFetchRequest<NSManagedObject>, context: String, _ state: inout State
+    ) throws -> PropertyListValue {
+        for (present, key) in [
+            (request.propertiesToFetch != nil, "propertiesToFetch"),
+            (request.propertiesToGroupBy != nil, "propertiesToGroupBy"),
+            (request.havingPredicate != nil, "havingPredicate"),
+        ] where present {
             throw failure(context, "sets \(key), which compiled models written here do not hold")
         }
         var fields: [String: PropertyListValue] = [:]
         let entityName = request.entity?.name ?? request.entityName
         if let entity = request.entity, let reference = state.entityReferences[ObjectIdentifier(entity)] {
             fields["NSEntity"] = reference
-        } else if let entityName, let entity = state.entitiesByName[entityName], let reference = state.entityReferences[ObjectIdentifier(entity)] {
+        } else if let entityName, let entity = state.entitiesByName[entityName],
+            let reference = state.entityReferences[ObjectIdentifier(entity)]
+        {
             fields["NSEntity"] = reference
         } else {
             throw failure(context, "fetches entity '\(entityName ?? "")', which is not among the model's entities")
         }
-        fields["NSPredicate"] = try request.predicate.map { predicate in try wrap(context) { try predicates.predicate(predicate, into: &state.archive) } }
+        fields["NSPredicate"] =
+            try request.predicate.map { predicate in
+                try wrap(context) { try predicates.predicate(predicate, into: &state.archive) }
+            }
             ?? KeyedArchiveWriter.null
         fields["NSFetchLimit"] = .integer(Int64(request.fetchLimit))
         fields["NSFetchOffset"] = .integer(Int64(request.fetchOffset))
@@ -315,12 +377,17 @@ struct CompiledModelEncoder {
         if let descriptors = request.sortDescriptors {
             var archived: [PropertyListValue] = []
             for descriptor in descriptors {
-                guard let key = descriptor.key else { throw failure(context, "sorts by a comparator or key path, not a key") }
+                guard let key = descriptor.key else {
+                    throw failure(context, "sorts by a comparator or key path, not a key")
+                }
                 let archivedKey = state.archive.string(key)
                 let selector = state.archive.string(descriptor.selector?.name ?? "compare:")
-                archived.append(state.archive.object(classChain: ["NSSortDescriptor", "NSObject"], fields: [
-                    "NSKey": archivedKey, "NSAscending": .bool(descriptor.ascending), "NSSelector": selector,
-                ]))
+                archived.append(
+                    state.archive.object(
+                        classChain: ["NSSortDescriptor", "NSObject"],
+                        fields: [
+                            "NSKey": archivedKey, "NSAscending": .bool(descriptor.ascending), "NSSelector": selector,
+                        ]))
             }
             fields["NSSortDescriptors"] = state.archive.array(archived)
         } else {
@@ -342,24 +409,33 @@ struct CompiledModelEncoder {
         } else {
             fields["NSRelationshipKeyPathsForPrefetching"] = KeyedArchiveWriter.null
         }
-        for key in ["NSValuesToFetch", "NSValuesToGroupBy", "NSHavingPredicate"] { fields[key] = KeyedArchiveWriter.null }
-        return state.archive.object(classChain: ["NSFetchRequest", "NSPersistentStoreRequest", "NSObject"], fields: fields)
+        for key in ["NSValuesToFetch", "NSValuesToGroupBy", "NSHavingPredicate"] {
+            fields[key] = KeyedArchiveWriter.null
+        }
+        return state.archive.object(
+            classChain: ["NSFetchRequest", "NSPersistentStoreRequest", "NSObject"], fields: fields)
     }
 
     // MARK: Pieces
 
     /// Core Data's dictionary of entities and templates: keys in a mapping strategy, values
     /// in an array of the same order.
-    private func knownKeysDictionary(_ entries: [(String, PropertyListValue)], _ archive: inout KeyedArchiveWriter) -> PropertyListValue {
+    private func knownKeysDictionary(
+        _ entries: [(String, PropertyListValue)], _ archive: inout KeyedArchiveWriter
+    ) -> PropertyListValue {
         var names: [PropertyListValue] = []
         for entry in entries { names.append(archive.string(entry.0)) }
         let keys = archive.array(names)
-        let mapping = archive.object(classChain: ["NSKnownKeysMappingStrategy1", "NSKnownKeysMappingStrategy", "NSObject"],
-                                     fields: ["length": .integer(Int64(entries.count)), "keys": keys, "version": .integer(1)])
+        let mapping = archive.object(
+            classChain: ["NSKnownKeysMappingStrategy1", "NSKnownKeysMappingStrategy", "NSObject"],
+            fields: ["length": .integer(Int64(entries.count)), "keys": keys, "version": .integer(1)])
         let values = archive.array(entries.map(\.1))
         let emptyToken = archive.string("__empty_slot_token_4c24_98dc_ac1e_b773__")
-        return archive.object(classChain: ["NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject"],
-                              fields: ["values": values, "searchMapping": mapping, "emptyToken": emptyToken, "version": .integer(1)])
+        return archive.object(
+            classChain: [
+                "NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject",
+            ],
+            fields: ["values": values, "searchMapping": mapping, "emptyToken": emptyToken, "version": .integer(1)])
     }
 
     /// Runs `body`, naming `context` in the error a value or predicate that cannot be archived throws.

@@ -38,14 +38,16 @@ package enum CompiledModelWriter {
                 ModelBundleLayout.compiledCurrentVersionKey: bundle.currentVersionName,
                 versionHashesKey: hashes,
             ]
-            files[ModelBundleLayout.compiledVersionFile] = try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0)
+            files[ModelBundleLayout.compiledVersionFile] = try PropertyListSerialization.data(
+                fromPropertyList: info, format: .binary, options: 0)
             try replaceFolder(at: output, with: files)
         case "xcdatamodel":
             let model = try NSManagedObjectModel.load(contentsOf: source)
             try archive(model, version: source.lastPathComponent).write(to: output, options: .atomic)
         default:
-            throw ModelLoadingError(source: ModelFileSource(url: source), line: nil, element: nil,
-                                    reason: "is not a model source (.xcdatamodeld or .xcdatamodel)")
+            throw ModelLoadingError(
+                source: ModelFileSource(url: source), line: nil, element: nil,
+                reason: "is not a model source (.xcdatamodeld or .xcdatamodel)")
         }
         return output
     }
@@ -54,12 +56,14 @@ package enum CompiledModelWriter {
     private static func archive(_ model: NSManagedObjectModel, version: String) throws -> Data {
         let problems = model.problemsPreventingUse
         guard problems.isEmpty else {
-            throw CompiledModelEncodingError(element: version, reason: "is not a valid model: \(problems.joined(separator: "; "))")
+            throw CompiledModelEncodingError(
+                element: version, reason: "is not a valid model: \(problems.joined(separator: "; "))")
         }
         do {
             return try model.compiledModelData()
         } catch let error as CompiledModelEncodingError {
-            throw CompiledModelEncodingError(element: "\(version)\(error.element.map { ": \($0)" } ?? "")", reason: error.reason)
+            throw CompiledModelEncodingError(
+                element: "\(version)\(error.element.map { ": \($0)" } ?? "")", reason: error.reason)
         }
     }
 
@@ -74,7 +78,9 @@ package enum CompiledModelWriter {
         try manager.createDirectory(at: url, withIntermediateDirectories: true)
         // The models first and the plist naming the current one last, then the stale files:
         // a write that fails halfway never leaves the plist naming a model that is not there.
-        for (name, data) in files.sorted(by: { ($0.key == "VersionInfo.plist" ? 1 : 0, $0.key) < ($1.key == "VersionInfo.plist" ? 1 : 0, $1.key) }) {
+        for (name, data) in files.sorted(by: {
+            ($0.key == "VersionInfo.plist" ? 1 : 0, $0.key) < ($1.key == "VersionInfo.plist" ? 1 : 0, $1.key)
+        }) {
             try data.write(to: url.appendingPathComponent(name), options: .atomic)
         }
         for stale in try manager.contentsOfDirectory(atPath: url.path) where files[stale] == nil {

@@ -25,11 +25,15 @@ enum ModelAttributeReader {
     /// The attribute `values` describes. `composites` are the model's `<composite>`
     /// definitions by name; `enclosing` names the composites being read around it (an
     /// element may be a composite in turn, but not one that contains it).
-    static func attribute(_ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String] = []) throws -> NSAttributeDescription {
+    static func attribute(
+        _ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String] = []
+    ) throws -> NSAttributeDescription {
         try values.checkChildren(["userInfo"])
         let typeName = values["attributeType"] ?? "Undefined"
         guard let type = typesByName[typeName] else {
-            throw values.error("has attributeType \"\(typeName)\", which is not a Core Data attribute type (\(typesByName.keys.sorted().joined(separator: ", ")))")
+            throw values.error(
+                "has attributeType \"\(typeName)\", which is not a Core Data attribute type (\(typesByName.keys.sorted().joined(separator: ", ")))"
+            )
         }
         let attribute: NSAttributeDescription
         if type == .compositeAttributeType {
@@ -56,13 +60,16 @@ enum ModelAttributeReader {
         return attribute
     }
 
-    private static func composite(_ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String]) throws -> NSCompositeAttributeDescription {
+    private static func composite(
+        _ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String]
+    ) throws -> NSCompositeAttributeDescription {
         let name = try values.required("composite")
         guard let definition = composites[name] else {
             throw values.error("names composite '\(name)' that the model does not define")
         }
         guard !enclosing.contains(name) else {
-            throw values.error("names composite '\(name)', which contains it (\((enclosing + [name]).joined(separator: " → ")))")
+            throw values.error(
+                "names composite '\(name)', which contains it (\((enclosing + [name]).joined(separator: " → ")))")
         }
         guard enclosing.count < CompositeValue.maximumDepth else {
             throw values.error("nests composites more than \(CompositeValue.maximumDepth) deep")
@@ -72,7 +79,9 @@ enum ModelAttributeReader {
         for element in definition.children(named: "attribute") {
             let elementValues = values.child(element, scope: "in composite \(name)")
             let member = try attribute(elementValues, composites: composites, enclosing: enclosing + [name])
-            guard seen.insert(member.name).inserted else { throw elementValues.error("repeats the name '\(member.name)'") }
+            guard seen.insert(member.name).inserted else {
+                throw elementValues.error("repeats the name '\(member.name)'")
+            }
             composite.elements.append(member)
         }
         return composite
@@ -112,9 +121,10 @@ enum ModelAttributeReader {
         case .stringAttributeType: return text
         case .UUIDAttributeType: return UUID(uuidString: trimmed)
         case .URIAttributeType: return URL(string: trimmed)
-        case .dateAttributeType: return Double(trimmed).flatMap { $0.isFinite ? Date(timeIntervalSinceReferenceDate: $0) : nil }
+        case .dateAttributeType:
+            return Double(trimmed).flatMap { $0.isFinite ? Date(timeIntervalSinceReferenceDate: $0) : nil }
         case .binaryDataAttributeType, .transformableAttributeType, .objectIDAttributeType,
-             .undefinedAttributeType, .compositeAttributeType:
+            .undefinedAttributeType, .compositeAttributeType:
             return nil
         }
     }
@@ -124,19 +134,27 @@ enum ModelAttributeReader {
     /// Core Data's predicates for Xcode's Min/Max/Reg. Ex. fields. Strings and binary
     /// data limit their length, numbers and dates their value; fields that do not
     /// apply to the type (kept by Xcode after a type change) are ignored.
-    private static func validationPredicates(_ values: ModelElementValues, type: NSAttributeType) throws -> [NSPredicate] {
+    private static func validationPredicates(
+        _ values: ModelElementValues, type: NSAttributeType
+    ) throws -> [NSPredicate] {
         var rules: [NSPredicate] = []
         func add(_ format: String, _ bound: Any) {
             // Formats are fixed here and bounds are parsed values, so this cannot fail.
-            if let predicate = try? NSPredicate.parse(format: format, argumentArray: [bound]) { rules.append(predicate) }
+            if let predicate = try? NSPredicate.parse(format: format, argumentArray: [bound]) {
+                rules.append(predicate)
+            }
         }
         switch type {
         case .stringAttributeType, .binaryDataAttributeType:
             if let minimum = try values.integer("minValueString") { add("length >= %@", NSNumber(value: minimum)) }
             if let maximum = try values.integer("maxValueString") { add("length <= %@", NSNumber(value: maximum)) }
         case .dateAttributeType:
-            if let minimum = try values.double("minDateTimeInterval") { add("SELF >= %@", Date(timeIntervalSinceReferenceDate: minimum)) }
-            if let maximum = try values.double("maxDateTimeInterval") { add("SELF <= %@", Date(timeIntervalSinceReferenceDate: maximum)) }
+            if let minimum = try values.double("minDateTimeInterval") {
+                add("SELF >= %@", Date(timeIntervalSinceReferenceDate: minimum))
+            }
+            if let maximum = try values.double("maxDateTimeInterval") {
+                add("SELF <= %@", Date(timeIntervalSinceReferenceDate: maximum))
+            }
         case _ where type.isNumeric && type != .booleanAttributeType:
             for (key, format) in [("minValueString", "SELF >= %@"), ("maxValueString", "SELF <= %@")] {
                 guard let text = values[key] else { continue }
@@ -152,7 +170,8 @@ enum ModelAttributeReader {
             do {
                 _ = try NSRegularExpression(pattern: pattern)
             } catch {
-                throw values.error("has regularExpressionString \"\(pattern)\", which is not a valid regular expression")
+                throw values.error(
+                    "has regularExpressionString \"\(pattern)\", which is not a valid regular expression")
             }
             add("SELF MATCHES %@", pattern)
         }

@@ -35,7 +35,8 @@ enum ModelFile {
             do {
                 data = try Data(contentsOf: url)
             } catch {
-                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
+                throw ModelLoadingError(
+                    source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
             }
             try CompiledModelDecoder(source: source).decode(data, into: model)
         }
@@ -58,14 +59,16 @@ enum ModelBundleLayout {
         do {
             children = try FileManager.default.contentsOfDirectory(at: bundle, includingPropertiesForKeys: nil)
         } catch {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
         }
         let versionExtension = bundle.pathExtension == "momd" ? "mom" : "xcdatamodel"
         let versions = children.filter { $0.pathExtension == versionExtension }
             .map { (name: $0.deletingPathExtension().lastPathComponent, url: $0) }
             .sorted { $0.name.compare($1.name, options: .numeric) == .orderedAscending }
         guard !versions.isEmpty else {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no .\(versionExtension) version")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil, reason: "holds no .\(versionExtension) version")
         }
         return versions
     }
@@ -85,16 +88,22 @@ enum ModelBundleLayout {
         do {
             plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: file), options: [], format: nil)
         } catch {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "is not a readable property list (\(error.localizedDescription))")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil,
+                reason: "is not a readable property list (\(error.localizedDescription))")
         }
         guard let value = (plist as? [String: Any])?[currentVersionKey] as? String, !value.isEmpty else {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "has no \(currentVersionKey) string")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil, reason: "has no \(currentVersionKey) string")
         }
         let suffix = compiled ? ".mom" : ".xcdatamodel"
         let name = value.hasSuffix(suffix) ? String(value.dropLast(suffix.count)) : value
         guard versions.contains(where: { $0.name == name }) else {
-            throw ModelLoadingError(source: source, line: nil, element: nil,
-                                    reason: "names current version '\(value)', which the bundle does not have (versions: \(versions.map(\.name).joined(separator: ", ")))")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil,
+                reason:
+                    "names current version '\(value)', which the bundle does not have (versions: \(versions.map(\.name).joined(separator: ", ")))"
+            )
         }
         return name
     }
@@ -113,13 +122,15 @@ enum ModelBundleLayout {
             let versions = try versions(in: url)
             let current = try currentVersionName(in: url, versions: versions)
             guard let version = versions.first(where: { $0.name == current }) else {
-                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "has no version named '\(current)'")
+                throw ModelLoadingError(
+                    source: source, line: nil, element: nil, reason: "has no version named '\(current)'")
             }
             return try modelFile(for: version.url)
         default:
             let contents = url.appendingPathComponent("contents")
             guard FileManager.default.fileExists(atPath: contents.path) else {
-                throw ModelLoadingError(source: source, line: nil, element: nil, reason: "is a folder without a model 'contents' file")
+                throw ModelLoadingError(
+                    source: source, line: nil, element: nil, reason: "is a folder without a model 'contents' file")
             }
             return .contents(contents)
         }

@@ -15,8 +15,9 @@ struct ModelElementValues {
 
     /// An error about this element: `<attribute name="age"> in entity Person <reason>`.
     func error(_ reason: String) -> ModelLoadingError {
-        ModelLoadingError(source: source, line: element.line, element: element.label,
-                          reason: scope.map { "\($0) \(reason)" } ?? reason)
+        ModelLoadingError(
+            source: source, line: element.line, element: element.label,
+            reason: scope.map { "\($0) \(reason)" } ?? reason)
     }
 
     /// The values reader for a child element, in the same scope.
@@ -36,9 +37,13 @@ struct ModelElementValues {
     /// not starting with a digit (as Xcode's model editor requires).
     func identifier(_ key: String = "name") throws -> String {
         let value = try required(key)
-        let valid = value.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)) }
+        let valid = value.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil))
+        }
         guard valid, let first = value.unicodeScalars.first, first.properties.numericType == nil else {
-            throw error("has \(key) '\(value)', which is not a valid name (letters, digits and underscores, not starting with a digit)")
+            throw error(
+                "has \(key) '\(value)', which is not a valid name (letters, digits and underscores, not starting with a digit)"
+            )
         }
         return value
     }

@@ -9,7 +9,9 @@ enum ModelFetchRequestReader {
         "4": .countResultType, "Count": .countResultType,
     ]
 
-    static func request(_ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]) throws -> NSFetchRequest<NSManagedObject> {
+    static func request(
+        _ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]
+    ) throws -> NSFetchRequest<NSManagedObject> {
         try values.checkChildren([])
         let entityName = try values.required("entity")
         guard let entity = entitiesByName[entityName] else {
@@ -28,11 +30,15 @@ enum ModelFetchRequestReader {
             request.resultType = type
         }
         // Xcode has spelled some of these flags two ways over the years.
-        request.includesSubentities = try values.flag("includesSubentities", default: values.flag("includeSubentities", default: true))
-        request.includesPropertyValues = try values.flag("includesPropertyValues", default: values.flag("includePropertyValues", default: true))
+        request.includesSubentities = try values.flag(
+            "includesSubentities", default: values.flag("includeSubentities", default: true))
+        request.includesPropertyValues = try values.flag(
+            "includesPropertyValues", default: values.flag("includePropertyValues", default: true))
         request.includesPendingChanges = try values.flag("includesPendingChanges", default: true)
-        request.returnsObjectsAsFaults = try values.flag("returnObjectsAsFaults", default: values.flag("returnsObjectsAsFaults", default: true))
-        request.returnsDistinctResults = try values.flag("returnDistinctResults", default: values.flag("returnsDistinctResults", default: false))
+        request.returnsObjectsAsFaults = try values.flag(
+            "returnObjectsAsFaults", default: values.flag("returnsObjectsAsFaults", default: true))
+        request.returnsDistinctResults = try values.flag(
+            "returnDistinctResults", default: values.flag("returnsDistinctResults", default: false))
         return request
     }
 }

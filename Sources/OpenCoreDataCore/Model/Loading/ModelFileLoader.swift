@@ -19,7 +19,8 @@ struct ModelFileLoader {
         do {
             data = try Data(contentsOf: source.url)
         } catch {
-            throw ModelLoadingError(source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil, reason: "cannot be read (\(error.localizedDescription))")
         }
         try load(data, into: model)
     }
@@ -51,14 +52,20 @@ struct ModelFileLoader {
 
         func build(into model: NSManagedObjectModel) throws {
             let modelValues = values(root)
-            guard root.name == "model" else { throw modelValues.error("is not a Core Data model (its root element must be <model>)") }
-            try modelValues.checkChildren(["entity", "fetchRequest", "configuration", "composite", "elements", "userInfo"])
+            guard root.name == "model" else {
+                throw modelValues.error("is not a Core Data model (its root element must be <model>)")
+            }
+            try modelValues.checkChildren([
+                "entity", "fetchRequest", "configuration", "composite", "elements", "userInfo",
+            ])
             if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
                 model.versionIdentifiers = [identifier]
             }
             for element in root.children(named: "composite") {
                 let name = try values(element).identifier()
-                guard composites[name] == nil else { throw values(element).error("repeats the composite name '\(name)'") }
+                guard composites[name] == nil else {
+                    throw values(element).error("repeats the composite name '\(name)'")
+                }
                 try values(element).checkChildren(["attribute"])
                 composites[name] = element
             }
@@ -83,11 +90,14 @@ struct ModelFileLoader {
                 let first = entities.first { $0.name == name }?.element.line ?? 0
                 throw entityValues.error("repeats the entity name '\(name)' (first declared on line \(first))")
             }
-            try entityValues.checkChildren(["attribute", "relationship", "fetchedProperty", "userInfo",
-                                            "uniquenessConstraints", "fetchIndex", "compoundIndexes"])
+            try entityValues.checkChildren([
+                "attribute", "relationship", "fetchedProperty", "userInfo",
+                "uniquenessConstraints", "fetchIndex", "compoundIndexes",
+            ])
             let entity = NSEntityDescription()
             entity.name = name
-            entity.managedObjectClassName = element["representedClassName"].flatMap { $0.isEmpty ? nil : $0 } ?? "NSManagedObject"
+            entity.managedObjectClassName =
+                element["representedClassName"].flatMap { $0.isEmpty ? nil : $0 } ?? "NSManagedObject"
             entity.isAbstract = try entityValues.flag("isAbstract")
             entity.versionHashModifier = element["versionHashModifier"]
             entity.renamingIdentifier = element["renamingIdentifier"] ?? element["elementID"]
@@ -121,7 +131,9 @@ struct ModelFileLoader {
                 switch child.name {
                 case "attribute":
                     let attribute = try ModelAttributeReader.attribute(childValues, composites: composites)
-                    if let derived = attribute as? NSDerivedAttributeDescription { derivedAttributes.append((derived, childValues)) }
+                    if let derived = attribute as? NSDerivedAttributeDescription {
+                        derivedAttributes.append((derived, childValues))
+                    }
                     property = attribute
                 case "relationship":
                     let relationship = try ModelPropertyReader.relationship(childValues)
@@ -133,7 +145,8 @@ struct ModelFileLoader {
                     continue
                 }
                 if let first = lines[property.name] {
-                    throw childValues.error("repeats the property name '\(property.name)' (first declared on line \(first))")
+                    throw childValues.error(
+                        "repeats the property name '\(property.name)' (first declared on line \(first))")
                 }
                 if ModelValidator.reservedPropertyNames.contains(property.name) {
                     throw childValues.error("uses the name '\(property.name)', which NSManagedObject reserves")
@@ -151,9 +164,11 @@ struct ModelFileLoader {
                 let inherited = parent.propertiesByName
                 for property in entity.ownProperties {
                     guard let ancestorProperty = inherited[property.name] else { continue }
-                    let line = element.children.first { $0["name"] == property.name && $0.name != "userInfo" } ?? element
+                    let line =
+                        element.children.first { $0["name"] == property.name && $0.name != "userInfo" } ?? element
                     throw values(line, scope: "in entity \(name)").error(
-                        "repeats the property '\(property.name)' that it inherits from entity \(ancestorProperty.entity?.name ?? "?")")
+                        "repeats the property '\(property.name)' that it inherits from entity \(ancestorProperty.entity?.name ?? "?")"
+                    )
                 }
             }
         }
@@ -174,7 +189,8 @@ struct ModelFileLoader {
                 throw values.error("names inverse '\(inverseName)' that entity \(inverseEntityName) does not have")
             }
             guard let inverse = inverseProperty as? NSRelationshipDescription else {
-                throw values.error("names inverse '\(inverseName)', which is not a relationship of entity \(inverseEntityName)")
+                throw values.error(
+                    "names inverse '\(inverseName)', which is not a relationship of entity \(inverseEntityName)")
             }
             relationship.inverseRelationship = inverse
         }
@@ -190,7 +206,8 @@ struct ModelFileLoader {
 
         // MARK: Constraints and indexes
 
-        func readConstraintsAndIndexes(_ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String) throws {
+        func readConstraintsAndIndexes(_ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String) throws
+        {
             let scope = "in entity \(name)"
             let known = entity.propertiesByName
             func property(_ values: ModelElementValues, key: String) throws -> NSPropertyDescription {
@@ -205,7 +222,9 @@ struct ModelFileLoader {
                 try values(block, scope: scope).checkChildren(["uniquenessConstraint"])
                 for constraint in block.children {
                     try values(constraint, scope: scope).checkChildren(["constraint"])
-                    let names = try constraint.children.map { try property(values($0, scope: scope), key: "value").name }
+                    let names = try constraint.children.map {
+                        try property(values($0, scope: scope), key: "value").name
+                    }
                     if !names.isEmpty { constraints.append(names) }
                 }
             }
@@ -213,7 +232,9 @@ struct ModelFileLoader {
 
             var indexes: [NSFetchIndexDescription] = []
             func add(_ index: NSFetchIndexDescription, _ values: ModelElementValues) throws {
-                guard !indexes.contains(where: { $0.name == index.name }) else { throw values.error("repeats the index name '\(index.name)'") }
+                guard !indexes.contains(where: { $0.name == index.name }) else {
+                    throw values.error("repeats the index name '\(index.name)'")
+                }
                 indexes.append(index)
             }
             for indexElement in element.children(named: "fetchIndex") {
@@ -221,7 +242,9 @@ struct ModelFileLoader {
                 try indexValues.checkChildren(["fetchIndexElement"])
                 let index = NSFetchIndexDescription(name: try indexValues.identifier(), elements: [])
                 index.partialIndexPredicate = try indexValues.predicate("partialIndexPredicate")
-                index.elements = try indexElement.children.map { try fetchIndexElement(values($0, scope: scope), property: property) }
+                index.elements = try indexElement.children.map {
+                    try fetchIndexElement(values($0, scope: scope), property: property)
+                }
                 try add(index, indexValues)
             }
             for block in element.children(named: "compoundIndexes") {
@@ -230,15 +253,20 @@ struct ModelFileLoader {
                     let compoundValues = values(compound, scope: scope)
                     try compoundValues.checkChildren(["index"])
                     let elements = try compound.children.map {
-                        NSFetchIndexElementDescription(property: try property(values($0, scope: scope), key: "value"), collationType: .binary)
+                        NSFetchIndexElementDescription(
+                            property: try property(values($0, scope: scope), key: "value"), collationType: .binary)
                     }
-                    try add(NSFetchIndexDescription(name: "\(name)_compoundIndex_\(indexes.count + 1)", elements: elements), compoundValues)
+                    try add(
+                        NSFetchIndexDescription(name: "\(name)_compoundIndex_\(indexes.count + 1)", elements: elements),
+                        compoundValues)
                 }
             }
             entity.indexes = indexes
         }
 
-        func fetchIndexElement(_ values: ModelElementValues, property: (ModelElementValues, String) throws -> NSPropertyDescription) throws -> NSFetchIndexElementDescription {
+        func fetchIndexElement(
+            _ values: ModelElementValues, property: (ModelElementValues, String) throws -> NSPropertyDescription
+        ) throws -> NSFetchIndexElementDescription {
             let indexed: NSPropertyDescription
             if values["property"] == nil, let expression = try values.expression("expression") {
                 let description = NSExpressionDescription()
@@ -272,14 +300,17 @@ struct ModelFileLoader {
             return try root.children(named: tag).map { element in
                 let elementValues = values(element)
                 let name = try elementValues.required("name")
-                guard seen.insert(name).inserted else { throw elementValues.error("repeats the \(kind) name '\(name)'") }
+                guard seen.insert(name).inserted else {
+                    throw elementValues.error("repeats the \(kind) name '\(name)'")
+                }
                 return (name, elementValues)
             }
         }
 
         func readTemplates(into model: NSManagedObjectModel) throws {
             for (name, templateValues) in try uniquelyNamed("fetchRequest", "fetch request template") {
-                model.setFetchRequestTemplate(try ModelFetchRequestReader.request(templateValues, entitiesByName: entitiesByName), forName: name)
+                model.setFetchRequestTemplate(
+                    try ModelFetchRequestReader.request(templateValues, entitiesByName: entitiesByName), forName: name)
             }
         }
 

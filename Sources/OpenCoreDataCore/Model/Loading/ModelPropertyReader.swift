@@ -19,7 +19,8 @@ enum ModelPropertyReader {
 
     /// Xcode's names for delete rules.
     static let deleteRulesByName: [String: NSDeleteRule] = [
-        "Nullify": .nullifyDeleteRule, "Cascade": .cascadeDeleteRule, "Deny": .denyDeleteRule, "No Action": .noActionDeleteRule,
+        "Nullify": .nullifyDeleteRule, "Cascade": .cascadeDeleteRule, "Deny": .denyDeleteRule,
+        "No Action": .noActionDeleteRule,
     ]
 
     /// A relationship without its destination and inverse.
@@ -47,15 +48,21 @@ enum ModelPropertyReader {
     }
 
     /// A fetched property and its `<fetchRequest>`.
-    static func fetchedProperty(_ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]) throws -> NSFetchedPropertyDescription {
+    static func fetchedProperty(
+        _ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]
+    ) throws -> NSFetchedPropertyDescription {
         try values.checkChildren(["fetchRequest", "userInfo"])
         let property = NSFetchedPropertyDescription()
         property.name = try values.identifier()
         try readCommon(values, into: property)
         let requests = values.element.children(named: "fetchRequest")
-        if requests.count > 1 { throw values.child(requests[1]).error("is a second fetch request of the fetched property") }
+        if requests.count > 1 {
+            throw values.child(requests[1]).error("is a second fetch request of the fetched property")
+        }
         if let request = requests.first {
-            property.fetchRequest = try ModelFetchRequestReader.request(values.child(request), entitiesByName: entitiesByName).copied(as: NSFetchRequestResult.self)
+            property.fetchRequest = try ModelFetchRequestReader.request(
+                values.child(request), entitiesByName: entitiesByName
+            ).copied(as: NSFetchRequestResult.self)
         }
         return property
     }

@@ -40,7 +40,9 @@ enum ModelResourceSearch {
             for url in modelURLs(in: bundle) {
                 if ["momd", "xcdatamodeld"].contains(url.pathExtension) {
                     guard let versions = try? NSManagedObjectModel.versions(in: url) else { continue }
-                    found += versions.versionNames.compactMap { name in versions.modelsByVersionName[name].map { (name, $0) } }
+                    found += versions.versionNames.compactMap { name in
+                        versions.modelsByVersionName[name].map { (name, $0) }
+                    }
                 } else if let model = NSManagedObjectModel(contentsOf: url) {
                     found.append((url.deletingPathExtension().lastPathComponent, model))
                 }
@@ -57,8 +59,10 @@ enum ModelResourceSearch {
     static func searchedBundles() -> [Bundle] {
         var bundles = [Bundle.main] + Bundle.allBundles
         let executableFolder = Bundle.main.executableURL?.deletingLastPathComponent() ?? Bundle.main.bundleURL
-        let siblings = (try? FileManager.default.contentsOfDirectory(at: executableFolder, includingPropertiesForKeys: nil)) ?? []
-        for folder in siblings.sorted(by: { $0.path < $1.path }) where folder.pathExtension == "resources" || folder.pathExtension == "bundle" {
+        let siblings =
+            (try? FileManager.default.contentsOfDirectory(at: executableFolder, includingPropertiesForKeys: nil)) ?? []
+        for folder in siblings.sorted(by: { $0.path < $1.path })
+        where folder.pathExtension == "resources" || folder.pathExtension == "bundle" {
             if let bundle = Bundle(url: folder) { bundles.append(bundle) }
         }
         var seen = Set<String>()
@@ -94,7 +98,9 @@ extension NSManagedObjectModel {
     ///   - bundles: The bundles to search, or `nil` for the main bundle.
     ///   - metadata: A store's metadata.
     /// - Returns: The model that opens the store, or `nil`.
-    public class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
+    public class func mergedModel(
+        from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]
+    ) -> NSManagedObjectModel? {
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.compactMapValues { $0 as? Data } ?? [:]
         var chosen: [NSManagedObjectModel] = []
         for bundle in bundles ?? [Bundle.main] {
@@ -115,7 +121,8 @@ extension NSManagedObjectModel {
             }
         }
         guard let model = NSManagedObjectModel(byMerging: chosen),
-              model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else { return nil }
+            model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        else { return nil }
         return model
     }
 }

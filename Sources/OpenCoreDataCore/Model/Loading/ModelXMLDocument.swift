@@ -46,7 +46,9 @@ enum ModelXMLDocument {
     /// The root element of `data`; malformed XML throws with the parser's line and reason.
     /// `allowsExternalDoctype` accepts a `<!DOCTYPE … SYSTEM "…">` line (Xcode's mapping
     /// model files name Core Data's DTD); the DTD is never read.
-    static func parse(_ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool = false) throws -> ModelXMLElement {
+    static func parse(
+        _ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool = false
+    ) throws -> ModelXMLElement {
         try checkPlainUTF8(data, source: source, allowsExternalDoctype: allowsExternalDoctype)
         let parser = XMLParser(data: data)
         let builder = TreeBuilder()
@@ -59,7 +61,8 @@ enum ModelXMLDocument {
             throw ModelLoadingError(source: source, line: failure.line, element: nil, reason: failure.reason)
         }
         guard succeeded else {
-            throw ModelLoadingError(source: source, line: parser.lineNumber, element: nil, reason: "is not well-formed XML")
+            throw ModelLoadingError(
+                source: source, line: parser.lineNumber, element: nil, reason: "is not well-formed XML")
         }
         guard let root = builder.root else {
             throw ModelLoadingError(source: source, line: nil, element: nil, reason: "holds no XML element")
@@ -90,7 +93,9 @@ enum ModelXMLDocument {
         }
         // The XML declaration is the one processing instruction model files have. FoundationXML
         // on Linux reads one without data (`<?x?>`) through a null pointer, a crash.
-        let afterDeclaration = text.hasPrefix("<?xml") && text.dropFirst(5).first.map({ $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) == true
+        let afterDeclaration =
+            text.hasPrefix("<?xml")
+                && text.dropFirst(5).first.map({ $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) == true
             ? text.range(of: "?>").map { text[$0.upperBound...] } ?? ""
             : text[...]
         if afterDeclaration.contains("<?") {
@@ -113,11 +118,16 @@ enum ModelXMLDocument {
         var failure: (line: Int, reason: String)?
         private var stack: [ModelXMLElement] = []
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
             guard failure == nil else { return }
             guard stack.count < ModelXMLDocument.maximumDepth else {
-                failure = (parser.lineNumber, "nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not")
+                failure = (
+                    parser.lineNumber,
+                    "nests elements more than \(ModelXMLDocument.maximumDepth) levels deep, which model files do not"
+                )
                 parser.abortParsing()
                 return
             }
@@ -135,7 +145,9 @@ enum ModelXMLDocument {
             stack.last?.text += string
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+        ) {
             guard failure == nil else { return }
             _ = stack.popLast()
         }

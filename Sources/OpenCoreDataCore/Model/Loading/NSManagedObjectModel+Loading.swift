@@ -61,9 +61,11 @@ extension NSManagedObjectModel {
             models[version.name] = try load(contentsOf: version.url)
         }
         guard let currentModel = models[current] else {
-            throw ModelLoadingError(source: ModelFileSource(url: url), line: nil, element: nil, reason: "has no version named '\(current)'")
+            throw ModelLoadingError(
+                source: ModelFileSource(url: url), line: nil, element: nil, reason: "has no version named '\(current)'")
         }
-        return ManagedObjectModelBundle(url: url, currentVersionName: current, versionNames: versions.map(\.name),
-                                        modelsByVersionName: models, currentModel: currentModel)
+        return ManagedObjectModelBundle(
+            url: url, currentVersionName: current, versionNames: versions.map(\.name),
+            modelsByVersionName: models, currentModel: currentModel)
     }
 }

@@ -15,7 +15,10 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     let entities: [NSEntityDescription]
     let configuration: String?
 
-    init(store: NSAtomicStore, inner: any PersistentStoreBackend, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?) {
+    init(
+        store: NSAtomicStore, inner: any PersistentStoreBackend, model: NSManagedObjectModel,
+        entities: [NSEntityDescription], configuration: String?
+    ) {
         self.store = store
         self.inner = inner
         self.model = model
@@ -25,12 +28,16 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     }
 
     /// An empty in-memory database for `entities` of `model`, or a copy of `source`.
-    static func openDatabase(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
-                             copying source: (any PersistentStoreBackend)?) throws -> any PersistentStoreBackend {
-        let opened = try StoreEngines.sqlite().openInMemoryStore(model: model, entities: entities, configuration: configuration, options: nil,
-                                                                 type: NSInMemoryStoreType, copying: source)
+    static func openDatabase(
+        model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+        copying source: (any PersistentStoreBackend)?
+    ) throws -> any PersistentStoreBackend {
+        let opened = try StoreEngines.sqlite().openInMemoryStore(
+            model: model, entities: entities, configuration: configuration, options: nil,
+            type: NSInMemoryStoreType, copying: source)
         guard let backend = opened.backend else {
-            throw CoreDataError.make(NSPersistentStoreOpenError, "The in-memory database of an atomic store did not open")
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The in-memory database of an atomic store did not open")
         }
         return backend
     }
@@ -58,13 +65,19 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] { try inner.fetch(fetch) }
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList { try inner.fetchObjectIDs(fetch) }
     func count(_ fetch: StoreFetch) throws -> Int { try inner.count(fetch) }
-    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary] { try inner.fetchDictionaries(fetch) }
+    func fetchDictionaries(_ fetch: StoreDictionaryFetch) throws -> [NSDictionary] {
+        try inner.fetchDictionaries(fetch)
+    }
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? { try inner.row(for: objectID) }
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] { try inner.rows(for: objectIDs) }
-    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)] {
+    func relatedRows(
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [(source: Int64, row: StoreRow)] {
         try inner.relatedRows(of: sources, relationship: relationship)
     }
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID] {
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID] {
         try inner.relatedObjectIDs(of: objectID, relationship: relationship)
     }
 
@@ -75,7 +88,8 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
-        let backup = try Self.openDatabase(model: model, entities: entities, configuration: configuration, copying: inner)
+        let backup = try Self.openDatabase(
+            model: model, entities: entities, configuration: configuration, copying: inner)
         // The database checks and applies the request; the cache nodes and the file follow.
         let outcome: StoreSaveOutcome
         do {
@@ -106,20 +120,29 @@ final class AtomicStoreBackend: PersistentStoreBackend {
         return outcome
     }
 
-    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw unsupportedBatch("NSBatchInsertRequest") }
-    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { throw unsupportedBatch("NSBatchUpdateRequest") }
-    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { throw unsupportedBatch("NSBatchDeleteRequest") }
+    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
+        throw unsupportedBatch("NSBatchInsertRequest")
+    }
+    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
+        throw unsupportedBatch("NSBatchUpdateRequest")
+    }
+    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
+        throw unsupportedBatch("NSBatchDeleteRequest")
+    }
 
     /// Batch requests run in SQLite stores only, as in Core Data.
     private func unsupportedBatch(_ name: String) -> NSError {
-        CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "\(name) runs only on SQLite stores, not on the \(store.type) store at \(store.url?.path ?? "?")",
-                           [NSAffectedStoresErrorKey: [store]])
+        CoreDataError.make(
+            NSPersistentStoreUnsupportedRequestTypeError,
+            "\(name) runs only on SQLite stores, not on the \(store.type) store at \(store.url?.path ?? "?")",
+            [NSAffectedStoresErrorKey: [store]])
     }
 
     // MARK: What atomic stores do not have: history, change watching, snapshots
 
     var tracksHistory: Bool { false }
-    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] { [] }
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
+    { [] }
     func deleteHistory(in range: StoreHistoryRange) throws -> Int { 0 }
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) { (0, 0) }
     func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {}

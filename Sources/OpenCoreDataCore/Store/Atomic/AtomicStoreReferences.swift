@@ -70,7 +70,9 @@ final class AtomicStoreReferences: @unchecked Sendable {
         return try withTrees { trees in
             var tree = trees[root] ?? Tree()
             guard tree.largestKey < Int64.max else {
-                throw CoreDataError.make(NSPersistentStoreSaveError, "The store has used up the keys of entity '\(entity.facts.root.name ?? "?")'")
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError,
+                    "The store has used up the keys of entity '\(entity.facts.root.name ?? "?")'")
             }
             tree.largestKey += 1
             trees[root] = tree

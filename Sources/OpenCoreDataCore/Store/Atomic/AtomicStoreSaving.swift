@@ -44,7 +44,8 @@ extension NSAtomicStore {
     /// objects its context no longer holds.
     func applyToCacheNodes(_ request: StoreSaveRequest) throws -> AtomicStoreSaving {
         guard let context = request.context else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "An atomic store saves a context's objects; this save came from no context")
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "An atomic store saves a context's objects; this save came from no context")
         }
         let saving = AtomicStoreSaving(context: context)
         lock.lock()
@@ -62,9 +63,13 @@ extension NSAtomicStore {
                 saving.removed = removed
             }
             for write in request.inserts {
-                let id = objectID(for: StoreSaveRequest.RowReference(entity: write.entity, primaryKey: write.primaryKey))
+                let id = objectID(
+                    for: StoreSaveRequest.RowReference(entity: write.entity, primaryKey: write.primaryKey))
                 guard let object = context.registeredObject(for: id) else {
-                    throw CoreDataError.make(NSPersistentStoreSaveError, "The inserted object \(id.uriRepresentation().absoluteString) is not registered with the saving context")
+                    throw CoreDataError.make(
+                        NSPersistentStoreSaveError,
+                        "The inserted object \(id.uriRepresentation().absoluteString) is not registered with the saving context"
+                    )
                 }
                 saving.pendingInserts[id] = object
                 saving.insertOrder.append(id)
@@ -80,7 +85,8 @@ extension NSAtomicStore {
             var seen = Set(saving.insertOrder).union(deleted)
             var updated: [NSManagedObjectID] = []
             for write in request.updates {
-                let id = objectID(for: StoreSaveRequest.RowReference(entity: write.entity, primaryKey: write.primaryKey))
+                let id = objectID(
+                    for: StoreSaveRequest.RowReference(entity: write.entity, primaryKey: write.primaryKey))
                 if seen.insert(id).inserted { updated.append(id) }
             }
             for change in request.memberships {

@@ -13,12 +13,17 @@ extension NSAtomicStore {
     ///   - entities: The entities of the store's configuration.
     ///   - source: A store whose rows to copy, or `nil` to load the file.
     ///   - metadata: For a copy, the metadata to start from (the source's, say).
-    func open(model: NSManagedObjectModel, entities: [NSEntityDescription], copying source: (any PersistentStoreBackend)? = nil,
-              metadata copiedMetadata: [String: Any]? = nil) throws {
+    func open(
+        model: NSManagedObjectModel, entities: [NSEntityDescription],
+        copying source: (any PersistentStoreBackend)? = nil,
+        metadata copiedMetadata: [String: Any]? = nil
+    ) throws {
         let configuration = configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : configurationName
         storeEntities = entities
-        let inner = try AtomicStoreBackend.openDatabase(model: model, entities: entities, configuration: configuration, copying: source)
-        let backend = AtomicStoreBackend(store: self, inner: inner, model: model, entities: entities, configuration: configuration)
+        let inner = try AtomicStoreBackend.openDatabase(
+            model: model, entities: entities, configuration: configuration, copying: source)
+        let backend = AtomicStoreBackend(
+            store: self, inner: inner, model: model, entities: entities, configuration: configuration)
         do {
             if source != nil {
                 let nodes = try AtomicStoreRows.nodes(from: inner, entities: entities, store: self)
@@ -27,7 +32,9 @@ extension NSAtomicStore {
                 // The copy keeps the source's UUID, so the objects' URIs stay valid.
                 if values[NSStoreUUIDKey] == nil { values[NSStoreUUIDKey] = identifier }
                 values[NSStoreTypeKey] = type
-                for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { values[key] = value }
+                for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) {
+                    values[key] = value
+                }
                 lock.withLock { isLoading = true }
                 setAtomicMetadata(values)
                 lock.withLock { isLoading = false }
@@ -46,7 +53,9 @@ extension NSAtomicStore {
                 defer { loadedNodes = [] }
                 return loadedNodes
             }
-            let request = try lock.withLock { try AtomicStoreRows.insertRequest(for: loaded, registered: nodesByID, store: self) }
+            let request = try lock.withLock {
+                try AtomicStoreRows.insertRequest(for: loaded, registered: nodesByID, store: self)
+            }
             try backend.insert(request)
             self.backend = backend
             writtenMetadataVersion = metadataVersion
@@ -59,11 +68,14 @@ extension NSAtomicStore {
     /// Completes the metadata a load set (type, UUID, the model's version hashes when
     /// the file recorded none) and refuses a file written with another model, unless
     /// `NSIgnorePersistentStoreVersioningOption`.
-    private func adoptLoadedMetadata(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?) throws {
+    private func adoptLoadedMetadata(
+        model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?
+    ) throws {
         var values = metadata ?? [:]
         if values[NSStoreModelVersionHashesKey] != nil,
-           !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: values),
-           !NSPersistentStore.isSet(options?[NSIgnorePersistentStoreVersioningOption]) {
+            !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: values),
+            !NSPersistentStore.isSet(options?[NSIgnorePersistentStoreVersioningOption])
+        {
             throw CoreDataError.make(
                 NSPersistentStoreIncompatibleVersionHashError,
                 "The model used to open the store is incompatible with the one used to create the store (\(type) store at \(url?.path ?? "?"))",

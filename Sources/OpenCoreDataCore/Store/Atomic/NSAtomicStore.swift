@@ -48,10 +48,14 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     ///   - configurationName: The model configuration whose entities the store holds; `nil` for all.
     ///   - url: The store's file.
     ///   - options: The options the store is added with.
-    public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?, configurationName: String?, at url: URL,
-                         options: [AnyHashable: Any]? = nil) {
+    public required init(
+        persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?, configurationName: String?, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) {
         let identifier = UUID().uuidString
-        super.init(type: String(describing: Self.self), url: url, configurationName: configurationName, options: options, identifier: identifier)
+        super.init(
+            type: String(describing: Self.self), url: url, configurationName: configurationName, options: options,
+            identifier: identifier)
         persistentStoreCoordinator = coordinator
         metadataValues = [NSStoreUUIDKey: identifier]
     }
@@ -66,7 +70,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     ///
     /// - Throws: When the file can't be read; the store is then not added.
     open func load() throws {
-        throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "\(Swift.type(of: self)) does not override NSAtomicStore.load(), so it cannot read its store", [NSFilePathErrorKey: url?.path ?? ""])
+        throw CoreDataError.make(
+            NSPersistentStoreInvalidTypeError,
+            "\(Swift.type(of: self)) does not override NSAtomicStore.load(), so it cannot read its store",
+            [NSFilePathErrorKey: url?.path ?? ""])
     }
 
     /// Writes ``cacheNodes()`` and the metadata to the store's file; called after each
@@ -75,7 +82,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// - Throws: When the file can't be written; the context's save then fails with the
     ///   error and the store keeps the state it had before that save.
     open func save() throws {
-        throw CoreDataError.make(NSPersistentStoreSaveError, "\(Swift.type(of: self)) does not override NSAtomicStore.save(), so it cannot write its store", [NSFilePathErrorKey: url?.path ?? ""])
+        throw CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "\(Swift.type(of: self)) does not override NSAtomicStore.save(), so it cannot write its store",
+            [NSFilePathErrorKey: url?.path ?? ""])
     }
 
     /// A new reference object for an object saved for the first time: what the subclass's
@@ -120,10 +130,17 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
             switch property {
             case let relationship as NSRelationshipDescription where relationship.isToMany:
                 let members = managedObject.toMany(relationship).members.compactMap { cacheNode(for: $0.objectID) }
-                cache[relationship.name] = relationship.isOrdered ? NSOrderedSet(array: members) as Any : Set(members) as Any
+                cache[relationship.name] =
+                    relationship.isOrdered ? NSOrderedSet(array: members) as Any : Set(members) as Any
             case let relationship as NSRelationshipDescription:
-                let destination = (managedObject.value(forKey: relationship.name) as? NSManagedObject).flatMap { cacheNode(for: $0.objectID) }
-                if let destination { cache[relationship.name] = destination } else { cache.removeObject(forKey: relationship.name) }
+                let destination = (managedObject.value(forKey: relationship.name) as? NSManagedObject).flatMap {
+                    cacheNode(for: $0.objectID)
+                }
+                if let destination {
+                    cache[relationship.name] = destination
+                } else {
+                    cache.removeObject(forKey: relationship.name)
+                }
             case is NSAttributeDescription:
                 if let value = managedObject.value(forKey: property.name), !(value is NSNull) {
                     cache[property.name] = value
@@ -174,7 +191,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
                     try self.writeAddedNodes(Array(cacheNodes))
                 } catch {
                     for node in cacheNodes { self.nodesByID[node.objectID] = nil }
-                    FileHandle.standardError.write(Data("OpenCoreData: addCacheNodes(_:) refused \(cacheNodes.count) node(s) of the store at \(self.url?.path ?? "?"): \(error)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "OpenCoreData: addCacheNodes(_:) refused \(cacheNodes.count) node(s) of the store at \(self.url?.path ?? "?"): \(error)\n"
+                                .utf8))
                 }
             }
         }

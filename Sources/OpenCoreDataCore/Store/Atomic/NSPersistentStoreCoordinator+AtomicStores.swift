@@ -35,7 +35,9 @@ extension NSPersistentStoreCoordinator {
     static func atomicStoreClass(forType storeType: String) throws -> NSAtomicStore.Type? {
         if let registered = StoreClassRegistry.shared.storeClass(for: storeType) {
             guard let atomic = registered as? NSAtomicStore.Type else {
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The class \(registered) registered for store type '\(storeType)' is not an NSAtomicStore subclass")
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError,
+                    "The class \(registered) registered for store type '\(storeType)' is not an NSAtomicStore subclass")
             }
             return atomic
         }
@@ -45,20 +47,32 @@ extension NSPersistentStoreCoordinator {
     /// Opens a store of an atomic type (call under the coordinator's lock): a new store of
     /// `storeClass` that loads its file, or, with `source`, a copy of that store's rows
     /// written to a new file (a store migrated to this type).
-    func openAtomicStore(_ storeClass: NSAtomicStore.Type, type storeType: String, configuration: String?, at url: URL?, options: [AnyHashable: Any]?,
-                         entities: [NSEntityDescription], copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore {
+    func openAtomicStore(
+        _ storeClass: NSAtomicStore.Type, type storeType: String, configuration: String?, at url: URL?,
+        options: [AnyHashable: Any]?,
+        entities: [NSEntityDescription], copying source: (any PersistentStoreBackend)?
+    ) throws -> NSPersistentStore {
         let location = url ?? URL(fileURLWithPath: "/dev/null")
         let fileExists = FileManager.default.fileExists(atPath: location.path)
         if source != nil, !StoreLocation.isDevNull(location), fileExists {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "Can't copy a store to \(location.path): a file is already there", [NSFilePathErrorKey: location.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "Can't copy a store to \(location.path): a file is already there",
+                [NSFilePathErrorKey: location.path])
         }
-        if source == nil, NSPersistentStore.isSet(options?[NSReadOnlyPersistentStoreOption]), !StoreLocation.isDevNull(location), !fileExists {
-            throw CoreDataError.make(CocoaError.Code.fileReadNoSuchFile.rawValue, "There is no \(storeType) store at \(location.path) to open read-only", [NSFilePathErrorKey: location.path])
+        if source == nil, NSPersistentStore.isSet(options?[NSReadOnlyPersistentStoreOption]),
+            !StoreLocation.isDevNull(location), !fileExists
+        {
+            throw CoreDataError.make(
+                CocoaError.Code.fileReadNoSuchFile.rawValue,
+                "There is no \(storeType) store at \(location.path) to open read-only",
+                [NSFilePathErrorKey: location.path])
         }
         if source == nil, storeClass == BinaryStore.self, fileExists, !StoreLocation.isDevNull(location) {
-            try BinaryStoreMigration.migrateBeforeOpening(storeAt: location, to: managedObjectModel, configuration: configuration, options: options)
+            try BinaryStoreMigration.migrateBeforeOpening(
+                storeAt: location, to: managedObjectModel, configuration: configuration, options: options)
         }
-        let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: location, options: options)
+        let store = storeClass.init(
+            persistentStoreCoordinator: self, configurationName: configuration, at: location, options: options)
         if store.type != storeType { store.type = storeType }
         try store.open(model: managedObjectModel, entities: entities, copying: source, metadata: source?.metadata)
         return store
@@ -89,8 +103,10 @@ extension NSPersistentStoreCoordinator {
     func destroyAtomicStore(at url: URL, ofType storeType: String) throws {
         guard let storeClass = try Self.atomicStoreClass(forType: storeType) else { return }
         if StoreLocation.isDevNull(url) {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "A store at /dev/null lives in memory: there is no store file to destroy (remove the store from its coordinator instead)",
-                                     [NSFilePathErrorKey: url.path])
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "A store at /dev/null lives in memory: there is no store file to destroy (remove the store from its coordinator instead)",
+                [NSFilePathErrorKey: url.path])
         }
         if let store = persistentStore(for: url) { try remove(store) }
         guard FileManager.default.fileExists(atPath: url.path) else { return }

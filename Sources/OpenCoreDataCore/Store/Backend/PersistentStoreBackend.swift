@@ -24,9 +24,13 @@ package protocol PersistentStoreBackend: AnyObject {
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow]
     /// The destination rows of a to-many relationship for many source objects at once,
     /// each with its source's key, grouped by source and in order for ordered relationships.
-    func relatedRows(of sources: [NSManagedObjectID], relationship: NSRelationshipDescription) throws -> [(source: Int64, row: StoreRow)]
+    func relatedRows(
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [(source: Int64, row: StoreRow)]
     /// The IDs a to-many relationship of a saved object holds, in order for ordered ones.
-    func relatedObjectIDs(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [NSManagedObjectID]
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID]
     /// Reserves primary keys for new objects of these entities.
     func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64]
     /// Runs one save in one transaction: the request's checks (``StoreSaveChecks/conflicts(of:reading:)``

@@ -9,12 +9,16 @@
 package protocol PersistentStoreEngine: SendableMetatype {
     /// Opens the store file at `url` (created when missing) for `entities` of `model`.
     /// Throws when the file is not a store or holds an incompatible one.
-    static func openStore(at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
-                          options: [AnyHashable: Any]?) throws -> NSPersistentStore
+    static func openStore(
+        at url: URL, model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+        options: [AnyHashable: Any]?
+    ) throws -> NSPersistentStore
 
     /// Opens a store that lives in memory, of store type `type`; a copy of `source` when given.
-    static func openInMemoryStore(model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
-                                  options: [AnyHashable: Any]?, type: String, copying source: (any PersistentStoreBackend)?) throws -> NSPersistentStore
+    static func openInMemoryStore(
+        model: NSManagedObjectModel, entities: [NSEntityDescription], configuration: String?,
+        options: [AnyHashable: Any]?, type: String, copying source: (any PersistentStoreBackend)?
+    ) throws -> NSPersistentStore
 
     /// Whether ``copyStore(_:toFileAt:)`` and ``openInMemoryStore(model:entities:configuration:options:type:copying:)``
     /// can copy `backend` (one of this engine's stores).
@@ -50,8 +54,9 @@ package protocol PersistentStoreEngine: SendableMetatype {
     /// keeps the file's journal mode, so a failure leaves the file as it was. Does nothing
     /// when the store is already of `destination`'s version. Refuses to drop rows (see
     /// ``MigrationDataLoss``) unless `allowingDataLoss`.
-    static func migrateStoreFile(at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
-                                 allowingDataLoss: Bool) throws
+    static func migrateStoreFile(
+        at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
+        allowingDataLoss: Bool) throws
 
     /// The rows of the store file at `url` by entity of `entities` (the model it was
     /// written with), and those of no entity of theirs, read without writing the file.
@@ -64,8 +69,10 @@ extension PersistentStoreEngine {
 
     /// Store types whose files cannot be written without opening them refuse.
     package static func setMetadata(_ metadata: [String: Any], ofStoreAt url: URL) throws {
-        throw CoreDataError.make(NSPersistentStoreOperationError, "This store type can't write metadata to a store that is not open; add the store and use setMetadata(_:for:)",
-                                 [NSFilePathErrorKey: url.path])
+        throw CoreDataError.make(
+            NSPersistentStoreOperationError,
+            "This store type can't write metadata to a store that is not open; add the store and use setMetadata(_:for:)",
+            [NSFilePathErrorKey: url.path])
     }
 }
 
@@ -80,7 +87,10 @@ package enum StoreEngines {
     /// The engine of SQLite and in-memory stores.
     package static func sqlite() throws -> any PersistentStoreEngine.Type {
         guard let engine = linkedSQLiteEngine() else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The SQLite store engine is not linked into this program: depend on the OpenCoreData library, not on OpenCoreDataCore alone")
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "The SQLite store engine is not linked into this program: depend on the OpenCoreData library, not on OpenCoreDataCore alone"
+            )
         }
         return engine
     }

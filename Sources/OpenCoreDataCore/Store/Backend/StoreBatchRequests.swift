@@ -51,7 +51,10 @@ package struct StoreBatchOutcome {
     /// Entities with changed rows that are not listed one by one.
     package var changedEntities: [NSEntityDescription] = []
 
-    package init(count: Int, objectIDs: [NSManagedObjectID]? = nil, changedObjectIDs: [NSManagedObjectID] = [], changedEntities: [NSEntityDescription] = []) {
+    package init(
+        count: Int, objectIDs: [NSManagedObjectID]? = nil, changedObjectIDs: [NSManagedObjectID] = [],
+        changedEntities: [NSEntityDescription] = []
+    ) {
         self.count = count
         self.objectIDs = objectIDs
         self.changedObjectIDs = changedObjectIDs

@@ -31,13 +31,18 @@ package struct StoreDictionaryFetch {
     /// Reads a request's `propertiesToFetch` and `propertiesToGroupBy`. Without
     /// `propertiesToFetch`, every stored attribute and to-one relationship of the
     /// entity is returned.
-    package init(fetch: StoreFetch, propertiesToFetch: [Any]?, propertiesToGroupBy: [Any]?, having: NSPredicate?, returnsDistinctResults: Bool) throws {
+    package init(
+        fetch: StoreFetch, propertiesToFetch: [Any]?, propertiesToGroupBy: [Any]?, having: NSPredicate?,
+        returnsDistinctResults: Bool
+    ) throws {
         self.fetch = fetch
         if let propertiesToFetch {
             columns = try propertiesToFetch.map { try Self.column($0, in: "propertiesToFetch") }
         } else {
             columns = fetch.entity.facts.slots.compactMap { property in
-                guard property.isStored, !((property as? NSRelationshipDescription)?.isToMany ?? false) else { return nil }
+                guard property.isStored, !((property as? NSRelationshipDescription)?.isToMany ?? false) else {
+                    return nil
+                }
                 return Column(key: property.name, content: .keyPath(property.name))
             }
         }
@@ -53,22 +58,34 @@ package struct StoreDictionaryFetch {
     private static func column(_ item: Any, in list: String) throws -> Column {
         if let description = item as? NSExpressionDescription {
             guard let expression = description.expression else {
-                throw CoreDataError.make(NSCoreDataError, "\(list) holds the NSExpressionDescription '\(description.name)', which has no expression")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "\(list) holds the NSExpressionDescription '\(description.name)', which has no expression")
             }
             guard !description.name.isEmpty else {
-                throw CoreDataError.make(NSCoreDataError, "\(list) holds an NSExpressionDescription without a name (\(expression)); the name is its key in the results")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "\(list) holds an NSExpressionDescription without a name (\(expression)); the name is its key in the results"
+                )
             }
-            return Column(key: description.name, content: .expression(expression, resultType: description.expressionResultType))
+            return Column(
+                key: description.name, content: .expression(expression, resultType: description.expressionResultType))
         }
         if let property = item as? NSPropertyDescription {
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                throw CoreDataError.make(NSCoreDataError, "\(list) holds the to-many relationship '\(property.name)'; only attributes, to-one relationships and expressions can be fetched as dictionary values")
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "\(list) holds the to-many relationship '\(property.name)'; only attributes, to-one relationships and expressions can be fetched as dictionary values"
+                )
             }
             return Column(key: property.name, content: .keyPath(property.name))
         }
         if let keyPath = item as? String {
             return Column(key: keyPath, content: .keyPath(keyPath))
         }
-        throw CoreDataError.make(NSCoreDataError, "\(list) holds a \(type(of: item)); it takes property names, key paths, NSPropertyDescriptions and NSExpressionDescriptions")
+        throw CoreDataError.make(
+            NSCoreDataError,
+            "\(list) holds a \(type(of: item)); it takes property names, key paths, NSPropertyDescriptions and NSExpressionDescriptions"
+        )
     }
 }

@@ -41,7 +41,9 @@ package struct StoreHistoryChange {
     /// For updates, the changed properties (slots of the entity).
     package var updatedSlots: [Int] = []
 
-    package init(entity: NSEntityDescription, primaryKey: Int64, type: NSPersistentHistoryChangeType, updatedSlots: [Int] = []) {
+    package init(
+        entity: NSEntityDescription, primaryKey: Int64, type: NSPersistentHistoryChangeType, updatedSlots: [Int] = []
+    ) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.type = type
@@ -62,15 +64,22 @@ extension StoreSaveRequest {
         }
         for row in updates {
             position[RowReference(entity: row.entity, primaryKey: row.primaryKey)] = changes.count
-            changes.append(StoreHistoryChange(entity: row.entity, primaryKey: row.primaryKey, type: .update, updatedSlots: row.slots))
+            changes.append(
+                StoreHistoryChange(
+                    entity: row.entity, primaryKey: row.primaryKey, type: .update, updatedSlots: row.slots))
         }
         for membership in memberships {
             let slot = membership.relationship.slot
             if let index = position[membership.source] {
-                if changes[index].type == .update, !changes[index].updatedSlots.contains(slot) { changes[index].updatedSlots.append(slot) }
+                if changes[index].type == .update, !changes[index].updatedSlots.contains(slot) {
+                    changes[index].updatedSlots.append(slot)
+                }
             } else {
                 position[membership.source] = changes.count
-                changes.append(StoreHistoryChange(entity: membership.source.entity, primaryKey: membership.source.primaryKey, type: .update, updatedSlots: [slot]))
+                changes.append(
+                    StoreHistoryChange(
+                        entity: membership.source.entity, primaryKey: membership.source.primaryKey, type: .update,
+                        updatedSlots: [slot]))
             }
         }
         for (row, _) in deletes {

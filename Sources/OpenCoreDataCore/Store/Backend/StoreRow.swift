@@ -10,7 +10,9 @@ package typealias StoreRow = SlotBuffer
 
 extension SlotBuffer {
     /// A row of `values` (the buffer itself when nothing else holds it, else a copy).
-    package static func make(objectID: NSManagedObjectID, version: Int64, values: consuming SlotValues, timestamp: TimeInterval) -> StoreRow {
+    package static func make(
+        objectID: NSManagedObjectID, version: Int64, values: consuming SlotValues, timestamp: TimeInterval
+    ) -> StoreRow {
         values.makeUnique()
         let row = values.buffer
         let header = row.headerFields

@@ -36,8 +36,10 @@ package struct StoreSaveChecks {
         /// Rows the save deletes or moves off this constraint's values.
         let released: ReleasedRows
 
-        init(entity: NSEntityDescription, properties: [NSPropertyDescription], values: [Any?], mayBeStored: Bool,
-             holders: [NSManagedObjectID], released: ReleasedRows) {
+        init(
+            entity: NSEntityDescription, properties: [NSPropertyDescription], values: [Any?], mayBeStored: Bool,
+            holders: [NSManagedObjectID], released: ReleasedRows
+        ) {
             self.entity = entity
             self.properties = properties
             self.values = values
@@ -74,7 +76,9 @@ package struct StoreSaveChecks {
 
     /// Runs the checks of `request` against `reader`, which reads the store inside the
     /// save's transaction. `nil` when the save may write.
-    package func conflicts(of request: StoreSaveRequest, reading reader: some StoreSaveCheckReader) throws -> StoreSaveConflicts? {
+    package func conflicts(
+        of request: StoreSaveRequest, reading reader: some StoreSaveCheckReader
+    ) throws -> StoreSaveConflicts? {
         var found = StoreSaveConflicts()
         if versions { try findStaleRows(of: request, reader, into: &found) }
         for (index, check) in uniqueness.enumerated() {
@@ -84,8 +88,13 @@ package struct StoreSaveChecks {
         return found.isEmpty ? nil : found
     }
 
-    private func findStaleRows(of request: StoreSaveRequest, _ reader: some StoreSaveCheckReader, into found: inout StoreSaveConflicts) throws {
-        let expected = request.updates.map { (StoreSaveRequest.RowReference(entity: $0.entity, primaryKey: $0.primaryKey), $0.expectedVersion) }
+    private func findStaleRows(
+        of request: StoreSaveRequest, _ reader: some StoreSaveCheckReader, into found: inout StoreSaveConflicts
+    ) throws {
+        let expected =
+            request.updates.map {
+                (StoreSaveRequest.RowReference(entity: $0.entity, primaryKey: $0.primaryKey), $0.expectedVersion)
+            }
             + request.deletes.map { ($0.row, $0.expectedVersion) }
         var stale: [StoreSaveRequest.RowReference] = []
         for rows in Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity.facts.root) }).values {
@@ -93,13 +102,16 @@ package struct StoreSaveChecks {
             for (row, version) in rows where current[row.primaryKey] != version { stale.append(row) }
         }
         guard !stale.isEmpty else { return }
-        let current = Dictionary(try reader.rows(for: stale).map { (Self.reference(to: $0.objectID), $0) }, uniquingKeysWith: { first, _ in first })
+        let current = Dictionary(
+            try reader.rows(for: stale).map { (Self.reference(to: $0.objectID), $0) },
+            uniquingKeysWith: { first, _ in first })
         for row in stale { found.stale.append((row, current[row])) }
     }
 
     /// The stored row already holding the check's values, unless the save writes that row.
     private func storedRow(holding check: UniquenessCheck, _ reader: some StoreSaveCheckReader) throws -> StoreRow? {
-        for id in try reader.objectIDs(of: check.entity, where: check.properties, equal: check.values) where !check.ignores(id) {
+        for id in try reader.objectIDs(of: check.entity, where: check.properties, equal: check.values)
+        where !check.ignores(id) {
             if let row = try reader.rows(for: [Self.reference(to: id)]).first { return row }
         }
         return nil
@@ -120,7 +132,9 @@ package protocol StoreSaveCheckReader {
     func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow]
     /// The IDs of stored rows of `entity` or its subentities whose `properties` equal
     /// `values` (attributes as stored values, to-ones as IDs of saved objects).
-    func objectIDs(of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]) throws -> [NSManagedObjectID]
+    func objectIDs(
+        of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]
+    ) throws -> [NSManagedObjectID]
 }
 
 /// The conflicts a save's checks found; the save wrote nothing.

@@ -25,7 +25,9 @@ package struct StoreSaveRequest {
             self.entity = entity
             self.primaryKey = primaryKey
         }
-        package static func == (lhs: Self, rhs: Self) -> Bool { lhs.entity === rhs.entity && lhs.primaryKey == rhs.primaryKey }
+        package static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.entity === rhs.entity && lhs.primaryKey == rhs.primaryKey
+        }
         package func hash(into hasher: inout Hasher) {
             hasher.combine(ObjectIdentifier(entity))
             hasher.combine(primaryKey)

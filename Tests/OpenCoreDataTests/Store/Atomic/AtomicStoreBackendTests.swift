@@ -10,7 +10,8 @@ private final class PinboardStore: NSAtomicStore, @unchecked Sendable {
 
     override func load() throws {
         guard let url, let model = persistentStoreCoordinator?.managedObjectModel,
-              let folderEntity = model.entitiesByName["Folder"], let tagEntity = model.entitiesByName["Tag"] else { return }
+            let folderEntity = model.entitiesByName["Folder"], let tagEntity = model.entitiesByName["Tag"]
+        else { return }
         let names = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
         let tags = names.map { name in
             let node = NSAtomicStoreCacheNode(objectID: objectID(for: tagEntity, referenceObject: "tag-\(name)"))
@@ -39,7 +40,9 @@ private final class PinboardStore: NSAtomicStore, @unchecked Sendable {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "red\nblue".write(to: url, atomically: true, encoding: .utf8)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BinaryStoreTests.model())
-        let store = try #require(try coordinator.addPersistentStore(ofType: PinboardStore.typeName, configurationName: nil, at: url, options: nil) as? PinboardStore)
+        let store = try #require(
+            try coordinator.addPersistentStore(
+                ofType: PinboardStore.typeName, configurationName: nil, at: url, options: nil) as? PinboardStore)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return (context, store)
@@ -48,8 +51,9 @@ private final class PinboardStore: NSAtomicStore, @unchecked Sendable {
     @Test func relationshipsSetOnOneSideAreReadFromBoth() throws {
         let (context, _) = try pinboard()
         let items = try BinaryStoreTests.fetch("Item", in: context)
-        #expect((items.first?.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String == "Board",
-                "the node set only the folder's ordered to-many; the item's to-one follows")
+        #expect(
+            (items.first?.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String == "Board",
+            "the node set only the folder's ordered to-many; the item's to-one follows")
         let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = NSPredicate(format: "folder.name == %@", "Board")
         #expect(try context.count(for: request) == 1)
@@ -78,7 +82,9 @@ private final class PinboardStore: NSAtomicStore, @unchecked Sendable {
         #expect(!tag.objectID.isTemporaryID)
         let node = try #require(store.cacheNode(for: tag.objectID))
         #expect(node.value(forKey: "name") as? String == "green")
-        #expect(store.referenceObject(for: tag.objectID) as? Int64 == tag.objectID.primaryKey, "the default reference object is the key")
+        #expect(
+            store.referenceObject(for: tag.objectID) as? Int64 == tag.objectID.primaryKey,
+            "the default reference object is the key")
         #expect(store.cacheNodes().count == 5)
     }
 

@@ -13,7 +13,8 @@ import Testing
         let special = ModelBuilder.entity("SpecialItem", className: "NSManagedObject")
         let folder = ModelBuilder.entity("Folder", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
-        let (items, itemFolder) = ModelBuilder.pair("items", from: folder, toMany: true, "folder", to: item, toMany: false, ordered: true)
+        let (items, itemFolder) = ModelBuilder.pair(
+            "items", from: folder, toMany: true, "folder", to: item, toMany: false, ordered: true)
         let (tags, tagItems) = ModelBuilder.pair("tags", from: item, toMany: true, "items", to: tag, toMany: true)
         let (left, right) = ModelBuilder.pair("left", from: item, toMany: false, "right", to: item, toMany: false)
         let pinned = NSRelationshipDescription()
@@ -22,11 +23,14 @@ import Testing
         pinned.maxCount = 0
         let list = ModelBuilder.attribute("list", .transformableAttributeType)
         item.properties = [
-            ModelBuilder.attribute("i16", .integer16AttributeType), ModelBuilder.attribute("i32", .integer32AttributeType),
-            ModelBuilder.attribute("i64", .integer64AttributeType), ModelBuilder.attribute("dec", .decimalAttributeType),
+            ModelBuilder.attribute("i16", .integer16AttributeType),
+            ModelBuilder.attribute("i32", .integer32AttributeType),
+            ModelBuilder.attribute("i64", .integer64AttributeType),
+            ModelBuilder.attribute("dec", .decimalAttributeType),
             ModelBuilder.attribute("dbl", .doubleAttributeType), ModelBuilder.attribute("flt", .floatAttributeType),
             ModelBuilder.attribute("str", .stringAttributeType), ModelBuilder.attribute("flag", .booleanAttributeType),
-            ModelBuilder.attribute("when", .dateAttributeType), ModelBuilder.attribute("blob", .binaryDataAttributeType),
+            ModelBuilder.attribute("when", .dateAttributeType),
+            ModelBuilder.attribute("blob", .binaryDataAttributeType),
             ModelBuilder.attribute("uid", .UUIDAttributeType), ModelBuilder.attribute("link", .URIAttributeType), list,
             itemFolder, tags, left, right,
         ]
@@ -41,7 +45,9 @@ import Testing
         temporaryStoreURL(name).deletingPathExtension().appendingPathExtension("binary")
     }
 
-    static func context(_ model: NSManagedObjectModel, at url: URL, type: String = NSBinaryStoreType, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
+    static func context(
+        _ model: NSManagedObjectModel, at url: URL, type: String = NSBinaryStoreType, options: [AnyHashable: Any]? = nil
+    ) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
@@ -49,7 +55,9 @@ import Testing
         return context
     }
 
-    static func fetch(_ entity: String, in context: NSManagedObjectContext, sortedBy key: String? = nil) throws -> [NSManagedObject] {
+    static func fetch(
+        _ entity: String, in context: NSManagedObjectContext, sortedBy key: String? = nil
+    ) throws -> [NSManagedObject] {
         let request = NSFetchRequest<NSManagedObject>(entityName: entity)
         request.sortDescriptors = key.map { [NSSortDescriptor(key: $0, ascending: true)] } ?? []
         return try context.fetch(request)
@@ -62,7 +70,7 @@ import Testing
         let item = NSEntityDescription.insertNewObject(forEntityName: "SpecialItem", into: context)
         let when = Date(timeIntervalSinceReferenceDate: 123_456.789)
         let uid = UUID()
-        let blob = Data((0 ..< 300).map { UInt8($0 % 256) })
+        let blob = Data((0..<300).map { UInt8($0 % 256) })
         item.setValue(Int16(-12), forKey: "i16")
         item.setValue(Int32(1_000_000), forKey: "i32")
         item.setValue(Int64.max, forKey: "i64")
@@ -128,15 +136,25 @@ import Testing
 
         var reopened = try Self.context(model, at: url)
         var loadedFolder = try #require(try Self.fetch("Folder", in: reopened).first)
-        #expect((loadedFolder.value(forKey: "items") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "str") as? String } == ["c", "a", "b"],
-                "an ordered to-many keeps its order")
-        #expect((loadedFolder.value(forKey: "pinned") as? NSSet)?.allObjects.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == ["blue"],
-                "a to-many without inverse")
+        #expect(
+            (loadedFolder.value(forKey: "items") as? NSOrderedSet)?.array.compactMap {
+                ($0 as? NSManagedObject)?.value(forKey: "str") as? String
+            } == ["c", "a", "b"],
+            "an ordered to-many keeps its order")
+        #expect(
+            (loadedFolder.value(forKey: "pinned") as? NSSet)?.allObjects.compactMap {
+                ($0 as? NSManagedObject)?.value(forKey: "name") as? String
+            } == ["blue"],
+            "a to-many without inverse")
         let loadedTags = try Self.fetch("Tag", in: reopened, sortedBy: "name")
-        #expect(loadedTags.map { ($0.value(forKey: "items") as? NSSet)?.count } == [1, 2], "many-to-many, read from the other side")
+        #expect(
+            loadedTags.map { ($0.value(forKey: "items") as? NSSet)?.count } == [1, 2],
+            "many-to-many, read from the other side")
         let c = try #require(try Self.fetch("Item", in: reopened).first { $0.value(forKey: "str") as? String == "c" })
         #expect((c.value(forKey: "left") as? NSManagedObject)?.value(forKey: "str") as? String == "b")
-        #expect(((c.value(forKey: "left") as? NSManagedObject)?.value(forKey: "right") as? NSManagedObject) === c, "one-to-one, both sides")
+        #expect(
+            ((c.value(forKey: "left") as? NSManagedObject)?.value(forKey: "right") as? NSManagedObject) === c,
+            "one-to-one, both sides")
         #expect((c.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String == "Inbox")
 
         // Reordering and removing survive too.
@@ -146,7 +164,10 @@ import Testing
         try reopened.save()
         reopened = try Self.context(model, at: url)
         loadedFolder = try #require(try Self.fetch("Folder", in: reopened).first)
-        #expect((loadedFolder.value(forKey: "items") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "str") as? String } == ["b", "c"])
+        #expect(
+            (loadedFolder.value(forKey: "items") as? NSOrderedSet)?.array.compactMap {
+                ($0 as? NSManagedObject)?.value(forKey: "str") as? String
+            } == ["b", "c"])
         #expect(try Self.fetch("Item", in: reopened).count == 3, "removed from the relationship, not deleted")
     }
 
@@ -155,8 +176,12 @@ import Testing
     @Test func aValueNoTransformerReadsStopsTheLoad() throws {
         final class Reversing: ValueTransformer, @unchecked Sendable {
             override class func allowsReverseTransformation() -> Bool { true }
-            override func transformedValue(_ value: Any?) -> Any? { (value as? String).map { Data(String($0.reversed()).utf8) } }
-            override func reverseTransformedValue(_ value: Any?) -> Any? { (value as? Data).map { String(String(decoding: $0, as: UTF8.self).reversed()) } }
+            override func transformedValue(_ value: Any?) -> Any? {
+                (value as? String).map { Data(String($0.reversed()).utf8) }
+            }
+            override func reverseTransformedValue(_ value: Any?) -> Any? {
+                (value as? Data).map { String(String(decoding: $0, as: UTF8.self).reversed()) }
+            }
         }
         let name = NSValueTransformerName("BinaryStoreTestsReversing")
         let model = NSManagedObjectModel()
@@ -197,7 +222,9 @@ import Testing
         let model = Self.model()
         let url = Self.binaryURL()
         let context = try Self.context(model, at: url)
-        for name in ["a", "b", "c"] { NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(name, forKey: "name") }
+        for name in ["a", "b", "c"] {
+            NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(name, forKey: "name")
+        }
         try context.save()
         let good = try Data(contentsOf: url)
         var flipped = good
@@ -216,12 +243,15 @@ import Testing
             try bytes.write(to: url)
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             let error = try #require(throws: NSError.self) {
-                try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url, options: nil)
+                try coordinator.addPersistentStore(
+                    ofType: NSBinaryStoreType, configurationName: nil, at: url, options: nil)
             }
             #expect(error.code == NSPersistentStoreInvalidTypeError, "\(expected): \(error)")
             #expect(error.localizedDescription.contains(expected), "\(error.localizedDescription)")
             #expect(error.localizedDescription.contains(url.path))
-            #expect(throws: NSError.self) { try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: url) }
+            #expect(throws: NSError.self) {
+                try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: url)
+            }
             #expect(try Data(contentsOf: url) == bytes, "a damaged file is left as it was")
         }
     }
@@ -236,16 +266,21 @@ import Testing
     }
 
     @Test func lightweightMigrationOnOpen() throws {
-        let v1 = ModelBuilder.model({
-            let author = ModelBuilder.entity("Author", className: "NSManagedObject")
-            author.properties = [ModelBuilder.attribute("name", .stringAttributeType)]
-            return author
-        }())
-        let v2 = ModelBuilder.model({
-            let author = ModelBuilder.entity("Author", className: "NSManagedObject")
-            author.properties = [ModelBuilder.attribute("name", .stringAttributeType), ModelBuilder.attribute("nationality", .stringAttributeType)]
-            return author
-        }())
+        let v1 = ModelBuilder.model(
+            {
+                let author = ModelBuilder.entity("Author", className: "NSManagedObject")
+                author.properties = [ModelBuilder.attribute("name", .stringAttributeType)]
+                return author
+            }())
+        let v2 = ModelBuilder.model(
+            {
+                let author = ModelBuilder.entity("Author", className: "NSManagedObject")
+                author.properties = [
+                    ModelBuilder.attribute("name", .stringAttributeType),
+                    ModelBuilder.attribute("nationality", .stringAttributeType),
+                ]
+                return author
+            }())
         let url = Self.binaryURL()
         let context = try Self.context(v1, at: url)
         NSEntityDescription.insertNewObject(forEntityName: "Author", into: context).setValue("Austen", forKey: "name")
@@ -255,11 +290,14 @@ import Testing
         let refused = try #require(throws: NSError.self) { try Self.context(v2, at: url) }
         #expect(refused.code == NSPersistentStoreIncompatibleVersionHashError)
 
-        let migrated = try Self.context(v2, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let migrated = try Self.context(
+            v2, at: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
         let author = try #require(try Self.fetch("Author", in: migrated).first)
         #expect(author.value(forKey: "name") as? String == "Austen")
         #expect(author.value(forKey: "nationality") == nil)
-        #expect(migrated.persistentStoreCoordinator?.persistentStores.first?.identifier == uuid, "the store keeps its UUID")
+        #expect(
+            migrated.persistentStoreCoordinator?.persistentStores.first?.identifier == uuid, "the store keeps its UUID")
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: url)
         #expect(v2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
@@ -271,7 +309,7 @@ import Testing
         let sqliteURL = temporaryStoreURL()
         let context = try Self.context(model, at: sqliteURL, type: NSSQLiteStoreType)
         let folder = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
-        let items = (0 ..< 3).map { index -> NSManagedObject in
+        let items = (0..<3).map { index -> NSManagedObject in
             let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
             item.setValue("\(index)", forKey: "str")
             return item
@@ -281,12 +319,16 @@ import Testing
         let uri = folder.objectID.uriRepresentation()
         let coordinator = try #require(context.persistentStoreCoordinator)
         let binaryURL = sqliteURL.deletingPathExtension().appendingPathExtension("binary")
-        _ = try coordinator.migratePersistentStore(try #require(coordinator.persistentStores.first), to: binaryURL, options: nil, withType: NSBinaryStoreType)
+        _ = try coordinator.migratePersistentStore(
+            try #require(coordinator.persistentStores.first), to: binaryURL, options: nil, withType: NSBinaryStoreType)
 
         let reopened = try Self.context(model, at: binaryURL)
         let id = try #require(reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri))
         let loaded = try reopened.existingObject(with: id)
-        #expect((loaded.value(forKey: "items") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "str") as? String } == ["2", "1", "0"])
+        #expect(
+            (loaded.value(forKey: "items") as? NSOrderedSet)?.array.compactMap {
+                ($0 as? NSManagedObject)?.value(forKey: "str") as? String
+            } == ["2", "1", "0"])
         // New objects get keys past the copied ones.
         NSEntityDescription.insertNewObject(forEntityName: "Item", into: reopened)
         try reopened.save()
@@ -296,7 +338,8 @@ import Testing
     @Test func batchRequestsAreRefusedAsOnAnyNonSQLiteStore() throws {
         let context = try Self.context(Self.model(), at: URL(fileURLWithPath: "/dev/null"))
         let error = try #require(throws: NSError.self) {
-            try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Tag")))
+            try context.execute(
+                NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Tag")))
         }
         #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
     }
@@ -316,11 +359,14 @@ import Testing
         let background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         background.persistentStoreCoordinator = coordinator
         try background.performAndWait {
-            NSEntityDescription.insertNewObject(forEntityName: "Tag", into: background).setValue("from the background", forKey: "name")
+            NSEntityDescription.insertNewObject(forEntityName: "Tag", into: background).setValue(
+                "from the background", forKey: "name")
             try background.save()
         }
         let reopened = try Self.context(model, at: url)
-        #expect(try Self.fetch("Tag", in: reopened, sortedBy: "name").compactMap { $0.value(forKey: "name") as? String } == ["from the background", "from the child"])
+        #expect(
+            try Self.fetch("Tag", in: reopened, sortedBy: "name").compactMap { $0.value(forKey: "name") as? String }
+                == ["from the background", "from the child"])
     }
 
     @Test func replacingABinaryStoreCopiesItsFile() throws {
@@ -335,10 +381,15 @@ import Testing
         let copy = try Self.context(model, at: destination)
         #expect(try Self.fetch("Tag", in: copy).first?.value(forKey: "name") as? String == "copied")
         let notAStore = Self.binaryURL("Text")
-        try FileManager.default.createDirectory(at: notAStore.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: notAStore.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("text".utf8).write(to: notAStore)
-        #expect(throws: NSError.self) { try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: notAStore, type: .binary) }
+        #expect(throws: NSError.self) {
+            try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: notAStore, type: .binary)
+        }
         #expect(throws: NSError.self) { try coordinator.destroyPersistentStore(at: notAStore, type: .binary) }
-        #expect(FileManager.default.fileExists(atPath: notAStore.path), "a file that is not a Binary store is never destroyed")
+        #expect(
+            FileManager.default.fileExists(atPath: notAStore.path),
+            "a file that is not a Binary store is never destroyed")
     }
 }

@@ -8,7 +8,8 @@ import Testing
     private func saveParcel(_ context: NSManagedObjectContext) throws {
         try context.performAndWait {
             let parcel = NSEntityDescription.insertNewObject(forEntityName: "Parcel", into: context)
-            parcel.setValue(["street": "Main", "zip": 9, "tags": ["a"], "geo": ["lat": 1.5]] as [String: Any], forKey: "address")
+            parcel.setValue(
+                ["street": "Main", "zip": 9, "tags": ["a"], "geo": ["lat": 1.5]] as [String: Any], forKey: "address")
             try context.save()
         }
     }

@@ -38,8 +38,10 @@ struct BinaryStoreEncoder {
             return
         }
         guard let stored = AttributeValue.coerce(value, to: attribute) else {
-            throw CoreDataError.make(NSManagedObjectValidationError, "Cannot store a \(Swift.type(of: value)) in the \(type.displayName) attribute '\(attribute.name)' of a Binary store",
-                                     [NSValidationKeyErrorKey: attribute.name])
+            throw CoreDataError.make(
+                NSManagedObjectValidationError,
+                "Cannot store a \(Swift.type(of: value)) in the \(type.displayName) attribute '\(attribute.name)' of a Binary store",
+                [NSValidationKeyErrorKey: attribute.name])
         }
         switch stored {
         case let v as Int16: append(BinaryValueTag.integer.rawValue); append(Int64(v))
@@ -52,9 +54,11 @@ struct BinaryStoreEncoder {
         case let v as String: append(BinaryValueTag.string.rawValue); append(v)
         case let v as Date: append(BinaryValueTag.date.rawValue); append(v.timeIntervalSinceReferenceDate)
         case let v as Data: append(BinaryValueTag.data.rawValue); append(bytes: v)
-        case let v as UUID: append(BinaryValueTag.uuid.rawValue); withUnsafeBytes(of: v.uuid) { data.append(contentsOf: $0) }
+        case let v as UUID:
+            append(BinaryValueTag.uuid.rawValue); withUnsafeBytes(of: v.uuid) { data.append(contentsOf: $0) }
         case let v as URL: append(BinaryValueTag.url.rawValue); append(v.absoluteString)
-        case let v as NSManagedObjectID: append(BinaryValueTag.objectURI.rawValue); append(v.uriRepresentation().absoluteString)
+        case let v as NSManagedObjectID:
+            append(BinaryValueTag.objectURI.rawValue); append(v.uriRepresentation().absoluteString)
         case let v as [String: Any] where attribute is NSCompositeAttributeDescription:
             // A composite: its elements by name, each tagged as an attribute of the element's type.
             let composite = attribute as! NSCompositeAttributeDescription
@@ -66,8 +70,10 @@ struct BinaryStoreEncoder {
                 try append(value: v[key], of: element)
             }
         default:
-            throw CoreDataError.make(NSManagedObjectValidationError, "A Binary store cannot write the \(type.displayName) attribute '\(attribute.name)' (a \(Swift.type(of: stored)))",
-                                     [NSValidationKeyErrorKey: attribute.name])
+            throw CoreDataError.make(
+                NSManagedObjectValidationError,
+                "A Binary store cannot write the \(type.displayName) attribute '\(attribute.name)' (a \(Swift.type(of: stored)))",
+                [NSValidationKeyErrorKey: attribute.name])
         }
     }
 }
@@ -110,10 +116,11 @@ struct BinaryStoreDecoder {
 
     private mutating func take(_ count: Int) throws -> Data {
         guard count >= 0, data.endIndex - offset >= count else {
-            throw BinaryStoreDamage("it ends \(count - (data.endIndex - offset)) bytes early, at byte \(offset - data.startIndex)")
+            throw BinaryStoreDamage(
+                "it ends \(count - (data.endIndex - offset)) bytes early, at byte \(offset - data.startIndex)")
         }
         defer { offset += count }
-        return data[offset ..< offset + count]
+        return data[offset..<offset + count]
     }
 
     mutating func byte() throws -> UInt8 { try take(1).first! }
@@ -133,7 +140,9 @@ struct BinaryStoreDecoder {
     mutating func bytes() throws -> Data {
         let count = try uint64()
         guard count <= UInt64(data.endIndex - offset) else {
-            throw BinaryStoreDamage("a value claims \(count) bytes where \(data.endIndex - offset) remain, at byte \(offset - data.startIndex)")
+            throw BinaryStoreDamage(
+                "a value claims \(count) bytes where \(data.endIndex - offset) remain, at byte \(offset - data.startIndex)"
+            )
         }
         return Data(try take(Int(count)))
     }
@@ -151,7 +160,9 @@ struct BinaryStoreDecoder {
     mutating func count(minimumSize: Int) throws -> Int {
         let count = try uint64()
         guard count <= UInt64((data.endIndex - offset) / max(minimumSize, 1)) else {
-            throw BinaryStoreDamage("a count of \(count) items does not fit in the \(data.endIndex - offset) bytes left, at byte \(offset - data.startIndex)")
+            throw BinaryStoreDamage(
+                "a count of \(count) items does not fit in the \(data.endIndex - offset) bytes left, at byte \(offset - data.startIndex)"
+            )
         }
         return Int(count)
     }
@@ -181,14 +192,19 @@ struct BinaryStoreDecoder {
             return url
         case .decimal:
             let text = try string()
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw BinaryStoreDamage("'\(text)' is not a decimal number") }
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw BinaryStoreDamage("'\(text)' is not a decimal number")
+            }
             return decimal
         case .transformed:
             let bytes = try bytes()
             // A value no transformer can read must stop the load: each save rewrites the
             // whole file, so skipping it would erase it at the next save.
-            guard let value = ValueTransformerRegistry.decode(bytes, transformerName: attribute?.valueTransformerName) else {
-                throw BinaryStoreDamage("no value transformer (\(attribute?.valueTransformerName ?? "the default") registered?) reads the value of attribute '\(attribute?.name ?? "?")'")
+            guard let value = ValueTransformerRegistry.decode(bytes, transformerName: attribute?.valueTransformerName)
+            else {
+                throw BinaryStoreDamage(
+                    "no value transformer (\(attribute?.valueTransformerName ?? "the default") registered?) reads the value of attribute '\(attribute?.name ?? "?")'"
+                )
             }
             return value
         case .objectURI:

@@ -58,9 +58,11 @@ enum BinaryStoreFile {
             let count = try decoder.count(minimumSize: 12)
             var records: [Record] = []
             records.reserveCapacity(count)
-            for _ in 0 ..< count {
+            for _ in 0..<count {
                 let index = Int(try decoder.uint32())
-                guard table.indices.contains(index) else { throw BinaryStoreDamage("an object names entity \(index) of \(table.count)") }
+                guard table.indices.contains(index) else {
+                    throw BinaryStoreDamage("an object names entity \(index) of \(table.count)")
+                }
                 let entry = table[index]
                 var record = Record(entityName: entry.name, key: try decoder.int64())
                 let modelEntity = model.entitiesByName[entry.name]
@@ -72,9 +74,11 @@ enum BinaryStoreFile {
                     let members = try decoder.count(minimumSize: 12)
                     var pairs: [(entity: String, key: Int64)] = []
                     pairs.reserveCapacity(members)
-                    for _ in 0 ..< members {
+                    for _ in 0..<members {
                         let target = Int(try decoder.uint32())
-                        guard table.indices.contains(target) else { throw BinaryStoreDamage("a relationship names entity \(target) of \(table.count)") }
+                        guard table.indices.contains(target) else {
+                            throw BinaryStoreDamage("a relationship names entity \(target) of \(table.count)")
+                        }
                         pairs.append((table[target].name, try decoder.int64()))
                     }
                     if !pairs.isEmpty { record.relationships[relationship.name] = pairs }
@@ -107,43 +111,57 @@ enum BinaryStoreFile {
             data = try Data(contentsOf: url)
         } catch {
             let nsError = error as NSError
-            throw CoreDataError.make(nsError.domain == NSCocoaErrorDomain ? nsError.code : NSPersistentStoreOpenError,
-                                     "Can't read the Binary store at \(url.path): \(nsError.localizedDescription)",
-                                     [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: nsError])
+            throw CoreDataError.make(
+                nsError.domain == NSCocoaErrorDomain ? nsError.code : NSPersistentStoreOpenError,
+                "Can't read the Binary store at \(url.path): \(nsError.localizedDescription)",
+                [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: nsError])
         }
         do {
             var header = BinaryStoreDecoder(data.prefix(headerSize))
             guard data.count >= signature.count, Array(data.prefix(signature.count)) == signature else {
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The file at \(url.path) is not a Binary store (it lacks the Binary store signature)",
-                                         [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError,
+                    "The file at \(url.path) is not a Binary store (it lacks the Binary store signature)",
+                    [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
             }
-            guard data.count >= headerSize else { throw BinaryStoreDamage("it is \(data.count) bytes, shorter than the \(headerSize)-byte header") }
+            guard data.count >= headerSize else {
+                throw BinaryStoreDamage("it is \(data.count) bytes, shorter than the \(headerSize)-byte header")
+            }
             for _ in signature { _ = try header.byte() }
             let version = try header.uint32()
             guard version <= formatVersion else {
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The Binary store at \(url.path) is in format version \(version), newer than this OpenCoreData reads (\(formatVersion))",
-                                         [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError,
+                    "The Binary store at \(url.path) is in format version \(version), newer than this OpenCoreData reads (\(formatVersion))",
+                    [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
             }
             _ = try header.uint32()
             let length = try header.uint64()
             var digest = Data()
-            for _ in 0 ..< 32 { digest.append(try header.byte()) }
+            for _ in 0..<32 { digest.append(try header.byte()) }
             let payload = data.dropFirst(headerSize)
             guard length == UInt64(payload.count) else {
-                throw BinaryStoreDamage("its header announces \(length) bytes of objects and \(payload.count) follow (truncated or extended)")
+                throw BinaryStoreDamage(
+                    "its header announces \(length) bytes of objects and \(payload.count) follow (truncated or extended)"
+                )
             }
-            guard Data(SHA256.hash(data: payload)) == digest else { throw BinaryStoreDamage("its checksum does not match its contents") }
+            guard Data(SHA256.hash(data: payload)) == digest else {
+                throw BinaryStoreDamage("its checksum does not match its contents")
+            }
             var decoder = BinaryStoreDecoder(Data(payload))
             return try body(&decoder)
         } catch let damage as BinaryStoreDamage {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The Binary store at \(url.path) is damaged: \(damage.reason)",
-                                     [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The Binary store at \(url.path) is damaged: \(damage.reason)",
+                [NSFilePathErrorKey: url.path, NSStoreTypeKey: NSBinaryStoreType])
         }
     }
 
     private static func readMetadata(_ decoder: inout BinaryStoreDecoder, url: URL) throws -> [String: Any] {
         let bytes = try decoder.bytes()
-        guard let plist = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil), let metadata = plist as? [String: Any] else {
+        guard let plist = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil),
+            let metadata = plist as? [String: Any]
+        else {
             throw BinaryStoreDamage("its metadata is not a property-list dictionary")
         }
         return metadata
@@ -158,12 +176,14 @@ enum BinaryStoreFile {
     private static func readEntityTable(_ decoder: inout BinaryStoreDecoder) throws -> [EntityEntry] {
         let count = try decoder.count(minimumSize: 24)
         var table: [EntityEntry] = []
-        for _ in 0 ..< count {
+        for _ in 0..<count {
             var entry = EntityEntry(name: try decoder.string())
             let attributes = try decoder.count(minimumSize: 16)
-            for _ in 0 ..< attributes { entry.attributes.append((try decoder.string(), try decoder.uint64())) }
+            for _ in 0..<attributes { entry.attributes.append((try decoder.string(), try decoder.uint64())) }
             let relationships = try decoder.count(minimumSize: 17)
-            for _ in 0 ..< relationships { entry.relationships.append((try decoder.string(), try decoder.byte(), try decoder.string())) }
+            for _ in 0..<relationships {
+                entry.relationships.append((try decoder.string(), try decoder.byte(), try decoder.string()))
+            }
             table.append(entry)
         }
         return table
@@ -173,14 +193,18 @@ enum BinaryStoreFile {
 
     /// The file's bytes for `metadata` and `nodes` (objects of `entities`); nodes named by
     /// a relationship but not among `nodes` (deleted ones) are left out of it.
-    static func encode(metadata: [String: Any], model: Data, nodes: [NSAtomicStoreCacheNode], entities: [NSEntityDescription]) throws -> Data {
+    static func encode(
+        metadata: [String: Any], model: Data, nodes: [NSAtomicStoreCacheNode], entities: [NSEntityDescription]
+    ) throws -> Data {
         var payload = BinaryStoreEncoder()
         let plist: Data
         do {
             plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
         } catch {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
-                                     [NSUnderlyingErrorKey: error as NSError])
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
+                [NSUnderlyingErrorKey: error as NSError])
         }
         payload.append(bytes: plist)
         payload.append(bytes: model)
@@ -205,12 +229,19 @@ enum BinaryStoreFile {
             }
         }
         let present = Set(nodes.map(\.objectID))
-        let ordered = nodes.sorted { ($0.objectID.entity.name ?? "", $0.objectID.primaryKey ?? 0) < ($1.objectID.entity.name ?? "", $1.objectID.primaryKey ?? 0) }
+        let ordered = nodes.sorted {
+            ($0.objectID.entity.name ?? "", $0.objectID.primaryKey ?? 0) < (
+                $1.objectID.entity.name ?? "", $1.objectID.primaryKey ?? 0
+            )
+        }
         payload.append(UInt64(ordered.count))
         for node in ordered {
             let entity = node.objectID.entity
             guard let index = indexByEntity[ObjectIdentifier(entity)], let key = node.objectID.primaryKey else {
-                throw CoreDataError.make(NSPersistentStoreSaveError, "The cache node \(node.objectID.uriRepresentation().absoluteString) is not of an entity this store holds")
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError,
+                    "The cache node \(node.objectID.uriRepresentation().absoluteString) is not of an entity this store holds"
+                )
             }
             payload.append(index)
             payload.append(key)
@@ -218,10 +249,15 @@ enum BinaryStoreFile {
                 try payload.append(value: node.value(forKey: attribute.name), of: attribute)
             }
             for relationship in storedRelationships(of: entity) {
-                let members = node.value(forKey: relationship.name).flatMap(AtomicStoreRows.nodes(in:))?.filter { present.contains($0.objectID) } ?? []
+                let members =
+                    node.value(forKey: relationship.name).flatMap(AtomicStoreRows.nodes(in:))?.filter {
+                        present.contains($0.objectID)
+                    } ?? []
                 payload.append(UInt64(members.count))
                 for member in members {
-                    guard let target = indexByEntity[ObjectIdentifier(member.objectID.entity)], let memberKey = member.objectID.primaryKey else { continue }
+                    guard let target = indexByEntity[ObjectIdentifier(member.objectID.entity)],
+                        let memberKey = member.objectID.primaryKey
+                    else { continue }
                     payload.append(target)
                     payload.append(memberKey)
                 }
@@ -247,7 +283,9 @@ enum BinaryStoreFile {
         do {
             try manager.createDirectory(at: folder, withIntermediateDirectories: true)
             guard manager.createFile(atPath: temporary.path, contents: nil) else {
-                throw CoreDataError.make(CocoaError.Code.fileWriteNoPermission.rawValue, "Can't create a file in \(folder.path)", [NSFilePathErrorKey: temporary.path])
+                throw CoreDataError.make(
+                    CocoaError.Code.fileWriteNoPermission.rawValue, "Can't create a file in \(folder.path)",
+                    [NSFilePathErrorKey: temporary.path])
             }
             let handle = try FileHandle(forWritingTo: temporary)
             do {
@@ -260,13 +298,17 @@ enum BinaryStoreFile {
             }
             guard rename(temporary.path, url.path) == 0 else {
                 let code = errno
-                throw CoreDataError.make(CocoaError.Code.fileWriteUnknown.rawValue, "Can't replace \(url.path): \(String(cString: strerror(code)))", [NSFilePathErrorKey: url.path])
+                throw CoreDataError.make(
+                    CocoaError.Code.fileWriteUnknown.rawValue,
+                    "Can't replace \(url.path): \(String(cString: strerror(code)))", [NSFilePathErrorKey: url.path])
             }
         } catch {
             try? manager.removeItem(at: temporary)
             let nsError = error as NSError
-            throw CoreDataError.make(NSPersistentStoreSaveError, "Can't write the Binary store at \(url.path): \(nsError.localizedDescription)",
-                                     [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: nsError])
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "Can't write the Binary store at \(url.path): \(nsError.localizedDescription)",
+                [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: nsError])
         }
     }
 
