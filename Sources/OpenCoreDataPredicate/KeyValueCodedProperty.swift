@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// A member that key-value coding reaches by name: what `@KeyValueCoded` writes next to
 /// a computed property or method, in place of marking it `@objc`.

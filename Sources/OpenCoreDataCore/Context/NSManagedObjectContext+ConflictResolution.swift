@@ -32,11 +32,7 @@ extension NSManagedObjectContext {
                 let current = Set(inserted.map(ObjectIdentifier.init))
                 keys = keys.filter { current.contains($0.key) }
             }
-            let needingKeys = inserted.filter { $0.objectID.primaryKey == nil && keys[ObjectIdentifier($0)] == nil }
-            if !needingKeys.isEmpty {
-                let reserved = try coordinator.reservePrimaryKeys(in: store, for: needingKeys.map(\.entity))
-                for (object, key) in zip(needingKeys, reserved) { keys[ObjectIdentifier(object)] = key }
-            }
+            try reserveKeys(for: inserted, in: store, coordinator, into: &keys)
             var request = try SaveRequestBuilder(keys: keys).request(
                 inserted: inserted, updated: updated, deleted: deleted)
             request.origin = historyOrigin
@@ -61,6 +57,30 @@ extension NSManagedObjectContext {
                 try resolveConflicts(scan.found(conflicts), giveUp: round >= Self.conflictResolutionRounds)
             }
         }
+    }
+
+    /// Reserves keys for the objects among `inserted` that have neither a permanent ID nor
+    /// a key in `keys` yet, with one call to the store, and adds them to `keys`.
+    private func reserveKeys(
+        for inserted: [NSManagedObject], in store: NSPersistentStore, _ coordinator: NSPersistentStoreCoordinator,
+        into keys: inout [ObjectIdentifier: Int64]
+    ) throws {
+        // A save's first round has no keys yet, so it skips the lookups.
+        let firstRound = keys.isEmpty
+        var pending: [ObjectIdentifier] = []
+        var entities: [NSEntityDescription] = []
+        pending.reserveCapacity(inserted.count)
+        entities.reserveCapacity(inserted.count)
+        for object in inserted where object.objectID.primaryKey == nil {
+            let identity = ObjectIdentifier(object)
+            if !firstRound, keys[identity] != nil { continue }
+            pending.append(identity)
+            entities.append(object.entity)
+        }
+        guard !pending.isEmpty else { return }
+        let reserved = try coordinator.reservePrimaryKeys(in: store, for: entities)
+        keys.reserveCapacity(keys.count + pending.count)
+        for (identity, key) in zip(pending, reserved) { keys[identity] = key }
     }
 
     /// Hands conflicts to the merge policy (or, past the last round, fails with them),

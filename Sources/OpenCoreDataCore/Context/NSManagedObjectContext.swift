@@ -1,5 +1,5 @@
-import OrderedCollections
-import Synchronization
+internal import OrderedCollections
+internal import Synchronization
 
 /// The C name of ``NSManagedObjectContext/ConcurrencyType``, as Core Data code spells it
 /// (`NSManagedObjectContext(concurrencyType: NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType)`).
@@ -816,6 +816,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The context's class, its ``name`` and how many objects it has registered, for logs
+    /// and the debugger.
     open override var description: String {
         "<\(type(of: self)): \(name ?? "unnamed"), \(registry.count) objects>"
     }

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// The objects a context knows, one per object ID.
 ///

@@ -113,6 +113,8 @@ struct SaveConflictScan {
                 && !constraint.properties.contains {
                     ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true
                 }
+            // Values one object holds and no row can hold cannot conflict: nothing to send.
+            if !mayBeStored && group.objects.count == 1 { continue }
             checks.uniqueness.append(
                 StoreSaveChecks.UniquenessCheck(
                     entity: constraint.owner, properties: constraint.properties, values: values,

@@ -116,6 +116,8 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
         throw CoreDataError.make(NSCoreDataError, "The fetch request has no entity: set entityName or entity")
     }
 
+    /// The request's entity, predicate, sort descriptors, limit and offset on one line, in
+    /// the shape Core Data prints requests.
     open override var description: String {
         "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate?.predicateFormat ?? "(null)")), sortDescriptors: \(sortDescriptors?.map(\.description) ?? []), limit: \(fetchLimit), offset: \(fetchOffset)>"
     }

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// Facts computed once the model is frozen, read on every property access.
 package final class EntityFacts {

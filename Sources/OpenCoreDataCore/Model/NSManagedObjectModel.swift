@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
 /// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel`, or a compiled

@@ -1,4 +1,4 @@
-import Crypto
+internal import Crypto
 
 /// Computes version hashes with Core Data's byte layout, so that hashes in a store
 /// written by Core Data can be compared with a model loaded here.

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// The key a Swift key path over a managed object class names (`\Book.author?.name` →
 /// `"author.name"`), for the APIs Core Data offers with key paths

@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 extension NSManagedObject {
     /// Fills the object from a snapshot (firing a fault, or refreshing after a refresh).

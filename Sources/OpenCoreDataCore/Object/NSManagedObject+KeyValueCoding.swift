@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 // Key-value coding for managed objects, as Core Data provides it: values by key and
 // key path, primitive access, mutable relationship proxies, and the change queries.

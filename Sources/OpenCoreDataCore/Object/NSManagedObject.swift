@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// An object whose state Core Data tracks, validates and persists.
 ///
@@ -343,6 +343,8 @@ open class NSManagedObject: NSObject {
     /// hashed collection mixes `hash` through its own hasher again.
     public final override var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
 
+    /// The object's class and address, entity, object ID and, unless it is a fault, its
+    /// values, as Core Data prints managed objects.
     open override var description: String {
         let address = String(UInt(bitPattern: ObjectIdentifier(self)), radix: 16)
         let name = entity.name ?? "?"

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 /// A managed object's identity: which store, which entity, which row.
 ///
 /// An ID is immutable and safe to pass between contexts and threads; an object saved

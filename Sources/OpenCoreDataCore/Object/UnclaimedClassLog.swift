@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// Core Data's console error for `+entity` on a class no loaded model names, printed once
 /// per class so a loop asking again does not flood standard error.

@@ -8,9 +8,11 @@
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The container's name; the default store file is `<name>.sqlite`.
     public let name: String
-    /// The model.
+    /// The model the container was made with (found by ``name`` among the bundles'
+    /// resources, or given), which every store of the container uses.
     public let managedObjectModel: NSManagedObjectModel
-    /// The coordinator.
+    /// The coordinator the container made for its model, holding the stores
+    /// ``loadPersistentStores(completionHandler:)`` adds; its contexts run on it.
     public let persistentStoreCoordinator: NSPersistentStoreCoordinator
     /// The stores to open in `loadPersistentStores`; one SQLite store by default.
     open var persistentStoreDescriptions: [NSPersistentStoreDescription]

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 /// The store type name of SQLite stores.
 public let NSSQLiteStoreType = "SQLite"
 /// The store type name of in-memory stores.

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 /// Connects contexts to stores through one model.
 ///
 /// Several contexts share a coordinator; it serializes their calls into the stores

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// The snapshots a coordinator's contexts share (Core Data's row cache).
 ///

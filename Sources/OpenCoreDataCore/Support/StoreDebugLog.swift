@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// Core Data's SQL debug output (`-com.apple.CoreData.SQLDebug 1`), for every store engine.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreDataDeflate
+internal import OpenCoreDataDeflate
 
 /// Raw DEFLATE (RFC 1951), the compression of the model Core Data caches in a store's
 /// `Z_MODELCACHE`, done by the system's zlib both ways.

@@ -1,4 +1,4 @@
-import GRDB
+internal import GRDB
 
 // Running what the statement builders return: the fragment's text with its arguments.
 

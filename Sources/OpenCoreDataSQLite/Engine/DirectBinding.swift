@@ -1,5 +1,5 @@
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// Binding values to prepared statements and running them with SQLite's C API.
 ///

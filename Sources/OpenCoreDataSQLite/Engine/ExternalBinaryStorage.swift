@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Core Data's external binary storage: small values inline behind a `0x01` marker,
 /// large ones in `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>` behind `0x02` and the UUID.

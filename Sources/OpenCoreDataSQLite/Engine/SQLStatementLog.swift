@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import Synchronization
+internal import GRDB
+internal import Synchronization
 
 /// Which SQL a store runs: Core Data's `-com.apple.CoreData.SQLDebug 1`, per store.
 ///

@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import Synchronization
+internal import GRDB
+internal import Synchronization
 
 /// Notices commits to a store file made by any other connection: another coordinator,
 /// another process, or this store's own connection.

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// SQL functions and collations that give the store the predicate language's
 /// semantics, reusing the in-memory evaluator's code so both agree: folding and

@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// Persistent history in an SQLite store, in the tables Core Data keeps it in:
 /// `ATRANSACTION` (one row per save or batch request), `ACHANGE` (one row per changed

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Hands out primary keys for each inheritance tree (one table, one key sequence),
 /// inside a transaction (the one reserving keys for a save, or a batch insert's).

@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// How the columns of a row query feed the slots of each entity's snapshot.
 ///

@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// The reads of a save's checks (``StoreSaveChecks``), on the connection of the save's
 /// transaction, so they see exactly the rows the save would change.
@@ -24,7 +24,11 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
     }
 
     func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow] {
-        try store.rows(references.map { ($0.entity, $0.primaryKey) }, in: db)
+        var result: [StoreRow] = []
+        for rows in Dictionary(grouping: references, by: { ObjectIdentifier($0.entity.facts.root) }).values {
+            result += try store.rows(of: rows[0].entity.facts.root, keys: rows.map(\.primaryKey), in: db)
+        }
+        return result
     }
 
     func objectIDs(

@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// Writes one `StoreSaveRequest` inside an open transaction: deletes, inserts,
 /// updates (only changed columns, with the `Z_OPT` optimistic-lock check), then

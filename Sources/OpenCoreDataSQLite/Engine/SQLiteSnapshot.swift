@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// An SQLite store frozen for a query generation: a read-only connection of its own that
 /// keeps one read transaction open. In WAL mode SQLite serves a reader the database as

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Batch requests on the SQLite store: each runs in one write transaction, with SQL
 /// from the `SQLBatch…Builder`s, and never reads more than keys (and the columns

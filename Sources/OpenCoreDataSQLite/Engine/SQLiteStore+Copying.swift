@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Copying an open store into a new one, for the coordinator's `migratePersistentStore`.
 extension SQLiteStore {

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Dictionary fetches: one SELECT of the requested values and aggregates, decoded
 /// as fetched objects' values are (dates, UUIDs, transformable and external data),

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// What the coordinator's class-level file operations do to an SQLite store that is not
 /// open: destroying it as Core Data does, and writing its metadata.

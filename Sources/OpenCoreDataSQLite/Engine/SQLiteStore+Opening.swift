@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Opening a store: a file (created with Core Data's schema when new, checked when not) or
 /// an in-memory database, and the operations on store files that need no open store.

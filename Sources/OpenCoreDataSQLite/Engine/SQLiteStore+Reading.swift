@@ -1,6 +1,6 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// Reading rows: fetches, counts, single rows for faults, key lists for batched
 /// results, and the rows related to many objects at once for prefetching.
@@ -111,22 +111,25 @@ extension SQLiteStore {
     }
 
     func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
-        let wanted = objectIDs.compactMap { id in id.primaryKey.map { (entity: id.entity, key: $0) } }
-        return try read { db in try rows(wanted, in: db) }
+        // One query per table, for every entity of that table the IDs name.
+        let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) {
+            ObjectIdentifier($0.entity.facts.root)
+        }
+        return try read { db in
+            var result: [StoreRow] = []
+            for ids in byTable.values {
+                result += try rows(of: ids[0].entity.facts.root, keys: ids.compactMap(\.primaryKey), in: db)
+            }
+            return result
+        }
     }
 
-    /// The rows of these entities' keys, read on `db` (a read, or a save's transaction):
-    /// one query per table, for every entity of that table they name.
-    func rows(_ wanted: [(entity: NSEntityDescription, key: Int64)], in db: Database) throws -> [StoreRow] {
-        var result: [StoreRow] = []
-        for group in Dictionary(grouping: wanted, by: { ObjectIdentifier($0.entity.facts.root) }).values {
-            let root = group[0].entity.facts.root
-            let layout = layout(for: root.facts.selfAndDescendants)
-            let query = SQLObjectReadStatements.rows(
-                layout.selectList, table: try schema.table(for: root).name, keys: group.map(\.key))
-            result += try decodeRows(db, query, layout: layout)
-        }
-        return result
+    /// The rows of `root`'s table (its entity and its subentities) with these keys, read
+    /// on `db`: a read, or a save's transaction.
+    func rows(of root: NSEntityDescription, keys: [Int64], in db: Database) throws -> [StoreRow] {
+        let layout = layout(for: root.facts.selfAndDescendants)
+        let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: keys)
+        return try decodeRows(db, query, layout: layout)
     }
 
     func relatedObjectIDs(

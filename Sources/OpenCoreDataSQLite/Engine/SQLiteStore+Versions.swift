@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Which model version a store was written with, and what opening it under another one does.
 extension SQLiteStore {

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 extension SQLiteStore {
     func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64] {

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The SQLite store: Core Data's file format, through GRDB.
 ///

@@ -1,6 +1,7 @@
 import OpenCoreDataCore
-import GRDB
-import GRDBSQLite
+// GRDB types appear in the package API tools use (cdtool opens store files read-only).
+package import GRDB
+internal import GRDBSQLite
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

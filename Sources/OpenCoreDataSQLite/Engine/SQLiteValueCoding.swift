@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Converts attribute values to and from the SQLite values Core Data stores:
 /// dates as seconds since 2001, Booleans as 0/1, UUIDs as 16 bytes, URLs as text,

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Keeps a connection's GRDB statement cache bounded. GRDB never evicts, and fetch SQL
 /// varies without end (IN lists of any length, offsets), so after 256 distinct texts the

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 extension SQLiteMigration {
     /// What a destination column holds.

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 extension SQLiteMigration {
     /// The rows of the store open on `db` by entity of `schema` (own rows, not

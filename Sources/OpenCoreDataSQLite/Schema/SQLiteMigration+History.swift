@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Persistent history recorded before a migration stays readable after it: its rows
 /// name entities by number, the properties an update changed by slot, and the values a

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Runs an inferred mapping (lightweight migration) on a store's database with SQL,
 /// inside the caller's transaction: no object is loaded, and a failure leaves nothing

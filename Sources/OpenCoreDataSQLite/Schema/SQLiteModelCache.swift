@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The model Core Data caches inside its SQLite stores (`Z_MODELCACHE.Z_CONTENT`): the
 /// compiled model that created or last migrated the store, as a keyed archive compressed

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 extension NSManagedObjectModel {
     /// A model recovered from an SQLite store's tables, for reading a store whose model is

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Checks that an existing store file has the layout the model maps to, before the
 /// first read or write.

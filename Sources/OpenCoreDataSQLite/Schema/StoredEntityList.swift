@@ -1,5 +1,6 @@
 import OpenCoreDataCore
-import GRDB
+// Tools read the entity list on their own GRDB connection.
+package import GRDB
 
 /// One entity as a store lists it in `Z_PRIMARYKEY`.
 package struct StoredEntity: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements of a batch delete, all set-based. Entities without relationships or
 /// external data are deleted by one statement (`directDelete`). Otherwise the keys of

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements of a batch insert, prepared once and run for every row: the
 /// `INSERT`, and for entities with uniqueness constraints the lookup of a stored row

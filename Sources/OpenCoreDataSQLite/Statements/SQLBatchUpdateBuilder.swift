@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements of a batch update: one `UPDATE` of every matching row, and the
 /// `SELECT`s of the matching rows' IDs or old column values that may run first.

@@ -1,4 +1,4 @@
-import GRDB
+internal import GRDB
 
 /// The statements about the database rather than the store's tables: SQLite's catalog
 /// (`sqlite_master`) and the pragmas a connection is set up and watched with.

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The one SELECT of a dictionary fetch, and how each result row turns back into a
 /// dictionary: which result columns feed which key, decoded how.

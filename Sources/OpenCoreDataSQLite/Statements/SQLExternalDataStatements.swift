@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements on columns of attributes that allow external storage, whose values
 /// are `0x01`+bytes inline or `0x02`+the name of a file beside the store: reading them

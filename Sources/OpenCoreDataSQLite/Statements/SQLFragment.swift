@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// A piece of SQL text together with the values bound to its `?` placeholders.
 ///

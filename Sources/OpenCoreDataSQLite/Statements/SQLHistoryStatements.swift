@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements on persistent history's tables, as Core Data keeps them:
 /// `ATRANSACTION` (one row per save or batch request), `ACHANGE` (one row per changed

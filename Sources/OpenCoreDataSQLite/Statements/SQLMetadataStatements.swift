@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements on a store's own description: `Z_METADATA` (one row, version 1, with
 /// the store's UUID and its metadata as a binary property list) and `Z_MODELCACHE`

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements that copy a store's rows into a new model's tables in a lightweight
 /// migration (`SQLiteMigration`): the source tables are renamed aside (`OCDMIG_<table>`),

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements that read stored objects by key rather than by predicate: the row a
 /// fault fires from, the rows of many keys at once, the members of a to-many (for one

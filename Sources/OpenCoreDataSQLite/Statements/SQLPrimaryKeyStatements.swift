@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// The statements on `Z_PRIMARYKEY`, Core Data's list of entities (number, name,
 /// parent) with the largest primary key each has handed out (`Z_MAX`); persistent

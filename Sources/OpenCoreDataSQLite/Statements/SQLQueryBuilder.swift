@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Builds the statements of a fetch: the `FROM … WHERE … ORDER BY …` with the entity
 /// filter, the predicate and the sort descriptors, all translated by `SQLTranslator`,

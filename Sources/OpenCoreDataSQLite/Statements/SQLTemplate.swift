@@ -1,4 +1,4 @@
-import GRDB
+internal import GRDB
 
 /// The text of a statement prepared once and run many times, its `?` placeholders
 /// bound anew on each run.

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// Turns the Swift constants of a predicate into bound SQL values of a known kind,
 /// encoded as the store encodes attribute values (`SQLiteValueCoding`).

@@ -1,5 +1,5 @@
 import OpenCoreDataCore
-import GRDB
+internal import GRDB
 
 /// What a SQL value stands for in the predicate language, as far as comparisons care.
 ///

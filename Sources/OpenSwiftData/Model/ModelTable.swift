@@ -1,5 +1,5 @@
 import OpenCoreData
-import Synchronization
+internal import Synchronization
 
 /// A model type's persisted properties, in `schemaMetadata` order, with what each one is
 /// (attribute, to-one, to-many) and how its values convert; made once per type.

@@ -1,5 +1,5 @@
 #if canImport(FoundationXML)
-import FoundationXML
+internal import FoundationXML
 #endif
 
 /// One element of a model file, with the line it starts on (for error messages).

@@ -154,6 +154,8 @@ package struct StoreSaveConflicts {
 /// What a store answers a save: it wrote everything, or its checks found conflicts and it
 /// wrote nothing.
 package enum StoreSaveOutcome {
+    /// The checks passed and every write of the request was committed.
     case saved
+    /// A check failed; the transaction wrote nothing.
     case conflicts(StoreSaveConflicts)
 }

@@ -1,4 +1,4 @@
-import Crypto
+internal import Crypto
 
 /// The Binary store's file: OpenCoreData's own format (Core Data's is private), the whole
 /// object graph in one file that each save replaces atomically.
