@@ -1,13 +1,11 @@
 /// Conflicts a save's checks found, with the objects they concern: the store wrote
 /// nothing, the merge policy settles them (where it may fetch and fire faults), and the
-/// save runs again. Thrown and caught on the saving context's queue, hence `@unchecked`.
-struct SaveConflictsFound: Error, @unchecked Sendable {
+/// save runs again. It stays on the saving context's queue.
+struct SaveConflictsFound {
     /// Updated or deleted objects whose rows changed or vanished, with the row now (`nil`: gone).
     var locking: [(object: NSManagedObject, row: StoreRow?)] = []
     /// Objects sharing constrained values, with the stored row holding them, if any.
     var constraints: [(names: [String], objects: [NSManagedObject], databaseRow: StoreRow?)] = []
-
-    var isEmpty: Bool { locking.isEmpty && constraints.isEmpty }
 }
 
 /// The checks of one save, as the store runs them inside the write's transaction (see
@@ -106,7 +104,8 @@ struct SaveConflictScan {
                         updated.filter { $0.lifecycle == .persisted && Self.changes($0, constraint) }.map(\.objectID))
                 )
             released[releasedKey] = rows
-            let values = group.values.map { value -> Any? in (value as? NSManagedObject)?.objectID ?? value }
+            // To-ones are already IDs (see `values(of:_:)`), as the store compares them.
+            let values = group.values
             // Rows can only hold saved objects, and external data is not compared in the store.
             let mayBeStored =
                 !values.contains { ($0 as? NSManagedObjectID)?.isTemporaryID == true }

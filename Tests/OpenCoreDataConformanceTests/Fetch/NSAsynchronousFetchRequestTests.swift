@@ -58,10 +58,10 @@ final class NSAsynchronousFetchRequestTests: XCTestCase {
         XCTAssertTrue(untyped is NSAsynchronousFetchRequest<Book>)
     }
 
-    func testTheCompletionBlockGetsTheFetchedObjects() throws {
-        let context = try Self.libraryContext()
-        let fetch = NSFetchRequest<Book>(entityName: "Book")
-        fetch.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+    /// Runs `fetch` asynchronously in `context` and records the titles its completion block gets.
+    private func titles(
+        fetching fetch: NSFetchRequest<Book>, in context: NSManagedObjectContext
+    ) throws -> AsynchronousFetchRecord<String> {
         let record = AsynchronousFetchRecord<String>()
         let done = expectation(description: "completion")
         let request = NSAsynchronousFetchRequest(fetchRequest: fetch) { result in
@@ -70,6 +70,14 @@ final class NSAsynchronousFetchRequestTests: XCTestCase {
         }
         try context.performAndWait { _ = try context.execute(request) }
         wait(for: [done], timeout: 10)
+        return record
+    }
+
+    func testTheCompletionBlockGetsTheFetchedObjects() throws {
+        let context = try Self.libraryContext()
+        let fetch = NSFetchRequest<Book>(entityName: "Book")
+        fetch.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let record = try titles(fetching: fetch, in: context)
         XCTAssertEqual(record.values, ["Emma", "Middlemarch", "Persuasion"])
         XCTAssertEqual(record.count, 1)
     }
@@ -80,14 +88,7 @@ final class NSAsynchronousFetchRequestTests: XCTestCase {
         fetch.predicate = NSPredicate(format: "author.name == %@", "Austen")
         fetch.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
         fetch.fetchLimit = 1
-        let record = AsynchronousFetchRecord<String>()
-        let done = expectation(description: "completion")
-        let request = NSAsynchronousFetchRequest(fetchRequest: fetch) { result in
-            record.record(result.finalResult?.map { $0.title ?? "" })
-            done.fulfill()
-        }
-        try context.performAndWait { _ = try context.execute(request) }
-        wait(for: [done], timeout: 10)
+        let record = try titles(fetching: fetch, in: context)
         XCTAssertEqual(record.values, ["Persuasion"])
     }
 
