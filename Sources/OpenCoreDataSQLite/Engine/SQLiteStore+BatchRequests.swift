@@ -66,12 +66,7 @@ extension SQLiteStore {
             // History lists every updated row, so it needs their keys even when the caller does not.
             if request.wantsObjectIDs || history != nil {
                 let select = try builder.selectMatching(["Z_PK", "Z_ENT"])
-                ids = try Row.fetchAll(db, select).compactMap { row in
-                    guard let key: Int64 = row[0], let number: Int = row[1],
-                        let entity = schema.entitiesByNumber[number]
-                    else { return nil }
-                    return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-                }
+                ids = try Row.fetchAll(db, select).compactMap { schema.objectID(inKeyColumnsOf: $0, store: store) }
             }
             if !externalColumns.isEmpty {
                 let select = try builder.selectMatching(externalColumns)
@@ -136,12 +131,11 @@ extension SQLiteStore {
             for step in try builder.nullify(present: present) {
                 if history != nil, let cleared = step.clearedRows {
                     for row in try Row.fetchAll(db, cleared.query) {
-                        guard let key: Int64 = row[0], let number: Int = row[1],
-                            let entity = schema.entitiesByNumber[number]
-                        else { continue }
+                        guard let id = schema.objectID(inKeyColumnsOf: row, store: store) else { continue }
                         nullified.append(
                             StoreHistoryChange(
-                                entity: entity, primaryKey: key, type: .update, updatedSlots: [cleared.slot]))
+                                entity: id.entity, primaryKey: id.primaryKey!, type: .update,
+                                updatedSlots: [cleared.slot]))
                     }
                 }
                 try db.execute(step.statement)
@@ -153,11 +147,9 @@ extension SQLiteStore {
             }
             var matched: [NSManagedObjectID] = []
             for row in try Row.fetchAll(db, builder.selectKeys) {
-                guard let key: Int64 = row[0], let number: Int = row[1], let entity = schema.entitiesByNumber[number]
-                else { continue }
-                let id = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+                guard let id = schema.objectID(inKeyColumnsOf: row, store: store) else { continue }
                 outcome.changedObjectIDs.append(id)
-                if (row[2] as Int?) == 0 { matched.append(id) }
+                if row.storedInteger(at: 2) == 0 { matched.append(id) }
             }
             let deleted = outcome.changedObjectIDs.map { (entity: $0.entity, primaryKey: $0.primaryKey!) }
             let tombstones = try history?.tombstones(db, of: deleted) ?? [:]
@@ -199,9 +191,9 @@ extension SQLiteStore {
             // NULLs never match, as in SQL unique indexes.
             guard !arguments.contains(where: \.isNull) else { continue }
             if let row = try Row.fetchOne(lookup.statement, arguments: StatementArguments(arguments)),
-                let key: Int64 = row[0], let number: Int = row[1]
+                let key = row.storedInteger(at: 0), let number = row.storedInteger(at: 1)
             {
-                return (key, number)
+                return (key, Int(truncatingIfNeeded: number))
             }
         }
         return nil

@@ -49,11 +49,13 @@ extension SQLiteStore {
                     guard let column = schema.column(for: attribute) else { continue }
                     for row in try Row.fetchAll(db, SQLExternalDataStatements.valuesInFiles(column, table: table.name))
                     {
-                        guard let stored = row[1] as Data?, let data = try files.read(stored) else { continue }
+                        guard let key = row.storedInteger(at: 0), let stored = Data.fromDatabaseValue(row[1]),
+                            let data = try files.read(stored)
+                        else { continue }
                         try db.execute(
                             SQLExternalDataStatements.setValue(
                                 (Data([0x01]) + data).databaseValue, column: column, table: table.name,
-                                key: row[0] as Int64))
+                                key: key))
                     }
                 }
             }

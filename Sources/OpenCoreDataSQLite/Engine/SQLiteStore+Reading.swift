@@ -143,12 +143,7 @@ extension SQLiteStore {
         let query = SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable)
         return try read { db in
             try Row.fetchAll(preparedStatement(db, query.sql), arguments: StatementArguments(query.arguments))
-                .compactMap { row in
-                    guard let key: Int64 = row[0], let entityNumber: Int = row[1],
-                        let entity = self.schema.entitiesByNumber[entityNumber]
-                    else { return nil }
-                    return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-                }
+                .compactMap { self.schema.objectID(inKeyColumnsOf: $0, store: store) }
         }
     }
 

@@ -46,7 +46,7 @@ extension SQLiteMigration {
         guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
         let rows = try Row.fetchAll(db, SQLHistoryStatements.updatedColumns(ofEntity: number))
         for row in rows {
-            guard let key = row[0] as Int64?, let bits = row[1] as Data? else { continue }
+            guard let key = row.storedInteger(at: 0), let bits = Data.fromDatabaseValue(row[1]) else { continue }
             let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap {
                 moves[$0]
             }

@@ -25,7 +25,9 @@ struct SQLiteMigration {
         try checkIdentifiers()
         try checkDataLoss()
         let oldMaxima = try Dictionary(
-            Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map { (($0[0] as Int?) ?? 0, ($0[1] as Int64?) ?? 0) },
+            Row.fetchAll(db, SQLPrimaryKeyStatements.counters).map {
+                (Int(truncatingIfNeeded: $0.storedInteger(at: 0) ?? 0), $0.storedInteger(at: 1) ?? 0)
+            },
             uniquingKeysWith: max)
         let oldTables = source.tables.map(\.name) + source.joinTables.map(\.name)
         for index in try String.fetchAll(db, SQLCatalogStatements.indexNames(onTables: oldTables)) {

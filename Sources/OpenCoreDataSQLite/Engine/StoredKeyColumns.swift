@@ -1,0 +1,25 @@
+import OpenCoreDataCore
+internal import GRDB
+
+/// Keys and entity numbers read from rows of any store, a damaged one included.
+///
+/// GRDB's typed subscript (`row[0] as Int?`) traps on a value it cannot convert, such as
+/// text in `Z_ENT`. A store file is input, not a programmer's promise, so these readers
+/// answer `nil` for such a value and the row is skipped, as ``SQLiteRowLayout`` skips it.
+extension Row {
+    /// The integer in column `index`, or `nil` for NULL or a value that is not a whole number.
+    func storedInteger(at index: Int) -> Int64? {
+        Int64.fromDatabaseValue(self[index] as DatabaseValue)
+    }
+}
+
+extension SQLiteSchema {
+    /// The object named by a row's key (column 0) and entity number (column 1), or `nil`
+    /// for a row without a key or with an entity number the model lacks.
+    func objectID(inKeyColumnsOf row: Row, store: NSPersistentStore) -> NSManagedObjectID? {
+        guard let key = row.storedInteger(at: 0), let number = row.storedInteger(at: 1),
+            let entity = entitiesByNumber[Int(truncatingIfNeeded: number)]
+        else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import OpenCoreData
+import Testing
+
+/// Rows whose key columns hold what SQLite accepts but Core Data never writes (text in
+/// `Z_ENT`): every reader skips them, as Core Data ignores rows of an unknown entity, and
+/// none traps (the store fuzzer found a relationship read that did). A batch delete of the
+/// whole table still deletes them, as asked, and reports the objects it can name.
+@Suite struct DamagedRowTests {
+    /// A notebook with notes "a", "b", "c", the row of "b" given a text entity number.
+    private func damagedStore() throws -> (NSManagedObjectContext, URL) {
+        let url = temporaryStoreURL()
+        let context = try makeContext(ModelBuilder.notesModel(), url: url)
+        try context.performAndWait {
+            let notebook = Notebook(context: context)
+            notebook.name = "Work"
+            for text in ["a", "b", "c"] {
+                let note = Note(context: context)
+                note.text = text
+                note.notebook = notebook
+            }
+            try context.save()
+            context.reset()
+        }
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "UPDATE ZNOTE SET Z_ENT = 'damaged' WHERE ZTEXT = 'b'")
+        }
+        return (context, url)
+    }
+
+    @Test func aToManyRelationshipSkipsTheDamagedRow() throws {
+        let (context, _) = try damagedStore()
+        let texts = try context.performAndWait {
+            let notebook = try #require(try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first)
+            return (notebook.notes?.allObjects as? [Note] ?? []).compactMap(\.text).sorted()
+        }
+        #expect(texts == ["a", "c"])
+    }
+
+    @Test func batchRequestsSkipTheDamagedRow() throws {
+        let (context, url) = try damagedStore()
+        let updated = try context.performAndWait {
+            let update = NSBatchUpdateRequest(entityName: "Note")
+            update.propertiesToUpdate = ["pages": 7]
+            update.resultType = .updatedObjectIDsResultType
+            return try (context.execute(update) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID]
+        }
+        #expect(updated?.count == 2)
+        let deleted = try context.performAndWait {
+            let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Note"))
+            delete.resultType = .resultTypeObjectIDs
+            return try (context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID]
+        }
+        #expect(deleted?.count == 2)
+        let left = try DatabaseQueue(path: url.path).read { db in
+            try String.fetchAll(db, sql: "SELECT ZTEXT FROM ZNOTE")
+        }
+        #expect(left.isEmpty, "the delete matched the whole table; it reports only the rows it can name")
+    }
+}
