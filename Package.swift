@@ -82,7 +82,18 @@ let package = Package(
         // (the formats of compiled models and Core Data's metadata), raw DEFLATE. It knows
         // nothing of Core Data, so the core and everything above can use it.
         .target(name: "OpenCoreDataFoundation", dependencies: ["OpenCoreDataDeflate"]),
-        // The core: model, objects, contexts, fetch, undo, history, migration, results
+        // The model: entity, property and model descriptions, their version hashes, and fetch
+        // requests (a query described against the model). It knows no objects, contexts or
+        // stores, so file readers and everything above can build and read models.
+        .target(
+            name: "OpenCoreDataModel",
+            dependencies: [
+                "OpenCoreDataPredicate",
+                "OpenCoreDataFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The core: objects, contexts, fetching, undo, history, migration, results
         // controller, documents, and the coordinator with the protocol store engines
         // implement (Store/Backend). It knows no SQL.
         .target(
@@ -90,6 +101,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreDataPredicate",
                 "OpenCoreDataFoundation",
+                "OpenCoreDataModel",
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -102,6 +114,7 @@ let package = Package(
         .target(
             name: "OpenCoreDataSQLite",
             dependencies: [
+                "OpenCoreDataModel",
                 "OpenCoreDataCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -111,10 +124,15 @@ let package = Package(
         // engine (linking it in), naming the Foundation-named classes (NSPredicate,
         // NSSortDescriptor, ...) so they win over Foundation's Linux stubs in files that also
         // import Foundation or XCTest (see Sources/OpenCoreData/OpenCoreData.swift).
-        // The layers are drawn in docs/ARCHITECTURE.md. The predicate and Foundation stand-in
-        // modules are named although the core brings them, because the combined documentation
+        // The layers are drawn in docs/ARCHITECTURE.md. The predicate, Foundation stand-in and
+        // model modules are named although the core brings them, because the combined documentation
         // build lets a catalog link only into its target's direct dependencies.
-        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        .target(
+            name: "OpenCoreData",
+            dependencies: [
+                "OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataModel", "OpenCoreDataCore",
+                "OpenCoreDataSQLite",
+            ]),
         // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
         // `#Index`, `@ModelActor`): a plugin of their own, so the Core Data layer's macros do
         // not grow with SwiftData's.
@@ -151,7 +169,9 @@ let package = Package(
         .target(name: "BenchmarkHeap", path: "Benchmarks/BenchmarkHeap"),
         .executableTarget(
             name: "Acquaintance",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Acquaintance"
         ),
         // What the seed apps share: where their data lives, their failures and how they are
@@ -163,13 +183,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "Family",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Family"
         ),
         // Its classes come from its model file through the codegen plugin, as in Xcode.
         .executableTarget(
             name: "Tags",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Tags",
             resources: [.copy("Tags.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
@@ -178,30 +202,40 @@ let package = Package(
         // Core Data entities as Tags.xcdatamodeld, so either variant opens the other's store.
         .executableTarget(
             name: "TagsSwiftData",
-            dependencies: ["OpenSwiftData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenSwiftData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/TagsSwiftData"
         ),
         .executableTarget(
             name: "FavoriteActors",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/FavoriteActors"
         ),
         .executableTarget(
             name: "Shutterbug",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Shutterbug"
         ),
         .executableTarget(
             name: "CoolNotes",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/CoolNotes",
             resources: [.copy("CoolNotes.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
         ),
         .executableTarget(
             name: "VirtualTourist",
-            dependencies: ["OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: [
+                "OpenCoreData", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
             path: "Examples/VirtualTourist"
         ),
         // User defaults only: the simplest technique of the seeds.
@@ -215,7 +249,9 @@ let package = Package(
         .target(
             name: "CDToolCore",
             // The core for the store-inspection SPI that only tools use.
-            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .executableTarget(
             name: "cdtool",
@@ -289,7 +325,10 @@ let package = Package(
         .testTarget(
             name: "OpenCoreDataTests",
             // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
-            dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "StoreWorkerSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "StoreWorkerSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.
             resources: [.copy("Fixtures")]
         ),

@@ -9,8 +9,8 @@
 # the @Managed macro. A SwiftPM build of all that with the fuzzer flag compiles
 # swift-syntax in release mode (over 20 minutes on 2 cores), so the package's ordinary
 # debug build (already there after `swift build` or `swift test`) provides the
-# dependencies and the macro, and only the predicate, Foundation stand-in and core modules
-# are compiled again
+# dependencies and the macro, and only the predicate, Foundation stand-in, model and core
+# modules are compiled again
 # here, optimized and instrumented (about 5 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,9 @@ find Sources/OpenCoreDataPredicate -name '*.swift' -print0 | xargs -0 swiftc "${
 find Sources/OpenCoreDataFoundation -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
   -module-name OpenCoreDataFoundation -emit-module -emit-module-path "$out/Modules/OpenCoreDataFoundation.swiftmodule" \
   -c -o "$out/OpenCoreDataFoundation.o"
+find Sources/OpenCoreDataModel -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
+  -module-name OpenCoreDataModel -emit-module -emit-module-path "$out/Modules/OpenCoreDataModel.swiftmodule" \
+  -c -o "$out/OpenCoreDataModel.o"
 find Sources/OpenCoreDataCore -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
   -Xfrontend -load-plugin-executable -Xfrontend "$bin/OpenCoreDataMacros-tool#OpenCoreDataMacros" \
   -module-name OpenCoreDataCore -emit-module -emit-module-path "$out/Modules/OpenCoreDataCore.swiftmodule" \
@@ -43,7 +46,7 @@ objects=()
 debug_objects Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections InternalCollectionsUtilities \
               OpenCoreDataRuntimeShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name ModelLoaderFuzz Fuzz/ModelLoaderFuzz.swift \
-  "$out/OpenCoreDataCore.o" "$out/OpenCoreDataFoundation.o" "$out/OpenCoreDataPredicate.o" "${objects[@]}" -lz -o "$out/model-loader-fuzz"
+  "$out/OpenCoreDataCore.o" "$out/OpenCoreDataModel.o" "$out/OpenCoreDataFoundation.o" "$out/OpenCoreDataPredicate.o" "${objects[@]}" -lz -o "$out/model-loader-fuzz"
 
 # Seeds: the tests' model files, XML and compiled.
 seed=0

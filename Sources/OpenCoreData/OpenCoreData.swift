@@ -1,5 +1,6 @@
-// The module users import. The core lives in OpenCoreDataCore, the predicate language
-// below it in OpenCoreDataPredicate, the SQLite engine above it in OpenCoreDataSQLite; this
+// The module users import. The core lives in OpenCoreDataCore, the model descriptions and
+// fetch requests below it in OpenCoreDataModel, the predicate language below them in
+// OpenCoreDataPredicate, the SQLite engine above the core in OpenCoreDataSQLite; this
 // module re-exports them, and Foundation with them,
 // so `import OpenCoreData` alone sees `Date`, `UUID`, `NSSet` and friends, as
 // `import CoreData` does.

@@ -8,6 +8,9 @@
 // transformers, keyed archives, binary property lists) sits in a module of its own below the
 // core; Core Data's API names these types, so they come with it.
 @_exported import OpenCoreDataFoundation
+// Descriptions (entities, properties, models) and fetch requests sit in the model module
+// below the core; Core Data's API is one module, so they come with it.
+@_exported import OpenCoreDataModel
 
 // Foundation on Linux declares unusable classes under these names. Imports that name a
 // declaration win over whole-module ones, so the engine's files (and files that import it)

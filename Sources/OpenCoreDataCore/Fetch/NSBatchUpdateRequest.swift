@@ -11,7 +11,7 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// Changes attributes of every object matching a predicate in one SQL `UPDATE`,
 /// without loading the objects.
 ///
-/// `propertiesToUpdate` maps attribute names (or ``NSAttributeDescription``s) to new
+/// `propertiesToUpdate` maps attribute names (or ``/OpenCoreDataModel/NSAttributeDescription``s) to new
 /// values: constants, or ``/OpenCoreDataPredicate/NSExpression``s evaluated per row in the store
 /// (`NSExpression(format: "pages + 1")`, key paths through to-one relationships).
 /// Validation rules do not run. Objects already in contexts keep their old values

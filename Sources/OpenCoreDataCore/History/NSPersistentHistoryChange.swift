@@ -17,7 +17,7 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
     /// Insert, update or delete.
     public let changeType: NSPersistentHistoryChangeType
     /// For deletions, the values of the attributes marked
-    /// ``NSAttributeDescription/preservesValueInHistoryOnDeletion``, by name; otherwise `nil`.
+    /// ``/OpenCoreDataModel/NSAttributeDescription/preservesValueInHistoryOnDeletion``, by name; otherwise `nil`.
     public let tombstone: [AnyHashable: Any]?
     /// For updates, the properties whose stored values changed; otherwise `nil`.
     public let updatedProperties: Set<NSPropertyDescription>?

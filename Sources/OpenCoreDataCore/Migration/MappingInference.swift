@@ -131,7 +131,7 @@ package struct MappingInference {
     }
 
     /// Refuses a type change lightweight migration cannot convert (see
-    /// ``NSAttributeType/convertsInLightweightMigration(to:)``).
+    /// ``/OpenCoreDataModel/NSAttributeType/convertsInLightweightMigration(to:)``).
     private static func checkConvertible(
         _ source: NSAttributeDescription, to destination: NSAttributeDescription, entity: NSEntityDescription
     ) throws {

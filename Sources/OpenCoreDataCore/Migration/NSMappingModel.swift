@@ -30,7 +30,7 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     ///   - source: The model the store was made with.
     ///   - destination: The model to migrate it to.
     /// - Returns: The mapping lightweight migration would use.
-    /// - Throws: ``NSInferredMappingModelError`` when the change cannot be inferred, saying
+    /// - Throws: ``/OpenCoreDataModel/NSInferredMappingModelError`` when the change cannot be inferred, saying
     ///   which entity or property stops it.
     open class func inferredMappingModel(
         forSourceModel source: NSManagedObjectModel, destinationModel destination: NSManagedObjectModel

@@ -63,7 +63,7 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - model: The model.
-    ///   - versionChecksum: Its ``NSManagedObjectModel/versionChecksum``.
+    ///   - versionChecksum: Its ``/OpenCoreDataModel/NSManagedObjectModel/versionChecksum``.
     public init(model: NSManagedObjectModel, versionChecksum: String) {
         resolvedModel = model
         self.versionChecksum = versionChecksum
@@ -76,7 +76,7 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - fileURL: A model file, or a bundle whose current version to load.
-    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
+    ///   - versionChecksum: The model's ``/OpenCoreDataModel/NSManagedObjectModel/versionChecksum``.
     public convenience init(fileURL: URL, versionChecksum: String) {
         guard let model = NSManagedObjectModel(contentsOf: fileURL) else {
             preconditionFailure("NSManagedObjectModelReference: no model can be loaded from \(fileURL.path)")
@@ -91,7 +91,7 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     /// - Parameters:
     ///   - modelName: The version's name, such as `Model 2`.
     ///   - bundle: The bundle holding it, or `nil` for the main bundle and the app's resource bundles.
-    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
+    ///   - versionChecksum: The model's ``/OpenCoreDataModel/NSManagedObjectModel/versionChecksum``.
     public convenience init(name modelName: String, in bundle: Bundle?, versionChecksum: String) {
         guard
             let model = ModelResourceSearch.version(
@@ -109,7 +109,7 @@ open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     /// - Parameters:
     ///   - entityVersionHashes: The version hashes of the model's entities, by entity name.
     ///   - bundle: The bundle to search, or `nil` for the app's bundles.
-    ///   - versionChecksum: The model's ``NSManagedObjectModel/versionChecksum``.
+    ///   - versionChecksum: The model's ``/OpenCoreDataModel/NSManagedObjectModel/versionChecksum``.
     public convenience init(entityVersionHashes: [AnyHashable: Any], inBundle bundle: Bundle?, versionChecksum: String)
     {
         let metadata: [String: Any] = [

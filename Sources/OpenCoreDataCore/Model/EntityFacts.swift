@@ -1,7 +1,12 @@
 internal import Synchronization
 
-/// Facts computed once the model is frozen, read on every property access.
+/// What objects of an entity need, computed once its model is frozen and read on every
+/// property access: the storage layout, a new object's defaults, the entity's class.
+/// The model's structural facts (slots, entity number, inheritance) are its ``structure``,
+/// copied here so hot paths read one object.
 package final class EntityFacts {
+    /// The model's facts about the entity.
+    package let structure: EntityStructure
     /// Every property, inherited first; a property's `slot` is its index here.
     package let slots: [NSPropertyDescription]
     package let propertiesByName: PropertyTable
@@ -19,6 +24,16 @@ package final class EntityFacts {
     package unowned let root: NSEntityDescription
     /// This entity and every entity below it.
     package let selfAndDescendants: [NSEntityDescription]
+    /// Whether some attribute may keep its value in an external file.
+    package let hasExternalStorage: Bool
+    /// To-many slots: snapshots leave them empty.
+    let toManySlots: [Int]
+    /// Transient slots: not in the store, so a reload keeps their values.
+    let transientSlots: [Int]
+    /// Fetched property slots: their results are the context's own objects, never part of a row.
+    let fetchedSlots: [Int]
+    /// Derived attributes, recomputed on every save of an inserted or updated object.
+    let derivedAttributes: [NSDerivedAttributeDescription]
 
     /// Where each slot's value lives in the entity's ``SlotValues``.
     package let slotLayout: SlotLayout
@@ -26,48 +41,30 @@ package final class EntityFacts {
     let defaultStorage: SlotValues
     /// Storage without values (a fault's), shared until written.
     let emptyStorage: SlotValues
-    /// Whether some attribute may keep its value in an external file.
-    package let hasExternalStorage: Bool
-    /// To-many slots: snapshots leave them empty.
-    let toManySlots: [Int]
-    /// Transient slots: not in the store, so a reload keeps their values.
-    /// (Fetched properties are not among them: a refresh drops their results.)
-    let transientSlots: [Int]
-    /// Fetched property slots: their results are the context's own objects, never part of a row.
-    let fetchedSlots: [Int]
-    /// Derived attributes, recomputed on every save of an inserted or updated object.
-    let derivedAttributes: [NSDerivedAttributeDescription]
     /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
     private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
     /// Classes already compared with the entity's class name (the comparison builds strings).
     private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
 
-    init(
-        slots: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,
-        selfAndDescendants: [NSEntityDescription]
-    ) {
-        self.slots = slots
-        self.propertiesByName = PropertyTable(slots)
-        let facts = slots.map(SlotFacts.init)
-        self.slotFacts = facts
-        self.rowColumnSlots = facts.indices.filter { facts[$0].isRowColumn }
-        self.storedToManySlots = facts.indices.filter { facts[$0].kind == .toMany && facts[$0].isStored }
-        self.hasRelationships = facts.contains { $0.kind != .attribute }
-        self.entityNumber = entityNumber
-        self.root = root
-        self.selfAndDescendants = selfAndDescendants
-        self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
-        self.transientSlots = slots.filter {
-            $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false)
-                && !($0 is NSFetchedPropertyDescription)
-        }.map(\.slot)
-        self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
-        self.fetchedSlots = slots.filter { $0 is NSFetchedPropertyDescription }.map(\.slot)
-        self.hasExternalStorage = slots.contains {
-            ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true
-        }
+    init(_ structure: EntityStructure) {
+        self.structure = structure
+        self.slots = structure.slots
+        self.propertiesByName = structure.propertiesByName
+        self.slotFacts = structure.slotFacts
+        self.rowColumnSlots = structure.rowColumnSlots
+        self.storedToManySlots = structure.storedToManySlots
+        self.hasRelationships = structure.hasRelationships
+        self.entityNumber = structure.entityNumber
+        self.root = structure.root
+        self.selfAndDescendants = structure.selfAndDescendants
+        self.hasExternalStorage = structure.hasExternalStorage
+        self.toManySlots = structure.toManySlots
+        self.transientSlots = structure.transientSlots
+        self.fetchedSlots = structure.fetchedSlots
+        self.derivedAttributes = structure.derivedAttributes
+        let slots = structure.slots
         let layout = SlotLayout(
-            facts.map { slot in
+            structure.slotFacts.map { slot in
                 slot.kind == .attribute
                     ? SlotRepresentation(
                         attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed

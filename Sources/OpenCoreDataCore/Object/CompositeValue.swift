@@ -7,7 +7,7 @@
 /// one value per leaf element (``leaves(of:)``) and assemble it back (``assemble(_:)``).
 package enum CompositeValue {
     /// How deep composites may nest (the compiled-model reader and writer stop there too).
-    static let maximumDepth = 8
+    static let maximumDepth = NSCompositeAttributeDescription.maximumDepth
 
     /// One element that is not itself a composite, and the element names leading to it.
     package struct Leaf {

@@ -25,7 +25,8 @@ extension NSManagedObject {
     /// until the object turns into a fault; `nil` outside a context.
     func fetchedValue(_ property: NSFetchedPropertyDescription) -> Any? {
         // The description hands out a copy, which this read may change.
-        guard let context = managedObjectContext, let request = property.objectRequest else { return nil }
+        guard let context = managedObjectContext, let request = property.storedRequest?.copied(as: NSManagedObject.self)
+        else { return nil }
         let variables: [String: Any] = ["FETCH_SOURCE": self, "FETCHED_PROPERTY": property]
         request.predicate = request.predicate.map {
             DerivationKeys.resolvingSourceKeys($0.withSubstitutionVariables(variables))

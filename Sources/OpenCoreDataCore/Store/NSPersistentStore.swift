@@ -11,10 +11,6 @@ public let NSBinaryStoreType = "Binary"
 public let NSStoreTypeKey = "NSStoreType"
 /// Metadata key: the store's UUID (also the host of its object-ID URIs).
 public let NSStoreUUIDKey = "NSStoreUUID"
-/// Metadata key: entity name → version hash of the model that made the store.
-public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
-/// Metadata key: the version identifiers of the model that made the store.
-public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
 /// Option key: open the store read-only.
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 /// Option key: open the store even when its model version hashes differ from the model's.

@@ -40,7 +40,7 @@ extension NSManagedObjectModel {
 }
 
 /// Reads Core Data's layout back into entities and properties (see
-/// ``NSManagedObjectModel/inferred(fromStoreAt:)``): the inverse of `SQLiteSchema`,
+/// ``/OpenCoreDataSQLite/OpenCoreDataModel/NSManagedObjectModel/inferred(fromStoreAt:)``): the inverse of `SQLiteSchema`,
 /// as far as the tables allow.
 struct SQLiteModelInference {
     let db: Database

@@ -19,7 +19,8 @@ import Testing
         func wait(
             for count: Int = 1, until check: (FetchedResultsChange) -> Bool = { _ in true }
         ) async -> [FetchedResultsChange] {
-            let deadline = Date().addingTimeInterval(10)
+            // Generous: under a full parallel run on two cores the stream's task may wait long for a thread.
+            let deadline = Date().addingTimeInterval(60)
             while !(changes.count >= count && changes.last.map(check) == true), Date() < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }

@@ -311,8 +311,7 @@ package struct CompiledModelDecoder {
             state.context = "entity '\(entity.name ?? "")' fetched property '\(fetched.name)'"
             if let request = try archived.field("NSFetchRequest") {
                 fetched.fetchRequest = try fetchRequest(
-                    request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state
-                ).copied(as: NSFetchRequestResult.self)
+                    request, fallbackEntityName: try archived.string("_NSFetchRequestEntityName"), state)
             }
         }
         for (entity, archived) in state.pendingIndexes {
@@ -347,7 +346,7 @@ package struct CompiledModelDecoder {
 
     private func fetchRequest(
         _ archived: ArchivedValue, fallbackEntityName: String?, _ state: State
-    ) throws -> NSFetchRequest<NSManagedObject> {
+    ) throws -> NSFetchRequest<NSFetchRequestResult> {
         let entity: NSEntityDescription?
         if let reference = try archived.field("NSEntity") {
             entity =
@@ -359,7 +358,7 @@ package struct CompiledModelDecoder {
         guard let entity, let name = entity.name else {
             throw failure(state.context, "fetches an entity that is not among the model's entities")
         }
-        let request = NSFetchRequest<NSManagedObject>(entityName: name)
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: name)
         request.entity = entity
         request.predicate = try archived.field("NSPredicate").map { try predicates.predicate($0) }
         request.fetchLimit = try count(archived, "NSFetchLimit")

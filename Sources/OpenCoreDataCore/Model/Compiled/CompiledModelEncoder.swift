@@ -235,8 +235,7 @@ struct CompiledModelEncoder {
         case let fetched as NSFetchedPropertyDescription:
             className = "NSFetchedPropertyDescription"
             if let request = fetched.fetchRequest {
-                fields["NSFetchRequest"] = try fetchRequest(
-                    request.copied(as: NSManagedObject.self), context: context, &state)
+                fields["NSFetchRequest"] = try fetchRequest(request, context: context, &state)
                 fields["_NSFetchRequestEntityName"] = state.archive.optionalString(
                     request.entity?.name ?? request.entityName)
             }
@@ -345,7 +344,7 @@ struct CompiledModelEncoder {
     // MARK: Fetch requests
 
     private func fetchRequest(
-        _ request: NSFetchRequest<NSManagedObject>, context: String, _ state: inout State
+        _ request: NSFetchRequest<NSFetchRequestResult>, context: String, _ state: inout State
     ) throws -> PropertyListValue {
         for (present, key) in [
             (request.propertiesToFetch != nil, "propertiesToFetch"),

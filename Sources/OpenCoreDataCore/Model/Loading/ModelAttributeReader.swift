@@ -1,4 +1,4 @@
-/// Builds an ``NSAttributeDescription`` from an `<attribute>` element: its type, flags,
+/// Builds an ``/OpenCoreDataModel/NSAttributeDescription`` from an `<attribute>` element: its type, flags,
 /// default value, and the min/max/pattern rules Core Data turns into validation
 /// predicates (`SELF >= 1`, `length <= 40`, `SELF MATCHES "[A-Z]+"`).
 enum ModelAttributeReader {

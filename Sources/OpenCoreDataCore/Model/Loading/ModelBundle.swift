@@ -8,7 +8,7 @@
 public struct ManagedObjectModelBundle: @unchecked Sendable {
     /// The `.xcdatamodeld` or `.momd` folder.
     public let url: URL
-    /// The version `.xccurrentversion` (or a `.momd`'s `VersionInfo.plist`) names (see ``NSManagedObjectModel/versions(in:)`` when it is missing).
+    /// The version `.xccurrentversion` (or a `.momd`'s `VersionInfo.plist`) names (see ``/OpenCoreDataCore/OpenCoreDataModel/NSManagedObjectModel/versions(in:)`` when it is missing).
     public let currentVersionName: String
     /// Every version's name, in Xcode's order (numbers compared as numbers: "Model 10" after "Model 2").
     public let versionNames: [String]

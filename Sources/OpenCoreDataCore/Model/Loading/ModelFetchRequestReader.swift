@@ -11,13 +11,13 @@ enum ModelFetchRequestReader {
 
     static func request(
         _ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]
-    ) throws -> NSFetchRequest<NSManagedObject> {
+    ) throws -> NSFetchRequest<NSFetchRequestResult> {
         try values.checkChildren([])
         let entityName = try values.required("entity")
         guard let entity = entitiesByName[entityName] else {
             throw values.error("names entity '\(entityName)' that the model does not have")
         }
-        let request = NSFetchRequest<NSManagedObject>()
+        let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = entity
         request.predicate = try values.predicate("predicateString")
         request.fetchLimit = try values.integer("fetchLimit") ?? 0

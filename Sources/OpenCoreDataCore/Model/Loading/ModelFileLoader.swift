@@ -1,4 +1,4 @@
-/// Builds an ``NSManagedObjectModel`` from one model's `contents` XML file, as Xcode
+/// Builds an ``/OpenCoreDataModel/NSManagedObjectModel`` from one model's `contents` XML file, as Xcode
 /// writes it (Xcode 4 to 16).
 ///
 /// The whole element tree is read first; the model is then built in passes (entities,

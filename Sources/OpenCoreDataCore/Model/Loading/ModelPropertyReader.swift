@@ -61,8 +61,7 @@ enum ModelPropertyReader {
         }
         if let request = requests.first {
             property.fetchRequest = try ModelFetchRequestReader.request(
-                values.child(request), entitiesByName: entitiesByName
-            ).copied(as: NSFetchRequestResult.self)
+                values.child(request), entitiesByName: entitiesByName)
         }
         return property
     }

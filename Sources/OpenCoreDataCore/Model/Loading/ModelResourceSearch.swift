@@ -92,7 +92,7 @@ extension NSManagedObjectModel {
 
     /// The model of `bundles` that can open a store with `metadata`: of each versioned
     /// model, the version whose entity hashes the metadata records; `nil` when no
-    /// combination is compatible (see ``isConfiguration(withName:compatibleWithStoreMetadata:)``).
+    /// combination is compatible (see ``/OpenCoreDataModel/NSManagedObjectModel/isConfiguration(withName:compatibleWithStoreMetadata:)``).
     ///
     /// - Parameters:
     ///   - bundles: The bundles to search, or `nil` for the main bundle.

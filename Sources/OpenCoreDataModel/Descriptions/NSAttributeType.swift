@@ -57,7 +57,7 @@ public enum NSAttributeType: UInt, Sendable, CaseIterable {
     }
 
     /// True for the integer, float, decimal and Boolean types (Core Data boxes them in `NSNumber`).
-    var isNumeric: Bool {
+    package var isNumeric: Bool {
         switch self {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .booleanAttributeType:

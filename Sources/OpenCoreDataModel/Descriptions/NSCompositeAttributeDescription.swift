@@ -18,6 +18,10 @@
 /// (`ZADDRESS_CITY`); an optional composite whose columns are all NULL reads as `nil`.
 /// See docs/DEVIATIONS.md for what differs from Core Data.
 open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked Sendable {
+    /// How deep composites may nest (validation, version hashes, the compiled-model reader
+    /// and writer all stop there).
+    package static let maximumDepth = 8
+
     /// The sub-attributes, in order; each needs a name and a type.
     open var elements: [NSAttributeDescription] = [] { willSet { assertMutable() } }
 

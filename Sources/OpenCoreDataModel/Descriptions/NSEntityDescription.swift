@@ -8,7 +8,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The name of the `NSManagedObject` subclass that represents the entity.
     ///
     /// Either the bare class name (`"Person"`) or a module-qualified one
-    /// (`"MyApp.Person"`); see ``NSManagedObject`` for how classes are found.
+    /// (`"MyApp.Person"`); see `NSManagedObject` for how classes are found.
     open var managedObjectClassName: String! = "NSManagedObject" { willSet { assertMutable() } }
     /// Whether the entity only exists as the parent of others (no direct instances).
     open var isAbstract: Bool = false { willSet { assertMutable() } }
@@ -33,12 +33,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 
     /// Storage of ``codeGenerationType`` (an OpenCoreData code-generation hint).
-    var codeGenerationTypeHint: String?
+    package final var codeGenerationTypeHint: String?
 
     /// The model that contains the entity.
-    open internal(set) weak var managedObjectModel: NSManagedObjectModel!
+    open package(set) weak var managedObjectModel: NSManagedObjectModel!
     /// The entity this one inherits from.
-    open internal(set) weak var superentity: NSEntityDescription?
+    open package(set) weak var superentity: NSEntityDescription?
 
     /// The entities that inherit from this one. Setting it makes this entity their superentity.
     open var subentities: [NSEntityDescription] {
@@ -64,11 +64,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         }
     }
     /// The properties declared on this entity itself.
-    private(set) var ownProperties: [NSPropertyDescription] = []
+    package final private(set) var ownProperties: [NSPropertyDescription] = []
 
     /// Properties by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
-        if let frozenFacts { return frozenFacts.propertiesByName.dictionary }
+        if let frozenStructure { return frozenStructure.propertiesByName.dictionary }
         return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -108,37 +108,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Creates an empty entity description.
     public override init() { super.init() }
 
-    /// Finds the entity named `entityName` in the model of the context's coordinator.
-    ///
-    /// - Parameters:
-    ///   - entityName: The entity's name.
-    ///   - context: A context whose coordinator has a model.
-    /// - Returns: The entity, or `nil` when the model has none of that name.
-    open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription?
-    {
-        context.managedObjectModel?.entitiesByName[entityName]
-    }
-
-    /// Creates an object of the named entity and inserts it into `context`.
-    ///
-    /// An unknown entity name is a programmer error that Core Data raises on; it traps
-    /// here with the name in the message. Use ``entity(forEntityName:in:)`` to check first.
-    ///
-    /// - Parameters:
-    ///   - entityName: The entity's name.
-    ///   - context: The context to insert the object into.
-    /// - Returns: The new object, of the entity's class.
-    open class func insertNewObject(
-        forEntityName entityName: String, into context: NSManagedObjectContext
-    ) -> NSManagedObject {
-        guard let entity = entity(forEntityName: entityName, in: context) else {
-            preconditionFailure(
-                "+entityForName: could not locate an entity named '\(entityName)' in the context's model")
-        }
-        return entity.instantiate(insertInto: context)
-    }
-
-    func assertMutable() {
+    package final func assertMutable() {
         if let managedObjectModel, managedObjectModel.isFrozen {
             preconditionFailure(
                 "Can't modify an immutable model: entity '\(name ?? "")' belongs to a model in use by a coordinator")
@@ -148,25 +118,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     // MARK: Facts (set when the model is frozen)
 
     /// What the model computed about the entity when it was frozen; `nil` before.
-    @exclusivity(unchecked) package var frozenFacts: EntityFacts?
-
-    /// The frozen facts; the model must be frozen (every context path guarantees it).
-    package var facts: EntityFacts {
-        guard let frozenFacts else {
-            preconditionFailure("Entity '\(name ?? "")' is used before its model was loaded by a coordinator")
-        }
-        return frozenFacts
-    }
-
-    /// The class that represents this entity's objects, found as ``ManagedObjectClassRegistry`` describes.
-    var managedObjectClass: NSManagedObject.Type {
-        facts.objectClass(for: self)
-    }
-
-    /// Makes a new object of this entity's class, inserted into `context` when given.
-    func instantiate(insertInto context: NSManagedObjectContext?) -> NSManagedObject {
-        managedObjectClass.init(entity: self, insertInto: context)
-    }
+    @exclusivity(unchecked) package final var frozenStructure: EntityStructure?
+    /// What the core computed for the entity's objects when it froze the model (its
+    /// `EntityFacts`, a layer above); `nil` before.
+    @exclusivity(unchecked) package final var objectFacts: AnyObject?
 
     open override var description: String {
         "(\(type(of: self))) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil"), properties \(properties.map(\.name))"

@@ -9,7 +9,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     }
     private var explicitValueClassName: String?
     /// Storage of ``usesScalarValueType`` (an OpenCoreData code-generation hint).
-    var scalarValueTypeHint = false
+    package final var scalarValueTypeHint = false
     /// The value a new object starts with. `nil` means no default.
     open var defaultValue: Any? { willSet { assertMutable() } }
     /// The name of the value transformer for a transformable attribute.
@@ -29,7 +29,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// Creates an attribute description with an undefined type.
     public override init() { super.init() }
 
-    static func defaultValueClassName(for type: NSAttributeType) -> String? {
+    package static func defaultValueClassName(for type: NSAttributeType) -> String? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
             .doubleAttributeType, .floatAttributeType, .booleanAttributeType:

@@ -13,12 +13,12 @@ package struct PropertyTable: Sequence {
     private let slots: [Int]
     private let index: [String: Int]?
     /// The same table as a dictionary, for `NSEntityDescription.propertiesByName`.
-    let dictionary: [String: NSPropertyDescription]
+    package let dictionary: [String: NSPropertyDescription]
 
     /// Up to this many properties are scanned instead of hashed.
     private static let scanLimit = 16
 
-    init(_ slots: [NSPropertyDescription]) {
+    package init(_ slots: [NSPropertyDescription]) {
         var names: [String] = []
         var properties: [NSPropertyDescription] = []
         var seen = Set<String>()
@@ -41,7 +41,7 @@ package struct PropertyTable: Sequence {
     }
 
     /// The slot of the property `name` (what accessors need, without touching the description).
-    func slot(named name: String) -> Int? {
+    package func slot(named name: String) -> Int? {
         position(of: name).map { slots[$0] }
     }
 
@@ -55,10 +55,10 @@ package struct PropertyTable: Sequence {
     }
 
     /// The property names.
-    var keys: [String] { names }
+    package var keys: [String] { names }
     /// The properties, in slot order.
-    var values: [NSPropertyDescription] { properties }
-    var count: Int { properties.count }
+    package var values: [NSPropertyDescription] { properties }
+    package var count: Int { properties.count }
 
     package func makeIterator() -> some IteratorProtocol<(key: String, value: NSPropertyDescription)> {
         zip(names, properties).lazy.map { (key: $0, value: $1) }.makeIterator()
@@ -68,15 +68,15 @@ package struct PropertyTable: Sequence {
 /// A string's two words, compared as integers (see ``PropertyTable``).
 private struct StringBits: Equatable {
     #if _pointerBitWidth(_64)
-    let low: UInt64
-    let high: UInt64
+    package let low: UInt64
+    package let high: UInt64
 
-    init(_ string: String) {
+    package init(_ string: String) {
         (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
     #else
     // `String` has another layout here: no shortcut, every name goes through `String` equality.
-    init(_ string: String) {}
-    static func == (lhs: Self, rhs: Self) -> Bool { false }
+    package init(_ string: String) {}
+    package static func == (lhs: Self, rhs: Self) -> Bool { false }
     #endif
 }

@@ -20,7 +20,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// Whether the index orders values ascending (descending otherwise).
     open var isAscending: Bool = true { willSet { assertMutable() } }
     /// The index this element belongs to.
-    open internal(set) weak var indexDescription: NSFetchIndexDescription?
+    open package(set) weak var indexDescription: NSFetchIndexDescription?
 
     /// Creates an element for `property` with the given structure.
     public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {

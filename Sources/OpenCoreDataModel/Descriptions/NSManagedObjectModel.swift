@@ -2,7 +2,7 @@ internal import Synchronization
 /// A schema: the entities, their properties and the configurations that group them.
 ///
 /// Build it in code, or load Xcode's `.xcdatamodeld` or `.xcdatamodel`, or a compiled
-/// `.momd` or `.mom`, with ``init(contentsOf:)`` (``load(contentsOf:)`` throws the reason). A coordinator
+/// `.momd` or `.mom`, with `init(contentsOf:)` (`load(contentsOf:)` throws the reason). A coordinator
 /// freezes the model it is given: editing a model in use traps, as Core Data raises.
 open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// All entities, subentities included.
@@ -32,7 +32,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     open var versionIdentifiers: Set<AnyHashable> = [] { willSet { assertMutable() } }
     /// The versioned model bundle this model was loaded from, if any (where migration
     /// finds the versions older stores were made with).
-    var bundleURL: URL?
+    package final var bundleURL: URL?
     /// Strings to show users in place of entity and property names.
     open var localizationDictionary: [String: String]?
 
@@ -60,10 +60,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     /// Fetch request templates by name (see `NSManagedObjectModel+FetchRequestTemplates.swift`).
-    var fetchRequestTemplateStorage: [String: NSFetchRequest<NSManagedObject>] = [:]
+    package final var fetchRequestTemplateStorage: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
 
     /// The configuration that every model has and that holds all entities.
-    static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
+    package static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
 
     /// Creates an empty model.
     public override init() { super.init() }
@@ -83,7 +83,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         var seen = Set<String>()
         var merged: [NSEntityDescription] = []
         var configurations: [String: [NSEntityDescription]] = [:]
-        var templates: [String: NSFetchRequest<NSManagedObject>] = [:]
+        var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
         for model in models ?? [] {
             for entity in model.entities {
                 guard let name = entity.name, seen.insert(name).inserted else { return nil }
@@ -150,7 +150,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - configuration: A configuration's name, or `nil` for every entity.
-    ///   - metadata: A store's metadata, as ``NSPersistentStoreCoordinator/metadataForPersistentStore(ofType:at:options:)`` reads it.
+    ///   - metadata: A store's metadata, as `NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:options:)` reads it.
     /// - Returns: `true` when every entity hashes as the store recorded.
     open func isConfiguration(
         withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]
@@ -169,9 +169,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     // MARK: Freezing and validation
 
     /// Whether a coordinator uses the model (editing it then traps).
-    private(set) var isFrozen = false
+    package final private(set) var isFrozen = false
     /// Problems found when the model was frozen; a store cannot be added while any exist.
-    private(set) var validationProblems: [String] = []
+    package final private(set) var validationProblems: [String] = []
     private let freezeLock = NSLock()
     /// The entity each `NSManagedObject` subclass stands for, found once per class
     /// (finding it compares class names, too slow for every `init(context:)`).
@@ -182,7 +182,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private let versionHashCache = Mutex<[ObjectIdentifier: Data]?>(nil)
 
     /// Every entity's version hash once the model is frozen (it can no longer change); `nil` before.
-    func frozenVersionHashes() -> [ObjectIdentifier: Data]? {
+    package final func frozenVersionHashes() -> [ObjectIdentifier: Data]? {
         guard isFrozen else { return nil }
         return versionHashCache.withLock { cache in
             if let cache { return cache }
@@ -192,33 +192,33 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         }
     }
 
-    func cachedEntity(for objectClass: AnyClass) -> NSEntityDescription? {
+    package final func cachedEntity(for objectClass: AnyClass) -> NSEntityDescription? {
         entityByClass.withLock { $0[ObjectIdentifier(objectClass)] }
     }
 
-    func cacheEntity(_ entity: NSEntityDescription, for objectClass: AnyClass) {
+    package final func cacheEntity(_ entity: NSEntityDescription, for objectClass: AnyClass) {
         entityByClass.withLock { $0[ObjectIdentifier(objectClass)] = entity }
     }
 
-    /// Freezes the model and computes the facts contexts and stores rely on. Idempotent.
-    func freeze() {
+    /// Freezes the model: entities by name, each property's slot and each entity's
+    /// ``EntityStructure``. Idempotent; under one lock, so concurrent first uses freeze once.
+    ///
+    /// The core, which knows objects, passes what it adds: `validating` runs first and its
+    /// problems are kept (a store cannot be added while any exist); `completing` makes
+    /// each entity's object facts once every entity's structure is known.
+    package final func freeze(
+        validating: (NSManagedObjectModel) -> [String],
+        completing: (NSEntityDescription, EntityStructure) -> AnyObject
+    ) {
         freezeLock.lock()
         defer { freezeLock.unlock() }
         guard !isFrozen else { return }
-        validationProblems = ModelValidator.problems(in: self)
+        validationProblems = validating(self)
         compile()
-        isFrozen = true
-    }
-
-    /// Throws a clear error when the model is invalid; called before any store is opened.
-    package func validateForUse() throws {
-        freeze()
-        guard validationProblems.isEmpty else {
-            throw CoreDataError.make(
-                NSCoreDataError,
-                "The managed object model is invalid: " + validationProblems.joined(separator: "; ")
-            )
+        for entity in _entities {
+            if let structure = entity.frozenStructure { entity.objectFacts = completing(entity, structure) }
         }
+        isFrozen = true
     }
 
     private func compile() {
@@ -245,7 +245,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             for (index, property) in slots.enumerated() where property.entity === entity || property.slot < 0 {
                 property.slot = index
             }
-            entity.frozenFacts = EntityFacts(
+            entity.frozenStructure = EntityStructure(
                 slots: slots,
                 entityNumber: numbers[ObjectIdentifier(entity)] ?? 0,
                 root: root,
@@ -265,7 +265,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         return result
     }
 
-    func assertMutable() {
+    package final func assertMutable() {
         if isFrozen { preconditionFailure("Can't modify an immutable model: it is in use by a coordinator") }
     }
 

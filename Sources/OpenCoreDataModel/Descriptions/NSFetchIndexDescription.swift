@@ -15,7 +15,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// Restricts the index to the rows matching the predicate (a partial index).
     open var partialIndexPredicate: NSPredicate? { willSet { assertMutable() } }
     /// The entity the index belongs to; set when it is added to `NSEntityDescription.indexes`.
-    open internal(set) weak var entity: NSEntityDescription?
+    open package(set) weak var entity: NSEntityDescription?
 
     /// Creates an index named `name` over `elements`.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
@@ -30,5 +30,5 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     }
 
     /// Changing an index of a model in use is a programmer error, as for entities.
-    func assertMutable() { entity?.assertMutable() }
+    package final func assertMutable() { entity?.assertMutable() }
 }

@@ -16,7 +16,7 @@ extension NSManagedObjectModel {
     ///   - name: The template's name.
     public func setFetchRequestTemplate<T>(_ fetchRequestTemplate: NSFetchRequest<T>?, forName name: String) {
         assertMutable()
-        fetchRequestTemplateStorage[name] = fetchRequestTemplate?.copied(as: NSManagedObject.self)
+        fetchRequestTemplateStorage[name] = fetchRequestTemplate?.copied(as: NSFetchRequestResult.self)
     }
 
     /// A copy of the template named `name`, or `nil` when there is none.

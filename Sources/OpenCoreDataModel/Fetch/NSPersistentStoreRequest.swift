@@ -4,18 +4,19 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
     case fetchRequestType = 1
     /// A save, made by a context.
     case saveRequestType = 2
-    /// An ``NSBatchInsertRequest``.
+    /// An `NSBatchInsertRequest`.
     case batchInsertRequestType = 5
-    /// An ``NSBatchUpdateRequest``.
+    /// An `NSBatchUpdateRequest`.
     case batchUpdateRequestType = 6
-    /// An ``NSBatchDeleteRequest``.
+    /// An `NSBatchDeleteRequest`.
     case batchDeleteRequestType = 7
 }
 
 /// A request to a persistent store (fetches, batch operations).
 open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {
-    /// The stores to search; `nil` means all of the coordinator's stores.
-    open var affectedStores: [NSPersistentStore]?
+    /// The stores the request names (its `affectedStores`, a type of the core above);
+    /// `nil` means all of the coordinator's stores.
+    package final var affectedStoreObjects: [AnyObject]?
     /// The kind of request.
     open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
 }

@@ -3,13 +3,13 @@ extension NSFetchRequest {
     ///
     /// Requests kept by the model (fetch request templates, fetched properties) and
     /// by batch deletes are copies, as Core Data's are, so later edits of the original
-    /// do not reach them. They are kept as `NSFetchRequest<NSManagedObject>` and handed
-    /// out as Core Data types them.
-    func copied<T>(as type: T.Type = T.self) -> NSFetchRequest<T> {
+    /// do not reach them. They are kept as `NSFetchRequest<NSFetchRequestResult>` with the
+    /// class they were made for, and handed out as Core Data types them.
+    package func copied<T>(as type: T.Type = T.self) -> NSFetchRequest<T> {
         let copy = NSFetchRequest<T>()
         copy.entityName = entityName
         if let entity { copy.entity = entity }
-        copy.resultClass = resultClass ?? (ResultType.self as? NSManagedObject.Type)
+        copy.resultClass = resultClass ?? (ResultType.self as? AnyClass)
         copy.predicate = predicate
         copy.sortDescriptors = sortDescriptors
         copy.fetchLimit = fetchLimit
@@ -26,7 +26,7 @@ extension NSFetchRequest {
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         copy.propertiesToGroupBy = propertiesToGroupBy
         copy.havingPredicate = havingPredicate
-        copy.affectedStores = affectedStores
+        copy.affectedStoreObjects = affectedStoreObjects
         return copy
     }
 }

@@ -15,21 +15,21 @@ package final class SlotFacts {
     }
 
     package let property: NSPropertyDescription
-    let name: String
+    package let name: String
     package let kind: Kind
     /// The attribute's type; `.undefinedAttributeType` for relationships.
     package let attributeType: NSAttributeType
-    let isOptional: Bool
+    package let isOptional: Bool
     /// Whether the store has a column (or join rows) for the slot.
-    let isStored: Bool
+    package let isStored: Bool
     /// Whether the property has validation predicates to evaluate on save.
-    let hasValidationPredicates: Bool
+    package let hasValidationPredicates: Bool
     /// Whether large binary values of the attribute may live in files beside the store.
     package let allowsExternalStorage: Bool
     /// The transformer of a transformable attribute (`nil`: the secure default).
-    let valueTransformerName: String?
+    package let valueTransformerName: String?
 
-    init(_ property: NSPropertyDescription) {
+    package init(_ property: NSPropertyDescription) {
         self.property = property
         name = property.name
         isOptional = property.isOptional
@@ -50,5 +50,5 @@ package final class SlotFacts {
     }
 
     /// Whether the slot is a column of its object's own row (attributes and to-ones).
-    var isRowColumn: Bool { kind != .toMany && isStored }
+    package var isRowColumn: Bool { kind != .toMany && isStored }
 }

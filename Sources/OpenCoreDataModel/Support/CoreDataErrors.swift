@@ -121,7 +121,7 @@ package enum CoreDataError {
     }
 
     /// One error for one problem; `NSValidationMultipleErrorsError` wrapping all of them otherwise.
-    static func combine(_ errors: [NSError]) -> NSError? {
+    package static func combine(_ errors: [NSError]) -> NSError? {
         guard errors.count > 1 else { return errors.first }
         let summary = errors.map(\.localizedDescription).joined(separator: "; ")
         return make(

@@ -20,12 +20,11 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
         get { storedRequest?.copied(as: NSFetchRequestResult.self) }
         set {
             assertMutable()
-            storedRequest = newValue?.copied(as: NSManagedObject.self)
+            storedRequest = newValue?.copied(as: NSFetchRequestResult.self)
         }
     }
-    /// The request as the object reading the property runs it.
-    var objectRequest: NSFetchRequest<NSManagedObject>? { storedRequest?.copied() }
-    private var storedRequest: NSFetchRequest<NSManagedObject>?
+    /// The request as set, kept with the class it was made for.
+    package final private(set) var storedRequest: NSFetchRequest<NSFetchRequestResult>?
 
     /// Creates a fetched property with no request yet.
     public override init() { super.init() }

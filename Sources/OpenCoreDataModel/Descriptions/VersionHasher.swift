@@ -23,7 +23,7 @@ internal import Crypto
 /// Core Data does not document this layout; it is described in docs/DEVIATIONS.md
 /// together with how a store whose hashes differ is still opened.
 package enum VersionHasher {
-    static func hash(of entity: NSEntityDescription) -> Data {
+    package static func hash(of entity: NSEntityDescription) -> Data {
         var memo = Memo()
         return memo.hash(of: entity)
     }
@@ -40,13 +40,13 @@ package enum VersionHasher {
     /// What has been hashed so far. Chains are walked with loops, so a deep inheritance
     /// chain costs neither stack nor repeated work.
     private struct Memo {
-        var entityHashes: [ObjectIdentifier: Data] = [:]
+        package var entityHashes: [ObjectIdentifier: Data] = [:]
         /// Each hashed entity's non-transient attributes and relationships, inherited
         /// ones first, as `properties` lists them.
         private var hashedProperties: [ObjectIdentifier: [NSPropertyDescription]] = [:]
         private var propertyHashes: [ObjectIdentifier: Data] = [:]
 
-        mutating func hash(of entity: NSEntityDescription) -> Data {
+        package mutating func hash(of entity: NSEntityDescription) -> Data {
             if let known = entityHashes[ObjectIdentifier(entity)] { return known }
             // The ancestors not hashed yet, hashed from the top down. A cycle (an invalid
             // model) is cut where it closes instead of looping.
@@ -96,7 +96,7 @@ package enum VersionHasher {
         }
     }
 
-    static func hash(of property: NSPropertyDescription) -> Data {
+    package static func hash(of property: NSPropertyDescription) -> Data {
         hash(of: property, depth: 0)
     }
 
@@ -112,7 +112,9 @@ package enum VersionHasher {
             if attribute.preservesValueInHistoryOnDeletion { hasher.feed(byte: 1) }
             // A composite's elements are columns of the store: adding, removing or changing
             // one must change the hash, or a store would open without the migration it needs.
-            if let composite = attribute as? NSCompositeAttributeDescription, depth < CompositeValue.maximumDepth {
+            if let composite = attribute as? NSCompositeAttributeDescription,
+                depth < NSCompositeAttributeDescription.maximumDepth
+            {
                 for element in composite.elements.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
                     hasher.update(data: hash(of: element, depth: depth + 1))
                 }

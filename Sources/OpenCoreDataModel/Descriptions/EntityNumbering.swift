@@ -3,8 +3,8 @@
 /// Core Data numbers entities 1…N walking the inheritance forest depth-first: root
 /// entities sorted by name, each followed at once by its subentities (sorted the same
 /// way, recursively). Stores made by Core Data use these numbers, so ours must match.
-enum EntityNumbering {
-    static func numbers(for entities: [NSEntityDescription]) -> [ObjectIdentifier: Int] {
+package enum EntityNumbering {
+    package static func numbers(for entities: [NSEntityDescription]) -> [ObjectIdentifier: Int] {
         var result: [ObjectIdentifier: Int] = [:]
         var next = 1
         func visit(_ entity: NSEntityDescription) {

@@ -24,7 +24,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// computes it; see ``NSEntityDescription/versionHash``.
     open var versionHash: Data { VersionHasher.hash(of: self) }
     /// The entity that owns the property; set when the property is added to an entity.
-    open internal(set) weak var entity: NSEntityDescription!
+    open package(set) weak var entity: NSEntityDescription!
 
     /// Predicates a value must satisfy on save, in order.
     open private(set) var validationPredicates: [NSPredicate] = []
@@ -39,20 +39,20 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 
     /// The position of this property's value in an object's storage; set when the model is frozen.
-    package var slot: Int = -1
+    package final var slot: Int = -1
 
     /// Creates an empty property description.
     public override init() { super.init() }
 
     /// Traps when the model is already in use, as Core Data raises for the same mistake.
-    func assertMutable() {
+    package final func assertMutable() {
         if let model = entity?.managedObjectModel, model.isFrozen {
             preconditionFailure("Can't modify an immutable model: '\(name)' belongs to a model in use by a coordinator")
         }
     }
 
     /// Whether the store keeps a column for this property.
-    package var isStored: Bool { !isTransient }
+    package final var isStored: Bool { !isTransient }
 
     open override var description: String {
         "(\(type(of: self))) name \(name), isOptional \(isOptional), isTransient \(isTransient), entity \(entity?.name ?? "nil")"
