@@ -93,6 +93,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Model files: Xcode's model files (`.xcdatamodeld`, `.xcdatamodel`), compiled models
+        // (`.momd`, `.mom`, and the cache in a store) and mapping models (`.xcmappingmodel`,
+        // `.cdm`), read and written. It builds model descriptions and knows nothing of objects,
+        // so the core and the engines can read models without the readers reading them back.
+        .target(
+            name: "OpenCoreDataModelFiles",
+            dependencies: ["OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataModel"]
+        ),
         // The core: objects, contexts, fetching, undo, history, migration, results
         // controller, documents, and the coordinator with the protocol store engines
         // implement (Store/Backend). It knows no SQL.
@@ -102,6 +110,7 @@ let package = Package(
                 "OpenCoreDataPredicate",
                 "OpenCoreDataFoundation",
                 "OpenCoreDataModel",
+                "OpenCoreDataModelFiles",
                 "OpenCoreDataMacros",
                 "OpenCoreDataRuntimeShims",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -115,6 +124,7 @@ let package = Package(
             name: "OpenCoreDataSQLite",
             dependencies: [
                 "OpenCoreDataModel",
+                "OpenCoreDataModelFiles",
                 "OpenCoreDataCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -130,8 +140,8 @@ let package = Package(
         .target(
             name: "OpenCoreData",
             dependencies: [
-                "OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataModel", "OpenCoreDataCore",
-                "OpenCoreDataSQLite",
+                "OpenCoreDataPredicate", "OpenCoreDataFoundation", "OpenCoreDataModel", "OpenCoreDataModelFiles",
+                "OpenCoreDataCore", "OpenCoreDataSQLite",
             ]),
         // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
         // `#Index`, `@ModelActor`): a plugin of their own, so the Core Data layer's macros do

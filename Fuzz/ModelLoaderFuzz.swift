@@ -3,7 +3,7 @@
 // never a crash, another kind of error, or a hang (libFuzzer's -timeout).
 // Built and run by Fuzz/run-model-fuzz.sh.
 import Foundation
-import OpenCoreDataCore
+import OpenCoreDataModelFiles
 
 /// The loader reads files (its errors name them), so each input is written to one of these.
 private let files: [URL] = {

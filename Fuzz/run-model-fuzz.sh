@@ -5,21 +5,18 @@
 # archive); crashes, errors other than ModelLoadingError, and hangs (over 10 s for one
 # input) fail the run, leaving the input in .build-fuzz/model-artifacts/.
 #
-# The loader lives in OpenCoreDataCore, which needs swift-crypto, swift-collections and
-# the @Managed macro. A SwiftPM build of all that with the fuzzer flag compiles
-# swift-syntax in release mode (over 20 minutes on 2 cores), so the package's ordinary
-# debug build (already there after `swift build` or `swift test`) provides the
-# dependencies and the macro, and only the predicate, Foundation stand-in, model and core
-# modules are compiled again
-# here, optimized and instrumented (about 5 minutes on 2 cores).
+# The loader lives in OpenCoreDataModelFiles, above the model module (which needs
+# swift-crypto for version hashes), the Foundation stand-ins and the predicate language;
+# nothing of the core. The package's ordinary debug build (already there after
+# `swift build` or `swift test`) provides swift-crypto's objects, and only those four
+# modules are compiled again here, optimized and instrumented (a few minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 source Fuzz/fuzz-support.sh
-fuzz_prepare model OpenCoreDataCore
+fuzz_prepare model OpenCoreDataModelFiles
 crypto=.build/checkouts/swift-crypto/Sources
 c_modules=(
-  -Xcc "-fmodule-map-file=$bin/OpenCoreDataRuntimeShims.build/module.modulemap" -Xcc -I -Xcc Sources/OpenCoreDataRuntimeShims/include
   -Xcc "-fmodule-map-file=$bin/OpenCoreDataDeflate.build/module.modulemap" -Xcc -I -Xcc Sources/OpenCoreDataDeflate/include
   -Xcc "-fmodule-map-file=$crypto/CCryptoBoringSSLShims/include/module.modulemap" -Xcc -I -Xcc "$crypto/CCryptoBoringSSLShims/include"
   -Xcc "-fmodule-map-file=$crypto/CCryptoBoringSSL/include/module.modulemap" -Xcc -I -Xcc "$crypto/CCryptoBoringSSL/include"
@@ -36,17 +33,15 @@ find Sources/OpenCoreDataFoundation -name '*.swift' -print0 | xargs -0 swiftc "$
 find Sources/OpenCoreDataModel -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
   -module-name OpenCoreDataModel -emit-module -emit-module-path "$out/Modules/OpenCoreDataModel.swiftmodule" \
   -c -o "$out/OpenCoreDataModel.o"
-find Sources/OpenCoreDataCore -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
-  -Xfrontend -load-plugin-executable -Xfrontend "$bin/OpenCoreDataMacros-tool#OpenCoreDataMacros" \
-  -module-name OpenCoreDataCore -emit-module -emit-module-path "$out/Modules/OpenCoreDataCore.swiftmodule" \
-  -c -o "$out/OpenCoreDataCore.o"
+find Sources/OpenCoreDataModelFiles -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
+  -module-name OpenCoreDataModelFiles -emit-module -emit-module-path "$out/Modules/OpenCoreDataModelFiles.swiftmodule" \
+  -c -o "$out/OpenCoreDataModelFiles.o"
 
 # The dependencies' objects, as the debug build made them.
 objects=()
-debug_objects Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections InternalCollectionsUtilities \
-              OpenCoreDataRuntimeShims OpenCoreDataDeflate
+debug_objects Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name ModelLoaderFuzz Fuzz/ModelLoaderFuzz.swift \
-  "$out/OpenCoreDataCore.o" "$out/OpenCoreDataModel.o" "$out/OpenCoreDataFoundation.o" "$out/OpenCoreDataPredicate.o" "${objects[@]}" -lz -o "$out/model-loader-fuzz"
+  "$out/OpenCoreDataModelFiles.o" "$out/OpenCoreDataModel.o" "$out/OpenCoreDataFoundation.o" "$out/OpenCoreDataPredicate.o" "${objects[@]}" -lz -o "$out/model-loader-fuzz"
 
 # Seeds: the tests' model files, XML and compiled.
 seed=0

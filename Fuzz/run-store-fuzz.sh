@@ -37,7 +37,7 @@ find Sources/OpenCoreDataSQLite -name '*.swift' -print0 | xargs -0 swiftc "${fla
 
 # The other modules' objects, as the debug build made them.
 objects=()
-debug_objects OpenCoreDataCore OpenCoreDataModel OpenCoreDataFoundation OpenCoreDataPredicate GRDB Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims \
+debug_objects OpenCoreDataCore OpenCoreDataModel OpenCoreDataModelFiles OpenCoreDataFoundation OpenCoreDataPredicate GRDB Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims \
               OrderedCollections InternalCollectionsUtilities OpenCoreDataRuntimeShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name StoreFuzz Fuzz/StoreFuzz.swift \
   "$out/OpenCoreDataSQLite.o" "${objects[@]}" -lsqlite3 -lz -o "$out/store-fuzz"

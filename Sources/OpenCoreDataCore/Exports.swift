@@ -11,6 +11,9 @@
 // Descriptions (entities, properties, models) and fetch requests sit in the model module
 // below the core; Core Data's API is one module, so they come with it.
 @_exported import OpenCoreDataModel
+// Reading and writing model files (Xcode's, compiled, mapping models) is a module of its own
+// between the model and the core; `NSManagedObjectModel(contentsOf:)` is Core Data's API.
+@_exported import OpenCoreDataModelFiles
 
 // Foundation on Linux declares unusable classes under these names. Imports that name a
 // declaration win over whole-module ones, so the engine's files (and files that import it)

@@ -6,7 +6,7 @@
 /// the entities and row counts, when rows would be lost: rows of a source entity that no
 /// destination entity takes (an inferred mapping matches entities by name or renaming
 /// identifier), unless an explicit mapping model removes that entity with an entity
-/// mapping of type ``NSEntityMappingType/removeEntityMappingType``; and rows whose entity
+/// mapping of type ``/OpenCoreDataModel/NSEntityMappingType/removeEntityMappingType``; and rows whose entity
 /// number belongs to no entity of the source model. Core Data drops both silently (see
 /// docs/DEVIATIONS.md).
 ///

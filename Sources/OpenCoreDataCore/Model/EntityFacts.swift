@@ -2,8 +2,8 @@ internal import Synchronization
 
 /// What objects of an entity need, computed once its model is frozen and read on every
 /// property access: the storage layout, a new object's defaults, the entity's class.
-/// The model's structural facts (slots, entity number, inheritance) are its ``structure``,
-/// copied here so hot paths read one object.
+/// The model's facts (slots, entity number, inheritance) are its ``structure``, copied here
+/// so hot paths read one object of this module (a cross-module access costs a call).
 package final class EntityFacts {
     /// The model's facts about the entity.
     package let structure: EntityStructure
@@ -48,23 +48,29 @@ package final class EntityFacts {
 
     init(_ structure: EntityStructure) {
         self.structure = structure
-        self.slots = structure.slots
-        self.propertiesByName = structure.propertiesByName
-        self.slotFacts = structure.slotFacts
-        self.rowColumnSlots = structure.rowColumnSlots
-        self.storedToManySlots = structure.storedToManySlots
-        self.hasRelationships = structure.hasRelationships
+        let slots = structure.slots
+        self.slots = slots
         self.entityNumber = structure.entityNumber
         self.root = structure.root
         self.selfAndDescendants = structure.selfAndDescendants
-        self.hasExternalStorage = structure.hasExternalStorage
-        self.toManySlots = structure.toManySlots
-        self.transientSlots = structure.transientSlots
-        self.fetchedSlots = structure.fetchedSlots
-        self.derivedAttributes = structure.derivedAttributes
-        let slots = structure.slots
+        self.propertiesByName = PropertyTable(slots)
+        let facts = slots.map(SlotFacts.init)
+        self.slotFacts = facts
+        self.rowColumnSlots = facts.indices.filter { facts[$0].isRowColumn }
+        self.storedToManySlots = facts.indices.filter { facts[$0].kind == .toMany && facts[$0].isStored }
+        self.hasRelationships = facts.contains { $0.kind != .attribute }
+        self.toManySlots = slots.filter { ($0 as? NSRelationshipDescription)?.isToMany == true }.map(\.slot)
+        self.transientSlots = slots.filter {
+            $0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false)
+                && !($0 is NSFetchedPropertyDescription)
+        }.map(\.slot)
+        self.derivedAttributes = slots.compactMap { $0 as? NSDerivedAttributeDescription }
+        self.fetchedSlots = slots.filter { $0 is NSFetchedPropertyDescription }.map(\.slot)
+        self.hasExternalStorage = slots.contains {
+            ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true
+        }
         let layout = SlotLayout(
-            structure.slotFacts.map { slot in
+            facts.map { slot in
                 slot.kind == .attribute
                     ? SlotRepresentation(
                         attributeType: slot.attributeType, allowsExternalStorage: slot.allowsExternalStorage) : .boxed

@@ -43,31 +43,7 @@ extension NSManagedObject {
     }
 }
 
-/// What a derivation or fetched property reads.
-enum DerivationKeys {
-    /// The first component of every key path the expression reads from the object
-    /// itself (`name` for `lowercase:(name)`, `items` for `items.@count`).
-    static func rootKeys(of expression: NSExpression) -> [String] {
-        switch expression.node {
-        case .keyPath(let operand, let path):
-            if let operand { return rootKeys(of: operand) }
-            guard let first = path.split(separator: ".").first, !first.hasPrefix("@") else { return [] }
-            return [String(first)]
-        case .function(let operand, _, let arguments):
-            return (operand.map(rootKeys) ?? []) + arguments.flatMap(rootKeys)
-        case .aggregate(let items):
-            return items.flatMap(rootKeys)
-        case .union(let a, let b), .intersect(let a, let b), .minus(let a, let b):
-            return rootKeys(of: a) + rootKeys(of: b)
-        case .subquery(let collection, _, _):
-            return rootKeys(of: collection)
-        case .conditional(_, let a, let b):
-            return rootKeys(of: a) + rootKeys(of: b)
-        case .constant, .evaluatedObject, .variable, .anyKey, .symbol, .block, .fetch:
-            return []
-        }
-    }
-
+extension DerivationKeys {
     /// `predicate` with key paths of a constant object (`$FETCH_SOURCE.date` once
     /// bound) replaced by their values, which the store can compare.
     static func resolvingSourceKeys(_ predicate: NSPredicate) -> NSPredicate {

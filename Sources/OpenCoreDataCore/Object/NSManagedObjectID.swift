@@ -81,3 +81,6 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }
 }
+
+/// Object IDs are the values of object ID attributes (the model's value rules know them by this).
+extension NSManagedObjectID: StoredObjectID {}

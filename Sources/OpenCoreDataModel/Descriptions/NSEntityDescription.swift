@@ -68,7 +68,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Properties by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
-        if let frozenStructure { return frozenStructure.propertiesByName.dictionary }
+        if let frozenStructure { return frozenStructure.propertiesByName }
         return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -118,10 +118,22 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     // MARK: Facts (set when the model is frozen)
 
     /// What the model computed about the entity when it was frozen; `nil` before.
-    @exclusivity(unchecked) package final var frozenStructure: EntityStructure?
+    package final var frozenStructure: EntityStructure? {
+        get { frozenStructureStorage }
+        set { frozenStructureStorage = newValue }
+    }
     /// What the core computed for the entity's objects when it froze the model (its
     /// `EntityFacts`, a layer above); `nil` before.
-    @exclusivity(unchecked) package final var objectFacts: AnyObject?
+    package final var objectFacts: AnyObject? {
+        get { objectFactsStorage }
+        set { objectFactsStorage = newValue }
+    }
+    // Set once, under the model's freeze lock, then only read: no exclusivity checks. The
+    // accessors above are what other modules call: `@exclusivity(unchecked)` covers this
+    // module's accesses only, and a direct access from the core would check dynamically,
+    // which costs more than the call.
+    @exclusivity(unchecked) private final var frozenStructureStorage: EntityStructure?
+    @exclusivity(unchecked) private final var objectFactsStorage: AnyObject?
 
     open override var description: String {
         "(\(type(of: self))) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil"), properties \(properties.map(\.name))"

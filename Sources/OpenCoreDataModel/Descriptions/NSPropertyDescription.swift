@@ -38,8 +38,21 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
         validationWarnings = warnings ?? []
     }
 
+    /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).
+    package static let reservedNames: Set<String> = [
+        "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
+        "isFault", "hasChanges", "description", "hash", "self", "faultingState", "hasPersistentChangedValues",
+    ]
+
     /// The position of this property's value in an object's storage; set when the model is frozen.
-    package final var slot: Int = -1
+    package final var slot: Int {
+        get { slotStorage }
+        set { slotStorage = newValue }
+    }
+    // Set when the model freezes, then only read. Other modules read it through the accessor
+    // above: `@exclusivity(unchecked)` covers this module's accesses only, and a direct
+    // access from the core would check dynamically, which costs more than the call.
+    @exclusivity(unchecked) private final var slotStorage = -1
 
     /// Creates an empty property description.
     public override init() { super.init() }

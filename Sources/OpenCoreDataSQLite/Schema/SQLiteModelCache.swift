@@ -77,7 +77,7 @@ extension NSManagedObjectModel {
     ///
     /// - Parameter url: The SQLite store file.
     /// - Returns: The cached model, or `nil`.
-    /// - Throws: An `NSError` when the file is not a readable store, or a ``/OpenCoreDataCore/ModelLoadingError``
+    /// - Throws: An `NSError` when the file is not a readable store, or a ``/OpenCoreDataModelFiles/ModelLoadingError``
     ///   when the cached model is damaged.
     public static func cached(inStoreAt url: URL) throws -> NSManagedObjectModel? {
         try SQLiteModelCache.model(inStoreAt: url)

@@ -1,13 +1,13 @@
 /// Reads what every property element shares, and the relationship and fetched
 /// property elements (their destinations and inverses are linked later, once every
 /// entity has its properties).
-enum ModelPropertyReader {
+package enum ModelPropertyReader {
     /// Flags and identifiers common to attributes, relationships and fetched properties.
     ///
     /// Xcode writes `optional="YES"` for optional properties and nothing for required
     /// ones, so a property without the flag is required. Its "Renaming ID" field is
     /// written as `elementID` (older files say `renamingIdentifier`).
-    static func readCommon(_ values: ModelElementValues, into property: NSPropertyDescription) throws {
+    package static func readCommon(_ values: ModelElementValues, into property: NSPropertyDescription) throws {
         property.isOptional = try values.flag("optional")
         property.isTransient = try values.flag("transient")
         property.isIndexed = try values.flag("indexed")
@@ -18,7 +18,7 @@ enum ModelPropertyReader {
     }
 
     /// Xcode's names for delete rules.
-    static let deleteRulesByName: [String: NSDeleteRule] = [
+    package static let deleteRulesByName: [String: NSDeleteRule] = [
         "Nullify": .nullifyDeleteRule, "Cascade": .cascadeDeleteRule, "Deny": .denyDeleteRule,
         "No Action": .noActionDeleteRule,
     ]
@@ -27,7 +27,7 @@ enum ModelPropertyReader {
     ///
     /// `toMany="YES"` makes it to-many (unbounded unless `maxCount` says otherwise);
     /// otherwise it is to-one whatever `maxCount` says.
-    static func relationship(_ values: ModelElementValues) throws -> NSRelationshipDescription {
+    package static func relationship(_ values: ModelElementValues) throws -> NSRelationshipDescription {
         try values.checkChildren(["userInfo"])
         let relationship = NSRelationshipDescription()
         relationship.name = try values.identifier()
@@ -48,7 +48,7 @@ enum ModelPropertyReader {
     }
 
     /// A fetched property and its `<fetchRequest>`.
-    static func fetchedProperty(
+    package static func fetchedProperty(
         _ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]
     ) throws -> NSFetchedPropertyDescription {
         try values.checkChildren(["fetchRequest", "userInfo"])

@@ -5,8 +5,8 @@
 /// identified by its name), so a property renamed in the model editor with the old name as
 /// its renaming identifier keeps its values.
 package struct MappingInference {
-    let source: [NSEntityDescription]
-    let destination: [NSEntityDescription]
+    package let source: [NSEntityDescription]
+    package let destination: [NSEntityDescription]
 
     package init(source: [NSEntityDescription], destination: [NSEntityDescription]) {
         self.source = source
@@ -63,7 +63,7 @@ package struct MappingInference {
     }
 
     /// The element of `candidates` whose renaming identifier equals `element`'s.
-    static func match<Element: NSObject>(_ element: Element, in candidates: [Element]) -> Element? {
+    package static func match<Element: NSObject>(_ element: Element, in candidates: [Element]) -> Element? {
         let identifier = renamingIdentifier(of: element)
         return candidates.first { renamingIdentifier(of: $0) == identifier }
     }

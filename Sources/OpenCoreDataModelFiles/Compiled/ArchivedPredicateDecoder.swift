@@ -9,11 +9,11 @@
 /// One decoder reads one model, on one thread. Archives share objects by reference, so
 /// a small file can name the same subtree many times over: the decoder counts every
 /// node it builds and stops at a budget no real model comes near.
-final class ArchivedPredicateDecoder {
+package final class ArchivedPredicateDecoder {
     /// Deeper nesting is refused: a damaged archive must not exhaust the stack.
-    static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// Predicates, expressions and values one model may hold in all.
-    static let nodeBudget = 200_000
+    package static let nodeBudget = 200_000
     private var nodesLeft = ArchivedPredicateDecoder.nodeBudget
 
     /// Counts one node against the budget.
@@ -22,7 +22,7 @@ final class ArchivedPredicateDecoder {
         guard nodesLeft >= 0 else { throw failure("more than \(Self.nodeBudget) predicate and value nodes") }
     }
 
-    func predicate(_ value: ArchivedValue, depth: Int = 0) throws -> NSPredicate {
+    package func predicate(_ value: ArchivedValue, depth: Int = 0) throws -> NSPredicate {
         guard depth < Self.maximumDepth else {
             throw failure("a predicate nested more than \(Self.maximumDepth) levels")
         }
@@ -67,7 +67,7 @@ final class ArchivedPredicateDecoder {
         }
     }
 
-    func expression(_ value: ArchivedValue, depth: Int) throws -> NSExpression {
+    package func expression(_ value: ArchivedValue, depth: Int) throws -> NSExpression {
         guard depth < Self.maximumDepth else {
             throw failure("an expression nested more than \(Self.maximumDepth) levels")
         }
@@ -146,7 +146,7 @@ final class ArchivedPredicateDecoder {
 
     /// An archived user info dictionary, its values read as constants; `nil` when it is
     /// absent or empty (as models and mapping models leave it).
-    func userInfo(_ info: ArchivedValue?) throws -> [AnyHashable: Any]? {
+    package func userInfo(_ info: ArchivedValue?) throws -> [AnyHashable: Any]? {
         guard let info else { return nil }
         var result: [AnyHashable: Any] = [:]
         for (key, value) in try info.entries() { result[key] = try constant(value) }
@@ -154,7 +154,7 @@ final class ArchivedPredicateDecoder {
     }
 
     /// A constant archived as a plain value or a Foundation object, as a Swift value.
-    func constant(_ value: ArchivedValue, depth: Int = 0) throws -> Any? {
+    package func constant(_ value: ArchivedValue, depth: Int = 0) throws -> Any? {
         guard depth < Self.maximumDepth else { throw failure("a value nested more than \(Self.maximumDepth) levels") }
         try spend()
         switch value.value {

@@ -15,29 +15,29 @@
 /// through the (first) mapping of the entity a source relationship leads to. The version
 /// hashes come from the two models, so the models must be found: passed in, or at the
 /// recorded paths (tried beside the mapping model and in the folders above it).
-struct XcodeMappingModelReader {
-    let source: ModelFileSource
+package struct XcodeMappingModelReader {
+    package let source: ModelFileSource
 
     /// One object of the file: its kind, its attribute values by lowercased name, and the
     /// ids its relationships name.
     private struct StoredObject {
-        let kind: String
-        let line: Int
-        var attributes: [String: String] = [:]
-        var relationships: [String: [String]] = [:]
+        package let kind: String
+        package let line: Int
+        package var attributes: [String: String] = [:]
+        package var relationships: [String: [String]] = [:]
 
-        func flag(_ name: String) -> Bool {
+        package func flag(_ name: String) -> Bool {
             ["1", "yes", "true"].contains(attributes[name]?.lowercased() ?? "")
         }
     }
 
     /// The paths the file records for its source and destination models.
-    struct RecordedModels {
-        var sourcePath: String?
-        var destinationPath: String?
+    package struct RecordedModels {
+        package var sourcePath: String?
+        package var destinationPath: String?
     }
 
-    func read(
+    package func read(
         _ data: Data, sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?
     ) throws -> NSMappingModel {
         let root = try ModelXMLDocument.parse(data, source: source, allowsExternalDoctype: true)
@@ -188,7 +188,7 @@ struct XcodeMappingModelReader {
 
     /// What Xcode's compiler writes as an entity mapping's source expression: a fetch of
     /// the source entity's objects matching `predicate`, run in the source context.
-    static func defaultSourceExpression(entityName: String, predicate: String) -> NSExpression {
+    package static func defaultSourceExpression(entityName: String, predicate: String) -> NSExpression {
         let request = NSExpression(
             forFunction: NSExpression(forVariable: "manager"),
             selectorName: "fetchRequestForSourceEntityNamed:predicateString:",

@@ -1,41 +1,41 @@
 /// Reads an element's XML attributes as the values Xcode writes (`YES`/`NO`, numbers,
 /// names), turning anything unreadable into a ``ModelLoadingError`` that names the
 /// file, line and element.
-struct ModelElementValues {
-    let source: ModelFileSource
-    let element: ModelXMLElement
+package struct ModelElementValues {
+    package let source: ModelFileSource
+    package let element: ModelXMLElement
     /// Where the element sits, for messages: `in entity Item`.
-    let scope: String?
+    package let scope: String?
 
-    init(_ element: ModelXMLElement, source: ModelFileSource, scope: String? = nil) {
+    package init(_ element: ModelXMLElement, source: ModelFileSource, scope: String? = nil) {
         self.source = source
         self.element = element
         self.scope = scope
     }
 
     /// An error about this element: `<attribute name="age"> in entity Person <reason>`.
-    func error(_ reason: String) -> ModelLoadingError {
+    package func error(_ reason: String) -> ModelLoadingError {
         ModelLoadingError(
             source: source, line: element.line, element: element.label,
             reason: scope.map { "\($0) \(reason)" } ?? reason)
     }
 
     /// The values reader for a child element, in the same scope.
-    func child(_ child: ModelXMLElement, scope: String? = nil) -> ModelElementValues {
+    package func child(_ child: ModelXMLElement, scope: String? = nil) -> ModelElementValues {
         ModelElementValues(child, source: source, scope: scope ?? self.scope)
     }
 
-    subscript(key: String) -> String? { element[key] }
+    package subscript(key: String) -> String? { element[key] }
 
     /// A value the element must have.
-    func required(_ key: String) throws -> String {
+    package func required(_ key: String) throws -> String {
         guard let value = element[key], !value.isEmpty else { throw error("has no \(key)") }
         return value
     }
 
     /// A name that becomes part of SQL and Swift code: letters, digits and underscores,
     /// not starting with a digit (as Xcode's model editor requires).
-    func identifier(_ key: String = "name") throws -> String {
+    package func identifier(_ key: String = "name") throws -> String {
         let value = try required(key)
         let valid = value.unicodeScalars.allSatisfy {
             $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil))
@@ -49,7 +49,7 @@ struct ModelElementValues {
     }
 
     /// A `YES`/`NO` flag; `defaultValue` when absent.
-    func flag(_ key: String, default defaultValue: Bool = false) throws -> Bool {
+    package func flag(_ key: String, default defaultValue: Bool = false) throws -> Bool {
         guard let value = element[key] else { return defaultValue }
         switch value.lowercased() {
         case "yes", "true", "1": return true
@@ -59,7 +59,7 @@ struct ModelElementValues {
     }
 
     /// A whole number of at least `minimum`; `nil` when absent.
-    func integer(_ key: String, minimum: Int = 0) throws -> Int? {
+    package func integer(_ key: String, minimum: Int = 0) throws -> Int? {
         guard let value = element[key] else { return nil }
         guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= minimum else {
             throw error("has \(key)=\"\(value)\", which is not a whole number of at least \(minimum)")
@@ -68,7 +68,7 @@ struct ModelElementValues {
     }
 
     /// A finite floating-point number; `nil` when absent.
-    func double(_ key: String) throws -> Double? {
+    package func double(_ key: String) throws -> Double? {
         guard let value = element[key] else { return nil }
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite else {
             throw error("has \(key)=\"\(value)\", which is not a number")
@@ -77,12 +77,12 @@ struct ModelElementValues {
     }
 
     /// A predicate in Core Data's format language; `nil` when absent or empty.
-    func predicate(_ key: String) throws -> NSPredicate? {
+    package func predicate(_ key: String) throws -> NSPredicate? {
         try parsed(key) { try NSPredicate.parse(format: $0) }
     }
 
     /// An expression in Core Data's format language; `nil` when absent or empty.
-    func expression(_ key: String) throws -> NSExpression? {
+    package func expression(_ key: String) throws -> NSExpression? {
         try parsed(key) { try NSExpression.parse(format: $0) }
     }
 
@@ -96,14 +96,14 @@ struct ModelElementValues {
     }
 
     /// Rejects child elements other than `allowed`, which Xcode never writes there.
-    func checkChildren(_ allowed: Set<String>) throws {
+    package func checkChildren(_ allowed: Set<String>) throws {
         if let unknown = element.children.first(where: { !allowed.contains($0.name) }) {
             throw child(unknown).error("is not an element Core Data models have inside <\(element.name)>")
         }
     }
 
     /// The `<userInfo>` entries of the element (`<entry key="…" value="…"/>`); `nil` when there are none.
-    func userInfo() throws -> [AnyHashable: Any]? {
+    package func userInfo() throws -> [AnyHashable: Any]? {
         var info: [AnyHashable: Any] = [:]
         for block in element.children(named: "userInfo") {
             let blockValues = child(block)

@@ -6,7 +6,7 @@
 /// (relationship destinations and inverses, fetch requests, configurations). Anything
 /// missing or of an unknown kind is a ``ModelLoadingError`` naming the entity and property.
 package struct CompiledModelDecoder {
-    let source: ModelFileSource
+    package let source: ModelFileSource
     private let predicates = ArchivedPredicateDecoder()
 
     package init(source: ModelFileSource) {
@@ -36,15 +36,15 @@ package struct CompiledModelDecoder {
 
     /// What the passes share, by archive object index.
     private struct State {
-        var entities: [(archived: ArchivedValue, entity: NSEntityDescription)] = []
-        var entityByIndex: [Int: NSEntityDescription] = [:]
-        var entityByName: [String: NSEntityDescription] = [:]
-        var ownProperties: [ObjectIdentifier: [NSPropertyDescription]] = [:]
-        var pendingRelationships: [(NSRelationshipDescription, ArchivedValue, NSEntityDescription)] = []
-        var pendingFetchedProperties: [(NSFetchedPropertyDescription, ArchivedValue, NSEntityDescription)] = []
-        var pendingIndexes: [(NSEntityDescription, ArchivedValue)] = []
+        package var entities: [(archived: ArchivedValue, entity: NSEntityDescription)] = []
+        package var entityByIndex: [Int: NSEntityDescription] = [:]
+        package var entityByName: [String: NSEntityDescription] = [:]
+        package var ownProperties: [ObjectIdentifier: [NSPropertyDescription]] = [:]
+        package var pendingRelationships: [(NSRelationshipDescription, ArchivedValue, NSEntityDescription)] = []
+        package var pendingFetchedProperties: [(NSFetchedPropertyDescription, ArchivedValue, NSEntityDescription)] = []
+        package var pendingIndexes: [(NSEntityDescription, ArchivedValue)] = []
         /// The element being read, for messages about damage found below it.
-        var context: String?
+        package var context: String?
     }
 
     // MARK: Passes
@@ -426,7 +426,7 @@ package struct CompiledModelDecoder {
 
     /// Core Data archives the warnings of the rules its model editor writes as error
     /// codes; validation messages need text.
-    static func warning(forCode code: Int) -> String {
+    package static func warning(forCode code: Int) -> String {
         switch code {
         case NSValidationNumberTooLargeError: "value is too large"
         case NSValidationNumberTooSmallError: "value is too small"

@@ -10,36 +10,36 @@
 /// destination and inverse both by reference and by name, and predicates as Foundation
 /// archives them. Version hashes are not stored: they follow from what is, as readers
 /// compute them.
-struct CompiledModelEncoder {
+package struct CompiledModelEncoder {
     private let predicates = ArchivedPredicateEncoder()
 
     /// `_P` bits: the word is valid, then one bit per flag (as ``CompiledModelDecoder`` reads them).
     private enum PackedFlag {
-        static let valid: Int64 = 0x1
-        static let optional: Int64 = 0x2
-        static let readOnly: Int64 = 0x4
-        static let transient: Int64 = 0x8
+        package static let valid: Int64 = 0x1
+        package static let optional: Int64 = 0x2
+        package static let readOnly: Int64 = 0x4
+        package static let transient: Int64 = 0x8
         /// Set in every property Core Data archives; their meaning is not documented.
-        static let alwaysSet: Int64 = 0x70
+        package static let alwaysSet: Int64 = 0x70
         /// Set when the property has no version hash modifier, as in Core Data's archives.
-        static let noVersionHashModifier: Int64 = 0x80
-        static let indexedBySpotlight: Int64 = 0x100
-        static let ordered: Int64 = 0x400
-        static let allowsCloudEncryption: Int64 = 0x800
+        package static let noVersionHashModifier: Int64 = 0x80
+        package static let indexedBySpotlight: Int64 = 0x100
+        package static let ordered: Int64 = 0x400
+        package static let allowsCloudEncryption: Int64 = 0x800
     }
 
     /// What the encoding of one model shares: the archive and the reference of each entity
     /// and property, reserved before any is written so that they can point at each other.
     private struct State {
-        var archive = KeyedArchiveWriter()
-        var entityReferences: [ObjectIdentifier: PropertyListValue] = [:]
-        var propertyReferences: [ObjectIdentifier: PropertyListValue] = [:]
-        var entitiesByName: [String: NSEntityDescription] = [:]
-        var modelReference = KeyedArchiveWriter.null
+        package var archive = KeyedArchiveWriter()
+        package var entityReferences: [ObjectIdentifier: PropertyListValue] = [:]
+        package var propertyReferences: [ObjectIdentifier: PropertyListValue] = [:]
+        package var entitiesByName: [String: NSEntityDescription] = [:]
+        package var modelReference = KeyedArchiveWriter.null
     }
 
     /// The archive of `model`.
-    func encode(_ model: NSManagedObjectModel) throws -> Data {
+    package func encode(_ model: NSManagedObjectModel) throws -> Data {
         var state = State()
         let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
         for entity in entities {

@@ -6,15 +6,15 @@
 /// templates and configurations) so that any element may name one that comes later
 /// in the file. Every problem throws a ``ModelLoadingError`` naming the line and
 /// element; nothing in a file can make the loader trap.
-struct ModelFileLoader {
-    let source: ModelFileSource
+package struct ModelFileLoader {
+    package let source: ModelFileSource
 
-    init(contentsFile url: URL) {
+    package init(contentsFile url: URL) {
         source = ModelFileSource(url: url)
     }
 
     /// Fills `model` (a new, empty one) from the file.
-    func load(into model: NSManagedObjectModel) throws {
+    package func load(into model: NSManagedObjectModel) throws {
         let data: Data
         do {
             data = try Data(contentsOf: source.url)
@@ -26,31 +26,31 @@ struct ModelFileLoader {
     }
 
     /// Fills `model` from `data`, the file's bytes (messages still name the file).
-    func load(_ data: Data, into model: NSManagedObjectModel) throws {
+    package func load(_ data: Data, into model: NSManagedObjectModel) throws {
         let root = try ModelXMLDocument.parse(data, source: source)
         try Builder(source: source, root: root).build(into: model)
     }
 
     /// The state of one build: what each pass found, and the elements behind it.
     private final class Builder {
-        let source: ModelFileSource
-        let root: ModelXMLElement
-        var entities: [(entity: NSEntityDescription, element: ModelXMLElement, name: String)] = []
-        var entitiesByName: [String: NSEntityDescription] = [:]
-        var composites: [String: ModelXMLElement] = [:]
-        var relationships: [(relationship: NSRelationshipDescription, values: ModelElementValues)] = []
-        var derivedAttributes: [(attribute: NSDerivedAttributeDescription, values: ModelElementValues)] = []
+        package let source: ModelFileSource
+        package let root: ModelXMLElement
+        package var entities: [(entity: NSEntityDescription, element: ModelXMLElement, name: String)] = []
+        package var entitiesByName: [String: NSEntityDescription] = [:]
+        package var composites: [String: ModelXMLElement] = [:]
+        package var relationships: [(relationship: NSRelationshipDescription, values: ModelElementValues)] = []
+        package var derivedAttributes: [(attribute: NSDerivedAttributeDescription, values: ModelElementValues)] = []
 
-        init(source: ModelFileSource, root: ModelXMLElement) {
+        package init(source: ModelFileSource, root: ModelXMLElement) {
             self.source = source
             self.root = root
         }
 
-        func values(_ element: ModelXMLElement, scope: String? = nil) -> ModelElementValues {
+        package func values(_ element: ModelXMLElement, scope: String? = nil) -> ModelElementValues {
             ModelElementValues(element, source: source, scope: scope)
         }
 
-        func build(into model: NSManagedObjectModel) throws {
+        package func build(into model: NSManagedObjectModel) throws {
             let modelValues = values(root)
             guard root.name == "model" else {
                 throw modelValues.error("is not a Core Data model (its root element must be <model>)")
@@ -83,7 +83,7 @@ struct ModelFileLoader {
 
         // MARK: Entities and inheritance
 
-        func declareEntity(_ element: ModelXMLElement) throws {
+        package func declareEntity(_ element: ModelXMLElement) throws {
             let entityValues = values(element)
             let name = try entityValues.identifier()
             guard entitiesByName[name] == nil else {
@@ -107,7 +107,7 @@ struct ModelFileLoader {
             entitiesByName[name] = entity
         }
 
-        func linkParents() throws {
+        package func linkParents() throws {
             for (entity, element, _) in entities {
                 guard let parentName = element["parentEntity"], !parentName.isEmpty else { continue }
                 guard let parent = entitiesByName[parentName] else {
@@ -122,7 +122,7 @@ struct ModelFileLoader {
 
         // MARK: Properties
 
-        func readProperties(_ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String) throws {
+        package func readProperties(_ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String) throws {
             var properties: [NSPropertyDescription] = []
             var lines: [String: Int] = [:]
             for child in element.children {
@@ -148,7 +148,7 @@ struct ModelFileLoader {
                     throw childValues.error(
                         "repeats the property name '\(property.name)' (first declared on line \(first))")
                 }
-                if ModelValidator.reservedPropertyNames.contains(property.name) {
+                if NSPropertyDescription.reservedNames.contains(property.name) {
                     throw childValues.error("uses the name '\(property.name)', which NSManagedObject reserves")
                 }
                 lines[property.name] = child.line
@@ -158,7 +158,7 @@ struct ModelFileLoader {
         }
 
         /// A subentity may not declare a property its ancestors already have.
-        func checkInheritedNames() throws {
+        package func checkInheritedNames() throws {
             for (entity, element, name) in entities {
                 guard let parent = entity.superentity else { continue }
                 let inherited = parent.propertiesByName
@@ -174,7 +174,7 @@ struct ModelFileLoader {
         }
 
         /// Sets a relationship's destination and inverse, which may be declared anywhere in the file.
-        func link(_ relationship: NSRelationshipDescription, _ values: ModelElementValues) throws {
+        package func link(_ relationship: NSRelationshipDescription, _ values: ModelElementValues) throws {
             let destinationName = try values.required("destinationEntity")
             guard let destination = entitiesByName[destinationName] else {
                 throw values.error("names destination entity '\(destinationName)' that the model does not have")
@@ -196,7 +196,7 @@ struct ModelFileLoader {
         }
 
         /// A derivation may only read keys its entity has (reading another traps, as `value(forKey:)` does).
-        func checkDerivation(_ attribute: NSDerivedAttributeDescription, _ values: ModelElementValues) throws {
+        package func checkDerivation(_ attribute: NSDerivedAttributeDescription, _ values: ModelElementValues) throws {
             guard let expression = attribute.derivationExpression, let entity = attribute.entity else { return }
             let known = entity.propertiesByName
             for key in DerivationKeys.rootKeys(of: expression) where known[key] == nil {
@@ -206,8 +206,9 @@ struct ModelFileLoader {
 
         // MARK: Constraints and indexes
 
-        func readConstraintsAndIndexes(_ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String) throws
-        {
+        package func readConstraintsAndIndexes(
+            _ entity: NSEntityDescription, _ element: ModelXMLElement, _ name: String
+        ) throws {
             let scope = "in entity \(name)"
             let known = entity.propertiesByName
             func property(_ values: ModelElementValues, key: String) throws -> NSPropertyDescription {
@@ -264,7 +265,7 @@ struct ModelFileLoader {
             entity.indexes = indexes
         }
 
-        func fetchIndexElement(
+        package func fetchIndexElement(
             _ values: ModelElementValues, property: (ModelElementValues, String) throws -> NSPropertyDescription
         ) throws -> NSFetchIndexElementDescription {
             let indexed: NSPropertyDescription
@@ -295,7 +296,8 @@ struct ModelFileLoader {
         // MARK: Model-level elements
 
         /// The model-level elements named `tag`, with their names, refusing a name used twice.
-        func uniquelyNamed(_ tag: String, _ kind: String) throws -> [(name: String, values: ModelElementValues)] {
+        package func uniquelyNamed(_ tag: String, _ kind: String) throws -> [(name: String, values: ModelElementValues)]
+        {
             var seen = Set<String>()
             return try root.children(named: tag).map { element in
                 let elementValues = values(element)
@@ -307,14 +309,14 @@ struct ModelFileLoader {
             }
         }
 
-        func readTemplates(into model: NSManagedObjectModel) throws {
+        package func readTemplates(into model: NSManagedObjectModel) throws {
             for (name, templateValues) in try uniquelyNamed("fetchRequest", "fetch request template") {
                 model.setFetchRequestTemplate(
                     try ModelFetchRequestReader.request(templateValues, entitiesByName: entitiesByName), forName: name)
             }
         }
 
-        func readConfigurations(into model: NSManagedObjectModel) throws {
+        package func readConfigurations(into model: NSManagedObjectModel) throws {
             for (name, configurationValues) in try uniquelyNamed("configuration", "configuration") {
                 try configurationValues.checkChildren(["memberEntity"])
                 let element = configurationValues.element

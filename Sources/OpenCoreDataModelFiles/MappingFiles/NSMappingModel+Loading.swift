@@ -71,7 +71,7 @@ extension NSMappingModel {
     }
 
     /// The first mapping model of `files` that loads and maps `source` to `destination`.
-    static func find(
+    package static func find(
         in files: [URL], from source: NSManagedObjectModel, to destination: NSManagedObjectModel
     ) -> NSMappingModel? {
         for file in files {
@@ -85,7 +85,7 @@ extension NSMappingModel {
 
     /// Whether every entity mapping names entities of `source` and `destination` by the
     /// version hashes they have there (what Core Data checks before using a mapping).
-    func maps(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Bool {
+    package func maps(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Bool {
         !(entityMappings ?? []).isEmpty && firstMismatch(from: source, to: destination) == nil
     }
 
@@ -120,10 +120,10 @@ extension NSMappingModel {
 }
 
 /// Where mapping model files are looked for.
-enum MappingModelSearch {
+package enum MappingModelSearch {
     /// Mapping model files at the top level of `bundles`' resources: compiled `.cdm`
     /// files first, then `.xcmappingmodel` sources, each group by name.
-    static func files(in bundles: [Bundle]) -> [URL] {
+    package static func files(in bundles: [Bundle]) -> [URL] {
         var found: [URL] = []
         for bundle in bundles {
             for pathExtension in ["cdm", "xcmappingmodel"] {
@@ -138,7 +138,7 @@ enum MappingModelSearch {
 
     /// Mapping model files in `folder` itself (where a model loaded from a path keeps its
     /// neighbours), in the same order.
-    static func files(inFolder folder: URL) -> [URL] {
+    package static func files(inFolder folder: URL) -> [URL] {
         let contents = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         return ["cdm", "xcmappingmodel"].flatMap { pathExtension in
             contents.filter { $0.pathExtension == pathExtension }.sorted { $0.lastPathComponent < $1.lastPathComponent }

@@ -6,28 +6,28 @@ internal import FoundationXML
 ///
 /// The loader reads the whole tree before building anything, so entities can name
 /// parents, destinations and inverses that come later in the file.
-final class ModelXMLElement {
-    let name: String
-    let attributes: [String: String]
-    let line: Int
+package final class ModelXMLElement {
+    package let name: String
+    package let attributes: [String: String]
+    package let line: Int
     fileprivate(set) var children: [ModelXMLElement] = []
     /// The text directly inside the element (Xcode's model files keep everything in
     /// attributes; mapping model files keep values as text).
     fileprivate(set) var text = ""
 
-    init(name: String, attributes: [String: String], line: Int) {
+    package init(name: String, attributes: [String: String], line: Int) {
         self.name = name
         self.attributes = attributes
         self.line = line
     }
 
-    subscript(attribute: String) -> String? { attributes[attribute] }
+    package subscript(attribute: String) -> String? { attributes[attribute] }
 
     /// The children named `name`, in file order.
-    func children(named name: String) -> [ModelXMLElement] { children.filter { $0.name == name } }
+    package func children(named name: String) -> [ModelXMLElement] { children.filter { $0.name == name } }
 
     /// How errors show the element: its tag with the attribute that identifies it.
-    var label: String {
+    package var label: String {
         for key in ["name", "key", "value", "property"] {
             if let value = attributes[key] { return "<\(name) \(key)=\"\(value)\">" }
         }
@@ -37,16 +37,16 @@ final class ModelXMLElement {
 
 /// Reads a model file's XML into a ``ModelXMLElement`` tree with FoundationXML's
 /// `XMLParser` (libxml2 on Linux).
-enum ModelXMLDocument {
+package enum ModelXMLDocument {
     /// Deeper nesting is refused. Xcode's model and mapping files nest a handful of
     /// levels; a hostile file nested tens of thousands deep would otherwise overflow the
     /// stack when the tree of elements is released (each element frees its children).
-    static let maximumDepth = 256
+    package static let maximumDepth = 256
 
     /// The root element of `data`; malformed XML throws with the parser's line and reason.
     /// `allowsExternalDoctype` accepts a `<!DOCTYPE … SYSTEM "…">` line (Xcode's mapping
     /// model files name Core Data's DTD); the DTD is never read.
-    static func parse(
+    package static func parse(
         _ data: Data, source: ModelFileSource, allowsExternalDoctype: Bool = false
     ) throws -> ModelXMLElement {
         try checkPlainUTF8(data, source: source, allowsExternalDoctype: allowsExternalDoctype)
@@ -113,12 +113,12 @@ enum ModelXMLDocument {
 
     /// Collects elements and their text as the parser reports them; comments are ignored.
     private final class TreeBuilder: NSObject, XMLParserDelegate {
-        var root: ModelXMLElement?
+        package var root: ModelXMLElement?
         /// The first problem, as the reason of the error to throw.
-        var failure: (line: Int, reason: String)?
+        package var failure: (line: Int, reason: String)?
         private var stack: [ModelXMLElement] = []
 
-        func parser(
+        package func parser(
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
             qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
         ) {
@@ -140,28 +140,28 @@ enum ModelXMLDocument {
             stack.append(element)
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
+        package func parser(_ parser: XMLParser, foundCharacters string: String) {
             guard failure == nil else { return }
             stack.last?.text += string
         }
 
-        func parser(
+        package func parser(
             _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
         ) {
             guard failure == nil else { return }
             _ = stack.popLast()
         }
 
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        package func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
             if failure == nil { failure = (parser.lineNumber, Self.malformed(parseError)) }
         }
 
-        func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
+        package func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
             if failure == nil { failure = (parser.lineNumber, Self.malformed(validationError)) }
         }
 
         /// The reason given for an error the XML parser reports.
-        static func malformed(_ error: Error) -> String {
+        package static func malformed(_ error: Error) -> String {
             "is not well-formed XML (\(error.localizedDescription))"
         }
     }

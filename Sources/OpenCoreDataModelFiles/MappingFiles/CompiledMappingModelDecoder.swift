@@ -7,15 +7,15 @@
 /// mapping's `NSDestinationPropertyName`, `NSValueExpression` and user info. Expressions
 /// are read as compiled models' predicates are. Anything missing or of an unknown kind is
 /// a ``ModelLoadingError`` naming the mapping.
-struct CompiledMappingModelDecoder {
-    let source: ModelFileSource
+package struct CompiledMappingModelDecoder {
+    package let source: ModelFileSource
     private let expressions = ArchivedPredicateDecoder()
 
-    init(source: ModelFileSource) {
+    package init(source: ModelFileSource) {
         self.source = source
     }
 
-    func decode(_ data: Data) throws -> NSMappingModel {
+    package func decode(_ data: Data) throws -> NSMappingModel {
         var context: String?
         do {
             let root = try KeyedArchive(data: data).topObject(forKey: "root")

@@ -2,8 +2,8 @@
 ///
 /// Core Data raises on most of these when the model is first used; here they become
 /// one thrown error listing every problem, before any store is touched.
-enum ModelValidator {
-    static func problems(in model: NSManagedObjectModel) -> [String] {
+package enum ModelValidator {
+    package static func problems(in model: NSManagedObjectModel) -> [String] {
         var problems: [String] = []
         var entityNames = Set<String>()
         let entities = model.entities
@@ -39,7 +39,7 @@ enum ModelValidator {
                 if !propertyNames.insert(property.name).inserted {
                     problems.append("entity '\(name)' has two properties named '\(property.name)'")
                 }
-                if reservedPropertyNames.contains(property.name) {
+                if NSPropertyDescription.reservedNames.contains(property.name) {
                     problems.append("property '\(name).\(property.name)' uses a name reserved by NSManagedObject")
                 }
                 if !isIdentifier(property.name) {
@@ -79,18 +79,12 @@ enum ModelValidator {
 
     /// Whether `name` can be a table or column name as it is: names become SQL
     /// identifiers (`Z<NAME>`), and a model read from a file must not smuggle SQL in.
-    static func isIdentifier(_ name: String) -> Bool {
+    package static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy {
             $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
         }
     }
-
-    /// Names that would shadow NSManagedObject's own API (Core Data rejects these too).
-    static let reservedPropertyNames: Set<String> = [
-        "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted",
-        "isFault", "hasChanges", "description", "hash", "self", "faultingState", "hasPersistentChangedValues",
-    ]
 
     private static func attributeProblems(_ attribute: NSAttributeDescription, entity: String) -> [String] {
         let label = "attribute '\(entity).\(attribute.name)'"
@@ -227,7 +221,7 @@ enum ModelValidator {
 extension NSEntityDescription {
     /// Whether the chain of superentities comes back to an entity already on it; every
     /// walk up the hierarchy (inherited properties, version hashes) would then never end.
-    var inheritsFromItself: Bool {
+    package var inheritsFromItself: Bool {
         var seen = Set<ObjectIdentifier>()
         var current: NSEntityDescription? = self
         while let candidate = current {

@@ -5,7 +5,7 @@
 /// `OpenCoreDataModelCompiler` build plugin run it.
 package enum CompiledModelWriter {
     /// `VersionInfo.plist`'s key for the entity version hashes of each version.
-    static let versionHashesKey = "NSManagedObjectModel_VersionHashes"
+    package static let versionHashesKey = "NSManagedObjectModel_VersionHashes"
 
     /// The name of what ``compile(_:into:)`` writes for `source`: `Name.momd` for a
     /// `.xcdatamodeld`, `Name.mom` for a `.xcdatamodel`.

@@ -1,15 +1,15 @@
 /// Builds a fetch request from a `<fetchRequest>` element: a model's named template or
 /// a fetched property's query.
-enum ModelFetchRequestReader {
+package enum ModelFetchRequestReader {
     /// Result types by the names and numbers Xcode has written for them.
-    static let resultTypesByName: [String: NSFetchRequestResultType] = [
+    package static let resultTypesByName: [String: NSFetchRequestResultType] = [
         "0": .managedObjectResultType, "ManagedObject": .managedObjectResultType,
         "1": .managedObjectIDResultType, "ManagedObjectID": .managedObjectIDResultType,
         "2": .dictionaryResultType, "Dictionary": .dictionaryResultType,
         "4": .countResultType, "Count": .countResultType,
     ]
 
-    static func request(
+    package static func request(
         _ values: ModelElementValues, entitiesByName: [String: NSEntityDescription]
     ) throws -> NSFetchRequest<NSFetchRequestResult> {
         try values.checkChildren([])

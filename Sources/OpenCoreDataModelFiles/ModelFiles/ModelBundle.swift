@@ -8,7 +8,7 @@
 public struct ManagedObjectModelBundle: @unchecked Sendable {
     /// The `.xcdatamodeld` or `.momd` folder.
     public let url: URL
-    /// The version `.xccurrentversion` (or a `.momd`'s `VersionInfo.plist`) names (see ``/OpenCoreDataCore/OpenCoreDataModel/NSManagedObjectModel/versions(in:)`` when it is missing).
+    /// The version `.xccurrentversion` (or a `.momd`'s `VersionInfo.plist`) names (see ``/OpenCoreDataModelFiles/OpenCoreDataModel/NSManagedObjectModel/versions(in:)`` when it is missing).
     public let currentVersionName: String
     /// Every version's name, in Xcode's order (numbers compared as numbers: "Model 10" after "Model 2").
     public let versionNames: [String]
@@ -19,13 +19,13 @@ public struct ManagedObjectModelBundle: @unchecked Sendable {
 }
 
 /// One model version's file, in the form it is stored.
-enum ModelFile {
+package enum ModelFile {
     /// Xcode's XML (`.xcdatamodel/contents`).
     case contents(URL)
     /// A compiled model (`.mom`), a keyed archive.
     case compiled(URL)
 
-    func load(into model: NSManagedObjectModel) throws {
+    package func load(into model: NSManagedObjectModel) throws {
         switch self {
         case let .contents(url):
             try ModelFileLoader(contentsFile: url).load(into: model)
@@ -44,16 +44,16 @@ enum ModelFile {
 }
 
 /// Finds the versions of a model bundle (`.xcdatamodeld` or `.momd`) and the current one.
-enum ModelBundleLayout {
-    static let currentVersionFile = ".xccurrentversion"
-    static let currentVersionKey = "_XCCurrentVersionName"
+package enum ModelBundleLayout {
+    package static let currentVersionFile = ".xccurrentversion"
+    package static let currentVersionKey = "_XCCurrentVersionName"
     /// A compiled bundle's counterpart of `.xccurrentversion`.
-    static let compiledVersionFile = "VersionInfo.plist"
-    static let compiledCurrentVersionKey = "NSManagedObjectModel_CurrentVersionName"
+    package static let compiledVersionFile = "VersionInfo.plist"
+    package static let compiledCurrentVersionKey = "NSManagedObjectModel_CurrentVersionName"
 
     /// The bundle's versions (`.xcdatamodel` folders, or `.mom` files in a `.momd`) by
     /// name, in Xcode's order.
-    static func versions(in bundle: URL) throws -> [(name: String, url: URL)] {
+    package static func versions(in bundle: URL) throws -> [(name: String, url: URL)] {
         let source = ModelFileSource(url: bundle)
         let children: [URL]
         do {
@@ -76,7 +76,7 @@ enum ModelBundleLayout {
     /// The current version's name: `.xccurrentversion`'s `_XCCurrentVersionName` (a
     /// `.momd`'s `VersionInfo.plist`'s `NSManagedObjectModel_CurrentVersionName`), or,
     /// without that file, the only version or the last one in Xcode's order.
-    static func currentVersionName(in bundle: URL, versions: [(name: String, url: URL)]) throws -> String {
+    package static func currentVersionName(in bundle: URL, versions: [(name: String, url: URL)]) throws -> String {
         let compiled = bundle.pathExtension == "momd"
         let currentVersionKey = compiled ? compiledCurrentVersionKey : currentVersionKey
         let file = bundle.appendingPathComponent(compiled ? compiledVersionFile : currentVersionFile)
@@ -110,7 +110,7 @@ enum ModelBundleLayout {
 
     /// The file to read for `url`: a bundle's current version, a version folder's
     /// `contents`, a `.mom`, or the file itself.
-    static func modelFile(for url: URL) throws -> ModelFile {
+    package static func modelFile(for url: URL) throws -> ModelFile {
         let source = ModelFileSource(url: url)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {

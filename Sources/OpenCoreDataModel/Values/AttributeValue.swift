@@ -4,16 +4,16 @@
 /// Storage is native (`Int64` for Integer 64, `String`, `Date`, …) so reads through
 /// `@Managed` properties need no boxing; key-value coding returns numbers as
 /// `NSNumber`, as Core Data does, so `value(forKey:) as? Int` works for any integer.
-enum AttributeValue {
+package enum AttributeValue {
     /// The stored form of `value` for `attribute`, or `nil` when the value does not fit the type.
-    static func coerce(_ value: Any, to attribute: NSAttributeDescription) -> Any? {
+    package static func coerce(_ value: Any, to attribute: NSAttributeDescription) -> Any? {
         if let composite = attribute as? NSCompositeAttributeDescription {
             return CompositeValue.coerce(value, to: composite)
         }
         return coerce(value, to: attribute.attributeType)
     }
 
-    static func coerce(_ value: Any, to type: NSAttributeType) -> Any? {
+    package static func coerce(_ value: Any, to type: NSAttributeType) -> Any? {
         switch type {
         case .integer16AttributeType:
             if let v = value as? Int16 { return v }
@@ -71,7 +71,7 @@ enum AttributeValue {
             if let v = value as? NSURL { return v.absoluteURL }
             return nil
         case .objectIDAttributeType:
-            return value as? NSManagedObjectID
+            return value is any StoredObjectID ? value : nil
         case .transformableAttributeType:
             return value
         case .undefinedAttributeType, .compositeAttributeType:
@@ -81,7 +81,7 @@ enum AttributeValue {
 
     /// Whether `value` already is the stored form of `type` (what `coerce` would return
     /// unchanged). Compares metatypes, which costs far less than the casts `coerce` tries.
-    static func isStoredForm(_ value: Any, of type: NSAttributeType) -> Bool {
+    package static func isStoredForm(_ value: Any, of type: NSAttributeType) -> Bool {
         let valueType = Swift.type(of: value)
         switch type {
         case .integer16AttributeType: return valueType == Int16.self
@@ -96,13 +96,13 @@ enum AttributeValue {
         case .binaryDataAttributeType: return valueType == Data.self
         case .UUIDAttributeType: return valueType == UUID.self
         case .URIAttributeType: return valueType == URL.self
-        case .objectIDAttributeType: return value is NSManagedObjectID
+        case .objectIDAttributeType: return value is any StoredObjectID
         case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType: return false
         }
     }
 
     /// The value key-value coding reports: numbers and Booleans boxed in `NSNumber`.
-    static func publicValue(_ stored: Any, type: NSAttributeType) -> Any {
+    package static func publicValue(_ stored: Any, type: NSAttributeType) -> Any {
         switch type {
         case .integer16AttributeType: if let v = storedCast(stored, to: Int16.self) { return NSNumber(value: v) }
         case .integer32AttributeType: if let v = storedCast(stored, to: Int32.self) { return NSNumber(value: v) }
@@ -119,7 +119,7 @@ enum AttributeValue {
     }
 
     /// Equality of two stored values of one attribute (used to skip writes that change nothing).
-    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+    package static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
@@ -167,6 +167,6 @@ enum AttributeValue {
 /// The two Boolean `NSNumber`s, made once: Foundation on Apple platforms hands out
 /// shared instances for them too, and here every read would allocate one.
 private enum BooleanNumbers {
-    static let yes = NSNumber(value: true)
-    static let no = NSNumber(value: false)
+    package static let yes = NSNumber(value: true)
+    package static let no = NSNumber(value: false)
 }

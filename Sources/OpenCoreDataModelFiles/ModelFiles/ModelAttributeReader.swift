@@ -1,9 +1,9 @@
 /// Builds an ``/OpenCoreDataModel/NSAttributeDescription`` from an `<attribute>` element: its type, flags,
 /// default value, and the min/max/pattern rules Core Data turns into validation
 /// predicates (`SELF >= 1`, `length <= 40`, `SELF MATCHES "[A-Z]+"`).
-enum ModelAttributeReader {
+package enum ModelAttributeReader {
     /// Xcode's names for attribute types, as written in `attributeType`.
-    static let typesByName: [String: NSAttributeType] = [
+    package static let typesByName: [String: NSAttributeType] = [
         "Undefined": .undefinedAttributeType,
         "Integer 16": .integer16AttributeType,
         "Integer 32": .integer32AttributeType,
@@ -25,7 +25,7 @@ enum ModelAttributeReader {
     /// The attribute `values` describes. `composites` are the model's `<composite>`
     /// definitions by name; `enclosing` names the composites being read around it (an
     /// element may be a composite in turn, but not one that contains it).
-    static func attribute(
+    package static func attribute(
         _ values: ModelElementValues, composites: [String: ModelXMLElement], enclosing: [String] = []
     ) throws -> NSAttributeDescription {
         try values.checkChildren(["userInfo"])
@@ -101,7 +101,7 @@ enum ModelAttributeReader {
     }
 
     /// `text` as a value of `type`, in the form a model built in code would use.
-    static func parse(_ text: String, as type: NSAttributeType) -> Any? {
+    package static func parse(_ text: String, as type: NSAttributeType) -> Any? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         switch type {
         case .integer16AttributeType: return Int16(trimmed)

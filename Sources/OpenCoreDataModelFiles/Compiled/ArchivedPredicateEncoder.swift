@@ -6,11 +6,11 @@
 /// `valueForKey:` to a key path specifier, and so on. What an archive cannot carry (a
 /// block, a subquery, a custom-selector comparison) throws a ``CompiledModelEncodingError``
 /// naming it, rather than write something no reader would rebuild.
-struct ArchivedPredicateEncoder {
+package struct ArchivedPredicateEncoder {
     /// Deeper nesting is refused, as the decoder refuses it.
-    static let maximumDepth = ArchivedPredicateDecoder.maximumDepth
+    package static let maximumDepth = ArchivedPredicateDecoder.maximumDepth
 
-    func predicate(
+    package func predicate(
         _ predicate: NSPredicate, into archive: inout KeyedArchiveWriter, depth: Int = 0
     ) throws -> PropertyListValue {
         guard depth < Self.maximumDepth else {
@@ -71,7 +71,7 @@ struct ArchivedPredicateEncoder {
             ])
     }
 
-    func expression(
+    package func expression(
         _ expression: NSExpression, into archive: inout KeyedArchiveWriter, depth: Int
     ) throws -> PropertyListValue {
         guard depth < Self.maximumDepth else {
@@ -166,7 +166,9 @@ struct ArchivedPredicateEncoder {
 
     /// A user info dictionary as an `NSDictionary` of archived constants (empty when `nil`,
     /// as Core Data writes it).
-    func userInfo(_ info: [AnyHashable: Any]?, into archive: inout KeyedArchiveWriter) throws -> PropertyListValue {
+    package func userInfo(
+        _ info: [AnyHashable: Any]?, into archive: inout KeyedArchiveWriter
+    ) throws -> PropertyListValue {
         var entries: [(key: String, value: PropertyListValue)] = []
         for (key, value) in (info ?? [:]).sorted(by: { "\($0.key)" < "\($1.key)" }) {
             guard let name = key.base as? String else { throw failure("a user info key that is not a string (\(key))") }
@@ -177,7 +179,9 @@ struct ArchivedPredicateEncoder {
 
     /// A constant as Foundation archives it: numbers, Booleans, strings and data as plain
     /// values; dates, UUIDs, URLs, decimals, nulls and collections as their classes.
-    func constant(_ value: Any?, into archive: inout KeyedArchiveWriter, depth: Int = 0) throws -> PropertyListValue {
+    package func constant(
+        _ value: Any?, into archive: inout KeyedArchiveWriter, depth: Int = 0
+    ) throws -> PropertyListValue {
         guard depth < Self.maximumDepth else { throw failure("a value nested more than \(Self.maximumDepth) levels") }
         guard let value else { return KeyedArchiveWriter.null }
         switch value {

@@ -4,9 +4,9 @@
 /// Off Apple platforms nothing compiles `.xcdatamodeld` into `.momd`, so a package that
 /// copies its model as a resource ships the source form; both are found. A compiled
 /// bundle wins over a source bundle of the same name (they are the same model).
-enum ModelResourceSearch {
+package enum ModelResourceSearch {
     /// Model files at the top level of `bundle`'s resources, one per model name, by name.
-    static func modelURLs(in bundle: Bundle) -> [URL] {
+    package static func modelURLs(in bundle: Bundle) -> [URL] {
         var byName: [String: URL] = [:]
         // In order of preference: the first found for a name is kept.
         for pathExtension in ["momd", "mom", "xcdatamodeld", "xcdatamodel"] {
@@ -22,7 +22,7 @@ enum ModelResourceSearch {
     /// The model file named `name` in the app's bundles: the main bundle, the bundles
     /// loaded in the process, and SwiftPM's resource bundles beside the executable
     /// (`<Package>_<Target>.resources`), which Linux does not load on its own.
-    static func modelURL(named name: String) -> URL? {
+    package static func modelURL(named name: String) -> URL? {
         for bundle in searchedBundles() {
             if let url = modelURLs(in: bundle).first(where: { $0.deletingPathExtension().lastPathComponent == name }) {
                 return url
@@ -34,7 +34,7 @@ enum ModelResourceSearch {
     /// Every model version in `bundles`, by version name: each version of a versioned
     /// model (`Model 2` in `Model.xcdatamodeld`), and each unversioned model by its name.
     /// Files that do not load are skipped.
-    static func allVersions(in bundles: [Bundle]) -> [(name: String, model: NSManagedObjectModel)] {
+    package static func allVersions(in bundles: [Bundle]) -> [(name: String, model: NSManagedObjectModel)] {
         var found: [(name: String, model: NSManagedObjectModel)] = []
         for bundle in bundles {
             for url in modelURLs(in: bundle) {
@@ -52,11 +52,11 @@ enum ModelResourceSearch {
     }
 
     /// The model version named `name` in `bundles` (see ``allVersions(in:)``).
-    static func version(named name: String, in bundles: [Bundle]) -> NSManagedObjectModel? {
+    package static func version(named name: String, in bundles: [Bundle]) -> NSManagedObjectModel? {
         allVersions(in: bundles).first { $0.name == name }?.model
     }
 
-    static func searchedBundles() -> [Bundle] {
+    package static func searchedBundles() -> [Bundle] {
         var bundles = [Bundle.main] + Bundle.allBundles
         let executableFolder = Bundle.main.executableURL?.deletingLastPathComponent() ?? Bundle.main.bundleURL
         let siblings =

@@ -7,7 +7,7 @@
 /// one value per leaf element (``leaves(of:)``) and assemble it back (``assemble(_:)``).
 package enum CompositeValue {
     /// How deep composites may nest (the compiled-model reader and writer stop there too).
-    static let maximumDepth = NSCompositeAttributeDescription.maximumDepth
+    package static let maximumDepth = NSCompositeAttributeDescription.maximumDepth
 
     /// One element that is not itself a composite, and the element names leading to it.
     package struct Leaf {
@@ -35,7 +35,7 @@ package enum CompositeValue {
     }
 
     /// `value` as a dictionary with string keys, whatever dictionary type it arrived in.
-    static func dictionary(_ value: Any) -> [String: Any]? {
+    package static func dictionary(_ value: Any) -> [String: Any]? {
         if let dictionary = value as? [String: Any] { return dictionary }
         if let dictionary = value as? [AnyHashable: Any] {
             var result: [String: Any] = [:]
@@ -58,12 +58,12 @@ package enum CompositeValue {
 
     /// The stored form of `value` for `composite`, or `nil` when it does not fit:
     /// not a dictionary, a key that names no element, or an element value of the wrong type.
-    static func coerce(_ value: Any, to composite: NSCompositeAttributeDescription) -> [String: Any]? {
+    package static func coerce(_ value: Any, to composite: NSCompositeAttributeDescription) -> [String: Any]? {
         (try? stored(value, for: composite, prefix: [], depth: 0).get())
     }
 
     /// Why `value` does not fit `composite` (a sentence naming the element), or `nil` when it fits.
-    static func problem(with value: Any, for composite: NSCompositeAttributeDescription) -> String? {
+    package static func problem(with value: Any, for composite: NSCompositeAttributeDescription) -> String? {
         switch stored(value, for: composite, prefix: [], depth: 0) {
         case .success: nil
         case .failure(let failure): failure.reason
@@ -129,7 +129,7 @@ package enum CompositeValue {
 
     /// `dictionary` with the element at `path` set to `value` (removed when `nil`),
     /// creating the dictionaries of nested composites on the way.
-    static func setting(_ value: Any?, at path: [String], in dictionary: [String: Any]) -> [String: Any] {
+    package static func setting(_ value: Any?, at path: [String], in dictionary: [String: Any]) -> [String: Any] {
         guard let first = path.first else { return dictionary }
         var result = dictionary
         if path.count == 1 {
@@ -152,7 +152,7 @@ package enum CompositeValue {
     }
 
     /// Whether two stored composite values hold equal elements.
-    static func isEqual(_ lhs: [String: Any], _ rhs: [String: Any]) -> Bool {
+    package static func isEqual(_ lhs: [String: Any], _ rhs: [String: Any]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for (key, left) in lhs {
             guard let right = rhs[key], AttributeValue.isEqual(left, right) else { return false }
@@ -181,7 +181,7 @@ package enum CompositeValue {
     /// The first problem a save finds in a stored composite value: a required element
     /// that is missing (named by its key path, `location.latitude`), or an element
     /// failing one of its validation predicates. `nil` when the value is valid.
-    static func validationProblem(
+    package static func validationProblem(
         in stored: [String: Any], of composite: NSCompositeAttributeDescription, keyPath: String, depth: Int = 0
     )
         -> (code: Int, key: String, value: Any?, message: String, predicate: NSPredicate?)?

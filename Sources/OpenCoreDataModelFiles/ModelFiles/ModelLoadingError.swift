@@ -1,12 +1,12 @@
 /// Where a model being loaded comes from: the file read and how messages name it.
 package struct ModelFileSource: Sendable {
     /// The XML file (a model's `contents`).
-    let url: URL
+    package let url: URL
 
     package init(url: URL) { self.url = url }
     /// The file as messages show it: `Model.xcdatamodel/contents`, with the
     /// `.xcdatamodeld` bundle in front for a version of one.
-    var displayName: String {
+    package var displayName: String {
         let components = url.standardizedFileURL.pathComponents
         var shown = [components.last ?? url.path]
         if shown[0] == "contents", components.count >= 2 {

@@ -34,7 +34,7 @@ extension NSManagedObjectModel {
 
     /// The versioned bundle (`.xcdatamodeld`, `.momd`) `url` is or lies in, where
     /// migration looks for the model an older store was made with.
-    static func versionBundle(of url: URL) -> URL? {
+    package static func versionBundle(of url: URL) -> URL? {
         let bundles = ["xcdatamodeld", "momd"]
         if bundles.contains(url.pathExtension) { return url }
         var parent = url.deletingLastPathComponent()
