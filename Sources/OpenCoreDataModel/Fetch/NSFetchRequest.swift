@@ -38,8 +38,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
         set { explicitEntity = newValue; if let name = newValue?.name { entityName = name } }
     }
     package final private(set) var explicitEntity: NSEntityDescription?
-    /// The class whose entity to fetch when no name is given (`Person.fetchRequest()`):
-    /// a managed object class (a type of the core above), or `nil`.
+    /// The class whose entity to fetch when no name is given (`Person.fetchRequest()`): the
+    /// class the request was made for (a copy keeps its original's result type's class,
+    /// which may be a managed object class of the core above, or `NSDictionary`), or `nil`.
     package final var resultClass: AnyClass?
     /// Which objects match; `nil` matches all.
     open var predicate: NSPredicate?

@@ -71,7 +71,7 @@ package enum AttributeValue {
             if let v = value as? NSURL { return v.absoluteURL }
             return nil
         case .objectIDAttributeType:
-            return value is any StoredObjectID ? value : nil
+            return (value as? any StoredObjectID).map { $0 as Any }
         case .transformableAttributeType:
             return value
         case .undefinedAttributeType, .compositeAttributeType:

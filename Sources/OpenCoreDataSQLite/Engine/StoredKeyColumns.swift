@@ -5,11 +5,14 @@ internal import GRDB
 ///
 /// GRDB's typed subscript (`row[0] as Int?`) traps on a value it cannot convert, such as
 /// text in `Z_ENT`. A store file is input, not a programmer's promise, so these readers
-/// answer `nil` for such a value and the row is skipped, as ``SQLiteRowLayout`` skips it.
+/// answer `nil` for such a value and the row is skipped, as rows of an entity number the
+/// model lacks are.
 extension Row {
-    /// The integer in column `index`, or `nil` for NULL or a value that is not a whole number.
+    /// The integer in column `index`, or `nil` for NULL or a value SQLite does not hold as
+    /// an integer (text, a real, a blob): a real is not rounded into some other row's key.
     func storedInteger(at index: Int) -> Int64? {
-        Int64.fromDatabaseValue(self[index] as DatabaseValue)
+        if case .int64(let value) = (self[index] as DatabaseValue).storage { return value }
+        return nil
     }
 }
 

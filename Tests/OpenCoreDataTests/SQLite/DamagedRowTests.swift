@@ -8,8 +8,8 @@ import Testing
 /// none traps (the store fuzzer found a relationship read that did). A batch delete of the
 /// whole table still deletes them, as asked, and reports the objects it can name.
 @Suite struct DamagedRowTests {
-    /// A notebook with notes "a", "b", "c", the row of "b" given a text entity number.
-    private func damagedStore() throws -> (NSManagedObjectContext, URL) {
+    /// A notebook with notes "a", "b", "c", the row of "b" given `damage` as its entity number.
+    private func damagedStore(_ damage: String = "'damaged'") throws -> (NSManagedObjectContext, URL) {
         let url = temporaryStoreURL()
         let context = try makeContext(ModelBuilder.notesModel(), url: url)
         try context.performAndWait {
@@ -24,13 +24,16 @@ import Testing
             context.reset()
         }
         try DatabaseQueue(path: url.path).write { db in
-            try db.execute(sql: "UPDATE ZNOTE SET Z_ENT = 'damaged' WHERE ZTEXT = 'b'")
+            try db.execute(sql: "UPDATE ZNOTE SET Z_ENT = \(damage) WHERE ZTEXT = 'b'")
         }
         return (context, url)
     }
 
-    @Test func aToManyRelationshipSkipsTheDamagedRow() throws {
-        let (context, _) = try damagedStore()
+    /// Text, and a real that is not a whole number (read as an integer it would name entity 1,
+    /// `Note`, so a rounding reader would make up an entity the store never recorded).
+    @Test(arguments: ["'damaged'", "1.5"])
+    func aToManyRelationshipSkipsTheDamagedRow(damage: String) throws {
+        let (context, _) = try damagedStore(damage)
         let texts = try context.performAndWait {
             let notebook = try #require(try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first)
             return (notebook.notes?.allObjects as? [Note] ?? []).compactMap(\.text).sorted()
