@@ -2,11 +2,10 @@ internal import Synchronization
 
 /// What objects of an entity need, computed once its model is frozen and read on every
 /// property access: the storage layout, a new object's defaults, the entity's class.
-/// The model's facts (slots, entity number, inheritance) are its ``structure``, copied here
-/// so hot paths read one object of this module (a cross-module access costs a call).
+/// The model's facts (slots, entity number, inheritance) come from the entity's
+/// `EntityStructure` and are copied here, so hot paths read one object of this module
+/// (a read across modules costs a call).
 package final class EntityFacts {
-    /// The model's facts about the entity.
-    package let structure: EntityStructure
     /// Every property, inherited first; a property's `slot` is its index here.
     package let slots: [NSPropertyDescription]
     package let propertiesByName: PropertyTable
@@ -47,7 +46,6 @@ package final class EntityFacts {
     private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
 
     init(_ structure: EntityStructure) {
-        self.structure = structure
         let slots = structure.slots
         self.slots = slots
         self.entityNumber = structure.entityNumber
