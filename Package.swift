@@ -332,11 +332,29 @@ let package = Package(
             dependencies: ["OpenSwiftData"],
             path: "Tests/SwiftDataTripsSupport"
         ),
+        // The predicate language's internals (parser, formatter, evaluation), against that
+        // module alone: no model, object or store is built to run them.
+        .testTarget(
+            name: "OpenCoreDataPredicateTests",
+            dependencies: ["OpenCoreDataPredicate"]
+        ),
+        // The Foundation stand-ins (binary property lists, raw DEFLATE, the undo manager),
+        // against that module alone.
+        .testTarget(
+            name: "OpenCoreDataFoundationTests",
+            dependencies: ["OpenCoreDataFoundation", "OpenCoreDataTestSupport"]
+        ),
+        // What several test targets share and SwiftPM cannot share as sources: a seeded
+        // random generator for the randomized tests.
+        .target(name: "OpenCoreDataTestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "OpenCoreDataTests",
-            // The core too: these tests reach internals with `@testable import OpenCoreDataCore`.
+            // The core and the SQLite engine: these tests reach internals with `@testable import
+            // OpenCoreDataCore` and `OpenCoreDataSQLite` (the engine's tests share the core's test
+            // models and helpers, which SwiftPM cannot share between test targets).
             dependencies: [
                 "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "StoreWorkerSupport",
+                "OpenCoreDataTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.

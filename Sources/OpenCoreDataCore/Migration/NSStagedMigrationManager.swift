@@ -7,7 +7,8 @@ public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStore
 ///
 /// Give it to a store with ``NSPersistentStoreStagedMigrationManagerOptionKey``. When the
 /// store is added, its version (the checksum of its entity hashes) is found among the
-/// stages' versions, and every step from there to the last version runs in order; each
+/// stages' versions, and every step from there to the coordinator's model runs in order
+/// (to the stages' last version when the coordinator's model is none of them); each
 /// step is one transaction, so a crash leaves the store at the last finished version,
 /// from which the next open goes on.
 open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
@@ -51,9 +52,10 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
         return steps
     }
 
-    /// Brings the store at `url` from its version to the last version of the stages,
-    /// before it is added with `destination`. A missing store, or one already of the
-    /// destination's version, is left alone.
+    /// Brings the store at `url` from its version to `destination`'s, or to the last version
+    /// of the stages when `destination` is none of them, before it is added with
+    /// `destination`. Later stages wait for an app that uses their models. A missing store, or
+    /// one already of the destination's version, is left alone.
     func migrateStore(
         at url: URL, to destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?
     ) throws {
@@ -81,7 +83,9 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             }
             return model
         }
-        for step in steps[first...] {
+        var run = steps[first...]
+        if let end = run.firstIndex(where: { $0.to == destination.versionChecksum }) { run = run[...end] }
+        for step in run {
             let (from, to) = (try model(step.from), try model(step.to))
             if let stage = step.stage, let handler = stage.willMigrateHandler {
                 try withContainer(model: from, at: url, options: options) { try handler(self, stage) }

@@ -6,10 +6,13 @@ extension NSEntityDescription {
         objectFacts.map { unsafeDowncast($0, to: EntityFacts.self) }
     }
 
-    /// The frozen facts; the model must be frozen (every context path guarantees it).
+    /// The frozen facts; the model must be frozen (creating an object freezes its entity's
+    /// model). An entity in no model has none: its objects are a programmer error that traps.
     package var facts: EntityFacts {
         guard let objectFacts else {
-            preconditionFailure("Entity '\(name ?? "")' is used before its model was loaded by a coordinator")
+            preconditionFailure(
+                "Entity '\(name ?? "")' belongs to no NSManagedObjectModel: add it to a model before creating its objects"
+            )
         }
         return unsafeDowncast(objectFacts, to: EntityFacts.self)
     }

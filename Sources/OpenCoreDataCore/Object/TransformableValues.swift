@@ -34,10 +34,10 @@ package enum ValueTransformerRegistry {
     }
 
     /// Whether `transformer` archives in its reverse direction. Unarchiving transformers
-    /// (Core Data's default and its subclasses) turn data into objects going forward, so
+    /// (Core Data's default, its subclasses, the keyed one) turn data into objects going forward, so
     /// Core Data stores through their reverse direction; any other transformer turns the
     /// attribute's value into data going forward.
     private static func storesInReverse(_ transformer: ValueTransformer) -> Bool {
-        transformer is NSSecureUnarchiveFromDataTransformer
+        transformer is any UnarchivingValueTransformer
     }
 }

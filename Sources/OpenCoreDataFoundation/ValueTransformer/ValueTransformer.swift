@@ -1,15 +1,26 @@
 import Foundation
 /// Converts values to other values, and back: Foundation's `ValueTransformer`, which
 /// Foundation on Linux lacks. Transformable attributes store what a transformer makes.
-open class ValueTransformer: NSObject, @unchecked Sendable {
+open class ValueTransformer: NSObject, @unchecked Sendable, NamedValueTransformerLookup {
     /// The class of the transformed value (informational).
     open class func transformedValueClass() -> AnyClass { NSData.self }
     /// Whether `reverseTransformedValue(_:)` is supported.
     open class func allowsReverseTransformation() -> Bool { true }
     /// The transformed form of `value`.
     open func transformedValue(_ value: Any?) -> Any? { value }
+
     /// The original form of a transformed value.
-    open func reverseTransformedValue(_ value: Any?) -> Any? { value }
+    ///
+    /// This implementation applies ``transformedValue(_:)`` again, which is right for a
+    /// transformation that is its own inverse (negation); a transformer whose reverse differs
+    /// overrides it. Calling it on a transformer whose class does not allow reverse
+    /// transformation is a programmer error and traps, as Foundation raises an exception.
+    open func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard type(of: self).allowsReverseTransformation() else {
+            preconditionFailure("\(type(of: self)) does not allow reverse transformation")
+        }
+        return transformedValue(value)
+    }
 
     private nonisolated(unsafe) static var registry: [NSValueTransformerName: ValueTransformer] = [:]
     private static let lock = NSLock()
@@ -21,20 +32,57 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
         registry[name] = transformer
     }
 
-    /// The transformer registered under `name`.
+    /// The transformer registered under `name`, or the built-in one of that name.
+    ///
+    /// ``NamedValueTransformerLookup/init(forName:)`` is the spelling Foundation's API uses.
     public static func named(_ name: NSValueTransformerName) -> ValueTransformer? {
         lock.lock()
         defer { lock.unlock() }
         if let transformer = registry[name] { return transformer }
-        if name == .secureUnarchiveFromDataTransformerName { return NSSecureUnarchiveFromDataTransformer() }
-        return nil
+        return builtInTransformer(named: name)
     }
 
-    /// Registered transformer names.
+    /// Registered transformer names, the built-in ones included.
     open class func valueTransformerNames() -> [NSValueTransformerName] {
         lock.lock()
         defer { lock.unlock() }
-        return Array(registry.keys)
+        return Array(Set(registry.keys).union(builtInNames))
+    }
+
+    /// The names Foundation registers before any code runs (its old non-keyed
+    /// `NSUnarchiveFromData` excepted: Linux's Foundation cannot read that archive format).
+    private static let builtInNames: [NSValueTransformerName] = [
+        .negateBooleanTransformerName, .isNilTransformerName, .isNotNilTransformerName,
+        .keyedUnarchiveFromDataTransformerName, .secureUnarchiveFromDataTransformerName,
+    ]
+
+    /// A new instance of the built-in transformer named `name` (they hold no state, so a
+    /// lookup that was not registered over makes one rather than keeping shared instances).
+    private static func builtInTransformer(named name: NSValueTransformerName) -> ValueTransformer? {
+        switch name {
+        case .negateBooleanTransformerName: NegateBooleanTransformer()
+        case .isNilTransformerName: IsNilTransformer(testsForNil: true)
+        case .isNotNilTransformerName: IsNilTransformer(testsForNil: false)
+        case .keyedUnarchiveFromDataTransformerName: KeyedUnarchiveFromDataTransformer()
+        case .secureUnarchiveFromDataTransformerName: NSSecureUnarchiveFromDataTransformer()
+        default: nil
+        }
+    }
+}
+
+/// Gives ``ValueTransformer`` Foundation's `init?(forName:)`.
+///
+/// Foundation's initializer returns the registered instance, which a Swift class
+/// initializer cannot do; an initializer in an extension of a protocol that is not
+/// class-bound can (it assigns `self`). Only ``ValueTransformer`` adopts it.
+public protocol NamedValueTransformerLookup {}
+
+extension NamedValueTransformerLookup {
+    /// The transformer registered under `name` (or the built-in one of that name), or `nil`
+    /// when there is none or it is not an instance of the class this is called on.
+    public init?(forName name: NSValueTransformerName) {
+        guard let transformer = ValueTransformer.named(name) as? Self else { return nil }
+        self = transformer
     }
 }
 
@@ -48,13 +96,71 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
     public init(_ rawValue: String) { self.rawValue = rawValue }
     /// The secure keyed-archiving transformer, Core Data's default for transformable attributes.
     public static let secureUnarchiveFromDataTransformerName = NSValueTransformerName("NSSecureUnarchiveFromData")
+    /// Negates a Boolean `NSNumber`, both ways.
+    public static let negateBooleanTransformerName = NSValueTransformerName("NSNegateBoolean")
+    /// Answers whether the value is `nil`, as a Boolean `NSNumber` (one way only).
+    public static let isNilTransformerName = NSValueTransformerName("NSIsNil")
+    /// Answers whether the value is not `nil`, as a Boolean `NSNumber` (one way only).
+    public static let isNotNilTransformerName = NSValueTransformerName("NSIsNotNil")
+    /// Unarchives keyed archives without the secure-coding check, and archives in reverse.
+    public static let keyedUnarchiveFromDataTransformerName = NSValueTransformerName("NSKeyedUnarchiveFromData")
+    /// Foundation's transformer for its old non-keyed archives. Nothing is registered under
+    /// this name here: Linux's Foundation has no non-keyed archiver.
+    public static let unarchiveFromDataTransformerName = NSValueTransformerName("NSUnarchiveFromData")
+}
+
+/// A transformer that unarchives going forward, so Core Data stores through its reverse
+/// direction (the default transformer, its subclasses, and the keyed one).
+package protocol UnarchivingValueTransformer: ValueTransformer {}
+
+/// `NSNegateBoolean`: a Boolean number to its negation; its own inverse.
+private final class NegateBooleanTransformer: ValueTransformer, @unchecked Sendable {
+    override class func transformedValueClass() -> AnyClass { NSNumber.self }
+    override func transformedValue(_ value: Any?) -> Any? {
+        guard let number = value as? NSNumber else { return nil }
+        return NSNumber(value: !number.boolValue)
+    }
+}
+
+/// `NSIsNil` and `NSIsNotNil`: whether a value is there, as a Boolean number.
+private final class IsNilTransformer: ValueTransformer, @unchecked Sendable {
+    private let testsForNil: Bool
+    init(testsForNil: Bool) {
+        self.testsForNil = testsForNil
+        super.init()
+    }
+    override class func transformedValueClass() -> AnyClass { NSNumber.self }
+    override class func allowsReverseTransformation() -> Bool { false }
+    override func transformedValue(_ value: Any?) -> Any? {
+        let isNil = value == nil || value is NSNull
+        return NSNumber(value: isNil == testsForNil)
+    }
+}
+
+/// `NSKeyedUnarchiveFromData`: any keyed archive to its object, no class list checked;
+/// archives in reverse. Kept for old models that name it.
+private final class KeyedUnarchiveFromDataTransformer: ValueTransformer, UnarchivingValueTransformer,
+    @unchecked Sendable
+{
+    override func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data, let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data) else {
+            return nil
+        }
+        unarchiver.requiresSecureCoding = false
+        defer { unarchiver.finishDecoding() }
+        return unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
+    }
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
+    }
 }
 
 /// Stores property-list and `NSCoding` values as keyed archives, unarchiving securely.
 ///
 /// Transformable attributes without a transformer name use it, as Core Data does.
 /// Arrays, dictionaries, strings, numbers, dates and data round-trip.
-open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
+open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, UnarchivingValueTransformer, @unchecked Sendable {
     /// Classes allowed at the top of an archive.
     open class var allowedTopLevelClasses: [AnyClass] {
         [

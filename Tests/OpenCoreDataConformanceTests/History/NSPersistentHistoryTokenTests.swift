@@ -8,8 +8,12 @@ import OpenCoreData
 
 extension XCTestCase {
     /// A main-queue context on a SQLite store in a temporary folder that records history.
-    func historyTrackingContext() throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
+    func historyTrackingContext(
+        model: NSManagedObjectModel = ConformanceModel.make()
+    ) throws
+        -> NSManagedObjectContext
+    {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil,
             at: try temporaryDirectory().appendingPathComponent("History.sqlite"),

@@ -68,4 +68,17 @@ final class NSManagedObjectTests: XCTestCase {
         XCTAssertNil(UnclaimedRecord.entity().name)
         XCTAssertEqual(UnclaimedRecord.entity().name ?? String(describing: UnclaimedRecord.self), "UnclaimedRecord")
     }
+
+    func testAnObjectOfAModelNoCoordinatorUsesHoldsValues() throws {
+        // A model made in code and never given to a coordinator: objects outside any context
+        // (as a migration policy or a unit test makes them) still hold and report values.
+        let model = ConformanceModel.make()
+        let entity = try XCTUnwrap(model.entitiesByName["Book"])
+        let book = NSManagedObject(entity: entity, insertInto: nil)
+        XCTAssertNil(book.managedObjectContext)
+        XCTAssertEqual(book.value(forKey: "pages") as? Int, 0, "the attribute's default")
+        book.setValue("Emma", forKey: "title")
+        XCTAssertEqual(book.value(forKey: "title") as? String, "Emma")
+        XCTAssertTrue(book.objectID.isTemporaryID)
+    }
 }

@@ -57,11 +57,7 @@ final class OneWayTransformer: ValueTransformer, @unchecked Sendable {
 /// `ValueTransformer`: named transformers, as transformable attributes look them up.
 final class ValueTransformerTests: XCTestCase {
     private func transformer(named name: NSValueTransformerName) -> ValueTransformer? {
-        #if OPENCOREDATA_COMPATIBILITY_TEST
         ValueTransformer(forName: name)
-        #else
-        ValueTransformer.named(name)
-        #endif
     }
 
     func testARegisteredTransformerIsFoundByName() {
@@ -86,6 +82,53 @@ final class ValueTransformerTests: XCTestCase {
         XCTAssertFalse(OneWayTransformer.allowsReverseTransformation())
         XCTAssertTrue(OneWayTransformer.transformedValueClass() == NSNumber.self)
         XCTAssertEqual(OneWayTransformer().transformedValue("Emma") as? NSNumber, 4)
+    }
+
+    func testALookupThroughASubclassFindsOnlyItsInstances() {
+        let name = NSValueTransformerName("ValueTransformerTests.TypedROT13")
+        ValueTransformer.setValueTransformer(ROT13Transformer(), forName: name)
+        XCTAssertNotNil(ROT13Transformer(forName: name))
+        XCTAssertNil(OneWayTransformer(forName: name), "registered under the name, but of another class")
+    }
+
+    func testTheDefaultReverseTransformationAppliesTheForwardOne() throws {
+        /// Reverses text: its own inverse, so it leaves the reverse direction to the default.
+        final class Reversing: ValueTransformer, @unchecked Sendable {
+            override func transformedValue(_ value: Any?) -> Any? { (value as? String).map { String($0.reversed()) } }
+        }
+        XCTAssertEqual(Reversing().reverseTransformedValue("Emma") as? String, "ammE")
+    }
+
+    func testFoundationsBuiltInTransformersAreRegistered() throws {
+        let names = ValueTransformer.valueTransformerNames()
+        for name in [
+            NSValueTransformerName.negateBooleanTransformerName, .isNilTransformerName, .isNotNilTransformerName,
+            .keyedUnarchiveFromDataTransformerName, .secureUnarchiveFromDataTransformerName,
+        ] {
+            XCTAssertTrue(names.contains(name), "\(name.rawValue) is registered")
+        }
+        XCTAssertEqual(NSValueTransformerName.negateBooleanTransformerName.rawValue, "NSNegateBoolean")
+        XCTAssertEqual(NSValueTransformerName.isNilTransformerName.rawValue, "NSIsNil")
+        XCTAssertEqual(NSValueTransformerName.isNotNilTransformerName.rawValue, "NSIsNotNil")
+        XCTAssertEqual(
+            NSValueTransformerName.keyedUnarchiveFromDataTransformerName.rawValue, "NSKeyedUnarchiveFromData")
+        XCTAssertEqual(NSValueTransformerName.unarchiveFromDataTransformerName.rawValue, "NSUnarchiveFromData")
+
+        let negate = try XCTUnwrap(transformer(named: .negateBooleanTransformerName))
+        XCTAssertEqual(negate.transformedValue(NSNumber(value: true)) as? NSNumber, NSNumber(value: false))
+        XCTAssertEqual(negate.reverseTransformedValue(NSNumber(value: false)) as? NSNumber, NSNumber(value: true))
+
+        let isNil = try XCTUnwrap(transformer(named: .isNilTransformerName))
+        XCTAssertFalse(type(of: isNil).allowsReverseTransformation())
+        XCTAssertEqual(isNil.transformedValue(nil) as? NSNumber, NSNumber(value: true))
+        XCTAssertEqual(isNil.transformedValue("Emma") as? NSNumber, NSNumber(value: false))
+        let isNotNil = try XCTUnwrap(transformer(named: .isNotNilTransformerName))
+        XCTAssertEqual(isNotNil.transformedValue(nil) as? NSNumber, NSNumber(value: false))
+        XCTAssertEqual(isNotNil.transformedValue("Emma") as? NSNumber, NSNumber(value: true))
+
+        let keyed = try XCTUnwrap(transformer(named: .keyedUnarchiveFromDataTransformerName))
+        let archived = try XCTUnwrap(keyed.reverseTransformedValue(["Emma", "Persuasion"] as NSArray) as? Data)
+        XCTAssertEqual(keyed.transformedValue(archived) as? NSArray, ["Emma", "Persuasion"])
     }
 
     func testATransformableAttributeStoresThroughItsNamedTransformer() throws {

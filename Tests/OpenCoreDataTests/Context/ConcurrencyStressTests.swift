@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import StoreWorkerSupport
+import OpenCoreDataTestSupport
 import Testing
 
 /// Eight private-queue contexts, on two coordinators of one store file (as two processes

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataTestSupport
 import Testing
 @testable import OpenCoreDataCore
 

@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import StoreWorkerSupport
+import OpenCoreDataTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import StoreWorkerSupport
+import OpenCoreDataTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -87,6 +87,31 @@ import Testing
         }
     }
 
+    /// An app that ships a newer plan than its model (or an older app on a plan it shares)
+    /// stops at its own model: the later stages run when a model of theirs opens the store.
+    @Test func theStagesStopAtTheCoordinatorsModel() throws {
+        let url = try makeVersion1Store()
+        let (v1, v2, v3) = (try version("Journal"), try version("Journal 2"), try version("Journal 3"))
+        let manager = NSStagedMigrationManager([
+            NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum, v3.versionChecksum])
+        ])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v2)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(metadata["NSStoreModelVersionChecksumKey"] as? String == v2.versionChecksum)
+
+        let later = NSPersistentStoreCoordinator(managedObjectModel: v3)
+        try later.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+        for store in later.persistentStores { try later.remove(store) }
+        metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(metadata["NSStoreModelVersionChecksumKey"] as? String == v3.versionChecksum)
+    }
+
     @Test func aStoreOfAVersionNoStageNamesIsRefused() throws {
         let url = try makeVersion1Store()
         let (v3, v4) = (try version("Journal 3"), try version("Journal 4"))

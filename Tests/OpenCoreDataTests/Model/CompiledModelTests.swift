@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
+import OpenCoreDataTestSupport
 import Testing
 
 /// Compiled models (`.mom`, `.momd`, the model a store caches) read from keyed archives.

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+import OpenCoreDataTestSupport
 import Testing
 
 /// The model files the loader's tests read (Tests/OpenCoreDataTests/Fixtures).

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OpenCoreDataTestSupport
 import Testing
 @testable import OpenCoreDataCore
 

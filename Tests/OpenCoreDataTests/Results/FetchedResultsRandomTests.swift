@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreDataCore
+import OpenCoreDataTestSupport
 import Testing
 
 /// The model test: from random data, 10,000 random steps; after each, what a table

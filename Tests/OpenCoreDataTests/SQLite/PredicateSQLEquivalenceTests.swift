@@ -1,30 +1,12 @@
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataPredicate
+import OpenCoreDataTestSupport
 import Testing
 
 // A store fetch must return exactly the objects in-memory evaluation selects, and
 // in the order in-memory sorting gives. Hundreds of predicates come from a seeded
 // generator over the photo library (PhotoLibraryFixture); each is fetched from a
 // fresh context (pending changes excluded) and evaluated on every object.
-
-/// SplitMix64: a tiny deterministic PRNG, so every run tests the same predicates.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
 
 /// What the generator may say about one entity. In paths, `{}` stands for the base
 /// (nothing, or `$x.` inside a SUBQUERY) and `{S}` for the object itself.

@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 @Suite struct PredicateEqualityTests {
     @Test func parsedEqualsBuilt() {

@@ -1,4 +1,6 @@
-@testable import OpenCoreDataCore
+import Foundation
+@testable import OpenCoreDataFoundation
+import OpenCoreDataTestSupport
 import Testing
 
 /// The binary property list reader against Foundation's writer, and keyed archives

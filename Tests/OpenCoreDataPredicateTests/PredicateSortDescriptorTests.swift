@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 @Suite struct PredicateSortDescriptorTests {
     let people: [[String: Any]] = [

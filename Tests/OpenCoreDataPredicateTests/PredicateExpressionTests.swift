@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 @Suite struct PredicateExpressionTests {
     private func value(_ format: String, _ object: Any? = nil, _ args: Any?...) throws -> Any? {

@@ -1,5 +1,4 @@
 import Testing
-@testable import OpenCoreDataCore
 @testable import OpenCoreDataPredicate
 
 // MARK: Fixtures

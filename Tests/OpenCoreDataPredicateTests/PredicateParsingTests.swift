@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 @Suite struct PredicateParsingTests {
     private func comparison(_ format: String, _ args: Any?...) throws -> NSComparisonPredicate {

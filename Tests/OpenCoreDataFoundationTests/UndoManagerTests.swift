@@ -1,6 +1,7 @@
+import Foundation
 // Only `import OpenCoreData`, as ported code has it: `UndoManager` and the
 // `NSUndoManager…` notification names must resolve to OpenCoreData's, without ambiguity.
-import OpenCoreData
+import OpenCoreDataFoundation
 import Testing
 
 /// A value an undo manager changes back and forth.

@@ -1,5 +1,5 @@
 import Testing
-@testable import OpenCoreDataCore
+@testable import OpenCoreDataPredicate
 
 @Suite struct PredicateRoundTripTests {
     static let formats: [String] = [

@@ -1,4 +1,5 @@
-@testable import OpenCoreDataCore
+import Foundation
+@testable import OpenCoreDataFoundation
 import Testing
 
 /// Raw DEFLATE as Core Data writes Z_MODELCACHE; the vector was made with Python's zlib
