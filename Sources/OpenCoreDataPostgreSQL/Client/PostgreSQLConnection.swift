@@ -1,0 +1,268 @@
+internal import CLibPQ
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to a PostgreSQL server through libpq, used synchronously, as the store
+/// seam is: each call sends a statement and waits for its result.
+///
+/// Calls are serialized by a lock, so the connection can be shared between threads, one
+/// statement at a time; ``transaction(_:)`` holds the lock for the whole transaction, so no
+/// other thread's statement lands inside it.
+package final class PostgreSQLConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let lock = NSRecursiveLock()
+
+    /// Connects to the server a URL names (`postgres://user@host:port/database?…`, any form
+    /// libpq accepts: `host=/path` in the query names a Unix socket folder).
+    ///
+    /// - Throws: ``PostgreSQLError`` of kind `connectionFailed` with libpq's reason.
+    package convenience init(url: URL) throws {
+        try self.init(connectionString: url.absoluteString)
+    }
+
+    /// Connects with a libpq connection string (a URL, or `key=value` pairs).
+    package init(connectionString: String) throws {
+        guard let handle = PQconnectdb(connectionString) else {
+            throw PostgreSQLError(
+                kind: .connectionFailed, sqlState: nil, message: "libpq could not allocate a connection",
+                statement: nil)
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.message(of: handle)
+            PQfinish(handle)
+            throw PostgreSQLError(kind: .connectionFailed, sqlState: nil, message: reason, statement: nil)
+        }
+        self.handle = handle
+        PQsetClientEncoding(handle, "UTF8")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether the connection is up, as far as libpq last saw.
+    package var isConnected: Bool {
+        lock.withLock { PQstatus(handle) == CONNECTION_OK }
+    }
+
+    /// The server's process for this connection (what a notification's ``PostgreSQLNotification/processID``
+    /// names when this connection sent it).
+    package var serverProcessID: Int32 {
+        lock.withLock { PQbackendPID(handle) }
+    }
+
+    /// Makes the connection again after it was lost, with the same parameters.
+    ///
+    /// - Throws: ``PostgreSQLError`` of kind `connectionFailed` when the server is still unreachable.
+    package func reconnect() throws {
+        try lock.withLock {
+            PQreset(handle)
+            guard PQstatus(handle) == CONNECTION_OK else {
+                throw PostgreSQLError(
+                    kind: .connectionFailed, sqlState: nil, message: Self.message(of: handle), statement: nil)
+            }
+            PQsetClientEncoding(handle, "UTF8")
+        }
+    }
+
+    // MARK: Statements
+
+    /// Runs one statement with values bound to its `$1`, `$2`… placeholders.
+    ///
+    /// - Returns: The result: rows for a query, the affected row count for a change.
+    /// - Throws: ``PostgreSQLError``: `statementFailed` with the server's SQLSTATE and
+    ///   message, or `connectionLost`.
+    @discardableResult
+    package func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws -> PostgreSQLResult {
+        try lock.withLock {
+            let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
+                PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+            }
+            return try checked(result, statement: sql)
+        }
+    }
+
+    /// Runs statements separated by semicolons, without parameters (a schema's DDL).
+    package func executeScript(_ sql: String) throws {
+        try lock.withLock { _ = try checked(PQexec(handle, sql), statement: sql) }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// A lost connection rolls back on the server by itself; the error is rethrown either way.
+    @discardableResult
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock {
+            try execute("BEGIN")
+            let value: T
+            do {
+                value = try body()
+            } catch {
+                if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+                throw error
+            }
+            try execute("COMMIT")
+            return value
+        }
+    }
+
+    // MARK: Notifications
+
+    /// Starts receiving notifications sent on `channel` (`LISTEN`).
+    package func listen(to channel: String) throws {
+        try execute("LISTEN \(PostgreSQLIdentifier.quoted(channel))")
+    }
+
+    /// Sends `payload` to every connection listening on `channel`, when the current
+    /// transaction commits (at once outside a transaction). PostgreSQL refuses payloads of
+    /// 8,000 bytes or more.
+    package func notify(channel: String, payload: String) throws {
+        try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+    }
+
+    /// The notifications that arrived, waiting up to `timeout` for the first when none has.
+    ///
+    /// Holds the connection while it waits: give listening a connection of its own.
+    /// - Throws: ``PostgreSQLError`` of kind `connectionLost` when the connection broke.
+    package func notifications(waitingUpTo timeout: Duration) throws -> [PostgreSQLNotification] {
+        try lock.withLock {
+            var received = try drainNotifications()
+            guard received.isEmpty else { return received }
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(
+                clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { received = try drainNotifications() }
+            return received
+        }
+    }
+
+    private func drainNotifications() throws -> [PostgreSQLNotification] {
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgreSQLError(
+                kind: .connectionLost, sqlState: nil, message: Self.message(of: handle), statement: nil)
+        }
+        var received: [PostgreSQLNotification] = []
+        while let notice = PQnotifies(handle) {
+            received.append(
+                PostgreSQLNotification(
+                    channel: String(cString: notice.pointee.relname), payload: String(cString: notice.pointee.extra),
+                    processID: notice.pointee.be_pid))
+            PQfreemem(notice)
+        }
+        return received
+    }
+
+    // MARK: Results and errors
+
+    /// The result, or the error it reports (a missing result means libpq lost the connection
+    /// or ran out of memory).
+    private func checked(_ result: OpaquePointer?, statement: String) throws -> PostgreSQLResult {
+        guard let result else {
+            throw PostgreSQLError(
+                kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: nil,
+                message: Self.message(of: handle), statement: statement)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgreSQLResult(handle: result)
+        default:
+            let sqlState = PQresultErrorField(result, Self.sqlStateField).map { String(cString: $0) }
+            var message = PQresultErrorField(result, Self.primaryMessageField).map { String(cString: $0) }
+            if message == nil { message = String(cString: PQresultErrorMessage(result)) }
+            if let detail = PQresultErrorField(result, Self.detailField) { message! += ": " + String(cString: detail) }
+            PQclear(result)
+            let lost = PQstatus(handle) != CONNECTION_OK
+            throw PostgreSQLError(
+                kind: lost ? .connectionLost : .statementFailed, sqlState: sqlState,
+                message: (message ?? "").trimmingCharacters(in: .whitespacesAndNewlines), statement: statement)
+        }
+    }
+
+    /// libpq's error-field codes (`PG_DIAG_SQLSTATE`, `PG_DIAG_MESSAGE_PRIMARY`,
+    /// `PG_DIAG_MESSAGE_DETAIL`): character constants C macros give and Swift does not import.
+    private static let sqlStateField = Int32(UInt8(ascii: "C"))
+    private static let primaryMessageField = Int32(UInt8(ascii: "M"))
+    private static let detailField = Int32(UInt8(ascii: "D"))
+
+    private static func message(of handle: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Calls `body` with libpq's parallel parameter arrays: type OIDs, values (NUL-terminated
+    /// text, or raw bytes), lengths and formats, valid for the duration of the call.
+    private static func withWireParameters<T>(
+        _ parameters: [PostgreSQLValue],
+        _ body: (
+            UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+        ) -> T
+    ) -> T {
+        guard !parameters.isEmpty else { return body(nil, nil, nil, nil) }
+        var buffers: [UnsafeMutablePointer<CChar>] = []
+        defer { buffers.forEach { $0.deallocate() } }
+        var values: [UnsafePointer<CChar>?] = []
+        var lengths: [Int32] = []
+        for parameter in parameters {
+            guard let bytes = parameter.wireBytes else {
+                values.append(nil)
+                lengths.append(0)
+                continue
+            }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            bytes.withUnsafeBytes { raw in
+                UnsafeMutableRawPointer(buffer).copyMemory(
+                    from: raw.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
+            }
+            buffer[bytes.count] = 0
+            buffers.append(buffer)
+            values.append(UnsafePointer(buffer))
+            lengths.append(Int32(bytes.count))
+        }
+        let types = parameters.map(\.typeOID)
+        let formats = parameters.map { Int32($0.isBinary ? 1 : 0) }
+        return types.withUnsafeBufferPointer { types in
+            values.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        body(types.baseAddress, values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A notification a listening connection received.
+package struct PostgreSQLNotification: Sendable, Equatable {
+    /// The channel it was sent on.
+    package let channel: String
+    /// What the sender attached (empty when nothing).
+    package let payload: String
+    /// The server process of the sending connection.
+    package let processID: Int32
+}
+
+/// Names in PostgreSQL's SQL.
+package enum PostgreSQLIdentifier {
+    /// `name` as a quoted identifier, which keeps its case and any character.
+    package static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension PostgreSQLValue {
+    /// The parameter's type, so the server does not guess (`0` lets it infer a NULL's).
+    var typeOID: Oid {
+        switch self {
+        case .null: 0
+        case .integer: 20  // int8
+        case .real: 701  // float8
+        case .text: 25  // text
+        case .bytes: 17  // bytea
+        case .boolean: 16  // bool
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import OpenCoreDataTestSupport
+import Testing
+
+@testable import OpenCoreDataPostgreSQL
+
+/// The libpq client the PostgreSQL engine talks through: values in and out unchanged, the
+/// server's errors with their codes, transactions, notifications, lost connections.
+@Suite(
+    .enabled(
+        if: PostgreSQLTestServer.testsAreEnabled,
+        "PostgreSQL server binaries not found (install postgresql, or set OPENCOREDATA_POSTGRES_URL)"))
+struct PostgreSQLConnectionTests {
+    private func connect() throws -> PostgreSQLConnection {
+        try PostgreSQLConnection(url: try PostgreSQLTestServer.makeDatabase())
+    }
+
+    @Test func everyValueKindComesBackAsItWasBound() throws {
+        let connection = try connect()
+        try connection.execute(
+            "CREATE TABLE item (id bigint PRIMARY KEY, count bigint, ratio double precision, name text, blob bytea, flag boolean)"
+        )
+        let rows: [[PostgreSQLValue]] = [
+            [
+                .integer(1), .integer(.max), .real(0.1), .text("Émile \"quoted\" 'single' 🍐"),
+                .bytes(Data([0, 255, 92, 120])), .boolean(true),
+            ],
+            [.integer(2), .integer(.min), .real(-.infinity), .text(""), .bytes(Data()), .boolean(false)],
+            [.integer(3), .null, .real(.leastNonzeroMagnitude), .null, .null, .null],
+            [
+                .integer(4), .integer(0), .real(.infinity), .text("x"), .bytes(Data(repeating: 7, count: 70_000)),
+                .boolean(true),
+            ],
+        ]
+        for row in rows {
+            try connection.execute("INSERT INTO item VALUES ($1, $2, $3, $4, $5, $6)", row)
+        }
+        let result = try connection.execute("SELECT id, count, ratio, name, blob, flag FROM item ORDER BY id")
+        #expect(result.rowCount == rows.count)
+        #expect(result.columnCount == 6)
+        for (index, row) in rows.enumerated() {
+            #expect((0..<6).map { result.value(index, $0) } == row, "row \(index)")
+        }
+        #expect(result.columnIndex(named: "flag") == 5)
+        #expect(result.columnIndex(named: "missing") == nil)
+
+        try connection.execute("INSERT INTO item (id, ratio) VALUES ($1, $2)", [.integer(5), .real(.nan)])
+        let nan = try connection.execute("SELECT ratio FROM item WHERE id = $1", [.integer(5)])
+        #expect(nan.real(0, 0)?.isNaN == true)
+    }
+
+    @Test func changesReportTheRowsTheyTouched() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text)")
+        for id in 1...3 {
+            try connection.execute("INSERT INTO item VALUES ($1, $2)", [.integer(Int64(id)), .text("n")])
+        }
+        #expect(
+            try connection.execute("UPDATE item SET name = $1 WHERE id >= $2", [.text("m"), .integer(2)])
+                .affectedRowCount == 2)
+        #expect(try connection.execute("DELETE FROM item").affectedRowCount == 3)
+    }
+
+    @Test func serverErrorsCarryTheirCodeAndMessageAndTheConnectionGoesOn() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
+        try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+        let duplicate = #expect(throws: PostgreSQLError.self) {
+            try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+        }
+        #expect(duplicate?.kind == .statementFailed)
+        #expect(duplicate?.isUniqueViolation == true)
+        #expect(duplicate?.message.contains("item_pkey") == true, "\(String(describing: duplicate))")
+        #expect(duplicate?.description.contains("INSERT INTO item") == true)
+
+        let syntax = #expect(throws: PostgreSQLError.self) { try connection.execute("SELEKT 1") }
+        #expect(syntax?.sqlState == "42601")
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1)
+    }
+
+    @Test func aTransactionCommitsWhenItsBodyReturnsAndRollsBackWhenItThrows() throws {
+        struct Refused: Error {}
+        let connection = try connect()
+        try connection.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
+        #expect(throws: Refused.self) {
+            try connection.transaction {
+                try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+                throw Refused()
+            }
+        }
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 0)
+        try connection.transaction { try connection.execute("INSERT INTO item VALUES ($1)", [.integer(2)]) }
+        #expect(try connection.execute("SELECT id FROM item").integer(0, 0) == 2)
+        // A statement failing inside the transaction rolls all of it back.
+        #expect(throws: PostgreSQLError.self) {
+            try connection.transaction {
+                try connection.execute("INSERT INTO item VALUES ($1)", [.integer(3)])
+                try connection.execute("INSERT INTO item VALUES ($1)", [.integer(2)])
+            }
+        }
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1)
+    }
+
+    @Test func aServerThatIsNotThereIsAClearConnectionError() throws {
+        let error = #expect(throws: PostgreSQLError.self) {
+            try PostgreSQLConnection(connectionString: "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
+        }
+        #expect(error?.kind == .connectionFailed)
+        #expect(error?.message.isEmpty == false)
+    }
+
+    @Test func notificationsReachTheListenerAfterTheSendersCommit() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let listener = try PostgreSQLConnection(url: url)
+        let sender = try PostgreSQLConnection(url: url)
+        try listener.listen(to: "store changes")
+        #expect(try listener.notifications(waitingUpTo: .milliseconds(50)).isEmpty)
+
+        try sender.notify(channel: "store changes", payload: "token 41")
+        let first = try listener.notifications(waitingUpTo: .seconds(10))
+        #expect(
+            first == [
+                PostgreSQLNotification(channel: "store changes", payload: "token 41", processID: sender.serverProcessID)
+            ])
+
+        struct Abandoned: Error {}
+        _ = try? sender.transaction {
+            try sender.notify(channel: "store changes", payload: "rolled back")
+            throw Abandoned()
+        }
+        try sender.transaction { try sender.notify(channel: "store changes", payload: "token 42") }
+        let second = try listener.notifications(waitingUpTo: .seconds(10))
+        #expect(second.map(\.payload) == ["token 42"], "a rolled-back transaction notifies nobody")
+    }
+
+    @Test func aLostConnectionFailsClearlyAndReconnects() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let connection = try PostgreSQLConnection(url: url)
+        let other = try PostgreSQLConnection(url: url)
+        try other.execute("SELECT pg_terminate_backend($1::integer)", [.integer(Int64(connection.serverProcessID))])
+        let lost = #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT 1") }
+        #expect(lost?.kind == .connectionLost, "\(String(describing: lost))")
+        #expect(!connection.isConnected)
+        try connection.reconnect()
+        #expect(try connection.execute("SELECT 41 + 1").integer(0, 0) == 42)
+    }
+}
