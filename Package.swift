@@ -348,11 +348,11 @@ let package = Package(
         // SQLite alone never build or link libpq.
         .target(
             name: "OpenCoreDataPostgreSQL",
-            dependencies: ["CLibPQ"]
+            dependencies: ["OpenCoreDataCore", "CLibPQ"]
         ),
         .testTarget(
             name: "OpenCoreDataPostgreSQLTests",
-            dependencies: ["OpenCoreDataPostgreSQL", "OpenCoreDataTestSupport"]
+            dependencies: ["OpenCoreDataPostgreSQL", "OpenCoreData", "OpenCoreDataTestSupport"]
         ),
         // The predicate language's internals (parser, formatter, evaluation), against that
         // module alone: no model, object or store is built to run them.

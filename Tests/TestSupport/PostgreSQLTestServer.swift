@@ -155,7 +155,11 @@ public final class PostgreSQLTestServer: Sendable {
     /// The child gets a log file for output and none of this process's other descriptors (the
     /// test runner's pipes among them), so a server left running holds nothing of ours.
     private static func run(_ arguments: [String], asPostgresUser: Bool) throws {
-        let command = asPostgresUser ? ["runuser", "-u", "postgres", "--"] + arguments : arguments
+        let runuser =
+            ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "runuser"
+        let command = asPostgresUser ? [runuser, "-u", "postgres", "--"] + arguments : arguments
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
             "opencoredata-pg-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }

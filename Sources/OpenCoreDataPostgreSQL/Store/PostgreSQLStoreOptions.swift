@@ -1,0 +1,122 @@
+import Foundation
+import OpenCoreDataCore
+
+/// The store type name of PostgreSQL stores, for `NSPersistentStoreDescription.type` and
+/// `addPersistentStore(ofType:…)`. The store's URL is the database's
+/// (`postgres://user@host:port/database`).
+///
+/// The engine behind this type is being built: until it is, a coordinator refuses a store of
+/// this type with `NSPersistentStoreInvalidTypeError`, as it refuses any type it has no engine for.
+public let NSPostgreSQLStoreType = "PostgreSQL"
+
+extension NSPersistentStore.StoreType {
+    /// A PostgreSQL database in Core Data's schema, shared by every process that opens it.
+    public static let postgreSQL = NSPersistentStore.StoreType(rawValue: NSPostgreSQLStoreType)
+}
+
+/// Option key: how many connections a store keeps open to its server (an `Int` of 1 or
+/// more; 2 when not given: one for reads and saves, one listening for other processes' changes).
+public let NSPostgreSQLConnectionPoolSizeOption = "NSPostgreSQLConnectionPoolSizeOption"
+/// Option key: whether connections use TLS, as libpq's `sslmode` names it (`"disable"`,
+/// `"prefer"`, `"require"`, `"verify-ca"`, `"verify-full"`); the URL's own `sslmode`, or
+/// libpq's default (`"prefer"`), when not given.
+public let NSPostgreSQLTLSModeOption = "NSPostgreSQLTLSModeOption"
+/// Option key: the database schema that holds the store's tables (a `String`; `"public"` when
+/// not given), so several stores can share one database.
+public let NSPostgreSQLSchemaNameOption = "NSPostgreSQLSchemaNameOption"
+/// Option key: the longest a statement may run before the server cancels it, in seconds (a
+/// `TimeInterval`; no limit when not given).
+public let NSPostgreSQLStatementTimeoutOption = "NSPostgreSQLStatementTimeoutOption"
+
+/// How a PostgreSQL store connects: its URL and options, checked once when the store is added.
+package struct PostgreSQLConnectionSettings: Sendable, Equatable {
+    /// The connection string libpq gets: the store's URL with the TLS mode added.
+    package let connectionString: String
+    /// The URL without its password, for messages.
+    package let displayURL: String
+    package let poolSize: Int
+    package let schema: String
+    package let statementTimeout: TimeInterval?
+
+    /// TLS modes libpq knows.
+    private static let tlsModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+
+    /// Settings from a store's URL and options.
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for a URL that is not a PostgreSQL URL,
+    ///   and for an option of the wrong type or out of range, naming it.
+    package init(url: URL, options: [AnyHashable: Any]?) throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql",
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "A PostgreSQL store needs a postgres:// URL (postgres://user@host:port/database), not '\(Self.redacted(url.absoluteString))'"
+            )
+        }
+        let options = options ?? [:]
+        func option<T>(_ key: String, as type: T.Type, _ expected: String) throws -> T? {
+            guard let value = options[key] else { return nil }
+            guard let typed = value as? T else {
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError, "The option \(key) must be \(expected), not \(value)")
+            }
+            return typed
+        }
+        poolSize = try option(NSPostgreSQLConnectionPoolSizeOption, as: Int.self, "an Int") ?? 2
+        guard poolSize >= 1 else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "The option \(NSPostgreSQLConnectionPoolSizeOption) must be 1 or more, not \(poolSize)")
+        }
+        schema = try option(NSPostgreSQLSchemaNameOption, as: String.self, "a String") ?? "public"
+        guard !schema.isEmpty, !schema.contains("\0") else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The option \(NSPostgreSQLSchemaNameOption) must name a schema")
+        }
+        statementTimeout = try option(NSPostgreSQLStatementTimeoutOption, as: TimeInterval.self, "a TimeInterval")
+        if let statementTimeout, !(statementTimeout > 0) || !statementTimeout.isFinite {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "The option \(NSPostgreSQLStatementTimeoutOption) must be a positive number of seconds, not \(statementTimeout)"
+            )
+        }
+        if let mode = try option(NSPostgreSQLTLSModeOption, as: String.self, "a String") {
+            guard Self.tlsModes.contains(mode) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError,
+                    "The option \(NSPostgreSQLTLSModeOption) must be one of \(Self.tlsModes.sorted().joined(separator: ", ")), not '\(mode)'"
+                )
+            }
+            var items = (components.queryItems ?? []).filter { $0.name != "sslmode" }
+            items.append(URLQueryItem(name: "sslmode", value: mode))
+            components.queryItems = items
+        }
+        connectionString = components.string ?? url.absoluteString
+        displayURL = Self.redacted(connectionString)
+    }
+
+    /// The statements each new connection runs first: the schema to use, the statement timeout.
+    package var sessionStatements: [String] {
+        var statements = ["SET search_path TO \(PostgreSQLIdentifier.quoted(schema))"]
+        if let statementTimeout {
+            statements.append("SET statement_timeout = \(max(1, Int((statementTimeout * 1000).rounded())))")
+        }
+        return statements
+    }
+
+    /// `url` with any password replaced by `***`.
+    private static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+}
+
+extension PostgreSQLConnection {
+    /// Connects as `settings` say and prepares the session (schema, statement timeout).
+    package convenience init(settings: PostgreSQLConnectionSettings) throws {
+        try self.init(connectionString: settings.connectionString)
+        for statement in settings.sessionStatements { try execute(statement) }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataTestSupport
+import Testing
+
+@testable import OpenCoreDataPostgreSQL
+
+/// A PostgreSQL store's URL and options: checked when the store is added, applied to every
+/// connection it opens.
+@Suite struct PostgreSQLConnectionSettingsTests {
+    private let url = URL(string: "postgres://app:secret@db.example:5433/inventory")!
+
+    @Test func theStoreTypeIsNamedAsTheIssuePinsIt() {
+        #expect(NSPostgreSQLStoreType == "PostgreSQL")
+        #expect(NSPersistentStore.StoreType.postgreSQL.rawValue == NSPostgreSQLStoreType)
+    }
+
+    @Test func defaultsAreTwoConnectionsThePublicSchemaAndNoTimeout() throws {
+        let settings = try PostgreSQLConnectionSettings(url: url, options: nil)
+        #expect(settings.poolSize == 2)
+        #expect(settings.schema == "public")
+        #expect(settings.statementTimeout == nil)
+        #expect(settings.connectionString == url.absoluteString)
+        #expect(settings.sessionStatements == ["SET search_path TO \"public\""])
+        #expect(settings.displayURL == "postgres://app:***@db.example:5433/inventory", "no password in messages")
+    }
+
+    @Test func optionsBecomeTheConnectionStringAndSessionSettings() throws {
+        let settings = try PostgreSQLConnectionSettings(
+            url: URL(string: "postgresql://app@db.example/inventory?sslmode=disable&application_name=api")!,
+            options: [
+                NSPostgreSQLConnectionPoolSizeOption: 4, NSPostgreSQLSchemaNameOption: "Shop \"A\"",
+                NSPostgreSQLStatementTimeoutOption: 2.5, NSPostgreSQLTLSModeOption: "require",
+            ])
+        #expect(settings.poolSize == 4)
+        #expect(
+            settings.connectionString == "postgresql://app@db.example/inventory?application_name=api&sslmode=require")
+        #expect(
+            settings.sessionStatements == ["SET search_path TO \"Shop \"\"A\"\"\"", "SET statement_timeout = 2500"])
+    }
+
+    @Test(arguments: [
+        (NSPostgreSQLConnectionPoolSizeOption, 0 as any Sendable),
+        (NSPostgreSQLConnectionPoolSizeOption, "4" as any Sendable),
+        (NSPostgreSQLSchemaNameOption, "" as any Sendable),
+        (NSPostgreSQLStatementTimeoutOption, -1.0 as any Sendable),
+        (NSPostgreSQLStatementTimeoutOption, Double.infinity as any Sendable),
+        (NSPostgreSQLTLSModeOption, "always" as any Sendable),
+    ])
+    func aBadOptionIsRefusedByName(key: String, value: any Sendable) {
+        let error = #expect(throws: NSError.self) {
+            try PostgreSQLConnectionSettings(url: url, options: [key: value])
+        }
+        #expect(error?.code == NSPersistentStoreInvalidTypeError)
+        #expect(error?.localizedDescription.contains(key) == true, "\(error?.localizedDescription ?? "")")
+    }
+
+    @Test func aURLThatIsNotPostgreSQLsIsRefusedWithoutItsPassword() {
+        let error = #expect(throws: NSError.self) {
+            try PostgreSQLConnectionSettings(url: URL(string: "mysql://app:secret@db/inventory")!, options: nil)
+        }
+        #expect(error?.code == NSPersistentStoreInvalidTypeError)
+        #expect(error?.localizedDescription.contains("secret") == false)
+        #expect(error?.localizedDescription.contains("postgres://") == true)
+    }
+
+    @Test(
+        .enabled(
+            if: PostgreSQLTestServer.testsAreEnabled,
+            "PostgreSQL server binaries not found (install postgresql, or set OPENCOREDATA_POSTGRES_URL)"))
+    func aConnectionUsesTheSchemaAndTheStatementTimeout() throws {
+        let database = try PostgreSQLTestServer.makeDatabase()
+        try PostgreSQLConnection(url: database).execute("CREATE SCHEMA \"Shop\"")
+        let settings = try PostgreSQLConnectionSettings(
+            url: database, options: [NSPostgreSQLSchemaNameOption: "Shop", NSPostgreSQLStatementTimeoutOption: 0.2])
+        let connection = try PostgreSQLConnection(settings: settings)
+        #expect(try connection.execute("SELECT current_schema()").text(0, 0) == "Shop")
+        let cancelled = #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT pg_sleep(5)") }
+        #expect(cancelled?.sqlState == "57014", "the server cancelled the statement: \(String(describing: cancelled))")
+    }
+}
