@@ -112,15 +112,18 @@ final class SQLiteRowLayout {
     }
 
     /// Decodes the statement's current row (columns from `offset` on), or `nil` for a row
-    /// without a key or with an entity number the model lacks (skipped, not trusted).
+    /// whose key or entity number is not an integer (SQLite would convert text or a real,
+    /// '12abc' to 12) or names no entity of the model: skipped, not trusted, as every other
+    /// reader of key columns skips it.
     func decode(
         _ statement: SQLiteStatement, offset: Int32 = 0, store: SQLiteStore, persistentStore: NSPersistentStore,
         timestamp: TimeInterval
     ) throws -> StoreRow? {
-        let number = Int(sqlite3_column_int64(statement, offset + 1))
-        guard sqlite3_column_type(statement, offset) != SQLITE_NULL, plans.indices.contains(number),
-            let plan = plans[number]
+        guard sqlite3_column_type(statement, offset) == SQLITE_INTEGER,
+            sqlite3_column_type(statement, offset + 1) == SQLITE_INTEGER
         else { return nil }
+        let number = Int(sqlite3_column_int64(statement, offset + 1))
+        guard plans.indices.contains(number), let plan = plans[number] else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
         var values = SlotValues(layout: plan.entity.facts.slotLayout)
@@ -150,13 +153,18 @@ final class SQLiteRowLayout {
                     sqlite3_column_text(statement, column).map {
                         String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
                     } ?? "", at: field.slot)
-            case let .toOne(destination, entityColumn):
+            case let .toOne(destination, entityColumn) where type == SQLITE_INTEGER:
                 let exact = entityColumn.flatMap {
-                    store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))]
+                    sqlite3_column_type(statement, $0 + offset) == SQLITE_INTEGER
+                        ? store.schema.entitiesByNumber[Int(sqlite3_column_int64(statement, $0 + offset))] : nil
                 }
                 values[field.slot] = NSManagedObjectID(
                     entity: exact ?? destination, store: persistentStore,
                     primaryKey: sqlite3_column_int64(statement, column))
+            case .toOne:
+                // A foreign key that is not an integer names no row: the object has no
+                // destination, as the relationship readers skip such a key.
+                continue
             case let .external(attribute):
                 values[field.slot] = try store.decodeAttribute(
                     DatabaseValue(sqliteStatement: statement, index: column), attribute)

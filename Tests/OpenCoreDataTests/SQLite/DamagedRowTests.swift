@@ -41,6 +41,31 @@ import Testing
         #expect(texts == ["a", "c"])
     }
 
+    /// Text that starts with a digit, and a real: SQLite's integer conversion reads both as
+    /// entity 1 (`Note`), so a fetch that converted would hand out an object of a row whose
+    /// entity the store never recorded.
+    @Test(arguments: ["'1abc'", "1.5"])
+    func aFetchSkipsTheDamagedRow(damage: String) throws {
+        let (context, _) = try damagedStore(damage)
+        let texts = try context.performAndWait {
+            try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.text).sorted()
+        }
+        #expect(texts == ["a", "c"])
+    }
+
+    @Test func aForeignKeyThatIsNotAnIntegerNamesNoObject() throws {
+        let (context, url) = try damagedStore("1")
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "UPDATE ZNOTE SET ZNOTEBOOK = '1abc' WHERE ZTEXT = 'b'")
+        }
+        let notebooks = try context.performAndWait {
+            let request = NSFetchRequest<Note>(entityName: "Note")
+            request.sortDescriptors = [NSSortDescriptor(key: "text", ascending: true)]
+            return try context.fetch(request).map { $0.notebook?.name }
+        }
+        #expect(notebooks == ["Work", nil, "Work"], "not the notebook of key 1 that '1abc' converts to")
+    }
+
     @Test func batchRequestsSkipTheDamagedRow() throws {
         let (context, url) = try damagedStore()
         let updated = try context.performAndWait {
