@@ -45,6 +45,8 @@ import Testing
         (NSPostgreSQLSchemaNameOption, "" as any Sendable),
         (NSPostgreSQLStatementTimeoutOption, -1.0 as any Sendable),
         (NSPostgreSQLStatementTimeoutOption, Double.infinity as any Sendable),
+        (NSPostgreSQLStatementTimeoutOption, 1e17 as any Sendable),
+        (NSPostgreSQLStatementTimeoutOption, "30" as any Sendable),
         (NSPostgreSQLTLSModeOption, "always" as any Sendable),
     ])
     func aBadOptionIsRefusedByName(key: String, value: any Sendable) {
@@ -53,6 +55,18 @@ import Testing
         }
         #expect(error?.code == NSPersistentStoreInvalidTypeError)
         #expect(error?.localizedDescription.contains(key) == true, "\(error?.localizedDescription ?? "")")
+    }
+
+    @Test func aWholeNumberOfSecondsIsATimeout() throws {
+        let settings = try PostgreSQLConnectionSettings(url: url, options: [NSPostgreSQLStatementTimeoutOption: 30])
+        #expect(settings.statementTimeout == 30)
+    }
+
+    @Test func aPasswordParameterIsKeptOutOfMessages() throws {
+        let settings = try PostgreSQLConnectionSettings(
+            url: URL(string: "postgres://app@db.example/inventory?password=secret")!, options: nil)
+        #expect(!settings.displayURL.contains("secret"))
+        #expect(settings.connectionString.contains("password=secret"), "libpq still gets it")
     }
 
     @Test func aURLThatIsNotPostgreSQLsIsRefusedWithoutItsPassword() {
@@ -77,5 +91,13 @@ import Testing
         #expect(try connection.execute("SELECT current_schema()").text(0, 0) == "Shop")
         let cancelled = #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT pg_sleep(5)") }
         #expect(cancelled?.sqlState == "57014", "the server cancelled the statement: \(String(describing: cancelled))")
+
+        // A new session after a lost connection gets the same settings.
+        try PostgreSQLConnection(url: database).execute(
+            "SELECT pg_terminate_backend($1::integer, 5000)", [.integer(Int64(connection.serverProcessID))])
+        #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT 1") }
+        try connection.reconnect()
+        #expect(try connection.execute("SELECT current_schema()").text(0, 0) == "Shop")
+        #expect(try connection.execute("SHOW statement_timeout").text(0, 0) == "200ms")
     }
 }

@@ -101,6 +101,39 @@ struct PostgreSQLConnectionTests {
         #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1)
     }
 
+    @Test func aTransactionWhoseStatementFailedIsNeverReportedCommitted() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
+        try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+        let error = #expect(throws: PostgreSQLError.self) {
+            try connection.transaction {
+                try connection.execute("INSERT INTO item VALUES ($1)", [.integer(2)])
+                // The caller handles the duplicate and goes on, but the server has aborted
+                // the transaction: committing it must not look like success.
+                _ = try? connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+            }
+        }
+        #expect(error?.sqlState == "25P02")
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1, "item 2 was not kept")
+
+        try connection.transaction {
+            try connection.execute("INSERT INTO item VALUES ($1)", [.integer(3)])
+            try connection.transaction { try connection.execute("INSERT INTO item VALUES ($1)", [.integer(4)]) }
+            #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 3, "the inner one joined")
+        }
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 3)
+    }
+
+    @Test func textHoldingANulCharacterIsRefusedNotShortened() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE item (name text)")
+        let error = #expect(throws: PostgreSQLError.self) {
+            try connection.execute("INSERT INTO item VALUES ($1)", [.text("a\u{0}b")])
+        }
+        #expect(error?.sqlState == "22021")
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 0)
+    }
+
     @Test func aServerThatIsNotThereIsAClearConnectionError() throws {
         let error = #expect(throws: PostgreSQLError.self) {
             try PostgreSQLConnection(connectionString: "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
@@ -137,7 +170,8 @@ struct PostgreSQLConnectionTests {
         let url = try PostgreSQLTestServer.makeDatabase()
         let connection = try PostgreSQLConnection(url: url)
         let other = try PostgreSQLConnection(url: url)
-        try other.execute("SELECT pg_terminate_backend($1::integer)", [.integer(Int64(connection.serverProcessID))])
+        try other.execute(
+            "SELECT pg_terminate_backend($1::integer, 5000)", [.integer(Int64(connection.serverProcessID))])
         let lost = #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT 1") }
         #expect(lost?.kind == .connectionLost, "\(String(describing: lost))")
         #expect(!connection.isConnected)

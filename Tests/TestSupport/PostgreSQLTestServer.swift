@@ -179,8 +179,9 @@ public final class PostgreSQLTestServer: Sendable {
         let spawned = posix_spawn(&child, "/usr/bin/env", &actions, nil, argv, environ)
         guard spawned == 0 else { throw Failure("could not start \(command[0]): error \(spawned)") }
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        let exitedCleanly = (status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0
+        var waited = waitpid(child, &status, 0)
+        while waited < 0 && errno == EINTR { waited = waitpid(child, &status, 0) }
+        let exitedCleanly = waited == child && (status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0
         guard exitedCleanly else {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw Failure(

@@ -11,9 +11,14 @@ package enum ValueTransformerRegistry {
                 NSManagedObjectValidationError,
                 "No value transformer is registered under the name '\(transformerName ?? "")'")
         }
-        let stored =
-            storesInReverse(transformer)
-            ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        let reverse = storesInReverse(transformer)
+        guard !reverse || type(of: transformer).allowsReverseTransformation() else {
+            throw CoreDataError.make(
+                NSManagedObjectValidationError,
+                "Value transformer '\(transformerName ?? "")' (\(type(of: transformer))) does not allow reverse transformation, which storing through it needs"
+            )
+        }
+        let stored = reverse ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
         guard let data = stored as? Data else {
             let advice =
                 transformerName == nil
@@ -27,10 +32,14 @@ package enum ValueTransformerRegistry {
         return data
     }
 
+    /// The value `data` stores, or `nil` when no transformer of that name is registered or
+    /// the one registered cannot go the way reading needs (a one-way transformer: reading
+    /// through it would trap, and a store's values never do).
     package static func decode(_ data: Data, transformerName: String?) -> Any? {
         guard let transformer = transformer(named: transformerName) else { return nil }
-        return storesInReverse(transformer)
-            ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        if storesInReverse(transformer) { return transformer.transformedValue(data) }
+        guard type(of: transformer).allowsReverseTransformation() else { return nil }
+        return transformer.reverseTransformedValue(data)
     }
 
     /// Whether `transformer` archives in its reverse direction. Unarchiving transformers

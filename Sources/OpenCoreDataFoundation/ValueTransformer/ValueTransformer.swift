@@ -34,6 +34,10 @@ open class ValueTransformer: NSObject, @unchecked Sendable, NamedValueTransforme
 
     /// The transformer registered under `name`, or the built-in one of that name.
     ///
+    /// Foundation also looks `name` up as a class name and registers a new instance of that
+    /// class; Swift can only make an instance from a class found at run time through a
+    /// `required` initializer, which would oblige every subclass to declare `init()`, so
+    /// register such transformers with ``setValueTransformer(_:forName:)`` (docs/DEVIATIONS.md).
     /// ``NamedValueTransformerLookup/init(forName:)`` is the spelling Foundation's API uses.
     public static func named(_ name: NSValueTransformerName) -> ValueTransformer? {
         lock.lock()

@@ -16,6 +16,9 @@ import Darwin
 package final class PostgreSQLConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private let lock = NSRecursiveLock()
+    /// Statements every session of this connection runs first (the schema, the statement
+    /// timeout), run again after ``reconnect()``, which starts a new session.
+    private var sessionStatements: [String] = []
 
     /// Connects to the server a URL names (`postgres://user@host:port/database?…`, any form
     /// libpq accepts: `host=/path` in the query names a Unix socket folder).
@@ -65,6 +68,15 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                     kind: .connectionFailed, sqlState: nil, message: Self.message(of: handle), statement: nil)
             }
             PQsetClientEncoding(handle, "UTF8")
+            for statement in sessionStatements { try execute(statement) }
+        }
+    }
+
+    /// Runs `statements` now and at the start of every later session (after ``reconnect()``).
+    package func startSessions(with statements: [String]) throws {
+        try lock.withLock {
+            sessionStatements = statements
+            for statement in statements { try execute(statement) }
         }
     }
 
@@ -77,7 +89,14 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     ///   message, or `connectionLost`.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws -> PostgreSQLResult {
-        try lock.withLock {
+        for case .text(let text) in parameters where text.utf8.contains(0) {
+            // libpq reads text parameters up to their first NUL, and PostgreSQL's text cannot
+            // hold one: refuse rather than store a shortened string.
+            throw PostgreSQLError(
+                kind: .statementFailed, sqlState: "22021",
+                message: "PostgreSQL text cannot hold the character U+0000", statement: sql)
+        }
+        return try lock.withLock {
             let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
                 PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
             }
@@ -93,9 +112,13 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// A lost connection rolls back on the server by itself; the error is rethrown either way.
+    /// A statement that failed inside `body` aborts the transaction even when `body` caught
+    /// its error: the transaction is then rolled back and throws, never reported committed.
+    /// Called inside another transaction, `body` joins it.
     @discardableResult
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
+            guard PQtransactionStatus(handle) == PQTRANS_IDLE else { return try body() }
             try execute("BEGIN")
             let value: T
             do {
@@ -103,6 +126,12 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             } catch {
                 if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
                 throw error
+            }
+            guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
+                if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+                throw PostgreSQLError(
+                    kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: "25P02",
+                    message: "The transaction was rolled back: a statement in it failed", statement: nil)
             }
             try execute("COMMIT")
             return value
@@ -132,8 +161,11 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             var received = try drainNotifications()
             guard received.isEmpty else { return received }
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(
-                clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = max(
+                0,
+                Int32(
+                    clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+                ))
             let ready = poll(&descriptor, 1, milliseconds)
             if ready > 0 { received = try drainNotifications() }
             return received

@@ -25,7 +25,7 @@ public let NSPostgreSQLTLSModeOption = "NSPostgreSQLTLSModeOption"
 /// not given), so several stores can share one database.
 public let NSPostgreSQLSchemaNameOption = "NSPostgreSQLSchemaNameOption"
 /// Option key: the longest a statement may run before the server cancels it, in seconds (a
-/// `TimeInterval`; no limit when not given).
+/// number; no limit when not given).
 public let NSPostgreSQLStatementTimeoutOption = "NSPostgreSQLStatementTimeoutOption"
 
 /// How a PostgreSQL store connects: its URL and options, checked once when the store is added.
@@ -74,11 +74,14 @@ package struct PostgreSQLConnectionSettings: Sendable, Equatable {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError, "The option \(NSPostgreSQLSchemaNameOption) must name a schema")
         }
-        statementTimeout = try option(NSPostgreSQLStatementTimeoutOption, as: TimeInterval.self, "a TimeInterval")
-        if let statementTimeout, !(statementTimeout > 0) || !statementTimeout.isFinite {
+        // A number of seconds, whole or not (an Int, a Double or an NSNumber), up to what
+        // PostgreSQL's statement_timeout holds (2^31 - 1 milliseconds, about 24.8 days).
+        statementTimeout = try option(NSPostgreSQLStatementTimeoutOption, as: NSNumber.self, "a number of seconds")
+            .map(\.doubleValue)
+        if let statementTimeout, !(statementTimeout > 0 && statementTimeout <= 2_147_483.647) {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError,
-                "The option \(NSPostgreSQLStatementTimeoutOption) must be a positive number of seconds, not \(statementTimeout)"
+                "The option \(NSPostgreSQLStatementTimeoutOption) must be a positive number of seconds up to 2147483.647, not \(statementTimeout)"
             )
         }
         if let mode = try option(NSPostgreSQLTLSModeOption, as: String.self, "a String") {
@@ -105,10 +108,15 @@ package struct PostgreSQLConnectionSettings: Sendable, Equatable {
         return statements
     }
 
-    /// `url` with any password replaced by `***`.
+    /// `url` with any password (in its user part, or libpq's `password` parameter) replaced by `***`.
     private static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
+        guard var components = URLComponents(string: url) else { return url }
+        if components.password != nil { components.password = "***" }
+        if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
+            components.queryItems = items.map {
+                $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0
+            }
+        }
         return components.string ?? url
     }
 }
@@ -117,6 +125,6 @@ extension PostgreSQLConnection {
     /// Connects as `settings` say and prepares the session (schema, statement timeout).
     package convenience init(settings: PostgreSQLConnectionSettings) throws {
         try self.init(connectionString: settings.connectionString)
-        for statement in settings.sessionStatements { try execute(statement) }
+        try startSessions(with: settings.sessionStatements)
     }
 }

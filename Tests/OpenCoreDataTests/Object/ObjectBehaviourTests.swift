@@ -222,6 +222,34 @@ struct Point: Codable, Equatable { var x: Int; var y: Int }
         }
     }
 
+    /// A transformer that only goes forward stores values but cannot read them back: reading
+    /// gives nil instead of trapping in `reverseTransformedValue` (a store's values never trap).
+    @Test func aOneWayTransformerReadsBackNilInsteadOfTrapping() throws {
+        final class Encoding: ValueTransformer, @unchecked Sendable {
+            override class func allowsReverseTransformation() -> Bool { false }
+            override func transformedValue(_ value: Any?) -> Any? { (value as? String).map { Data($0.utf8) } }
+        }
+        let name = NSValueTransformerName("ObjectBehaviourTests.OneWay")
+        ValueTransformer.setValueTransformer(Encoding(), forName: name)
+        let entity = ModelBuilder.entity("Pin", className: "NSManagedObject")
+        let label = ModelBuilder.attribute("label", .transformableAttributeType)
+        label.valueTransformerName = name.rawValue
+        entity.properties = [label]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let url = temporaryStoreURL()
+        let writer = try makeContext(model, url: url)
+        try writer.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Pin", into: writer).setValue("home", forKey: "label")
+            try writer.save()
+        }
+        let reader = try makeContext(model, url: url)
+        try reader.performAndWait {
+            let pin = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Pin")).first)
+            #expect(pin.value(forKey: "label") == nil)
+        }
+    }
+
     /// Foundation's archiver traps on values that are not securely codable; the default
     /// transformer must turn those into a failed save, and store what it can read back.
     @Test func defaultTransformerStoresPropertyListsAndRefusesOtherValues() throws {
