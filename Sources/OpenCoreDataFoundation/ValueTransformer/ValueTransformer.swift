@@ -136,8 +136,8 @@ private final class IsNilTransformer: ValueTransformer, @unchecked Sendable {
     override class func transformedValueClass() -> AnyClass { NSNumber.self }
     override class func allowsReverseTransformation() -> Bool { false }
     override func transformedValue(_ value: Any?) -> Any? {
-        let isNil = value == nil || value is NSNull
-        return NSNumber(value: isNil == testsForNil)
+        // Only a missing value is nil: an NSNull is an object, as in Foundation.
+        NSNumber(value: (value == nil) == testsForNil)
     }
 }
 

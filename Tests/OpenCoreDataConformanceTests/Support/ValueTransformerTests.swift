@@ -122,6 +122,7 @@ final class ValueTransformerTests: XCTestCase {
         XCTAssertFalse(type(of: isNil).allowsReverseTransformation())
         XCTAssertEqual(isNil.transformedValue(nil) as? NSNumber, NSNumber(value: true))
         XCTAssertEqual(isNil.transformedValue("Emma") as? NSNumber, NSNumber(value: false))
+        XCTAssertEqual(isNil.transformedValue(NSNull()) as? NSNumber, NSNumber(value: false), "NSNull is an object")
         let isNotNil = try XCTUnwrap(transformer(named: .isNotNilTransformerName))
         XCTAssertEqual(isNotNil.transformedValue(nil) as? NSNumber, NSNumber(value: false))
         XCTAssertEqual(isNotNil.transformedValue("Emma") as? NSNumber, NSNumber(value: true))
