@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,8 +27,8 @@ public final class PostgreSQLTestServer: Sendable {
         return startFailure.withLock { $0 } ?? "a server is running"
     }
 
-    private static let startFailure = LockedValue<String?>(nil)
-    private static let databaseNumbers = LockedValue(0)
+    private static let startFailure = Mutex<String?>(nil)
+    private static let databaseNumbers = Mutex(0)
 
     /// The server's address without a database (`postgres://user@127.0.0.1:port`).
     public let baseURL: String
@@ -98,12 +99,10 @@ public final class PostgreSQLTestServer: Sendable {
         let server = PostgreSQLTestServer(
             baseURL: "postgres://postgres@127.0.0.1:\(port)", dataFolder: folder, binaries: binaries,
             runAsPostgresUser: asPostgres)
-        runningServer.withLock { $0 = server }
-        atexit { PostgreSQLTestServer.runningServer.withLock { $0 }?.stop() }
+        // Registered while `shared` is being set to this server, so at exit it is that server.
+        atexit { PostgreSQLTestServer.shared?.stop() }
         return server
     }
-
-    private static let runningServer = LockedValue<PostgreSQLTestServer?>(nil)
 
     /// Stops the server and removes its folder (at process exit).
     private func stop() {
@@ -192,18 +191,6 @@ public final class PostgreSQLTestServer: Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-}
-
-/// A value behind a lock, for the server's process-wide state.
-final class LockedValue<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 

@@ -43,35 +43,26 @@ open class ValueTransformer: NSObject, @unchecked Sendable, NamedValueTransforme
         lock.lock()
         defer { lock.unlock() }
         if let transformer = registry[name] { return transformer }
-        return builtInTransformer(named: name)
+        return builtIns[name]?()
     }
 
     /// Registered transformer names, the built-in ones included.
     open class func valueTransformerNames() -> [NSValueTransformerName] {
         lock.lock()
         defer { lock.unlock() }
-        return Array(Set(registry.keys).union(builtInNames))
+        return Array(Set(registry.keys).union(builtIns.keys))
     }
 
-    /// The names Foundation registers before any code runs (its old non-keyed
-    /// `NSUnarchiveFromData` excepted: Linux's Foundation cannot read that archive format).
-    private static let builtInNames: [NSValueTransformerName] = [
-        .negateBooleanTransformerName, .isNilTransformerName, .isNotNilTransformerName,
-        .keyedUnarchiveFromDataTransformerName, .secureUnarchiveFromDataTransformerName,
+    /// The transformers Foundation registers before any code runs (its old non-keyed
+    /// `NSUnarchiveFromData` excepted: Linux's Foundation cannot read that archive format),
+    /// each made anew when looked up and not registered over: they hold no state.
+    private static let builtIns: [NSValueTransformerName: @Sendable () -> ValueTransformer] = [
+        .negateBooleanTransformerName: { NegateBooleanTransformer() },
+        .isNilTransformerName: { IsNilTransformer(testsForNil: true) },
+        .isNotNilTransformerName: { IsNilTransformer(testsForNil: false) },
+        .keyedUnarchiveFromDataTransformerName: { KeyedUnarchiveFromDataTransformer() },
+        .secureUnarchiveFromDataTransformerName: { NSSecureUnarchiveFromDataTransformer() },
     ]
-
-    /// A new instance of the built-in transformer named `name` (they hold no state, so a
-    /// lookup that was not registered over makes one rather than keeping shared instances).
-    private static func builtInTransformer(named name: NSValueTransformerName) -> ValueTransformer? {
-        switch name {
-        case .negateBooleanTransformerName: NegateBooleanTransformer()
-        case .isNilTransformerName: IsNilTransformer(testsForNil: true)
-        case .isNotNilTransformerName: IsNilTransformer(testsForNil: false)
-        case .keyedUnarchiveFromDataTransformerName: KeyedUnarchiveFromDataTransformer()
-        case .secureUnarchiveFromDataTransformerName: NSSecureUnarchiveFromDataTransformer()
-        default: nil
-        }
-    }
 }
 
 /// Gives ``ValueTransformer`` Foundation's `init?(forName:)`.

@@ -124,11 +124,11 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             do {
                 value = try body()
             } catch {
-                if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+                rollBackIfConnected()
                 throw error
             }
             guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
-                if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+                rollBackIfConnected()
                 throw PostgreSQLError(
                     kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: "25P02",
                     message: "The transaction was rolled back: a statement in it failed", statement: nil)
@@ -136,6 +136,11 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             try execute("COMMIT")
             return value
         }
+    }
+
+    /// Ends the failed transaction on the server; a lost connection has already ended it.
+    private func rollBackIfConnected() {
+        if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
     }
 
     // MARK: Notifications
