@@ -118,15 +118,23 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Core Data's SQL, shared by the SQL engines: the schema (tables and columns of a model),
+        // the predicate and sort translation, and the statement builders, binding engine-neutral
+        // values (SQLScalar). No database client: the SQLite and PostgreSQL engines run what it builds.
+        .target(
+            name: "OpenCoreDataSQL",
+            dependencies: ["OpenCoreDataModel", "OpenCoreDataModelFiles", "OpenCoreDataCore"]
+        ),
         // The SQLite engine behind the core's PersistentStoreEngine/PersistentStoreBackend:
-        // Core Data's schema, SQL generation (Translation, Statements), schema and
-        // migration (Schema), and the store itself (Engine). The only library module that uses GRDB.
+        // schema checks, inference and migration (Schema) and the store itself (Engine), running
+        // OpenCoreDataSQL's statements. The only library module that uses GRDB.
         .target(
             name: "OpenCoreDataSQLite",
             dependencies: [
                 "OpenCoreDataModel",
                 "OpenCoreDataModelFiles",
                 "OpenCoreDataCore",
+                "OpenCoreDataSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -261,7 +269,8 @@ let package = Package(
             name: "CDToolCore",
             // The core for the store-inspection SPI that only tools use.
             dependencies: [
-                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataSQL",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(
@@ -348,7 +357,7 @@ let package = Package(
         // SQLite alone never build or link libpq.
         .target(
             name: "OpenCoreDataPostgreSQL",
-            dependencies: ["OpenCoreDataCore", "CLibPQ"]
+            dependencies: ["OpenCoreDataCore", "OpenCoreDataSQL", "CLibPQ"]
         ),
         .testTarget(
             name: "OpenCoreDataPostgreSQLTests",
@@ -375,7 +384,8 @@ let package = Package(
             // OpenCoreDataCore` and `OpenCoreDataSQLite` (the engine's tests share the core's test
             // models and helpers, which SwiftPM cannot share between test targets).
             dependencies: [
-                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "StoreWorkerSupport",
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "OpenCoreDataSQL",
+                "StoreWorkerSupport",
                 "OpenCoreDataTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

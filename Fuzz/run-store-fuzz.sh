@@ -6,7 +6,7 @@
 # store never held, and hangs (over 10 s for one input) fail the run, leaving the input
 # in .build-fuzz/store/artifacts/.
 #
-# Only the SQLite engine is compiled again here, optimized and instrumented for the
+# Only the SQLite engine and its SQL are compiled again here, optimized and instrumented for the
 # fuzzer (about a minute on 2 cores): everything below it (the core, the predicate
 # module, GRDB, swift-crypto, swift-collections) is linked from the package's ordinary
 # debug build, already there after `swift build` or `swift test`. Coverage then guides
@@ -31,16 +31,19 @@ c_modules=(
 )
 flags=(-O -sanitize=fuzzer -parse-as-library -swift-version 6 -I "$out/Modules" -I "$bin/Modules")
 
-find Sources/OpenCoreDataSQLite -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
-  -package-name "$package_name" -module-name OpenCoreDataSQLite \
-  -emit-module -emit-module-path "$out/Modules/OpenCoreDataSQLite.swiftmodule" -c -o "$out/OpenCoreDataSQLite.o"
+# The engine and the SQL it runs (OpenCoreDataSQL), both instrumented.
+for module in OpenCoreDataSQL OpenCoreDataSQLite; do
+  find "Sources/$module" -name '*.swift' -print0 | xargs -0 swiftc "${flags[@]}" -wmo "${c_modules[@]}" \
+    -package-name "$package_name" -module-name "$module" \
+    -emit-module -emit-module-path "$out/Modules/$module.swiftmodule" -c -o "$out/$module.o"
+done
 
 # The other modules' objects, as the debug build made them.
 objects=()
 debug_objects OpenCoreDataCore OpenCoreDataModel OpenCoreDataModelFiles OpenCoreDataFoundation OpenCoreDataPredicate GRDB Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims \
               OrderedCollections InternalCollectionsUtilities OpenCoreDataRuntimeShims OpenCoreDataDeflate
 swiftc "${flags[@]}" "${c_modules[@]}" -module-name StoreFuzz Fuzz/StoreFuzz.swift \
-  "$out/OpenCoreDataSQLite.o" "${objects[@]}" -lsqlite3 -lz -o "$out/store-fuzz"
+  "$out/OpenCoreDataSQL.o" "$out/OpenCoreDataSQLite.o" "${objects[@]}" -lsqlite3 -lz -o "$out/store-fuzz"
 
 # One seed input: no damage (the store read whole). Inputs are short lists of damage, so
 # libFuzzer tries every length at once (-len_control=0) rather than growing them slowly.

@@ -1,3 +1,4 @@
+import OpenCoreDataSQL
 internal import GRDB
 
 // Running what the statement builders return: the fragment's text with its arguments.

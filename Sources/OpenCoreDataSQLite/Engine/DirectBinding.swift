@@ -1,3 +1,4 @@
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -21,12 +22,12 @@ enum DirectBinding {
     }
 
     /// Binds `value` to placeholder `index` of `handle`; returns SQLite's result code.
-    static func bind(_ value: DatabaseValue, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
-        switch value.storage {
+    static func bind(_ value: SQLScalar, _ handle: OpaquePointer?, _ index: Int32) -> Int32 {
+        switch value {
         case .null: sqlite3_bind_null(handle, index)
-        case let .int64(number): sqlite3_bind_int64(handle, index, number)
-        case let .double(number): sqlite3_bind_double(handle, index, number)
-        case let .string(text): bindText(text, handle, index)
+        case let .integer(number): sqlite3_bind_int64(handle, index, number)
+        case let .real(number): sqlite3_bind_double(handle, index, number)
+        case let .text(text): bindText(text, handle, index)
         case let .blob(data):
             data.withUnsafeBytes {
                 sqlite3_bind_blob(

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Core Data's external binary storage: small values inline behind a `0x01` marker,
@@ -12,11 +13,10 @@ struct ExternalBinaryStorage {
 
     /// A value as its column stores it: large data of an external-storage attribute
     /// goes to a new file (returned, so a failed save can remove it).
-    func columnValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> (column: DatabaseValue, file: URL?)
-    {
+    func columnValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> (column: SQLScalar, file: URL?) {
         guard attribute.allowsExternalBinaryDataStorage, let value else {
             return (
-                try SQLiteValueCoding.databaseValue(
+                try SQLValueCoding.scalar(
                     value, type: attribute.attributeType, transformerName: attribute.valueTransformerName), nil
             )
         }
@@ -26,10 +26,10 @@ struct ExternalBinaryStorage {
         } else if let bytes = value as? Data {
             data = bytes
         } else {
-            return (try SQLiteValueCoding.databaseValue(value, type: attribute.attributeType), nil)
+            return (try SQLValueCoding.scalar(value, type: attribute.attributeType), nil)
         }
         let (column, file) = try write(data)
-        return (column.databaseValue, file)
+        return (column.sqlScalar, file)
     }
 
     func write(_ data: Data) throws -> (column: Data, file: URL?) {

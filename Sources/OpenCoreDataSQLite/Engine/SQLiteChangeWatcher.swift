@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import Synchronization
 

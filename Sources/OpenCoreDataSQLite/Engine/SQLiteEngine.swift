@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 /// The SQLite engine as the coordinator sees it: SQLite files, `/dev/null` and in-memory
 /// databases in Core Data's schema.
 ///
@@ -54,7 +55,7 @@ package enum SQLiteEngine: PersistentStoreEngine {
 
     package static func rowCounts(inStoreAt url: URL, entities: [NSEntityDescription]) throws -> StoreRowCounts {
         try SQLiteStore.readFile(at: url) { db in
-            try SQLiteMigration.rowCounts(db, schema: SQLiteSchema(entities: entities))
+            try SQLiteMigration.rowCounts(db, schema: SQLSchema(entities: entities))
         }
     }
 

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// SQL functions and collations that give the store the predicate language's
@@ -97,7 +98,7 @@ enum SQLiteFunctions {
             return hint == "l" ? URL(string: string) : string
         case .blob(let data):
             guard hint == "u" else { return data }
-            return SQLiteValueCoding.value(value, type: .UUIDAttributeType)
+            return SQLValueCoding.value(SQLScalar(value), type: .UUIDAttributeType)
         }
     }
 
@@ -111,7 +112,8 @@ enum SQLiteFunctions {
         }
         switch value {
         case let date as Date: return date.timeIntervalSinceReferenceDate.databaseValue
-        case let uuid as UUID: return (try? SQLiteValueCoding.databaseValue(uuid, type: .UUIDAttributeType)) ?? .null
+        case let uuid as UUID:
+            return (try? SQLValueCoding.scalar(uuid, type: .UUIDAttributeType))?.databaseValue ?? .null
         case let data as Data: return data.databaseValue
         case let url as URL: return url.absoluteString.databaseValue
         default: return .null

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -19,7 +20,7 @@ struct SQLiteHistory {
     /// Entity numbers from here up belong to the store's own tables, not to the model.
     static let firstReservedEntityNumber = 16000
 
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     /// Per entity number, the attributes whose values a deletion keeps, in slot order;
     /// the n-th goes to column `ZTOMBSTONE<n>`.
     let tombstoneAttributes: [Int: [NSAttributeDescription]]
@@ -28,7 +29,7 @@ struct SQLiteHistory {
     /// The `ACHANGE` insert, bound per change (its text depends on the tombstone columns only).
     private let changeInsert: SQLTemplate
 
-    init(schema: SQLiteSchema) {
+    init(schema: SQLSchema) {
         self.schema = schema
         var attributes: [Int: [NSAttributeDescription]] = [:]
         for entity in schema.entities {
@@ -65,8 +66,8 @@ struct SQLiteHistory {
     /// The tombstone values of rows about to be deleted, read before they go.
     func tombstones(
         _ db: Database, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]
-    ) throws -> [Int64: [DatabaseValue]] {
-        var values: [Int64: [DatabaseValue]] = [:]
+    ) throws -> [Int64: [SQLScalar]] {
+        var values: [Int64: [SQLScalar]] = [:]
         guard !tombstoneAttributes.isEmpty else { return values }
         for row in rows {
             guard let attributes = tombstoneAttributes[row.entity.facts.entityNumber] else { continue }
@@ -75,7 +76,7 @@ struct SQLiteHistory {
             if let found = try Row.fetchOne(
                 db, SQLHistoryStatements.tombstoneValues(columns, table: table, key: row.primaryKey))
             {
-                values[row.primaryKey] = Array(found.databaseValues)
+                values[row.primaryKey] = found.databaseValues.map(SQLScalar.init)
             }
         }
         return values
@@ -88,7 +89,7 @@ struct SQLiteHistory {
     /// changes are added in one statement, before `changes`.
     @discardableResult
     func record(
-        _ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [DatabaseValue]],
+        _ db: Database, origin: StoreHistoryOrigin, changes: [StoreHistoryChange], tombstones: [Int64: [SQLScalar]],
         deletedRows: (table: String, count: Int)? = nil
     ) throws -> Int64 {
         let listed = deletedRows?.count ?? 0
@@ -123,7 +124,7 @@ struct SQLiteHistory {
             try DirectBinding.check(sqlite3_bind_int64(handle, 3, Int64(change.entity.facts.entityNumber)), insert, db)
             try DirectBinding.check(sqlite3_bind_int64(handle, 4, change.primaryKey), insert, db)
             try DirectBinding.check(sqlite3_bind_int64(handle, 5, number), insert, db)
-            let columns = change.type == .update ? Self.columnBits(change.updatedSlots).databaseValue : .null
+            let columns = change.type == .update ? Self.columnBits(change.updatedSlots).sqlScalar : .null
             try DirectBinding.check(DirectBinding.bind(columns, handle, 6), insert, db)
             let kept = change.type == .delete ? tombstones[change.primaryKey] ?? [] : []
             for index in 0..<tombstoneColumnCount {
@@ -188,7 +189,7 @@ struct SQLiteHistory {
     /// Changes to entities the model does not know are left out.
     func transactions(
         _ db: Database, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore,
-        decode: (DatabaseValue, NSAttributeDescription) throws -> Any?
+        decode: (SQLScalar, NSAttributeDescription) throws -> Any?
     ) throws -> [NSPersistentHistoryTransaction] {
         // A read-only store that never tracked history has no tables to read.
         guard try Self.exists(db) else { return [] }
@@ -223,7 +224,7 @@ struct SQLiteHistory {
     }
 
     private func change(
-        from row: Row, store: NSPersistentStore, decode: (DatabaseValue, NSAttributeDescription) throws -> Any?
+        from row: Row, store: NSPersistentStore, decode: (SQLScalar, NSAttributeDescription) throws -> Any?
     ) throws -> NSPersistentHistoryChange? {
         guard let changeID = Int64.fromDatabaseValue(row["Z_PK"] as DatabaseValue),
             let number = Int.fromDatabaseValue(row["ZENTITY"] as DatabaseValue),
@@ -244,7 +245,7 @@ struct SQLiteHistory {
         if type == .delete, let attributes = tombstoneAttributes[number] {
             var values: [AnyHashable: Any] = [:]
             for (index, attribute) in attributes.enumerated() {
-                let stored = row[SQLHistoryStatements.tombstoneColumn(index)] as DatabaseValue? ?? .null
+                let stored = SQLScalar(row[SQLHistoryStatements.tombstoneColumn(index)] as DatabaseValue? ?? .null)
                 if !stored.isNull, let value = try decode(stored, attribute) { values[attribute.name] = value }
             }
             tombstone = values

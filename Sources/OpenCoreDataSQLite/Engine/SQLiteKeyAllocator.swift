@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Hands out primary keys for each inheritance tree (one table, one key sequence),
@@ -10,10 +11,10 @@ internal import GRDB
 /// each entity, neither can hand out a key that is already taken.
 struct SQLiteKeyAllocator {
     let db: Database
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     private var next: [Int: Int64] = [:]
 
-    init(db: Database, schema: SQLiteSchema) {
+    init(db: Database, schema: SQLSchema) {
         self.db = db
         self.schema = schema
     }

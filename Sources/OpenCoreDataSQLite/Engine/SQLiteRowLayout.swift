@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -11,7 +12,7 @@ final class SQLiteRowLayout {
     /// How one column becomes a slot value.
     enum Decoder {
         case integer16, integer32, integer64, boolean, double, float, date, string
-        /// Through `SQLiteValueCoding` (decimals, data, UUIDs, URLs, transformables, …).
+        /// Through `SQLValueCoding` (decimals, data, UUIDs, URLs, transformables, …).
         case general(NSAttributeDescription)
         /// A value that may live in an external file.
         case external(NSAttributeDescription)
@@ -28,7 +29,7 @@ final class SQLiteRowLayout {
     /// A composite attribute: its columns (one per leaf element), assembled into a dictionary.
     struct CompositeField {
         let slot: Int
-        let columns: [(index: Int32, column: SQLiteSchema.CompositeColumn)]
+        let columns: [(index: Int32, column: SQLSchema.CompositeColumn)]
         /// Whether all-NULL columns read as `nil` (an optional composite) rather than `[:]`.
         let isOptional: Bool
     }
@@ -43,7 +44,7 @@ final class SQLiteRowLayout {
     /// a dictionary would hash.
     let plans: [Plan?]
 
-    init(entities: [NSEntityDescription], schema: SQLiteSchema) {
+    init(entities: [NSEntityDescription], schema: SQLSchema) {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var indexByColumn: [String: Int32] = [:]
         func index(of column: String) -> Int32 {
@@ -167,22 +168,22 @@ final class SQLiteRowLayout {
                 continue
             case let .external(attribute):
                 values[field.slot] = try store.decodeAttribute(
-                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                    SQLScalar(sqliteStatement: statement, index: column), attribute)
             case let .general(attribute):
                 values[field.slot] = try store.decodeAttribute(
-                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                    SQLScalar(sqliteStatement: statement, index: column), attribute)
             default:
                 // A value of another storage class than the attribute's (SQLite is dynamically typed).
                 let attribute = plan.entity.facts.slots[field.slot] as! NSAttributeDescription
                 values[field.slot] = try store.decodeAttribute(
-                    DatabaseValue(sqliteStatement: statement, index: column), attribute)
+                    SQLScalar(sqliteStatement: statement, index: column), attribute)
             }
         }
         for composite in plan.composites {
             var leaves: [(path: [String], value: Any)] = []
             for (index, column) in composite.columns {
-                let value = DatabaseValue(sqliteStatement: statement, index: index + offset)
-                if value.isNull { continue }
+                let value = SQLScalar(sqliteStatement: statement, index: index + offset)
+                if value == .null { continue }
                 if let decoded = try store.decodeAttribute(value, column.element) {
                     leaves.append((column.path, decoded))
                 }

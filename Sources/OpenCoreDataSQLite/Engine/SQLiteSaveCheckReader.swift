@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -38,17 +39,17 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
             return []
         }
         var columns: [String] = []
-        var arguments: [DatabaseValue] = []
+        var arguments: [SQLScalar] = []
         for (property, value) in zip(properties, values) {
             guard let column = store.schema.column(for: property) else { return [] }
             columns.append(column)
             switch property {
             case is NSRelationshipDescription:
                 guard let key = (value as? NSManagedObjectID)?.primaryKey else { return [] }
-                arguments.append(key.databaseValue)
+                arguments.append(key.sqlScalar)
             case let attribute as NSAttributeDescription:
                 arguments.append(
-                    try SQLiteValueCoding.databaseValue(
+                    try SQLValueCoding.scalar(
                         value, type: attribute.attributeType, transformerName: attribute.valueTransformerName))
             default:
                 return []

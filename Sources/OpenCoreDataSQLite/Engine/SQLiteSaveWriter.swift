@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -7,12 +8,12 @@ internal import GRDBSQLite
 /// relationship memberships (join rows, ordering columns).
 final class SQLiteSaveWriter {
     private let db: Database
-    private let schema: SQLiteSchema
+    private let schema: SQLSchema
     private let external: ExternalBinaryStorage
     private(set) var writtenFiles: [URL] = []
     private(set) var obsoleteFiles: [URL] = []
 
-    init(db: Database, schema: SQLiteSchema, external: ExternalBinaryStorage) {
+    init(db: Database, schema: SQLSchema, external: ExternalBinaryStorage) {
         self.db = db
         self.schema = schema
         self.external = external
@@ -63,7 +64,7 @@ final class SQLiteSaveWriter {
         /// Whether a to-one also fills its destination-entity column.
         let hasEntityColumn: Bool
         /// A composite attribute's columns, one per leaf element; `nil` for other slots.
-        var composite: [SQLiteSchema.CompositeColumn]? = nil
+        var composite: [SQLSchema.CompositeColumn]? = nil
     }
 
     /// Plans by entity, kind and written slots: rows of one entity mostly write the
@@ -168,7 +169,7 @@ final class SQLiteSaveWriter {
                 let dictionary = row.values[column.slot] as? [String: Any]
                 for leaf in composite {
                     let value = dictionary.flatMap { CompositeValue.value(at: leaf.path, in: $0) }
-                    let encoded = try SQLiteValueCoding.databaseValue(
+                    let encoded = try SQLValueCoding.scalar(
                         value, type: leaf.element.attributeType, transformerName: leaf.element.valueTransformerName)
                     try check(DirectBinding.bind(encoded, handle, index), plan.statement)
                     index += 1
@@ -247,7 +248,7 @@ final class SQLiteSaveWriter {
         guard !columns.isEmpty else { return }
         guard
             let row = try Row.fetchOne(
-                db, SQLExternalDataStatements.values(columns, table: table.name).binding([key.databaseValue]))
+                db, SQLExternalDataStatements.values(columns, table: table.name).binding([key.sqlScalar]))
         else { return }
         for index in columns.indices {
             if let data = Data.fromDatabaseValue(row[index]), let file = external.fileURL(forColumnValue: data) {
@@ -272,7 +273,7 @@ final class SQLiteSaveWriter {
                 }
                 if !change.added.isEmpty {
                     let add = try statement(.insertJoinRow, of: relationship) {
-                        SQLSaveStatements.insertJoinRow(into: join)
+                        SQLSaveStatements.insertJoinRow(into: join, dialect: schema.dialect)
                     }
                     for added in change.added { try run(add, source, added.primaryKey) }
                 }

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// An SQLite store frozen for a query generation: a read-only connection of its own that

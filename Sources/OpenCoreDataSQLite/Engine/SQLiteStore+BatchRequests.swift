@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Batch requests on the SQLite store: each runs in one write transaction, with SQL
@@ -9,7 +10,7 @@ extension SQLiteStore {
         guard let store else { throw Self.storeGone }
         let builder = try SQLBatchInsertBuilder(schema: schema, request: request)
         let files = ExternalFiles(storage: ExternalBinaryStorage(url: url))
-        let entityNumber = request.entity.facts.entityNumber.databaseValue
+        let entityNumber = request.entity.facts.entityNumber.sqlScalar
         var written: [NSManagedObjectID] = []
         var upserted: [NSManagedObjectID] = []
         try write(files) { db in
@@ -26,14 +27,14 @@ extension SQLiteStore {
                 let values = try builder.boundValues(row, request.attributes, encode: files.encode)
                 if let update, let (key, number) = try existingRow(matching: values, lookups) {
                     if let oldExternal { files.collectObsolete(try Row.fetchOne(oldExternal, arguments: [key])) }
-                    try update.execute(arguments: StatementArguments(values + [key.databaseValue]))
+                    try update.execute(arguments: StatementArguments(values + [key.sqlScalar]))
                     let id = NSManagedObjectID(
                         entity: schema.entitiesByNumber[number] ?? request.entity, store: store, primaryKey: key)
                     written.append(id)
                     upserted.append(id)
                 } else {
                     let key = try allocator.nextKey(for: request.entity)
-                    try insert.execute(arguments: StatementArguments([key.databaseValue, entityNumber] + values))
+                    try insert.execute(arguments: StatementArguments([key.sqlScalar, entityNumber] + values))
                     written.append(NSManagedObjectID(entity: request.entity, store: store, primaryKey: key))
                 }
             }
@@ -184,7 +185,7 @@ extension SQLiteStore {
 
     /// The stored row (key and entity number) whose constrained values equal the row's, if any.
     private func existingRow(
-        matching values: [DatabaseValue], _ lookups: [(statement: Statement, indexes: [Int])]
+        matching values: [SQLScalar], _ lookups: [(statement: Statement, indexes: [Int])]
     ) throws -> (Int64, Int)? {
         for lookup in lookups {
             let arguments = lookup.indexes.map { values[$0] }
@@ -248,7 +249,7 @@ private final class ExternalFiles {
     init(storage: ExternalBinaryStorage) { self.storage = storage }
 
     /// A value as its column stores it; large data of external-storage attributes goes to a file.
-    func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> DatabaseValue {
+    func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> SQLScalar {
         let (column, file) = try storage.columnValue(value, for: attribute)
         if let file { written.append(file) }
         return column

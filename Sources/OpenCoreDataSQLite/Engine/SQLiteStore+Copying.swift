@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Copying an open store into a new one, for the coordinator's `migratePersistentStore`.
@@ -54,7 +55,7 @@ extension SQLiteStore {
                         else { continue }
                         try db.execute(
                             SQLExternalDataStatements.setValue(
-                                (Data([0x01]) + data).databaseValue, column: column, table: table.name,
+                                (Data([0x01]) + data).sqlScalar, column: column, table: table.name,
                                 key: key))
                     }
                 }

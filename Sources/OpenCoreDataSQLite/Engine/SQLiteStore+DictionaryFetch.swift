@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Dictionary fetches: one SELECT of the requested values and aggregates, decoded
@@ -28,7 +29,7 @@ extension SQLiteStore {
         let value: DatabaseValue = row[index]
         switch decoding {
         case .attribute(let attribute):
-            return try decodeAttribute(value, attribute)
+            return try decodeAttribute(SQLScalar(value), attribute)
         case .object(let entity):
             guard let key = Int64.fromDatabaseValue(value) else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
@@ -41,7 +42,9 @@ extension SQLiteStore {
             var leaves: [(path: [String], value: Any)] = []
             for (offset, column) in composite.columns.enumerated() {
                 let stored: DatabaseValue = row[index + offset]
-                if let decoded = try decodeAttribute(stored, column.element) { leaves.append((column.path, decoded)) }
+                if let decoded = try decodeAttribute(SQLScalar(stored), column.element) {
+                    leaves.append((column.path, decoded))
+                }
             }
             // Like any nil value, a composite whose elements are all nil leaves its key out.
             return leaves.isEmpty ? nil : CompositeValue.publicValue(CompositeValue.assemble(leaves))
@@ -49,7 +52,8 @@ extension SQLiteStore {
             return Int.fromDatabaseValue(value).flatMap { schema.entitiesByNumber[$0] }
         case .value(let kind, let resultType):
             if resultType != .undefinedAttributeType {
-                return SQLiteValueCoding.value(value, type: resultType, coordinator: store.persistentStoreCoordinator)
+                return SQLValueCoding.value(
+                    SQLScalar(value), type: resultType, coordinator: store.persistentStoreCoordinator)
             }
             return Self.natural(value, kind: kind)
         }
@@ -67,7 +71,7 @@ extension SQLiteStore {
         case .data: type = .binaryDataAttributeType
         case .number, .object, .entity, .null, .opaque, .composite: type = nil
         }
-        if let type { return SQLiteValueCoding.value(value, type: type) }
+        if let type { return SQLValueCoding.value(SQLScalar(value), type: type) }
         switch value.storage {
         case .null: return nil
         case .int64(let integer): return integer

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// What the coordinator's class-level file operations do to an SQLite store that is not

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Opening a store: a file (created with Core Data's schema when new, checked when not) or
@@ -109,7 +110,7 @@ extension SQLiteStore {
         entities: [NSEntityDescription], configurationName: String?, options: [AnyHashable: Any]?, type: String,
         snapshotConfiguration: Configuration?
     ) throws -> NSPersistentStore {
-        let schema = SQLiteSchema(entities: entities)
+        let schema = SQLSchema(entities: entities)
         let history = tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
@@ -188,7 +189,7 @@ extension SQLiteStore {
     /// Creates the tables and metadata of a new store in the empty database `db`, and, for a
     /// store in a file (`cachesModel`), caches its model in `Z_MODELCACHE` as Core Data does.
     private static func createStore(
-        _ db: Database, schema: SQLiteSchema, model: NSManagedObjectModel, entities: [NSEntityDescription],
+        _ db: Database, schema: SQLSchema, model: NSManagedObjectModel, entities: [NSEntityDescription],
         type: String,
         cachesModel: Bool
     ) throws -> [String: Any] {

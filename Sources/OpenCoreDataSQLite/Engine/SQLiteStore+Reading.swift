@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
@@ -106,7 +107,7 @@ extension SQLiteStore {
             singleRowReads[number] = read
         }
         return try self.read { db in
-            try decodeRows(db, read.statement.binding([key.databaseValue]), layout: read.layout).first
+            try decodeRows(db, read.statement.binding([key.sqlScalar]), layout: read.layout).first
         }
     }
 

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 
 extension SQLiteStore {
     /// Makes the rows and IDs this engine hands out name `store` (an atomic store keeps

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Which model version a store was written with, and what opening it under another one does.
@@ -25,7 +26,7 @@ extension SQLiteStore {
     /// 5. Otherwise `NSPersistentStoreIncompatibleVersionHashError`, the file untouched.
     static func adopt(
         _ db: Database, metadata: [String: Any], model: NSManagedObjectModel, entities: [NSEntityDescription],
-        schema: SQLiteSchema,
+        schema: SQLSchema,
         configuration: String?, options: [AnyHashable: Any]?, url: URL?
     ) throws -> [String: Any] {
         let path = url?.path ?? "memory"
@@ -117,7 +118,7 @@ extension SQLiteStore {
                     else { return .commit }
                     _ = try migrate(
                         db, metadata: metadata, from: source, to: destination, entities: entities,
-                        schema: SQLiteSchema(entities: entities),
+                        schema: SQLSchema(entities: entities),
                         configuration: configuration, url: url, allowingDataLoss: allowingDataLoss)
                     return .commit
                 }
@@ -133,7 +134,7 @@ extension SQLiteStore {
     /// inferred mapping, in the open transaction, and returns the new metadata.
     private static func migrate(
         _ db: Database, metadata: [String: Any], from sourceModel: NSManagedObjectModel, to model: NSManagedObjectModel,
-        entities: [NSEntityDescription], schema: SQLiteSchema, configuration: String?, url: URL?,
+        entities: [NSEntityDescription], schema: SQLSchema, configuration: String?, url: URL?,
         allowingDataLoss: Bool
     ) throws -> [String: Any] {
         do {
@@ -144,7 +145,7 @@ extension SQLiteStore {
                 [NSUnderlyingErrorKey: error])
         }
         let sourceEntities = sourceModel.entities(forConfigurationName: configuration) ?? sourceModel.entities
-        let sourceSchema = SQLiteSchema(entities: sourceEntities)
+        let sourceSchema = SQLSchema(entities: sourceEntities)
         do {
             try SQLiteSchemaCheck.verify(db, schema: sourceSchema, url: url)
         } catch let error as NSError {

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// The SQLite store: Core Data's file format, through GRDB.
@@ -7,7 +8,7 @@ internal import GRDB
 /// transaction that writes only the changed rows and columns.
 final class SQLiteStore: PersistentStoreBackend {
     let database: DatabaseQueue
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     /// The persistent history writer and reader, when the store tracks history.
     let history: SQLiteHistory?
     /// Watches the file for commits when remote change notifications are asked for.
@@ -52,7 +53,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     /// A store over an open database; made by the opening code (`SQLiteStore+Opening.swift`).
     init(
-        database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLiteSchema, history: SQLiteHistory?,
+        database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLSchema, history: SQLiteHistory?,
         model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?
     ) {
         self.database = database
@@ -153,15 +154,15 @@ final class SQLiteStore: PersistentStoreBackend {
 
     // MARK: Reading
 
-    func decodeAttribute(_ value: DatabaseValue, _ attribute: NSAttributeDescription) throws -> Any? {
-        if attribute.allowsExternalBinaryDataStorage, case let .blob(data) = value.storage {
+    func decodeAttribute(_ value: SQLScalar, _ attribute: NSAttributeDescription) throws -> Any? {
+        if attribute.allowsExternalBinaryDataStorage, case let .blob(data) = value {
             guard let marked = try ExternalBinaryStorage(url: url).read(data) else { return nil }
             if attribute.attributeType == .transformableAttributeType {
                 return ValueTransformerRegistry.decode(marked, transformerName: attribute.valueTransformerName)
             }
             return marked
         }
-        return SQLiteValueCoding.value(
+        return SQLValueCoding.value(
             value, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
             coordinator: store?.persistentStoreCoordinator)
     }

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 // GRDB types appear in the package API tools use (cdtool opens store files read-only).
 package import GRDB
 internal import GRDBSQLite

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Keeps a connection's GRDB statement cache bounded. GRDB never evicts, and fetch SQL

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Keys and entity numbers read from rows of any store, a damaged one included.
@@ -16,7 +17,7 @@ extension Row {
     }
 }
 
-extension SQLiteSchema {
+extension SQLSchema {
     /// The object named by a row's key (column 0) and entity number (column 1), or `nil`
     /// for a row without a key or with an entity number the model lacks.
     func objectID(inKeyColumnsOf row: Row, store: NSPersistentStore) -> NSManagedObjectID? {

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 extension SQLiteMigration {
@@ -6,7 +7,7 @@ extension SQLiteMigration {
     enum ColumnRole {
         case attribute(NSAttributeDescription)
         /// One leaf element's column of a composite attribute.
-        case compositeElement(NSCompositeAttributeDescription, SQLiteSchema.CompositeColumn)
+        case compositeElement(NSCompositeAttributeDescription, SQLSchema.CompositeColumn)
         case foreignKey(NSRelationshipDescription)
         case entityNumber(NSRelationshipDescription)
         case order(NSRelationshipDescription)
@@ -41,8 +42,8 @@ extension SQLiteMigration {
         private let linkTables = LinkTables()
 
         private var db: Database { migration.db }
-        private var source: SQLiteSchema { migration.source }
-        private var destination: SQLiteSchema { migration.destination }
+        private var source: SQLSchema { migration.source }
+        private var destination: SQLSchema { migration.destination }
 
         /// Runs one statement; a failure (a NULL in a required column, a duplicate under a
         /// new uniqueness constraint) names the entity mapping it belongs to.
@@ -60,7 +61,7 @@ extension SQLiteMigration {
         // MARK: Rows
 
         func copyRows(
-            of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLiteSchema.Table
+            of sourceEntity: NSEntityDescription, into entity: NSEntityDescription, table: SQLSchema.Table
         ) throws {
             let sourceTable = try source.table(for: sourceEntity)
             var columns: [String] = []
@@ -80,7 +81,7 @@ extension SQLiteMigration {
         }
 
         /// The destination table's columns with what each holds.
-        private func roles(in table: SQLiteSchema.Table) -> [String: ColumnRole] {
+        private func roles(in table: SQLSchema.Table) -> [String: ColumnRole] {
             var roles: [String: ColumnRole] = [:]
             for entity in table.root.facts.selfAndDescendants {
                 for property in entity.facts.slots where property.entity === entity && property.isStored {
@@ -165,7 +166,7 @@ extension SQLiteMigration {
         ) throws -> SQLFragment? {
             let match = migration.sourceProperty(for: attribute, of: entity) as? NSAttributeDescription
             let fallback = try attribute.defaultValue.map {
-                try SQLiteValueCoding.databaseValue(
+                try SQLValueCoding.scalar(
                     $0, type: attribute.attributeType, transformerName: attribute.valueTransformerName)
             }
             guard let match, let column = source.column(for: match) else {
@@ -189,13 +190,13 @@ extension SQLiteMigration {
         /// the element's default, given only to rows whose composite was not `nil` (or to
         /// every row when the composite itself is new or required).
         private func elementValue(
-            _ column: SQLiteSchema.CompositeColumn, of composite: NSCompositeAttributeDescription,
+            _ column: SQLSchema.CompositeColumn, of composite: NSCompositeAttributeDescription,
             entity: NSEntityDescription
         ) throws -> SQLFragment? {
             let defaults = CompositeValue.defaultValue(of: composite)
             let fallback = try defaults.flatMap { CompositeValue.value(at: column.path, in: $0) }.map {
                 SQLMigrationStatements.constant(
-                    try SQLiteValueCoding.databaseValue(
+                    try SQLValueCoding.scalar(
                         $0, type: column.element.attributeType, transformerName: column.element.valueTransformerName))
             }
             guard let match = migration.sourceProperty(for: composite, of: entity) as? NSCompositeAttributeDescription,
@@ -367,12 +368,12 @@ extension SQLiteMigration {
                     for key in try Int64.fetchAll(
                         db, SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity))
                     {
-                        guard let stored = try Data.fetchOne(db, read.binding([key.databaseValue])) else { continue }
+                        guard let stored = try Data.fetchOne(db, read.binding([key.sqlScalar])) else { continue }
                         let converted =
                             attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
                         try db.execute(
                             SQLExternalDataStatements.setValue(
-                                converted.databaseValue, column: column, table: table.name, key: key))
+                                converted.sqlScalar, column: column, table: table.name, key: key))
                     }
                 }
             }

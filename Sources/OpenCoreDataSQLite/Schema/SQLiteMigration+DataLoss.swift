@@ -1,11 +1,12 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 extension SQLiteMigration {
     /// The rows of the store open on `db` by entity of `schema` (own rows, not
     /// subentities'), and the rows of its tables whose `Z_ENT` is no entity stored there.
     /// A table of the schema missing from the database counts no rows.
-    static func rowCounts(_ db: Database, schema: SQLiteSchema) throws -> StoreRowCounts {
+    static func rowCounts(_ db: Database, schema: SQLSchema) throws -> StoreRowCounts {
         var counts = StoreRowCounts()
         for table in schema.tables {
             guard try db.tableExists(table.name) else { continue }

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Persistent history recorded before a migration stays readable after it: its rows
@@ -70,8 +71,8 @@ extension SQLiteMigration {
                 old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue))
         for row in rows {
             guard let key = Int64.fromDatabaseValue(row[0]) else { continue }
-            var values = [DatabaseValue](repeating: .null, count: max(old.count, new.count))
-            for (oldIndex, newIndex) in moves { values[newIndex] = row[oldIndex + 1] as DatabaseValue }
+            var values = [SQLScalar](repeating: .null, count: max(old.count, new.count))
+            for (oldIndex, newIndex) in moves { values[newIndex] = SQLScalar(row[oldIndex + 1] as DatabaseValue) }
             try db.execute(SQLHistoryStatements.setTombstones(values, key: key))
         }
     }

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Runs an inferred mapping (lightweight migration) on a store's database with SQL,
@@ -12,8 +13,8 @@ internal import GRDB
 /// entity numbers.
 struct SQLiteMigration {
     let db: Database
-    let source: SQLiteSchema
-    let destination: SQLiteSchema
+    let source: SQLSchema
+    let destination: SQLSchema
     let mapping: NSMappingModel
     /// The store's file, for values kept in files beside it (`nil` in memory).
     var url: URL? = nil

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// The model Core Data caches inside its SQLite stores (`Z_MODELCACHE.Z_CONTENT`): the

@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 extension NSManagedObjectModel {
@@ -40,7 +41,7 @@ extension NSManagedObjectModel {
 }
 
 /// Reads Core Data's layout back into entities and properties (see
-/// ``/OpenCoreDataSQLite/OpenCoreDataModel/NSManagedObjectModel/inferred(fromStoreAt:)``): the inverse of `SQLiteSchema`,
+/// ``/OpenCoreDataSQLite/OpenCoreDataModel/NSManagedObjectModel/inferred(fromStoreAt:)``): the inverse of `SQLSchema`,
 /// as far as the tables allow.
 struct SQLiteModelInference {
     let db: Database
@@ -297,7 +298,7 @@ struct SQLiteModelInference {
         return common.first
     }
 
-    /// The attribute type a column of this declared type holds, as `SQLiteSchema` declares them.
+    /// The attribute type a column of this declared type holds, as `SQLSchema` declares them.
     static func attributeType(forDeclaredType declared: String) -> NSAttributeType {
         let type = declared.uppercased()
         switch type {

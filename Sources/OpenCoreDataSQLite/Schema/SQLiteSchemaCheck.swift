@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 internal import GRDB
 
 /// Checks that an existing store file has the layout the model maps to, before the
@@ -11,10 +12,10 @@ internal import GRDB
 /// columns the model does not know are allowed: they are left as they are.
 enum SQLiteSchemaCheck {
     /// Throws `NSPersistentStoreIncompatibleSchemaError` naming the first mismatches.
-    static func verify(_ db: Database, schema: SQLiteSchema, url: URL?) throws {
+    static func verify(_ db: Database, schema: SQLSchema, url: URL?) throws {
         var problems: [String] = []
         problems += try entityNumberProblems(db, schema: schema)
-        let keyColumns = ["Z_PK", "Z_ENT", "Z_OPT"].map { SQLiteSchema.Column(name: $0, type: "INTEGER") }
+        let keyColumns = ["Z_PK", "Z_ENT", "Z_OPT"].map { SQLSchema.Column(name: $0, type: "INTEGER") }
         for table in schema.tables {
             problems += try columnProblems(db, table: table.name, expected: keyColumns + table.columns)
         }
@@ -33,7 +34,7 @@ enum SQLiteSchemaCheck {
 
     /// Entities must carry the numbers the model gives them: object IDs, `Z_ENT` values
     /// and join-table names all depend on them.
-    private static func entityNumberProblems(_ db: Database, schema: SQLiteSchema) throws -> [String] {
+    private static func entityNumberProblems(_ db: Database, schema: SQLSchema) throws -> [String] {
         guard let stored = try StoredEntity.all(in: db) else { return ["table Z_PRIMARYKEY is missing"] }
         var namesByNumber: [Int: String] = [:]
         for entity in stored { namesByNumber[entity.number] = entity.name }
@@ -56,7 +57,7 @@ enum SQLiteSchemaCheck {
     /// kind of value). Affinities, not exact names, because another writer may spell a
     /// type differently (`INTEGER` or `INT`) without changing what the column holds.
     private static func columnProblems(
-        _ db: Database, table: String, expected: [SQLiteSchema.Column]
+        _ db: Database, table: String, expected: [SQLSchema.Column]
     ) throws -> [String] {
         guard try db.tableExists(table) else { return ["table \(table) is missing"] }
         let present = Dictionary(

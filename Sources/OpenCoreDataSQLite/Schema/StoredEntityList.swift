@@ -1,4 +1,5 @@
 import OpenCoreDataCore
+import OpenCoreDataSQL
 // Tools read the entity list on their own GRDB connection.
 package import GRDB
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -166,15 +167,15 @@ import Testing
         try coordinator.performAndWait {
             let database = try DatabaseQueue(path: url.path)
             try database.write { db in
-                let sourceSchema = SQLiteSchema(
+                let sourceSchema = SQLSchema(
                     entities: {
                         source.freeze(); return source.entities
                     }())
                 try SQLiteMigration(
-                    db: db, source: sourceSchema, destination: SQLiteSchema(entities: migrated.entities),
+                    db: db, source: sourceSchema, destination: SQLSchema(entities: migrated.entities),
                     mapping: mapping
                 ).run()
-                try SQLiteSchemaCheck.verify(db, schema: SQLiteSchema(entities: migrated.entities), url: url)
+                try SQLiteSchemaCheck.verify(db, schema: SQLSchema(entities: migrated.entities), url: url)
             }
             try database.close()
         }

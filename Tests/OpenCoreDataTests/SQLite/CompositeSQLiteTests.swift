@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -72,7 +73,7 @@ import Testing
         #expect(declared["ZADDRESS_GEO_LAT"] == "FLOAT")
         #expect(declared["ZADDRESS_STREET"] == "VARCHAR")
         #expect(declared["ZADDRESS_TAGS"] == "BLOB")
-        #expect(SQLiteSchema.compositeColumnName(attribute: "a", elementPath: ["b", "c"]) == "ZA_B_C")
+        #expect(SQLSchema.compositeColumnName(attribute: "a", elementPath: ["b", "c"]) == "ZA_B_C")
     }
 
     @Test func aCompositeColumnTakingAnotherColumnsNameGetsANumber() throws {

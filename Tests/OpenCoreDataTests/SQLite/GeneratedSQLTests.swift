@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -143,7 +144,7 @@ extension SQLRecorder {
         return (context, recorder, objects)
     }
 
-    private func schema(of context: NSManagedObjectContext) -> SQLiteSchema {
+    private func schema(of context: NSManagedObjectContext) -> SQLSchema {
         (context.persistentStoreCoordinator!.persistentStores[0].backend as! SQLiteStore).schema
     }
 

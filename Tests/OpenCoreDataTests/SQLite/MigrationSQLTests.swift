@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -70,8 +71,8 @@ private final class StatementTrace: @unchecked Sendable {
                 if case let .statement(statement) = event { trace.add(statement.sql) }
             }
             try SQLiteMigration(
-                db: db, source: SQLiteSchema(entities: source.entities),
-                destination: SQLiteSchema(entities: destination.entities), mapping: mapping
+                db: db, source: SQLSchema(entities: source.entities),
+                destination: SQLSchema(entities: destination.entities), mapping: mapping
             ).run()
             db.trace(nil)
         }

@@ -1,5 +1,6 @@
 import GRDB
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -126,7 +127,7 @@ import Testing
             #expect(pages["infinite"] == Int16(truncatingIfNeeded: Int64.max))
             #expect(pages["fraction"] == 7)
         }
-        #expect(SQLiteValueCoding.saturatingInteger(.nan) == 0)
+        #expect(SQLValueCoding.saturatingInteger(.nan) == 0)
     }
 
     @Test func manyToManyAndOrderedSurviveReopen() throws {

@@ -1,4 +1,5 @@
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -143,7 +144,7 @@ import Testing
     ) throws -> String {
         model.freeze()
         let target = model.entitiesByName[entity]!
-        let schema = SQLiteSchema(entities: model.entities)
+        let schema = SQLSchema(entities: model.entities)
         let fetch = StoreFetch(
             entity: target, predicate: NSPredicate(format: format, argumentArray: arguments), sortDescriptors: sort,
             limit: 0, offset: 0, includesSubentities: true)

@@ -1,0 +1,49 @@
+/// The SQL an engine speaks, where Core Data's statements must differ between engines.
+///
+/// The builders write SQLite's SQL, Core Data's own, byte for byte; for PostgreSQL they
+/// change only what PostgreSQL spells or types differently. A schema carries its dialect
+/// (``SQLSchema/dialect``), so every builder made from a schema speaks it.
+package enum SQLDialect: Sendable {
+    /// SQLite, as Core Data writes it.
+    case sqlite
+    /// PostgreSQL: static column types, `BYTEA` for blobs, `ON CONFLICT` instead of `OR IGNORE`.
+    case postgreSQL
+
+    /// The column type for one of the types Core Data declares in SQLite (``SQLSchema/sqlType(for:)``).
+    ///
+    /// PostgreSQL keeps the values Core Data stores, not its meaning of the names: dates stay
+    /// seconds since 2001 (`TIMESTAMP` in SQLite holds a REAL), decimals a double as
+    /// ``SQLValueCoding`` writes them, so both engines store the same values.
+    package func columnType(_ sqliteType: String) -> String {
+        guard self == .postgreSQL else { return sqliteType }
+        switch sqliteType {
+        case "INTEGER": return "BIGINT"
+        case "FLOAT", "TIMESTAMP", "DECIMAL": return "DOUBLE PRECISION"
+        case "BLOB": return "BYTEA"
+        case "VARCHAR": return "TEXT"
+        default: return sqliteType
+        }
+    }
+
+    /// The declaration of a table's key column `name` (`Z_PK`, `Z_ENT` of `Z_PRIMARYKEY`, …).
+    package func keyColumn(_ name: String) -> String {
+        "\(name) \(columnType("INTEGER")) PRIMARY KEY"
+    }
+
+    /// The collation comparing text byte by byte, as SQLite's `BINARY` does.
+    package var binaryCollation: String {
+        switch self {
+        case .sqlite: "BINARY"
+        case .postgreSQL: "\"C\""
+        }
+    }
+
+    /// `INSERT` of `values` into `columns` of `table` that leaves a row already there
+    /// (same primary key or unique value) as it is.
+    package func insertIgnoringDuplicates(into table: String, columns: String, values: String) -> String {
+        switch self {
+        case .sqlite: "INSERT OR IGNORE INTO \(table) (\(columns)) \(values)"
+        case .postgreSQL: "INSERT INTO \(table) (\(columns)) \(values) ON CONFLICT DO NOTHING"
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import OpenCoreDataCore
+
+/// The statements on persistent history's tables, as Core Data keeps them:
+/// `ATRANSACTION` (one row per save or batch request), `ACHANGE` (one row per changed
+/// object: the changed properties as bits in `ZCOLUMNS`, the values a deletion keeps in
+/// `ZTOMBSTONE<n>`) and `ATRANSACTIONSTRING` (each author, context name, bundle and
+/// process identifier stored once): creating them, recording, reading and deleting
+/// transactions, and carrying recorded changes through a migration.
+package enum SQLHistoryStatements {
+    // MARK: Tables
+
+    /// Creates the tables, their indexes and their key counters (16001 to 16003 in
+    /// `Z_PRIMARYKEY`) where missing.
+    package static let install: SQLFragment = """
+        CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR NOT NULL);
+        CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
+        CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB);
+        CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP);
+        CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB);
+        CREATE INDEX IF NOT EXISTS ACHANGE_TRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
+        INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
+        """
+
+    /// The name of the column holding the `index`-th value a deletion keeps.
+    package static func tombstoneColumn(_ index: Int) -> String { "ZTOMBSTONE\(index)" }
+
+    /// Adds the `index`-th tombstone column to `ACHANGE`.
+    package static func addTombstoneColumn(_ index: Int) -> SQLFragment {
+        "ALTER TABLE ACHANGE ADD COLUMN \(raw: tombstoneColumn(index))"
+    }
+
+    // MARK: Recording
+
+    /// The values a deletion keeps (`columns` of the row `key` in `table`), read before the row goes.
+    package static func tombstoneValues(_ columns: [String], table: String, key: Int64) -> SQLFragment {
+        "SELECT \(raw: SQLList.of(columns)) FROM \(raw: table) WHERE Z_PK = \(.bind(key.sqlScalar))"
+    }
+
+    /// A transaction row: its number, entity number, the keys of its strings in
+    /// `ATRANSACTIONSTRING` (`nil` for none) and its time.
+    package static func insertTransaction(
+        number: Int64, entityNumber: Int, author: Int64?, bundleID: Int64?, contextName: Int64?, processID: Int64?,
+        timestamp: Date
+    ) -> SQLFragment {
+        let values = [
+            number.sqlScalar, entityNumber.sqlScalar, author.sqlScalar, bundleID.sqlScalar,
+            contextName.sqlScalar, processID.sqlScalar, timestamp.timeIntervalSinceReferenceDate.sqlScalar,
+        ]
+        return
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
+    }
+
+    /// A change row, bound per change: key, change type, entity number, the object's key,
+    /// transaction number, `ZCOLUMNS`, then `tombstoneColumns` kept values; the row's own
+    /// entity number is `entityNumber`.
+    package static func insertChange(entityNumber: Int, tombstoneColumns: Int) -> SQLTemplate {
+        let tombstones = (0..<tombstoneColumns).map { ", \(tombstoneColumn($0))" }.joined()
+        let placeholders = String(repeating: ", ?", count: tombstoneColumns)
+        return SQLTemplate(
+            sql:
+                "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstones)) VALUES (?, \(entityNumber), ?, ?, ?, ?, ?\(placeholders))"
+        )
+    }
+
+    /// Delete changes for every row listed in `keysTable` (columns `Z_PK` and `Z_ENT`, in
+    /// insertion order), keyed from `firstKey` on: one statement for a batch delete's rows.
+    package static func insertDeletions(
+        from keysTable: String, firstKey: Int64, transaction: Int64, entityNumber: Int, changeType: Int
+    ) -> SQLFragment {
+        """
+        INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) \
+        SELECT \(.bind((firstKey - 1).sqlScalar)) + ROW_NUMBER() OVER (ORDER BY rowid), \(.bind(entityNumber.sqlScalar)), \(.bind(changeType.sqlScalar)), Z_ENT, Z_PK, \(.bind(transaction.sqlScalar)) \
+        FROM \(raw: keysTable) ORDER BY rowid
+        """
+    }
+
+    /// The key of `string` in `ATRANSACTIONSTRING`.
+    package static func stringKey(_ string: String) -> SQLFragment {
+        "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = \(.bind(string.sqlScalar))"
+    }
+
+    /// Stores `string` under `key`.
+    package static func insertString(_ string: String, key: Int64, entityNumber: Int) -> SQLFragment {
+        "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (\(.bind(key.sqlScalar)), \(.bind(entityNumber.sqlScalar)), \(.bind(string.sqlScalar)))"
+    }
+
+    // MARK: Reading
+
+    /// The number of the last transaction.
+    package static let lastTransactionNumber: SQLFragment = "SELECT MAX(Z_PK) FROM ATRANSACTION"
+
+    /// The number of the first transaction left.
+    package static let firstTransactionNumber: SQLFragment = "SELECT MIN(Z_PK) FROM ATRANSACTION"
+
+    /// The transactions in `range`, oldest first: number, time, then author, bundle
+    /// identifier, context name and process identifier, each stored inline or as a key of
+    /// `ATRANSACTIONSTRING`.
+    package static func transactions(in range: StoreHistoryRange) -> SQLFragment {
+        let text = { (column: String) in
+            "COALESCE(t.Z\(column), (SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(column)TS))"
+        }
+        return """
+            SELECT t.Z_PK, t.ZTIMESTAMP, \(raw: text("AUTHOR")), \(raw: text("BUNDLEID")), \(raw: text("CONTEXTNAME")), \(raw: text("PROCESSID"))
+            FROM ATRANSACTION t WHERE \(condition(range)) ORDER BY t.Z_PK
+            """
+    }
+
+    /// Every column of the changes of the transactions in `range`, in order.
+    package static func changes(in range: StoreHistoryRange) -> SQLFragment {
+        "SELECT c.* FROM ACHANGE c JOIN ATRANSACTION t ON t.Z_PK = c.ZTRANSACTIONID WHERE \(condition(range)) ORDER BY c.Z_PK"
+    }
+
+    // MARK: Deleting
+
+    /// Deletes the changes of the transactions in `range`.
+    package static func deleteChanges(in range: StoreHistoryRange) -> SQLFragment {
+        "DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition(range)))"
+    }
+
+    /// Deletes the transactions in `range`.
+    package static func deleteTransactions(in range: StoreHistoryRange) -> SQLFragment {
+        "DELETE FROM ATRANSACTION WHERE Z_PK IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition(range)))"
+    }
+
+    /// Deletes the strings no transaction names any more.
+    package static let deleteUnusedStrings: SQLFragment = """
+        DELETE FROM ATRANSACTIONSTRING WHERE Z_PK NOT IN (
+          SELECT ZAUTHORTS FROM ATRANSACTION WHERE ZAUTHORTS IS NOT NULL UNION SELECT ZBUNDLEIDTS FROM ATRANSACTION WHERE ZBUNDLEIDTS IS NOT NULL
+          UNION SELECT ZCONTEXTNAMETS FROM ATRANSACTION WHERE ZCONTEXTNAMETS IS NOT NULL UNION SELECT ZPROCESSIDTS FROM ATRANSACTION WHERE ZPROCESSIDTS IS NOT NULL)
+        """
+
+    /// The condition on `ATRANSACTION` (aliased `t`) selecting `range`.
+    private static func condition(_ range: StoreHistoryRange) -> SQLFragment {
+        switch range {
+        case .all: "1"
+        case let .afterNumber(number): "t.Z_PK > \(.bind(number.sqlScalar))"
+        case let .afterDate(date): "t.ZTIMESTAMP > \(.bind(date.timeIntervalSinceReferenceDate.sqlScalar))"
+        case let .throughNumber(number): "t.Z_PK <= \(.bind(number.sqlScalar))"
+        case let .beforeNumber(number): "t.Z_PK < \(.bind(number.sqlScalar))"
+        case let .beforeDate(date): "t.ZTIMESTAMP < \(.bind(date.timeIntervalSinceReferenceDate.sqlScalar))"
+        }
+    }
+
+    // MARK: Migrating
+
+    /// `Z_PK, ZCOLUMNS` of the updates of objects of the entity numbered `number`.
+    package static func updatedColumns(ofEntity number: Int) -> SQLFragment {
+        "SELECT Z_PK, ZCOLUMNS FROM ACHANGE WHERE ZENTITY = \(.bind(number.sqlScalar)) AND ZCOLUMNS IS NOT NULL"
+    }
+
+    /// Sets the changed-property bits of the change `key`.
+    package static func setUpdatedColumns(_ bits: Data, key: Int64) -> SQLFragment {
+        "UPDATE ACHANGE SET ZCOLUMNS = \(.bind(bits.sqlScalar)) WHERE Z_PK = \(.bind(key.sqlScalar))"
+    }
+
+    /// `Z_PK` and the first `count` tombstone columns of the deletions (change type
+    /// `deleteType`) of objects of the entity numbered `number`.
+    package static func tombstones(_ count: Int, ofEntity number: Int, deleteType: Int) -> SQLFragment {
+        let columns = (0..<count).map(tombstoneColumn)
+        return
+            "SELECT Z_PK, \(raw: SQLList.of(columns)) FROM ACHANGE WHERE ZENTITY = \(.bind(number.sqlScalar)) AND ZCHANGETYPE = \(.bind(deleteType.sqlScalar))"
+    }
+
+    /// Sets the tombstone columns of the change `key` to `values`, in column order.
+    package static func setTombstones(_ values: [SQLScalar], key: Int64) -> SQLFragment {
+        let assignments = values.enumerated().map { index, value -> SQLFragment in
+            "\(raw: tombstoneColumn(index)) = \(.bind(value))"
+        }
+        return "UPDATE ACHANGE SET \(.joined(assignments, separator: ", ")) WHERE Z_PK = \(.bind(key.sqlScalar))"
+    }
+
+    /// Deletes the changes of objects of the entities numbered `numbers`.
+    package static func deleteChanges(ofEntities numbers: [Int]) -> SQLFragment {
+        "DELETE FROM ACHANGE WHERE ZENTITY IN (\(raw: SQLList.numbers(numbers)))"
+    }
+
+    /// Gives changes the new number of their entity (`old` → `new`); others keep theirs.
+    package static func renumberChanges(_ numbers: [(old: Int, new: Int)]) -> SQLFragment {
+        let cases = numbers.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ")
+        return "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(raw: cases) ELSE ZENTITY END"
+    }
+}

@@ -1,0 +1,93 @@
+import OpenCoreDataCore
+
+/// The statements that read stored objects by key rather than by predicate: the row a
+/// fault fires from, the rows of many keys at once, the members of a to-many (for one
+/// object's fault, or for many objects when prefetching), and what a save's conflict
+/// checks read (versions, objects holding constrained values).
+///
+/// A list of keys is bound as one JSON array that `json_each` expands, so a batch of any
+/// size runs the same prepared statement. Row reads take the row layout's SELECT list
+/// (`SQLiteRowLayout.selectList`, columns of the table aliased `t0`).
+package enum SQLObjectReadStatements {
+    /// `t0.Z_PK, t0.Z_ENT, …`: `columns` of the table aliased `t0`, as row reads select
+    /// them (made once per row layout).
+    package static func selectList(_ columns: [String]) -> String {
+        SQLList.of(columns.map { "t0." + $0 })
+    }
+
+    /// `SELECT <columns> FROM <table> t0 WHERE t0.Z_PK = ?`: one row by its key, kept per
+    /// entity and bound per fault.
+    package static func row(_ columns: String, table: String) -> SQLTemplate {
+        SQLTemplate(sql: "SELECT \(columns) FROM \(table) t0 WHERE t0.Z_PK = ?")
+    }
+
+    /// The rows of `keys` in `table`.
+    package static func rows(_ columns: String, table: String, keys: [Int64]) -> SQLFragment {
+        "SELECT \(raw: columns) FROM \(raw: table) t0 WHERE t0.Z_PK IN (\(keySet(keys)))"
+    }
+
+    /// The keys and entity numbers of the members of the to-many stored as `storage`
+    /// whose source row is `key`, in the relationship's order when it keeps one.
+    package static func memberIDs(of key: Int64, storage: ToManyStorage, destinationTable: String) -> SQLFragment {
+        switch storage {
+        case .joinTable(let join):
+            let order = join.orderColumn.map { " ORDER BY j.\($0)" } ?? ""
+            return
+                "SELECT t.Z_PK, t.Z_ENT FROM \(raw: join.name) j JOIN \(raw: destinationTable) t ON t.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) = \(.bind(key.sqlScalar))\(raw: order)"
+        case .hiddenColumn(let hidden):
+            return "SELECT Z_PK, Z_ENT FROM \(raw: destinationTable) WHERE \(raw: hidden) = \(.bind(key.sqlScalar))"
+        case .inverseKey(_, let column, let orderColumn):
+            let order = orderColumn.map { " ORDER BY \($0), Z_PK" } ?? ""
+            return
+                "SELECT Z_PK, Z_ENT FROM \(raw: destinationTable) WHERE \(raw: column) = \(.bind(key.sqlScalar))\(raw: order)"
+        }
+    }
+
+    /// The members of the to-many stored as `storage` for all the source rows `keys`
+    /// (prefetching): each row's source key, then the layout's `columns`; grouped by
+    /// source, in the relationship's order when it keeps one.
+    package static func members(
+        of keys: [Int64], storage: ToManyStorage, destinationTable: String, columns: String
+    ) -> SQLFragment {
+        switch storage {
+        case .joinTable(let join):
+            let order = join.orderColumn.map { ", j.\($0)" } ?? ""
+            return
+                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
+        case .hiddenColumn(let hidden):
+            return
+                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys)))"
+        case .inverseKey(_, let column, let orderColumn):
+            let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
+            return
+                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys)))\(raw: order)"
+        }
+    }
+
+    /// `Z_PK, Z_OPT` of the rows of `keys` in `table`: the versions a save's optimistic locking compares.
+    package static func versions(of keys: [Int64], table: String) -> SQLFragment {
+        "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys)))"
+    }
+
+    /// `Z_PK, Z_ENT` of the objects of `entity` (in `table`) whose `columns` hold
+    /// `values`: the rows a uniqueness constraint compares a saved object with.
+    package static func objects(
+        of entity: NSEntityDescription, table: String, where columns: [String], equal values: [SQLScalar]
+    ) -> SQLFragment {
+        let conditions = zip(columns, values).map { column, value -> SQLFragment in "\(raw: column) = \(.bind(value))" }
+        return
+            "SELECT Z_PK, Z_ENT FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(.joined(conditions, separator: " AND "))"
+    }
+
+    /// `SELECT value FROM json_each(?)`, bound to `keys` as one JSON array (`[1,2,3]`).
+    package static func keySet(_ keys: [Int64]) -> SQLFragment {
+        var text = "["
+        text.reserveCapacity(keys.count * 8 + 2)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { text += "," }
+            text += String(key)
+        }
+        text += "]"
+        return "SELECT value FROM json_each(\(.bind(text.sqlScalar)))"
+    }
+}
