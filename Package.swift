@@ -269,7 +269,7 @@ let package = Package(
             name: "CDToolCore",
             // The core for the store-inspection SPI that only tools use.
             dependencies: [
-                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataSQL",
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
