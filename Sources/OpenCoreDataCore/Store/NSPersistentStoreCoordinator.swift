@@ -136,6 +136,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 store = try engine.openStore(
                     at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration,
                     options: options)
+            case StoreEngines.postgreSQLStoreType:
+                let engine = try StoreEngines.postgreSQL()
+                guard let storeURL, source == nil else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreInvalidTypeError,
+                        storeURL == nil
+                            ? "A PostgreSQL store needs a database URL (postgres://user@host:port/database)"
+                            : "Can't copy a store into a PostgreSQL database yet")
+                }
+                store = try engine.openStore(
+                    at: storeURL, model: managedObjectModel, entities: entities, configuration: configuration,
+                    options: options)
             case NSInMemoryStoreType:
                 store = try StoreEngines.sqlite().openInMemoryStore(
                     model: managedObjectModel, entities: entities, configuration: configuration, options: options,
@@ -335,6 +347,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
         if let metadata = try atomicStoreMetadata(ofType: storeType, at: url) { return metadata }
+        if storeType == StoreEngines.postgreSQLStoreType {
+            return try StoreEngines.postgreSQL().metadata(ofStoreAt: url)
+        }
         try requireFileStoreType(storeType)
         return try StoreEngines.sqlite().metadata(ofStoreAt: url)
     }
@@ -427,6 +442,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         if try Self.atomicStoreClass(forType: storeType) != nil {
             try destroyAtomicStore(at: url, ofType: storeType)
+            return
+        }
+        if storeType == StoreEngines.postgreSQLStoreType {
+            let engine = try StoreEngines.postgreSQL()
+            if let store = persistentStore(for: url) { try remove(store) }
+            try engine.destroyStore(at: url)
             return
         }
         let inMemory = storeType == NSInMemoryStoreType

@@ -19,6 +19,8 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// Statements every session of this connection runs first (the schema, the statement
     /// timeout), run again after ``reconnect()``, which starts a new session.
     private var sessionStatements: [String] = []
+    /// Whether ``close()`` ended the connection: libpq's handle is gone, every call throws.
+    private var isClosed = false
 
     /// Connects to the server a URL names (`postgres://user@host:port/database?…`, any form
     /// libpq accepts: `host=/path` in the query names a Unix socket folder).
@@ -44,17 +46,33 @@ package final class PostgreSQLConnection: @unchecked Sendable {
         PQsetClientEncoding(handle, "UTF8")
     }
 
-    deinit { PQfinish(handle) }
+    deinit { if !isClosed { PQfinish(handle) } }
+
+    /// Ends the session now rather than when the connection is released; later calls throw.
+    package func close() {
+        lock.withLock {
+            guard !isClosed else { return }
+            PQfinish(handle)
+            isClosed = true
+        }
+    }
+
+    /// Throws once ``close()`` ended the connection (called under the lock, before libpq's handle is used).
+    private func checkOpen(_ statement: String?) throws {
+        guard isClosed else { return }
+        throw PostgreSQLError(
+            kind: .connectionLost, sqlState: nil, message: "The connection was closed", statement: statement)
+    }
 
     /// Whether the connection is up, as far as libpq last saw.
     package var isConnected: Bool {
-        lock.withLock { PQstatus(handle) == CONNECTION_OK }
+        lock.withLock { !isClosed && PQstatus(handle) == CONNECTION_OK }
     }
 
     /// The server's process for this connection (what a notification's ``PostgreSQLNotification/processID``
     /// names when this connection sent it).
     package var serverProcessID: Int32 {
-        lock.withLock { PQbackendPID(handle) }
+        lock.withLock { isClosed ? 0 : PQbackendPID(handle) }
     }
 
     /// Makes the connection again after it was lost, with the same parameters.
@@ -62,6 +80,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: ``PostgreSQLError`` of kind `connectionFailed` when the server is still unreachable.
     package func reconnect() throws {
         try lock.withLock {
+            try checkOpen(nil)
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgreSQLError(
@@ -97,6 +116,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                 message: "PostgreSQL text cannot hold the character U+0000", statement: sql)
         }
         return try lock.withLock {
+            try checkOpen(sql)
             let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
                 PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
             }
@@ -106,7 +126,10 @@ package final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Runs statements separated by semicolons, without parameters (a schema's DDL).
     package func executeScript(_ sql: String) throws {
-        try lock.withLock { _ = try checked(PQexec(handle, sql), statement: sql) }
+        try lock.withLock {
+            try checkOpen(sql)
+            _ = try checked(PQexec(handle, sql), statement: sql)
+        }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -118,6 +141,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     @discardableResult
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
+            try checkOpen(nil)
             guard PQtransactionStatus(handle) == PQTRANS_IDLE else { return try body() }
             try execute("BEGIN")
             let value: T
@@ -163,6 +187,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: ``PostgreSQLError`` of kind `connectionLost` when the connection broke.
     package func notifications(waitingUpTo timeout: Duration) throws -> [PostgreSQLNotification] {
         try lock.withLock {
+            try checkOpen(nil)
             var received = try drainNotifications()
             guard received.isEmpty else { return received }
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)

@@ -38,7 +38,7 @@ package struct SQLBatchDeleteBuilder {
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let root = fetch.entity.facts.root.facts.entityNumber
         return
-            "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch))"
+            "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect))"
     }
 
     /// One `DELETE` for a fetch whose entities have no relationships and no external
@@ -50,7 +50,8 @@ package struct SQLBatchDeleteBuilder {
         }
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let table = try schema.table(for: fetch.entity).name
-        return "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT t0.Z_PK \(body)\(raw: SQLQueryBuilder.window(fetch)))"
+        return
+            "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT t0.Z_PK \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect)))"
     }
 
     /// The entity numbers of one wave's rows (all waves when `nil`).

@@ -38,6 +38,43 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// An ORDER BY term's direction, nil first when ascending as sorting in memory puts it
+    /// (SQLite's order; PostgreSQL puts NULL last unless told).
+    package func sortDirection(ascending: Bool) -> String {
+        switch self {
+        case .sqlite: ascending ? "ASC" : "DESC"
+        case .postgreSQL: ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+        }
+    }
+
+    /// The LIMIT of a fetch with an offset and no limit.
+    package var noLimit: String {
+        switch self {
+        case .sqlite: "-1"
+        case .postgreSQL: "ALL"
+        }
+    }
+
+    /// A subquery of the keys in `text` (made by ``keyListText(_:)``), one row each in a column named `value`.
+    package func keyList(_ text: String) -> SQLFragment {
+        switch self {
+        case .sqlite: "SELECT value FROM json_each(\(.bind(text.sqlScalar)))"
+        case .postgreSQL: "SELECT unnest(CAST(\(.bind(text.sqlScalar)) AS BIGINT[])) AS value"
+        }
+    }
+
+    /// `keys` as the text ``keyList(_:)`` binds: a JSON array for SQLite, an array literal for PostgreSQL.
+    package func keyListText(_ keys: [Int64]) -> String {
+        var text = self == .sqlite ? "[" : "{"
+        text.reserveCapacity(keys.count * 8 + 2)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { text += "," }
+            text += String(key)
+        }
+        text += self == .sqlite ? "]" : "}"
+        return text
+    }
+
     /// `INSERT` of `values` into `columns` of `table` that leaves a row already there
     /// (same primary key or unique value) as it is.
     package func insertIgnoringDuplicates(into table: String, columns: String, values: String) -> String {

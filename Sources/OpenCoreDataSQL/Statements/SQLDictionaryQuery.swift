@@ -64,7 +64,7 @@ package struct SQLDictionaryQuery {
             }
             return selection
         }
-        statement = "\(select)\(raw: SQLQueryBuilder.window(request.fetch))"
+        statement = "\(select)\(raw: SQLQueryBuilder.window(request.fetch, schema.dialect))"
         self.columns = columns
     }
 

@@ -132,7 +132,7 @@ package enum SQLHistoryStatements {
     /// The condition on `ATRANSACTION` (aliased `t`) selecting `range`.
     private static func condition(_ range: StoreHistoryRange) -> SQLFragment {
         switch range {
-        case .all: "1"
+        case .all: "TRUE"
         case let .afterNumber(number): "t.Z_PK > \(.bind(number.sqlScalar))"
         case let .afterDate(date): "t.ZTIMESTAMP > \(.bind(date.timeIntervalSinceReferenceDate.sqlScalar))"
         case let .throughNumber(number): "t.Z_PK <= \(.bind(number.sqlScalar))"

@@ -5,9 +5,9 @@ import OpenCoreDataCore
 /// object's fault, or for many objects when prefetching), and what a save's conflict
 /// checks read (versions, objects holding constrained values).
 ///
-/// A list of keys is bound as one JSON array that `json_each` expands, so a batch of any
+/// A list of keys is bound as one value (a JSON array that `json_each` expands in SQLite), so a batch of any
 /// size runs the same prepared statement. Row reads take the row layout's SELECT list
-/// (`SQLiteRowLayout.selectList`, columns of the table aliased `t0`).
+/// (`SQLRowLayout.selectList`, columns of the table aliased `t0`).
 package enum SQLObjectReadStatements {
     /// `t0.Z_PK, t0.Z_ENT, …`: `columns` of the table aliased `t0`, as row reads select
     /// them (made once per row layout).
@@ -22,8 +22,8 @@ package enum SQLObjectReadStatements {
     }
 
     /// The rows of `keys` in `table`.
-    package static func rows(_ columns: String, table: String, keys: [Int64]) -> SQLFragment {
-        "SELECT \(raw: columns) FROM \(raw: table) t0 WHERE t0.Z_PK IN (\(keySet(keys)))"
+    package static func rows(_ columns: String, table: String, keys: [Int64], dialect: SQLDialect) -> SQLFragment {
+        "SELECT \(raw: columns) FROM \(raw: table) t0 WHERE t0.Z_PK IN (\(keySet(keys, dialect)))"
     }
 
     /// The keys and entity numbers of the members of the to-many stored as `storage`
@@ -47,26 +47,26 @@ package enum SQLObjectReadStatements {
     /// (prefetching): each row's source key, then the layout's `columns`; grouped by
     /// source, in the relationship's order when it keeps one.
     package static func members(
-        of keys: [Int64], storage: ToManyStorage, destinationTable: String, columns: String
+        of keys: [Int64], storage: ToManyStorage, destinationTable: String, columns: String, dialect: SQLDialect
     ) -> SQLFragment {
         switch storage {
         case .joinTable(let join):
             let order = join.orderColumn.map { ", j.\($0)" } ?? ""
             return
-                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
+                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys, dialect))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
         case .hiddenColumn(let hidden):
             return
-                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys)))"
+                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys, dialect)))"
         case .inverseKey(_, let column, let orderColumn):
             let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
             return
-                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys)))\(raw: order)"
+                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys, dialect)))\(raw: order)"
         }
     }
 
     /// `Z_PK, Z_OPT` of the rows of `keys` in `table`: the versions a save's optimistic locking compares.
-    package static func versions(of keys: [Int64], table: String) -> SQLFragment {
-        "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys)))"
+    package static func versions(of keys: [Int64], table: String, dialect: SQLDialect) -> SQLFragment {
+        "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys, dialect)))"
     }
 
     /// `Z_PK, Z_ENT` of the objects of `entity` (in `table`) whose `columns` hold
@@ -79,15 +79,38 @@ package enum SQLObjectReadStatements {
             "SELECT Z_PK, Z_ENT FROM \(raw: table) WHERE Z_ENT IN (\(raw: SQLList.entityNumbers(of: entity))) AND \(.joined(conditions, separator: " AND "))"
     }
 
-    /// `SELECT value FROM json_each(?)`, bound to `keys` as one JSON array (`[1,2,3]`).
-    package static func keySet(_ keys: [Int64]) -> SQLFragment {
-        var text = "["
-        text.reserveCapacity(keys.count * 8 + 2)
-        for (index, key) in keys.enumerated() {
-            if index > 0 { text += "," }
-            text += String(key)
+    /// The objects of `entity` whose `properties` equal `values` (attributes as stored values,
+    /// to-ones as IDs of saved objects), as a save's uniqueness check asks; `nil` when no row
+    /// can match (a to-one without a saved destination, a property without a column).
+    package static func objects(
+        of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?],
+        schema: SQLSchema
+    ) throws -> SQLFragment? {
+        guard properties.count == values.count, !properties.isEmpty else { return nil }
+        var columns: [String] = []
+        var arguments: [SQLScalar] = []
+        for (property, value) in zip(properties, values) {
+            guard let column = schema.column(for: property) else { return nil }
+            columns.append(column)
+            switch property {
+            case is NSRelationshipDescription:
+                guard let key = (value as? NSManagedObjectID)?.primaryKey else { return nil }
+                arguments.append(key.sqlScalar)
+            case let attribute as NSAttributeDescription:
+                arguments.append(
+                    try SQLValueCoding.scalar(
+                        value, type: attribute.attributeType, transformerName: attribute.valueTransformerName))
+            default:
+                return nil
+            }
         }
-        text += "]"
-        return "SELECT value FROM json_each(\(.bind(text.sqlScalar)))"
+        return objects(
+            of: entity, table: try schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
+    }
+
+    /// `SELECT value FROM json_each(?)`, bound to `keys` as one JSON array (`[1,2,3]`);
+    /// PostgreSQL's equivalent in its dialect.
+    package static func keySet(_ keys: [Int64], _ dialect: SQLDialect) -> SQLFragment {
+        dialect.keyList(dialect.keyListText(keys))
     }
 }

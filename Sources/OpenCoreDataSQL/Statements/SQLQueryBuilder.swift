@@ -17,7 +17,7 @@ package final class SQLQueryBuilder {
     /// `SELECT <columns> FROM … LIMIT … OFFSET …`: the rows of a fetch, `columns` being a
     /// row layout's SELECT list.
     package func rows(_ fetch: StoreFetch, columns: String) throws -> SQLFragment {
-        "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
+        "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch, translator.schema.dialect))"
     }
 
     /// `SELECT t0.Z_PK, t0.Z_ENT FROM … LIMIT … OFFSET …`: the object IDs a fetch matches.
@@ -27,7 +27,7 @@ package final class SQLQueryBuilder {
     /// reading `Z_ENT` would look up every row in the table.
     package func objectIDs(_ fetch: StoreFetch) throws -> SQLFragment {
         let columns = fetch.matchingEntities.count == 1 ? "t0.Z_PK" : "t0.Z_PK, t0.Z_ENT"
-        return "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch))"
+        return "SELECT \(raw: columns) \(try fromAndWhere(fetch))\(raw: Self.window(fetch, translator.schema.dialect))"
     }
 
     /// `SELECT COUNT(*) FROM …`: how many objects a fetch matches (its order left out).
@@ -61,7 +61,7 @@ package final class SQLQueryBuilder {
             scope.addCondition("t0.Z_ENT IN (\(raw: SQLList.numbers(numbers)))")
         }
         if let keys = fetch.restrictedToKeys {
-            scope.addCondition(keys.isEmpty ? "0" : "t0.Z_PK IN (\(raw: SQLList.numbers(keys)))")
+            scope.addCondition(keys.isEmpty ? "FALSE" : "t0.Z_PK IN (\(raw: SQLList.numbers(keys)))")
         }
         if let predicate = fetch.predicate {
             let condition = try naming("predicate \(predicate.predicateFormat)") {
@@ -85,9 +85,9 @@ package final class SQLQueryBuilder {
     }
 
     /// ` LIMIT … OFFSET …` for a fetch's window (0 means none), or nothing when it has none.
-    package static func window(_ fetch: StoreFetch) -> String {
+    package static func window(_ fetch: StoreFetch, _ dialect: SQLDialect) -> String {
         guard fetch.limit > 0 || fetch.offset > 0 else { return "" }
-        return " LIMIT \(fetch.limit > 0 ? fetch.limit : -1) OFFSET \(fetch.offset)"
+        return " LIMIT \(fetch.limit > 0 ? String(fetch.limit) : dialect.noLimit) OFFSET \(fetch.offset)"
     }
 
     /// Runs a translation, adding what was being translated to its error.

@@ -14,16 +14,18 @@ package struct SQLCondition {
         self.isNullable = isNullable
     }
 
-    package static let alwaysTrue = SQLCondition("1", isNullable: false)
-    package static let alwaysFalse = SQLCondition("0", isNullable: false)
+    // TRUE and FALSE, which SQLite (3.23 on) and PostgreSQL both read; PostgreSQL has no
+    // integers as conditions.
+    package static let alwaysTrue = SQLCondition("TRUE", isNullable: false)
+    package static let alwaysFalse = SQLCondition("FALSE", isNullable: false)
 
     package static func constant(_ value: Bool) -> SQLCondition { value ? alwaysTrue : alwaysFalse }
 
     /// The condition's value when it is a constant.
     package var constantValue: Bool? {
         switch fragment.sql {
-        case "1": true
-        case "0": false
+        case "TRUE": true
+        case "FALSE": false
         default: nil
         }
     }
@@ -31,7 +33,7 @@ package struct SQLCondition {
     /// NOT, with NULL counting as false.
     package var negated: SQLCondition {
         if let value = constantValue { return .constant(!value) }
-        return SQLCondition(isNullable ? "NOT COALESCE(\(fragment), 0)" : "NOT (\(fragment))", isNullable: false)
+        return SQLCondition(isNullable ? "NOT COALESCE(\(fragment), FALSE)" : "NOT (\(fragment))", isNullable: false)
     }
 
     package static func and(_ parts: [SQLCondition]) -> SQLCondition {

@@ -11,7 +11,7 @@ extension SQLTranslator {
         guard let selector = descriptor.selector else {
             throw SQLTranslationError.unsupported("the comparator block of the sort descriptor on '\(key)'")
         }
-        let direction = descriptor.ascending ? "ASC" : "DESC"
+        let direction = schema.dialect.sortDirection(ascending: descriptor.ascending)
         switch try keyPath(key, from: scope.selfValue, in: scope) {
         case .constant:
             // Every object has the same value: no order.

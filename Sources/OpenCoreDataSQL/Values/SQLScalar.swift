@@ -20,6 +20,16 @@ package enum SQLScalar: Hashable, Sendable {
 
     /// Whether the value is SQL NULL.
     package var isNull: Bool { self == .null }
+
+    /// The value as an integer: an integer, or a real with an integral value in range
+    /// (as a key another program wrote as 3.0); `nil` for anything else.
+    package var exactInteger: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .real(let value): Int64(exactly: value)
+        default: nil
+        }
+    }
 }
 
 /// Swift values with an obvious SQL scalar, so builders can write `key.sqlScalar`.

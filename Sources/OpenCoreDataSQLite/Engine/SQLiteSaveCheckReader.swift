@@ -12,7 +12,7 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
         guard !keys.isEmpty else { return [:] }
         let query = SQLObjectReadStatements.versions(
-            of: keys, table: try store.schema.table(for: entity.facts.root).name)
+            of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .sqlite)
         let statement = try db.cachedStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         var result: [Int64: Int64] = [:]
@@ -25,38 +25,16 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
     }
 
     func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow] {
-        var result: [StoreRow] = []
-        for rows in Dictionary(grouping: references, by: { ObjectIdentifier($0.entity.facts.root) }).values {
-            result += try store.rows(of: rows[0].entity.facts.root, keys: rows.map(\.primaryKey), in: db)
-        }
-        return result
+        try references.byTree.flatMap { try store.rows(of: $0.root, keys: $0.keys, in: db) }
     }
 
     func objectIDs(
         of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]
     ) throws -> [NSManagedObjectID] {
-        guard let persistentStore = store.store, properties.count == values.count, !properties.isEmpty else {
-            return []
-        }
-        var columns: [String] = []
-        var arguments: [SQLScalar] = []
-        for (property, value) in zip(properties, values) {
-            guard let column = store.schema.column(for: property) else { return [] }
-            columns.append(column)
-            switch property {
-            case is NSRelationshipDescription:
-                guard let key = (value as? NSManagedObjectID)?.primaryKey else { return [] }
-                arguments.append(key.sqlScalar)
-            case let attribute as NSAttributeDescription:
-                arguments.append(
-                    try SQLValueCoding.scalar(
-                        value, type: attribute.attributeType, transformerName: attribute.valueTransformerName))
-            default:
-                return []
-            }
-        }
-        let query = SQLObjectReadStatements.objects(
-            of: entity, table: try store.schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
+        guard let persistentStore = store.store,
+            let query = try SQLObjectReadStatements.objects(
+                of: entity, where: properties, equal: values, schema: store.schema)
+        else { return [] }
         let statement = try db.cachedStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let handle = statement.sqliteStatement

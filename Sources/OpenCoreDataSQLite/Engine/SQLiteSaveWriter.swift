@@ -3,12 +3,13 @@ import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
-/// Writes one `StoreSaveRequest` inside an open transaction: deletes, inserts,
-/// updates (only changed columns, with the `Z_OPT` optimistic-lock check), then
-/// relationship memberships (join rows, ordering columns).
-final class SQLiteSaveWriter {
+/// Writes one `StoreSaveRequest` inside an open transaction, in the order `SQLSaveWriting`
+/// gives: deletes, inserts, updates (only changed columns, with the `Z_OPT` optimistic-lock
+/// check), then relationship memberships (join rows, ordering columns). Rows and
+/// statements are bound with SQLite's C API.
+final class SQLiteSaveWriter: SQLSaveWriting {
     private let db: Database
-    private let schema: SQLSchema
+    let schema: SQLSchema
     private let external: ExternalBinaryStorage
     private(set) var writtenFiles: [URL] = []
     private(set) var obsoleteFiles: [URL] = []
@@ -19,32 +20,14 @@ final class SQLiteSaveWriter {
         self.external = external
     }
 
-    func write(_ request: StoreSaveRequest) throws {
-        for (row, version) in request.deletes { try delete(row, expectedVersion: version) }
-        for row in request.inserts { try insert(row) }
-        for row in request.updates { try update(row) }
-        // Join rows are written by one side; the other side's orders follow once they exist.
-        for change in request.memberships
-        where schema.storage(of: change.relationship)?.joinTable?.isWritingSide != false { try apply(change) }
-        for change in request.memberships
-        where schema.storage(of: change.relationship)?.joinTable?.isWritingSide == false { try apply(change) }
-    }
-
-    private func delete(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
+    func deleteRow(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
         let table = try schema.table(for: row.entity)
         try collectExternalFiles(entity: row.entity, key: row.primaryKey, slots: nil)
         let delete = try statement(.deleteRow, of: row.entity.facts.root) {
             SQLSaveStatements.deleteRow(from: table.name)
         }
-        try run(delete, row.primaryKey, expectedVersion)
+        try run(delete, row.primaryKey, expectedVersion, nil)
         if changedRows == 0 { throw conflict(row.entity, row.primaryKey, expectedVersion) }
-        for case let relationship as NSRelationshipDescription in row.entity.facts.slots {
-            if let join = schema.storage(of: relationship)?.joinTable {
-                try run(
-                    try statement(.deleteJoinRows, of: relationship) { SQLSaveStatements.deleteJoinRows(of: join) },
-                    row.primaryKey)
-            }
-        }
     }
 
     /// Rows the last statement changed: SQLite's own count (GRDB's `changesCount` checks
@@ -122,7 +105,7 @@ final class SQLiteSaveWriter {
         return plan
     }
 
-    private func insert(_ row: StoreSaveRequest.RowWrite) throws {
+    func insert(_ row: StoreSaveRequest.RowWrite) throws {
         let plan = try plan(row, insert: true)
         let handle = plan.statement.sqliteStatement
         sqlite3_reset(handle)
@@ -133,7 +116,7 @@ final class SQLiteSaveWriter {
         try step(plan.statement)
     }
 
-    private func update(_ row: StoreSaveRequest.RowWrite) throws {
+    func update(_ row: StoreSaveRequest.RowWrite) throws {
         try collectExternalFiles(entity: row.entity, key: row.primaryKey, slots: row.slots)
         let plan = try plan(row, insert: false)
         let handle = plan.statement.sqliteStatement
@@ -230,14 +213,6 @@ final class SQLiteSaveWriter {
     }
 
     /// The optimistic-locking failure: the row changed or vanished since it was read.
-    private func conflict(_ entity: NSEntityDescription, _ key: Int64, _ version: Int64) -> NSError {
-        CoreDataError.make(
-            NSManagedObjectMergeError,
-            "Could not merge changes: the \(entity.name ?? "?") row \(key) was changed or deleted by another context or process since it was read (version \(version))",
-            ["conflictList": [key]]
-        )
-    }
-
     /// Notes the external files of columns about to be overwritten or deleted, to remove after commit.
     private func collectExternalFiles(entity: NSEntityDescription, key: Int64, slots: [Int]?) throws {
         let facts = entity.facts
@@ -257,78 +232,10 @@ final class SQLiteSaveWriter {
         }
     }
 
-    private func apply(_ change: StoreSaveRequest.MembershipChange) throws {
-        let relationship = change.relationship
-        let source = change.source.primaryKey
-        switch schema.storage(of: relationship) {
-        case .joinTable(let join):
-            // Rows are written by one side (the other side's change mirrors it); each
-            // side stores its own order. Orders are written after all rows exist.
-            if join.isWritingSide {
-                if !change.removed.isEmpty {
-                    let remove = try statement(.deleteJoinRow, of: relationship) {
-                        SQLSaveStatements.deleteJoinRow(from: join)
-                    }
-                    for removed in change.removed { try run(remove, source, removed.primaryKey) }
-                }
-                if !change.added.isEmpty {
-                    let add = try statement(.insertJoinRow, of: relationship) {
-                        SQLSaveStatements.insertJoinRow(into: join, dialect: schema.dialect)
-                    }
-                    for added in change.added { try run(add, source, added.primaryKey) }
-                }
-            }
-            if let orderColumn = join.orderColumn, let members = change.orderedMembers, !members.isEmpty {
-                let order = try statement(.orderJoinRow, of: relationship) {
-                    SQLSaveStatements.orderJoinRow(in: join, orderColumn: orderColumn)
-                }
-                for (index, member) in members.enumerated() {
-                    try run(order, Self.position(index), source, member.primaryKey)
-                }
-            }
-        case .hiddenColumn(let hidden):
-            guard let destination = relationship.destinationEntity else { return }
-            let table = try schema.table(for: destination)
-            if !change.removed.isEmpty {
-                let clear = try statement(.clearMemberColumn, of: relationship) {
-                    SQLSaveStatements.clearMemberColumn(hidden, in: table.name)
-                }
-                for removed in change.removed { try run(clear, removed.primaryKey) }
-            }
-            if !change.added.isEmpty {
-                let set = try statement(.setMemberColumn, of: relationship) {
-                    SQLSaveStatements.setMemberColumn(hidden, in: table.name)
-                }
-                for added in change.added { try run(set, source, added.primaryKey) }
-            }
-        case .inverseKey(_, _, let orderColumn?):
-            // The members' keys are their own rows' to-one column (written with the rows);
-            // only the order is the relationship's to write.
-            guard let members = change.orderedMembers, !members.isEmpty,
-                let destination = relationship.destinationEntity
-            else { return }
-            let table = try schema.table(for: destination)
-            let order = try statement(.setMemberColumn, of: relationship) {
-                SQLSaveStatements.setMemberColumn(orderColumn, in: table.name)
-            }
-            for (index, member) in members.enumerated() { try run(order, Self.position(index), member.primaryKey) }
-        case .inverseKey(_, _, nil), nil:
-            break
-        }
-    }
-
-    /// The order column value of the member at `index`: gaps of 1024, as Core Data leaves them.
-    private static func position(_ index: Int) -> Int64 { Int64((index + 1) * 1024) }
-
     // MARK: Statements by row
 
-    /// What a statement of ``statement(_:of:_:)`` writes, for one entity tree or relationship.
-    private enum StatementKind {
-        case deleteRow, deleteJoinRows, insertJoinRow, deleteJoinRow, orderJoinRow, setMemberColumn, clearMemberColumn
-    }
-
     private struct StatementKey: Hashable {
-        let kind: StatementKind
+        let kind: SQLSaveStatementKind
         let owner: ObjectIdentifier
     }
 
@@ -338,8 +245,8 @@ final class SQLiteSaveWriter {
 
     /// The prepared statement of `kind` for `owner` (an entity tree's root or a
     /// relationship), its text from `template` the first time.
-    private func statement(
-        _ kind: StatementKind, of owner: AnyObject, _ template: () throws -> SQLTemplate
+    func statement(
+        _ kind: SQLSaveStatementKind, of owner: AnyObject, _ template: () throws -> SQLTemplate
     ) throws -> Statement {
         let key = StatementKey(kind: kind, owner: ObjectIdentifier(owner))
         if let known = statements[key] { return known }
@@ -352,7 +259,7 @@ final class SQLiteSaveWriter {
     ///
     /// Values are bound with SQLite's C API: a save runs one statement per row, and
     /// building GRDB `StatementArguments` for each cost more than the SQLite work.
-    private func run(_ statement: Statement, _ first: Int64, _ second: Int64? = nil, _ third: Int64? = nil) throws {
+    func run(_ statement: Statement, _ first: Int64, _ second: Int64?, _ third: Int64?) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
         try check(sqlite3_bind_int64(handle, 1, first), statement)

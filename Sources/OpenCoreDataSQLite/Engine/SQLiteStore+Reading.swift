@@ -17,10 +17,10 @@ extension SQLiteStore {
     }
 
     /// The layout for rows of these entities, built on first use.
-    func layout(for entities: [NSEntityDescription]) -> SQLiteRowLayout {
+    func layout(for entities: [NSEntityDescription]) -> SQLRowLayout {
         let key = entities.map(ObjectIdentifier.init)
         if let known = layouts[key] { return known }
-        let layout = SQLiteRowLayout(entities: entities, schema: schema)
+        let layout = SQLRowLayout(entities: entities, schema: schema)
         layouts[key] = layout
         return layout
     }
@@ -29,7 +29,7 @@ extension SQLiteStore {
     /// the statement positioned on each decoded row, to read extra leading columns.
     /// `cached`: whether the statement is kept prepared (not for text that is seldom the same).
     private func decodeRows(
-        _ db: Database, _ query: SQLFragment, layout: SQLiteRowLayout, offset: Int32 = 0, cached: Bool = true,
+        _ db: Database, _ query: SQLFragment, layout: SQLRowLayout, offset: Int32 = 0, cached: Bool = true,
         each: ((SQLiteStatement) -> Void)? = nil
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
@@ -95,7 +95,7 @@ extension SQLiteStore {
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         guard let key = objectID.primaryKey else { return nil }
         let number = objectID.entity.facts.entityNumber
-        let read: (layout: SQLiteRowLayout, statement: SQLTemplate)
+        let read: (layout: SQLRowLayout, statement: SQLTemplate)
         if let known = singleRowReads[number] {
             read = known
         } else {
@@ -129,7 +129,8 @@ extension SQLiteStore {
     /// on `db`: a read, or a save's transaction.
     func rows(of root: NSEntityDescription, keys: [Int64], in db: Database) throws -> [StoreRow] {
         let layout = layout(for: root.facts.selfAndDescendants)
-        let query = SQLObjectReadStatements.rows(layout.selectList, table: try schema.table(for: root).name, keys: keys)
+        let query = SQLObjectReadStatements.rows(
+            layout.selectList, table: try schema.table(for: root).name, keys: keys, dialect: .sqlite)
         return try decodeRows(db, query, layout: layout)
     }
 
@@ -157,7 +158,7 @@ extension SQLiteStore {
         let layout = layout(for: destination.facts.selfAndDescendants)
         let query = SQLObjectReadStatements.members(
             of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable,
-            columns: layout.selectList)
+            columns: layout.selectList, dialect: .sqlite)
         return try read { db in
             var sourceKeys: [Int64] = []
             let rows = try decodeRows(db, query, layout: layout, offset: 1) {

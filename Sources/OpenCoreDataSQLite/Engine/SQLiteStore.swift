@@ -18,9 +18,9 @@ final class SQLiteStore: PersistentStoreBackend {
     /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
     let statementLog: SQLStatementLog
     /// Row layouts by the entities they read (calls are serialized by the coordinator).
-    var layouts: [[ObjectIdentifier]: SQLiteRowLayout] = [:]
+    var layouts: [[ObjectIdentifier]: SQLRowLayout] = [:]
     /// Per entity number, the layout and statement that read one row by key (every fault that misses the cache).
-    var singleRowReads: [Int: (layout: SQLiteRowLayout, statement: SQLTemplate)] = [:]
+    var singleRowReads: [Int: (layout: SQLRowLayout, statement: SQLTemplate)] = [:]
     /// Bounds the main connection's statement cache (see `preparedStatement`).
     var statements = StatementCacheBudget()
     /// How a query generation's connection is opened: read-only, with the store's

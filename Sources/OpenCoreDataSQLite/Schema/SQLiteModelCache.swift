@@ -13,14 +13,7 @@ enum SQLiteModelCache {
     /// compressed. A model that cannot be archived (a block predicate in a template) is
     /// not cached, and the store works without it; the SQL debug log says why.
     static func write(_ model: NSManagedObjectModel, in db: Database) throws {
-        let content: Data
-        do {
-            content = try RawDeflate.deflate(model.compiledModelData())
-        } catch {
-            StoreDebugLog.annotate("the store caches no model in Z_MODELCACHE: \(error)")
-            return
-        }
-        guard try db.tableExists("Z_MODELCACHE") else { return }
+        guard let content = SQLModelCache.content(of: model), try db.tableExists("Z_MODELCACHE") else { return }
         try db.execute(SQLMetadataStatements.clearModelCache)
         try db.execute(SQLMetadataStatements.insertModelCache(content))
     }
@@ -33,7 +26,7 @@ enum SQLiteModelCache {
             return try Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         }
         return try blob.flatMap {
-            try decode($0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE")))
+            try SQLModelCache.model(from: $0, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE")))
         }
     }
 
@@ -43,27 +36,10 @@ enum SQLiteModelCache {
         guard (try? db.tableExists("Z_MODELCACHE")) == true,
             let blob = try? Data.fetchOne(db, SQLMetadataStatements.cachedModel)
         else { return nil }
-        return try? decode(blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
+        return try? SQLModelCache.model(from: blob, source: ModelFileSource(url: URL(fileURLWithPath: "Z_MODELCACHE")))
     }
 
     /// The model in a `Z_CONTENT` value: a binary keyed archive, compressed or plain.
-    private static func decode(_ blob: Data, source: ModelFileSource) throws -> NSManagedObjectModel? {
-        guard !blob.isEmpty else { return nil }
-        let archive: Data
-        if blob.starts(with: Data("bplist".utf8)) {
-            archive = blob
-        } else {
-            do {
-                archive = try RawDeflate.inflate(blob)
-            } catch {
-                throw ModelLoadingError(
-                    source: source, line: nil, element: nil, reason: "holds no readable model (\(error))")
-            }
-        }
-        let model = NSManagedObjectModel()
-        try CompiledModelDecoder(source: source).decode(archive, into: model)
-        return model
-    }
 }
 
 extension NSManagedObjectModel {

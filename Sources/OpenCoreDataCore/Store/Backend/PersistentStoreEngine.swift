@@ -86,18 +86,38 @@ extension PersistentStoreEngine {
 package enum StoreEngines {
     /// The engine of SQLite and in-memory stores.
     package static func sqlite() throws -> any PersistentStoreEngine.Type {
-        guard let engine = linkedSQLiteEngine() else {
-            throw CoreDataError.make(
-                NSPersistentStoreInvalidTypeError,
-                "The SQLite store engine is not linked into this program: depend on the OpenCoreData library, not on OpenCoreDataCore alone"
-            )
-        }
-        return engine
+        try linked(
+            linkedSQLiteEngine(), "SQLite", advice: "depend on the OpenCoreData library, not on OpenCoreDataCore alone")
     }
 
     /// The SQLite engine when its module is linked in: the SQLite module replaces this
     /// function's body with one that answers its engine.
     package dynamic static func linkedSQLiteEngine() -> (any PersistentStoreEngine.Type)? { nil }
+
+    /// The type string of PostgreSQL stores (`NSPostgreSQLStoreType` in OpenCoreDataPostgreSQL).
+    package static let postgreSQLStoreType = "PostgreSQL"
+
+    /// The engine of PostgreSQL stores; throws when OpenCoreDataPostgreSQL is not linked in.
+    package static func postgreSQL() throws -> any PersistentStoreEngine.Type {
+        try linked(
+            linkedPostgreSQLEngine(), "PostgreSQL",
+            advice: "depend on the OpenCoreDataPostgreSQL library and import OpenCoreDataPostgreSQL")
+    }
+
+    /// The PostgreSQL engine when its module is linked in, filled in as ``linkedSQLiteEngine()`` is.
+    package dynamic static func linkedPostgreSQLEngine() -> (any PersistentStoreEngine.Type)? { nil }
+
+    /// `engine`, or the error saying which module to link when its hook found none.
+    private static func linked(
+        _ engine: (any PersistentStoreEngine.Type)?, _ name: String, advice: String
+    ) throws -> any PersistentStoreEngine.Type {
+        guard let engine else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The \(name) store engine is not linked into this program: \(advice)"
+            )
+        }
+        return engine
+    }
 }
 
 /// Store locations every engine understands.

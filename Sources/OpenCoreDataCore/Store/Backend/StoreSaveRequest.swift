@@ -57,3 +57,13 @@ package struct StoreSaveRequest {
     /// subclass's node callbacks, as Core Data does. Stores that write rows ignore it.
     package var context: NSManagedObjectContext?
 }
+
+extension Sequence where Element == StoreSaveRequest.RowReference {
+    /// The references by entity tree (the rows of one table), each group with the tree's
+    /// root and the keys, for engines that read one table at a time.
+    package var byTree: [(root: NSEntityDescription, keys: [Int64])] {
+        Dictionary(grouping: self, by: { ObjectIdentifier($0.entity.facts.root) }).values.map {
+            ($0[0].entity.facts.root, $0.map(\.primaryKey))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// Decoding libpq's rows with the layout. PostgreSQL's columns are typed (`BIGINT`,
+/// `DOUBLE PRECISION`, `TEXT`, `BYTEA`), so each field reads the one form its column holds.
+extension SQLRowLayout {
+    /// Row `row` of `result` (columns from `offset` on), or `nil` for a row whose key or
+    /// entity number is missing or names no entity of the model.
+    func decode(
+        _ result: PostgreSQLResult, row: Int, offset: Int = 0, schema: SQLSchema, persistentStore: NSPersistentStore,
+        timestamp: TimeInterval
+    ) throws -> StoreRow? {
+        guard let key = result.integer(row, offset), let number = result.integer(row, offset + 1),
+            plans.indices.contains(Int(truncatingIfNeeded: number)),
+            let plan = plans[Int(truncatingIfNeeded: number)]
+        else { return nil }
+        let version = result.integer(row, offset + 2) ?? 0
+        var values = SlotValues(layout: plan.entity.facts.slotLayout)
+        let coordinator = persistentStore.persistentStoreCoordinator
+        for field in plan.fields {
+            let column = Int(field.column) + offset
+            if result.isNull(row, column) { continue }
+            switch field.decoder {
+            case .integer16:
+                if let value = result.integer(row, column) {
+                    values.setNative(Int16(truncatingIfNeeded: value), at: field.slot)
+                }
+            case .integer32:
+                if let value = result.integer(row, column) {
+                    values.setNative(Int32(truncatingIfNeeded: value), at: field.slot)
+                }
+            case .integer64:
+                if let value = result.integer(row, column) { values.setNative(value, at: field.slot) }
+            case .boolean:
+                if let value = result.integer(row, column) { values.setNative(value != 0, at: field.slot) }
+            case .double:
+                if let value = result.real(row, column) { values.setNative(value, at: field.slot) }
+            case .float:
+                if let value = result.real(row, column) { values.setNative(Float(value), at: field.slot) }
+            case .date:
+                if let value = result.real(row, column) {
+                    values.setNative(Date(timeIntervalSinceReferenceDate: value), at: field.slot)
+                }
+            case .string:
+                if let value = result.text(row, column) { values.setNative(value, at: field.slot) }
+            case let .toOne(destination, entityColumn):
+                guard let destinationKey = result.integer(row, column) else { continue }
+                let exact = entityColumn.flatMap { result.integer(row, Int($0) + offset) }.flatMap {
+                    schema.entitiesByNumber[Int(truncatingIfNeeded: $0)]
+                }
+                values[field.slot] = NSManagedObjectID(
+                    entity: exact ?? destination, store: persistentStore, primaryKey: destinationKey)
+            case let .general(attribute), let .external(attribute):
+                values[field.slot] = SQLValueCoding.value(
+                    result.scalar(row, column), type: attribute.attributeType,
+                    transformerName: attribute.valueTransformerName, coordinator: coordinator)
+            }
+        }
+        for composite in plan.composites {
+            var leaves: [(path: [String], value: Any)] = []
+            for (index, column) in composite.columns {
+                let value = result.scalar(row, Int(index) + offset)
+                if value.isNull { continue }
+                if let decoded = SQLValueCoding.value(
+                    value, type: column.element.attributeType, transformerName: column.element.valueTransformerName,
+                    coordinator: coordinator)
+                {
+                    leaves.append((column.path, decoded))
+                }
+            }
+            if leaves.isEmpty && composite.isOptional { continue }
+            values[composite.slot] = CompositeValue.assemble(leaves)
+        }
+        return StoreRow.make(
+            objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,
+            values: consume values, timestamp: timestamp)
+    }
+}

@@ -1,0 +1,58 @@
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// The statements only the PostgreSQL engine runs, which Core Data's SQLite schema has no
+/// counterpart for: the schema the store lives in, the lock that lets one opener create
+/// the tables, the key sequences, the collation translated comparisons name.
+enum PostgreSQLStatements {
+    /// Whether schema `name` exists.
+    static func schemaExists(_ name: String) -> SQLFragment {
+        "SELECT 1 FROM pg_namespace WHERE nspname = \(.bind(name.sqlScalar))"
+    }
+
+    /// Creates schema `name`.
+    static func createSchema(_ name: String) -> SQLFragment {
+        "CREATE SCHEMA \(raw: PostgreSQLIdentifier.quoted(name))"
+    }
+
+    /// Waits for, then holds until the transaction ends, the lock of the store in the
+    /// session's schema: of several processes opening one new store, one creates its tables.
+    static let lockStore: SQLFragment = "SELECT pg_advisory_xact_lock(hashtext('OpenCoreData:' || current_schema()))"
+
+    /// Whether the store's metadata table exists in the session's schema.
+    static let storeExists: SQLFragment = "SELECT to_regclass('z_metadata') IS NOT NULL"
+
+    /// The collation the translation names for Swift's string comparison: PostgreSQL's
+    /// `"C"` (code point order, the order Swift gives text in NFC; see docs/DEVIATIONS.md).
+    static let createUnicodeCollation: SQLFragment = "CREATE COLLATION OCD_UNICODE FROM \"C\""
+
+    /// The sequence numbering the rows of `table`.
+    static func sequence(of table: String) -> String { "\(table)_Z_PK_SEQ" }
+
+    /// Creates the key sequence of `table`.
+    static func createSequence(of table: String) -> SQLFragment {
+        "CREATE SEQUENCE \(raw: sequence(of: table))"
+    }
+
+    /// `count` new keys of `table`, from its sequence.
+    static func nextKeys(of table: String, count: Int) -> SQLFragment {
+        "SELECT nextval('\(raw: sequence(of: table))') FROM generate_series(1, \(.bind(count.sqlScalar)))"
+    }
+
+    /// The tables, sequences and collation of the store in the session's schema, for
+    /// destroying it: the tables named as Core Data names them (`Z…`, and history's
+    /// `A…` tables), the key sequences, the collation.
+    static let storeObjects: SQLFragment = """
+        SELECT 'TABLE', quote_ident(tablename) FROM pg_tables WHERE schemaname = current_schema() \
+        AND (tablename LIKE 'z%' OR tablename IN ('atransaction', 'achange', 'atransactionstring')) \
+        UNION ALL SELECT 'SEQUENCE', quote_ident(sequencename) FROM pg_sequences \
+        WHERE schemaname = current_schema() AND sequencename LIKE '%\\_z\\_pk\\_seq' \
+        UNION ALL SELECT 'COLLATION', 'ocd_unicode' FROM pg_collation \
+        WHERE collname = 'ocd_unicode' AND collnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+        """
+
+    /// Drops one object `storeObjects` listed.
+    static func drop(kind: String, name: String) -> SQLFragment {
+        "DROP \(raw: kind) IF EXISTS \(raw: name) CASCADE"
+    }
+}

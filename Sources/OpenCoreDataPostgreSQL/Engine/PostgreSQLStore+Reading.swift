@@ -1,0 +1,176 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// Reading rows: fetches, counts, object IDs, dictionaries, single rows for faults, and
+/// the rows related to many objects at once for prefetching. Lists of keys are bound as
+/// one array value, so a batch of any size is one statement.
+extension PostgreSQLStore {
+    /// Runs a row query and decodes its rows (from column `offset` on); `each` sees the
+    /// result and row of each decoded row, to read extra leading columns.
+    private func decodeRows(
+        _ statement: SQLFragment, layout: SQLRowLayout, offset: Int = 0,
+        each: ((PostgreSQLResult, Int) -> Void)? = nil
+    ) throws -> [StoreRow] {
+        guard let persistentStore = store else { return [] }
+        let result = try query(statement)
+        let timestamp = StoreRow.now()
+        var rows: [StoreRow] = []
+        rows.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            guard
+                let decoded = try layout.decode(
+                    result, row: row, offset: offset, schema: schema, persistentStore: persistentStore,
+                    timestamp: timestamp)
+            else { continue }
+            rows.append(decoded)
+            each?(result, row)
+        }
+        return rows
+    }
+
+    /// Runs a read statement, refusing first what PostgreSQL cannot evaluate as memory does.
+    private func query(_ statement: SQLFragment) throws -> PostgreSQLResult {
+        try PostgreSQLTranslationCheck.check(statement)
+        return try reading { try connection.run(statement) }
+    }
+
+    func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
+        let layout = layout(for: fetch.matchingEntities)
+        let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).rows(fetch, columns: layout.selectList)
+        return try decodeRows(query, layout: layout)
+    }
+
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
+        let result = try query(try SQLQueryBuilder(schema: schema, entity: fetch.entity).objectIDs(fetch))
+        var list = StoreObjectList(entities: fetch.matchingEntities)
+        let indexByNumber = Dictionary(
+            uniqueKeysWithValues: list.entities.enumerated().map { (Int64($1.facts.entityNumber), $0) })
+        // One entity: the query selected its keys alone (see `SQLQueryBuilder.objectIDs`).
+        let single = list.entities.count == 1
+        for row in 0..<result.rowCount {
+            guard let key = result.integer(row, 0) else { continue }
+            if single {
+                list.append(key: key, entityIndex: 0)
+            } else if let number = result.integer(row, 1), let index = indexByNumber[number] {
+                list.append(key: key, entityIndex: index)
+            }
+        }
+        return list
+    }
+
+    func count(_ fetch: StoreFetch) throws -> Int {
+        let result = try query(try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch))
+        return Int(result.integer(0, 0) ?? 0)
+    }
+
+    func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
+        guard let store else { return [] }
+        let dictionaryQuery = try SQLDictionaryQuery(request, schema: schema)
+        let result = try query(dictionaryQuery.statement)
+        return try (0..<result.rowCount).map { row in
+            try dictionaryQuery.dictionary(
+                reading: { result.scalar(row, $0) }, schema: schema, store: store,
+                decodeAttribute: { value, attribute in
+                    SQLValueCoding.value(
+                        value, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
+                        coordinator: store.persistentStoreCoordinator)
+                })
+        }
+    }
+
+    func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
+        guard let key = objectID.primaryKey else { return nil }
+        return try rows(of: objectID.entity.facts.root, keys: [key]).first { $0.objectID == objectID }
+    }
+
+    func rows(for objectIDs: [NSManagedObjectID]) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        for ids in Dictionary(grouping: objectIDs, by: { ObjectIdentifier($0.entity.facts.root) }).values {
+            rows += try self.rows(of: ids[0].entity.facts.root, keys: ids.compactMap(\.primaryKey))
+        }
+        return rows
+    }
+
+    /// The rows of `root`'s table (its entity and its subentities) with these keys.
+    func rows(of root: NSEntityDescription, keys: [Int64]) throws -> [StoreRow] {
+        guard !keys.isEmpty else { return [] }
+        let layout = layout(for: root.facts.selfAndDescendants)
+        let query = SQLObjectReadStatements.rows(
+            layout.selectList, table: try schema.table(for: root).name, keys: keys, dialect: .postgreSQL)
+        return try decodeRows(query, layout: layout)
+    }
+
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID] {
+        guard let key = objectID.primaryKey, let destination = relationship.destinationEntity, let store,
+            let storage = schema.storage(of: relationship)
+        else { return [] }
+        let destinationTable = try schema.table(for: destination).name
+        let result = try query(
+            SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable))
+        return (0..<result.rowCount).compactMap { row in
+            guard let key = result.integer(row, 0), let number = result.integer(row, 1),
+                let entity = schema.entitiesByNumber[Int(truncatingIfNeeded: number)]
+            else { return nil }
+            return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        }
+    }
+
+    func relatedRows(
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [(source: Int64, row: StoreRow)] {
+        guard relationship.isToMany, let destination = relationship.destinationEntity,
+            let storage = schema.storage(of: relationship)
+        else { return [] }
+        let destinationTable = try schema.table(for: destination).name
+        let layout = layout(for: destination.facts.selfAndDescendants)
+        let query = SQLObjectReadStatements.members(
+            of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable,
+            columns: layout.selectList, dialect: .postgreSQL)
+        var sourceKeys: [Int64] = []
+        let rows = try decodeRows(query, layout: layout, offset: 1) { result, row in
+            sourceKeys.append(result.integer(row, 0) ?? 0)
+        }
+        return Array(zip(sourceKeys, rows).map { (source: $0, row: $1) })
+    }
+}
+
+/// What the translation may ask of SQLite that PostgreSQL cannot do yet: the Swift
+/// functions and collations SQLite calls (`OCD_…`). A statement naming one is refused with
+/// the predicate or sort feature it stands for, rather than failing in the server or
+/// answering other objects than memory would.
+enum PostgreSQLTranslationCheck {
+    /// What each of SQLite's Swift functions and collations computes, for the error.
+    private static let features: [(name: String, feature: String)] = [
+        ("OCD_FOLD", "case- or diacritic-insensitive comparisons ([c], [d])"),
+        ("OCD_STRING_MATCH", "string matching (BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES)"),
+        ("OCD_FUNCTION", "functions evaluated in Swift"),
+        ("OCD_UTF16_LENGTH", "string lengths"),
+        ("OCD_SUM", "@sum over a to-many relationship"),
+        ("OCD_CASE_INSENSITIVE", "sorting with caseInsensitiveCompare:"),
+        ("OCD_LOCALIZED_CASE_INSENSITIVE", "sorting with localizedCaseInsensitiveCompare:"),
+        ("OCD_LOCALIZED", "sorting with localizedCompare:"),
+        ("OCD_STANDARD", "sorting with localizedStandardCompare:"),
+    ]
+
+    /// Throws when `statement` needs one of them.
+    static func check(_ statement: SQLFragment) throws {
+        guard statement.sql.contains("OCD_") else { return }
+        for (name, feature) in features where containsName(name, in: statement.sql) {
+            throw PostgreSQLStore.notYet(feature)
+        }
+    }
+
+    /// Whether `name` appears in `sql` as a whole word.
+    private static func containsName(_ name: String, in sql: String) -> Bool {
+        var searched = sql[...]
+        while let range = searched.range(of: name) {
+            let after = range.upperBound
+            if after == searched.endIndex || !(searched[after].isLetter || searched[after] == "_") { return true }
+            searched = searched[after...]
+        }
+        return false
+    }
+}

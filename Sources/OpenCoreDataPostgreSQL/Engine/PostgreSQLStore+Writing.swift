@@ -1,0 +1,84 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// Saving: keys from the tables' sequences, and each save in one transaction with its
+/// checks read on the transaction's connection.
+extension PostgreSQLStore {
+    func reservePrimaryKeys(for entities: [NSEntityDescription]) throws -> [Int64] {
+        var positionsByTable: [String: [Int]] = [:]
+        var tables: [String] = []
+        for (position, entity) in entities.enumerated() {
+            let table = try schema.table(for: entity).name
+            if positionsByTable[table] == nil { tables.append(table) }
+            positionsByTable[table, default: []].append(position)
+        }
+        var keys = [Int64](repeating: 0, count: entities.count)
+        try reading {
+            for table in tables {
+                let positions = positionsByTable[table]!
+                let result = try connection.run(PostgreSQLStatements.nextKeys(of: table, count: positions.count))
+                guard result.rowCount == positions.count else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreSaveError, "The key sequence of \(table) gave no keys")
+                }
+                for (row, position) in positions.enumerated() { keys[position] = result.integer(row, 0) ?? 0 }
+            }
+        }
+        return keys
+    }
+
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
+        let (outcome, metadataWritten) = try writing { () throws -> (StoreSaveOutcome, Int?) in
+            if !request.checks.isEmpty,
+                let conflicts = try request.checks.conflicts(
+                    of: request, reading: PostgreSQLSaveCheckReader(store: self))
+            {
+                return (.conflicts(conflicts), nil)
+            }
+            try PostgreSQLSaveWriter(connection: connection, schema: schema).write(request)
+            // Heard by every listener when the transaction commits, never if it rolls back.
+            try connection.notify(channel: changeChannel, payload: "")
+            return (.saved, try writeMetadataIfNeeded())
+        }
+        if let metadataWritten { metadataCommitted(metadataWritten) }
+        return outcome
+    }
+}
+
+/// What a save's checks read, on the connection inside the save's transaction.
+struct PostgreSQLSaveCheckReader: StoreSaveCheckReader {
+    let store: PostgreSQLStore
+
+    func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
+        guard !keys.isEmpty else { return [:] }
+        let result = try store.connection.run(
+            SQLObjectReadStatements.versions(
+                of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .postgreSQL))
+        var versions: [Int64: Int64] = [:]
+        for row in 0..<result.rowCount {
+            if let key = result.integer(row, 0), let version = result.integer(row, 1) { versions[key] = version }
+        }
+        return versions
+    }
+
+    func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow] {
+        try references.byTree.flatMap { try store.rows(of: $0.root, keys: $0.keys) }
+    }
+
+    func objectIDs(
+        of entity: NSEntityDescription, where properties: [NSPropertyDescription], equal values: [Any?]
+    ) throws -> [NSManagedObjectID] {
+        guard let persistentStore = store.store,
+            let query = try SQLObjectReadStatements.objects(
+                of: entity, where: properties, equal: values, schema: store.schema)
+        else { return [] }
+        let result = try store.connection.run(query)
+        return (0..<result.rowCount).compactMap { row in
+            guard let key = result.integer(row, 0), let number = result.integer(row, 1),
+                let found = store.schema.entitiesByNumber[Int(truncatingIfNeeded: number)]
+            else { return nil }
+            return NSManagedObjectID(entity: found, store: persistentStore, primaryKey: key)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// An open PostgreSQL store: Core Data's tables in one schema of a database, read and
+/// written over one libpq connection with OpenCoreDataSQL's statements in PostgreSQL's
+/// dialect.
+///
+/// Calls arrive serialized by the coordinator; the connection serializes its own
+/// statements too. Keys come from one sequence per table, so concurrent savers on other
+/// connections or hosts never wait for each other to number new rows.
+final class PostgreSQLStore: PersistentStoreBackend {
+    let connection: PostgreSQLConnection
+    let settings: PostgreSQLConnectionSettings
+    let schema: SQLSchema
+    weak var store: NSPersistentStore?
+
+    /// Guards the metadata and the layouts: contexts on other threads read metadata.
+    private let lock = NSLock()
+    /// Metadata as set, a counter of its changes, and the change last written.
+    private var metadataValues: [String: Any]
+    private var metadataVersion = 0
+    private var writtenMetadataVersion = 0
+    /// Row layouts by the entities they read, built on first use.
+    private var layouts: [[ObjectIdentifier]: SQLRowLayout] = [:]
+    /// The listener of ``observeChanges(_:)``, until ``close()``.
+    private var listener: PostgreSQLChangeListener?
+
+    /// The notification channel of this store, which every save notifies.
+    var changeChannel: String {
+        PostgreSQLChangeListener.channel(ofStore: metadata[NSStoreUUIDKey] as? String ?? "")
+    }
+
+    init(
+        connection: PostgreSQLConnection, settings: PostgreSQLConnectionSettings, schema: SQLSchema,
+        metadata: [String: Any]
+    ) {
+        self.connection = connection
+        self.settings = settings
+        self.schema = schema
+        self.metadataValues = metadata
+    }
+
+    // MARK: Metadata
+
+    var metadata: [String: Any] { lock.withLock { metadataValues } }
+
+    func setMetadata(_ metadata: [String: Any]) {
+        lock.withLock {
+            // The store's UUID is not the caller's to change.
+            var merged = metadata
+            merged[NSStoreUUIDKey] = metadataValues[NSStoreUUIDKey]
+            metadataValues = merged
+            metadataVersion += 1
+        }
+    }
+
+    func saveMetadata() throws {
+        guard lock.withLock({ metadataVersion != writtenMetadataVersion }) else { return }
+        if let written = try writing({ try writeMetadataIfNeeded() }) { metadataCommitted(written) }
+    }
+
+    /// Writes metadata changed since the last committed write, inside the caller's
+    /// transaction; the version written, for ``metadataCommitted(_:)`` once it commits.
+    func writeMetadataIfNeeded() throws -> Int? {
+        let (values, version, written) = lock.withLock { (metadataValues, metadataVersion, writtenMetadataVersion) }
+        guard version != written else { return nil }
+        var stored = values
+        stored[NSStoreTypeKey] = NSPostgreSQLStoreType
+        try connection.run(SQLMetadataStatements.update(plist: try Self.propertyList(stored)))
+        return version
+    }
+
+    /// Records that the transaction which wrote metadata version `version` committed.
+    func metadataCommitted(_ version: Int) {
+        lock.withLock { writtenMetadataVersion = max(writtenMetadataVersion, version) }
+    }
+
+    /// The metadata as Core Data stores it, a binary property list.
+    static func propertyList(_ metadata: [String: Any]) throws -> Data {
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        } catch {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
+                [NSUnderlyingErrorKey: error as NSError])
+        }
+    }
+
+    // MARK: Layouts
+
+    /// The layout for rows of these entities.
+    func layout(for entities: [NSEntityDescription]) -> SQLRowLayout {
+        let key = entities.map(ObjectIdentifier.init)
+        return lock.withLock {
+            if let layout = layouts[key] { return layout }
+            let layout = SQLRowLayout(entities: entities, schema: schema)
+            layouts[key] = layout
+            return layout
+        }
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` in one transaction; the server's errors become Core Data's.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try connection.transaction(body)
+        } catch let error as PostgreSQLError {
+            throw wrap(error, code: NSPersistentStoreSaveError)
+        }
+    }
+
+    /// Runs a read; the server's errors become Core Data's.
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgreSQLError {
+            throw wrap(error, code: NSPersistentStoreOperationError)
+        }
+    }
+
+    /// A server error as an `NSError` of Core Data's domain, naming the database.
+    func wrap(_ error: PostgreSQLError, code: Int) -> NSError {
+        let reason =
+            error.kind == .connectionLost
+            ? "The connection to the PostgreSQL store at \(settings.displayURL) was lost: \(error.message)"
+            : "The PostgreSQL store at \(settings.displayURL) refused a statement: \(error.message)"
+        return CoreDataError.make(
+            code, reason, [NSUnderlyingErrorKey: error as NSError, "SQLSTATE": error.sqlState ?? ""])
+    }
+
+    // MARK: Not yet on PostgreSQL
+
+    var tracksHistory: Bool { false }
+
+    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw Self.notYet("batch inserts") }
+    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { throw Self.notYet("batch updates") }
+    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { throw Self.notYet("batch deletes") }
+
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
+    {
+        throw Self.notYet("persistent history")
+    }
+
+    func deleteHistory(in range: StoreHistoryRange) throws -> Int { throw Self.notYet("persistent history") }
+
+    func historyBounds() throws -> (last: Int64, deletedThrough: Int64) { throw Self.notYet("persistent history") }
+
+    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {
+        let listener = try PostgreSQLChangeListener(settings: settings, channel: changeChannel, changed: changed)
+        lock.withLock { self.listener = listener }
+    }
+
+    func serve(as store: NSPersistentStore) { self.store = store }
+
+    func supportsSnapshots() throws -> Bool { false }
+
+    func openSnapshot() throws -> (any StoreSnapshot)? { nil }
+
+    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T { try body() }
+
+    func close() {
+        lock.withLock { listener }?.cancel()
+        connection.close()
+    }
+
+    /// A request the engine does not run yet, refused with a clear error instead of a wrong answer.
+    static func notYet(_ what: String) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreUnsupportedRequestTypeError, "The PostgreSQL store does not support \(what) yet")
+    }
+}

@@ -1,0 +1,397 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataPostgreSQL
+import OpenCoreDataTestSupport
+import Testing
+
+/// A PostgreSQL store used as an app uses a store: added through `NSPersistentContainer`
+/// with `NSPostgreSQLStoreType`, objects saved by one coordinator and read by another (as
+/// another server process would), every attribute type, every kind of relationship,
+/// optimistic locking between writers, and clear errors for what the engine refuses.
+@Suite(
+    .enabled(
+        if: PostgreSQLTestServer.testsAreEnabled,
+        "PostgreSQL server binaries not found (install postgresql, or set OPENCOREDATA_POSTGRES_URL)"))
+struct PostgreSQLStoreTests {
+    /// Author ⟷ Book (ordered to-many, inverse to-one), Book ⟷ Tag (many-to-many),
+    /// Novel a subentity of Book.
+    static func libraryModel(withAuthorNickname: Bool = false) -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = optional
+            return attribute
+        }
+        let author = NSEntityDescription()
+        author.name = "Author"
+        let book = NSEntityDescription()
+        book.name = "Book"
+        let novel = NSEntityDescription()
+        novel.name = "Novel"
+        let tag = NSEntityDescription()
+        tag.name = "Tag"
+
+        let books = NSRelationshipDescription()
+        books.name = "books"
+        books.destinationEntity = book
+        books.maxCount = 0
+        books.isOrdered = true
+        books.deleteRule = .cascadeDeleteRule
+        let bookAuthor = NSRelationshipDescription()
+        bookAuthor.name = "author"
+        bookAuthor.destinationEntity = author
+        bookAuthor.maxCount = 1
+        bookAuthor.deleteRule = .nullifyDeleteRule
+        books.inverseRelationship = bookAuthor
+        bookAuthor.inverseRelationship = books
+
+        let bookTags = NSRelationshipDescription()
+        bookTags.name = "tags"
+        bookTags.destinationEntity = tag
+        bookTags.maxCount = 0
+        let tagBooks = NSRelationshipDescription()
+        tagBooks.name = "books"
+        tagBooks.destinationEntity = book
+        tagBooks.maxCount = 0
+        bookTags.inverseRelationship = tagBooks
+        tagBooks.inverseRelationship = bookTags
+
+        author.properties =
+            [
+                attribute("name", .stringAttributeType, optional: false), attribute("born", .dateAttributeType),
+                attribute("rating", .doubleAttributeType), attribute("score", .integer64AttributeType),
+                attribute("active", .booleanAttributeType), attribute("identifier", .UUIDAttributeType),
+                attribute("photo", .binaryDataAttributeType), attribute("homepage", .URIAttributeType),
+                attribute("weight", .floatAttributeType), books,
+            ] + (withAuthorNickname ? [attribute("nickname", .stringAttributeType)] : [])
+        book.properties = [
+            attribute("title", .stringAttributeType), attribute("pages", .integer16AttributeType),
+            attribute("copies", .integer32AttributeType), attribute("price", .decimalAttributeType), bookAuthor,
+            bookTags,
+        ]
+        novel.properties = [attribute("genre", .stringAttributeType)]
+        book.subentities = [novel]
+        tag.properties = [attribute("name", .stringAttributeType), tagBooks]
+        let model = NSManagedObjectModel()
+        model.entities = [author, book, novel, tag]
+        return model
+    }
+
+    /// A container whose one store is the PostgreSQL database at `url`.
+    static func container(
+        _ url: URL, model: NSManagedObjectModel = libraryModel(),
+        configure: (NSPersistentStoreDescription) -> Void = {
+            _ in
+        }
+    ) throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
+        let description = NSPersistentStoreDescription(url: url)
+        description.type = NSPostgreSQLStoreType
+        configure(description)
+        container.persistentStoreDescriptions = [description]
+        var failure: Error?
+        container.loadPersistentStores { _, error in failure = error }
+        if let failure { throw failure }
+        return container
+    }
+
+    @Test func objectsSavedByOneCoordinatorAreReadByAnotherWithEveryValueIntact() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let born = Date(timeIntervalSinceReferenceDate: -1_234_567.25)
+        let identifier = UUID()
+        let photo = Data([0, 1, 2, 0xFF, 0x5C, 0x27])
+        do {
+            let writer = try Self.container(url)
+            let context = writer.viewContext
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Émile Zola 🍐 \"quoted\" 'single'", forKey: "name")
+            author.setValue(born, forKey: "born")
+            author.setValue(4.75, forKey: "rating")
+            author.setValue(Int64.max, forKey: "score")
+            author.setValue(true, forKey: "active")
+            author.setValue(identifier, forKey: "identifier")
+            author.setValue(photo, forKey: "photo")
+            author.setValue(URL(string: "https://example.org/zola?x=1")!, forKey: "homepage")
+            author.setValue(Float(61.5), forKey: "weight")
+            let germinal = NSEntityDescription.insertNewObject(forEntityName: "Novel", into: context)
+            germinal.setValue("Germinal", forKey: "title")
+            germinal.setValue(Int16(591), forKey: "pages")
+            germinal.setValue(Int32(-7), forKey: "copies")
+            germinal.setValue(Decimal(string: "12.5"), forKey: "price")
+            germinal.setValue("naturalism", forKey: "genre")
+            let essay = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            essay.setValue("J'accuse", forKey: "title")
+            author.setValue(NSOrderedSet(array: [germinal, essay]), forKey: "books")
+            let classic = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            classic.setValue("classic", forKey: "name")
+            let french = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            french.setValue("french", forKey: "name")
+            germinal.setValue(Set([classic, french]), forKey: "tags")
+            essay.setValue(Set([french]), forKey: "tags")
+            try context.save()
+        }
+
+        let reader = try Self.container(url)
+        let context = reader.viewContext
+        let authors = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author"))
+        #expect(authors.count == 1)
+        let author = try #require(authors.first)
+        #expect(author.value(forKey: "name") as? String == "Émile Zola 🍐 \"quoted\" 'single'")
+        #expect(author.value(forKey: "born") as? Date == born)
+        #expect(author.value(forKey: "rating") as? Double == 4.75)
+        #expect(author.value(forKey: "score") as? Int64 == Int64.max)
+        #expect(author.value(forKey: "active") as? Bool == true)
+        #expect(author.value(forKey: "identifier") as? UUID == identifier)
+        #expect(author.value(forKey: "photo") as? Data == photo)
+        #expect(author.value(forKey: "homepage") as? URL == URL(string: "https://example.org/zola?x=1"))
+        #expect(author.value(forKey: "weight") as? Float == 61.5)
+
+        let books = try #require(author.value(forKey: "books") as? NSOrderedSet)
+        #expect(
+            books.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String } == [
+                "Germinal", "J'accuse",
+            ])
+        let germinal = try #require(books.firstObject as? NSManagedObject)
+        #expect(germinal.entity.name == "Novel")
+        #expect(germinal.value(forKey: "genre") as? String == "naturalism")
+        #expect(germinal.value(forKey: "pages") as? Int16 == 591)
+        #expect(germinal.value(forKey: "copies") as? Int32 == -7)
+        #expect(germinal.value(forKey: "price") as? Decimal == Decimal(string: "12.5"))
+        #expect(germinal.value(forKey: "author") as? NSManagedObject == author)
+        let tags = try #require(germinal.value(forKey: "tags") as? Set<NSManagedObject>)
+        #expect(Set(tags.compactMap { $0.value(forKey: "name") as? String }) == ["classic", "french"])
+
+        // The many-to-many from the other side, and a fetch that follows it in SQL.
+        let frenchBooks = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        frenchBooks.predicate = NSPredicate(format: "ANY tags.name == %@", "french")
+        frenchBooks.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
+        #expect(
+            try context.fetch(frenchBooks).compactMap { $0.value(forKey: "title") as? String } == [
+                "J'accuse", "Germinal",
+            ])
+    }
+
+    @Test func predicatesSortingCountsAndDictionariesRunInTheDatabase() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let context = container.viewContext
+        for (title, pages) in [("b", 300), ("a", 120), ("c", 80), ("Z", 500), ("é", 10)] {
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            book.setValue(title, forKey: "title")
+            book.setValue(Int16(pages), forKey: "pages")
+        }
+        let untitled = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+        untitled.setValue(Int16(1), forKey: "pages")
+        try context.save()
+        context.reset()
+
+        let long = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        long.predicate = NSPredicate(format: "pages >= %d AND title != nil", 100)
+        long.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        // Swift's order of strings: "Z" (U+005A) before "a"; "é" (U+00E9) last.
+        #expect(try context.fetch(long).compactMap { $0.value(forKey: "title") as? String } == ["Z", "a", "b"])
+
+        let all = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        all.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        #expect(
+            try context.fetch(all).map { $0.value(forKey: "title") as? String } == [nil, "Z", "a", "b", "c", "é"])
+        all.fetchOffset = 2
+        all.fetchLimit = 0
+        #expect(try context.fetch(all).count == 4)
+        all.fetchLimit = 2
+        #expect(try context.fetch(all).compactMap { $0.value(forKey: "title") as? String } == ["a", "b"])
+
+        let inList = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        inList.predicate = NSPredicate(format: "title IN %@ OR pages < 5", ["a", "c", "missing"])
+        #expect(try context.count(for: inList) == 3)
+
+        let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Book")
+        ids.resultType = .managedObjectIDResultType
+        ids.predicate = NSPredicate(format: "pages > 100")
+        #expect(try context.fetch(ids).count == 3)
+
+        let total = NSExpressionDescription()
+        total.name = "total"
+        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "pages")])
+        total.expressionResultType = .integer64AttributeType
+        let sums = NSFetchRequest<NSDictionary>(entityName: "Book")
+        sums.resultType = .dictionaryResultType
+        sums.propertiesToFetch = [total]
+        let dictionaries = try context.fetch(sums)
+        #expect(dictionaries.count == 1)
+        #expect((dictionaries.first?["total"] as? NSNumber)?.int64Value == 1011)
+    }
+
+    @Test func updatesAndDeletesReachOtherCoordinatorsAndConcurrentWritersConflict() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let first = try Self.container(url)
+        let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: first.viewContext)
+        author.setValue("Balzac", forKey: "name")
+        author.setValue(Int64(1), forKey: "score")
+        let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: first.viewContext)
+        book.setValue("Le Père Goriot", forKey: "title")
+        book.setValue(author, forKey: "author")
+        try first.viewContext.save()
+
+        let second = try Self.container(url)
+        let fetch = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        let secondAuthor = try #require(try second.viewContext.fetch(fetch).first)
+        #expect(secondAuthor.value(forKey: "score") as? Int64 == 1)
+
+        // The first writer changes the row; the second, holding the old version, conflicts.
+        author.setValue(Int64(2), forKey: "score")
+        try first.viewContext.save()
+        secondAuthor.setValue(Int64(3), forKey: "score")
+        #expect {
+            try second.viewContext.save()
+        } throws: { error in
+            (error as NSError).code == NSManagedObjectMergeError
+        }
+
+        // With a merge policy the second writer's change wins, and everyone reads it.
+        second.viewContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try second.viewContext.save()
+        first.viewContext.refreshAllObjects()
+        #expect(author.value(forKey: "score") as? Int64 == 3)
+
+        // A delete cascades to the books, for every reader.
+        first.viewContext.delete(author)
+        try first.viewContext.save()
+        let third = try Self.container(url)
+        #expect(try third.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
+        #expect(try third.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) == 0)
+    }
+
+    @Test func theStoreKeepsItsMetadataAndRefusesAnotherModel() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let store = try #require(container.persistentStoreCoordinator.persistentStores.first)
+        #expect(store.type == NSPostgreSQLStoreType)
+        let uuid = try #require(store.metadata[NSStoreUUIDKey] as? String)
+
+        // Metadata set by the app is kept with the next save, and read without opening the store.
+        container.persistentStoreCoordinator.setMetadata(
+            store.metadata.merging(["appVersion": "2.1"]) { $1 }, for: store)
+        let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+        author.setValue("Hugo", forKey: "name")
+        try container.viewContext.save()
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSPostgreSQLStoreType, at: url)
+        #expect(metadata[NSStoreUUIDKey] as? String == uuid)
+        #expect(metadata["appVersion"] as? String == "2.1")
+        #expect(container.managedObjectModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+
+        // Reopened with the same model: the same store. With a changed model: refused.
+        #expect(try Self.container(url).persistentStoreCoordinator.persistentStores.first?.identifier == uuid)
+        #expect {
+            _ = try Self.container(url, model: Self.libraryModel(withAuthorNickname: true))
+        } throws: { error in
+            (error as NSError).code == NSPersistentStoreIncompatibleVersionHashError
+        }
+    }
+
+    @Test func destroyingTheStoreDropsItsTablesAndANewStoreStartsEmpty() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+        author.setValue("Sand", forKey: "name")
+        try container.viewContext.save()
+        let uuid = container.persistentStoreCoordinator.persistentStores.first?.identifier
+
+        try container.persistentStoreCoordinator.destroyPersistentStore(at: url, ofType: NSPostgreSQLStoreType)
+        #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
+        let fresh = try Self.container(url)
+        #expect(fresh.persistentStoreCoordinator.persistentStores.first?.identifier != uuid)
+        #expect(try fresh.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
+    }
+
+    @Test func whatTheEngineCannotAnswerYetIsRefusedWithTheReason() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+        book.setValue("Nana", forKey: "title")
+        try container.viewContext.save()
+
+        let folded = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        folded.predicate = NSPredicate(format: "title ==[c] %@", "NANA")
+        #expect {
+            _ = try container.viewContext.fetch(folded)
+        } throws: { error in
+            (error as NSError).localizedDescription.contains("case- or diacritic-insensitive")
+        }
+        let localized = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        localized.sortDescriptors = [
+            NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedCompare:"))
+        ]
+        #expect {
+            _ = try container.viewContext.fetch(localized)
+        } throws: { error in
+            (error as NSError).localizedDescription.contains("localizedCompare")
+        }
+    }
+
+    @Test func aSaveThroughOneCoordinatorReachesAnotherAsARemoteChange() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let writer = try Self.container(url)
+        let watcher = try Self.container(url) {
+            $0.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+        }
+        let heard = NSCondition()
+        nonisolated(unsafe) var notifications: [Notification] = []
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: watcher.persistentStoreCoordinator, queue: nil
+        ) { note in
+            heard.withLock {
+                notifications.append(note)
+                heard.broadcast()
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: writer.viewContext)
+        author.setValue("Maupassant", forKey: "name")
+        let saved = Date()
+        try writer.viewContext.save()
+        let arrived = heard.withLock { () -> Bool in
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while notifications.isEmpty { if !heard.wait(until: deadline) { return false } }
+            return true
+        }
+        #expect(arrived)
+        #expect(Date().timeIntervalSince(saved) < 5)
+        let store = watcher.persistentStoreCoordinator.persistentStores.first
+        #expect(heard.withLock { notifications.first?.userInfo?[NSStoreUUIDKey] as? String } == store?.identifier)
+        // What the remote save wrote is there to read.
+        #expect(try watcher.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 1)
+
+        // A save that rolls back notifies nobody: PostgreSQL sends notifications at commit.
+        let count = heard.withLock { notifications.count }
+        let stale = try #require(
+            try writer.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first)
+        let other = try Self.container(url)
+        let fresh = try #require(
+            try other.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first)
+        fresh.setValue(Int64(5), forKey: "score")
+        try other.viewContext.save()
+        heard.withLock {
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while notifications.count == count { if !heard.wait(until: deadline) { break } }
+        }
+        let afterOther = heard.withLock { notifications.count }
+        stale.setValue(Int64(6), forKey: "score")
+        #expect(throws: (any Error).self) { try writer.viewContext.save() }
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(heard.withLock { notifications.count } == afterOther)
+    }
+
+    @Test func aMissingServerOrDatabaseFailsToOpenWithTheReason() throws {
+        let missing = try #require(URL(string: "postgres://nobody@127.0.0.1:1/none"))
+        #expect {
+            _ = try Self.container(missing)
+        } throws: { error in
+            let error = error as NSError
+            return error.code == NSPersistentStoreOpenError && error.localizedDescription.contains("127.0.0.1")
+        }
+    }
+}
