@@ -361,7 +361,9 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreDataPostgreSQLTests",
-            dependencies: ["OpenCoreDataPostgreSQL", "OpenCoreData", "OpenCoreDataTestSupport"]
+            dependencies: [
+                "OpenCoreDataPostgreSQL", "OpenCoreData", "OpenCoreDataTestSupport", "OpenCoreDataStoreTestSupport",
+            ]
         ),
         // The predicate language's internals (parser, formatter, evaluation), against that
         // module alone: no model, object or store is built to run them.
@@ -378,6 +380,13 @@ let package = Package(
         // What several test targets share and SwiftPM cannot share as sources: a seeded
         // random generator for the randomized tests.
         .target(name: "OpenCoreDataTestSupport", path: "Tests/TestSupport"),
+        // What the store suites of both engines share: the photo library, the random
+        // predicate generator and the store-versus-memory comparison.
+        .target(
+            name: "OpenCoreDataStoreTestSupport",
+            dependencies: ["OpenCoreData", "OpenCoreDataTestSupport"],
+            path: "Tests/StoreTestSupport"
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             // The core and the SQLite engine: these tests reach internals with `@testable import
@@ -386,7 +395,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataPredicate", "OpenCoreDataSQLite", "OpenCoreDataSQL",
                 "StoreWorkerSupport",
-                "OpenCoreDataTestSupport",
+                "OpenCoreDataTestSupport", "OpenCoreDataStoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // Model files written for the loader's tests (Xcode's formats), copied as they are.

@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import OpenCoreDataPostgreSQL
+import OpenCoreDataStoreTestSupport
 import OpenCoreDataTestSupport
 import Testing
 
@@ -16,47 +17,17 @@ struct PostgreSQLStoreTests {
     /// Author ⟷ Book (ordered to-many, inverse to-one), Book ⟷ Tag (many-to-many),
     /// Novel a subentity of Book.
     static func libraryModel(withAuthorNickname: Bool = false) -> NSManagedObjectModel {
+        let author = ModelBuilder.entity("Author", className: "NSManagedObject")
+        let book = ModelBuilder.entity("Book", className: "NSManagedObject")
+        let novel = ModelBuilder.entity("Novel", className: "NSManagedObject")
+        let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
+        let (books, bookAuthor) = ModelBuilder.pair(
+            "books", from: author, toMany: true, rule: .cascadeDeleteRule, "author", to: book, toMany: false,
+            ordered: true)
+        let (bookTags, tagBooks) = ModelBuilder.pair("tags", from: book, toMany: true, "books", to: tag, toMany: true)
         func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = optional
-            return attribute
+            ModelBuilder.attribute(name, type, optional: optional)
         }
-        let author = NSEntityDescription()
-        author.name = "Author"
-        let book = NSEntityDescription()
-        book.name = "Book"
-        let novel = NSEntityDescription()
-        novel.name = "Novel"
-        let tag = NSEntityDescription()
-        tag.name = "Tag"
-
-        let books = NSRelationshipDescription()
-        books.name = "books"
-        books.destinationEntity = book
-        books.maxCount = 0
-        books.isOrdered = true
-        books.deleteRule = .cascadeDeleteRule
-        let bookAuthor = NSRelationshipDescription()
-        bookAuthor.name = "author"
-        bookAuthor.destinationEntity = author
-        bookAuthor.maxCount = 1
-        bookAuthor.deleteRule = .nullifyDeleteRule
-        books.inverseRelationship = bookAuthor
-        bookAuthor.inverseRelationship = books
-
-        let bookTags = NSRelationshipDescription()
-        bookTags.name = "tags"
-        bookTags.destinationEntity = tag
-        bookTags.maxCount = 0
-        let tagBooks = NSRelationshipDescription()
-        tagBooks.name = "books"
-        tagBooks.destinationEntity = book
-        tagBooks.maxCount = 0
-        bookTags.inverseRelationship = tagBooks
-        tagBooks.inverseRelationship = bookTags
-
         author.properties =
             [
                 attribute("name", .stringAttributeType, optional: false), attribute("born", .dateAttributeType),
@@ -73,9 +44,7 @@ struct PostgreSQLStoreTests {
         novel.properties = [attribute("genre", .stringAttributeType)]
         book.subentities = [novel]
         tag.properties = [attribute("name", .stringAttributeType), tagBooks]
-        let model = NSManagedObjectModel()
-        model.entities = [author, book, novel, tag]
-        return model
+        return ModelBuilder.model(author, book, novel, tag)
     }
 
     /// A container whose one store is the PostgreSQL database at `url`.

@@ -38,6 +38,22 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The equality that holds between two NULLs (and not between NULL and a value).
+    package var `is`: String {
+        switch self {
+        case .sqlite: "IS"
+        case .postgreSQL: "IS NOT DISTINCT FROM"
+        }
+    }
+
+    /// The inequality that holds between NULL and a value (and not between two NULLs).
+    package var isNot: String {
+        switch self {
+        case .sqlite: "IS NOT"
+        case .postgreSQL: "IS DISTINCT FROM"
+        }
+    }
+
     /// An ORDER BY term's direction, nil first when ascending as sorting in memory puts it
     /// (SQLite's order; PostgreSQL puts NULL last unless told).
     package func sortDirection(ascending: Bool) -> String {

@@ -96,11 +96,12 @@ extension SQLTranslator {
         case .equalTo, .notEqualTo:
             guard comparable else { return .constant(type == .notEqualTo) }
             let (a, b, collate) = try operandsForComparison(left, right, options: options)
+            let dialect = schema.dialect
             if type == .notEqualTo {
-                return SQLCondition("\(a) IS NOT \(b)\(raw: collate)", isNullable: false)
+                return SQLCondition("\(a) \(raw: dialect.isNot) \(b)\(raw: collate)", isNullable: false)
             }
             if left.isNullable && right.isNullable {
-                return SQLCondition("\(a) IS \(b)\(raw: collate)", isNullable: false)
+                return SQLCondition("\(a) \(raw: dialect.is) \(b)\(raw: collate)", isNullable: false)
             }
             return SQLCondition("\(a) = \(b)\(raw: collate)", isNullable: left.isNullable || right.isNullable)
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:

@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A child context's save meets conflicts with its parent: an object the child changes or
 /// deletes whose values in the parent changed (or which the parent deleted) since the

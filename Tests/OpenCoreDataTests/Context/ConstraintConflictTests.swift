@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Uniqueness constraints at save: duplicates among new objects and against the store
 /// fail under the error policy with `NSConstraintConflict`s, and become upserts under the others.

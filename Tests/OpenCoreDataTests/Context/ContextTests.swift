@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 @Suite struct ContextTests {
     let model = ModelBuilder.notesModel()

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A fault the store cannot fill never turns into made-up values: it reads `nil` or 0 (not
 /// the model's defaults), stays a fault, reports its error, and is never saved back.

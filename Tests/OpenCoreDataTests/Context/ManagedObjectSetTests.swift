@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreDataTestSupport
 import Testing
 @testable import OpenCoreDataCore
+import OpenCoreDataStoreTestSupport
 
 /// The ordered identity set behind a context's change sets and to-many relationships:
 /// it must behave as an array without duplicates on both sides of the size where it

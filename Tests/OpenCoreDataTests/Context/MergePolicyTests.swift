@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Helpers shared by the conflict and merge suites.
 enum ConflictFixture {

@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Nested contexts: a child reads its parent's state, unsaved changes included, and its
 /// save changes the parent only; the store sees nothing until the parent saves.

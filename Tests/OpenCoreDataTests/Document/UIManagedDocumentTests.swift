@@ -2,6 +2,7 @@ import Foundation
 @testable import OpenCoreDataCore
 import StoreWorkerSupport
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A document of photos, as Photomania subclasses `UIManagedDocument`: its own model, the
 /// errors it was told of, and a caption kept as additional content.

@@ -2,6 +2,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Batch insert, update and delete change the store with set-based SQL, return the
 /// right counts and IDs, apply delete rules, and contexts see the changes once merged.

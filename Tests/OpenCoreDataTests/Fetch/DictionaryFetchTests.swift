@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Households and their residents; `Staff` is a subentity of `Resident`, and a
 /// household's `head` may be staff, so its ID needs the row's entity number.

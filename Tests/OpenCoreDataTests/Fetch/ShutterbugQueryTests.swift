@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 // The queries of Stanford's Shutterbug sample (CS193p), run against an SQLite store
 // with known results.

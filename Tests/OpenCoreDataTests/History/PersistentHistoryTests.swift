@@ -2,6 +2,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Persistent history: what saves and batch requests record, how requests read and
 /// delete it, tokens, merging another writer's changes from it, and remote change

@@ -3,6 +3,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Lightweight migration of composite attributes: elements added (new columns, filled
 /// with their defaults) or removed (columns dropped), composites added or removed.

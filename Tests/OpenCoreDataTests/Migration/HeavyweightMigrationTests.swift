@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Splits a full name into first and last names for the people and customers of
 /// version 1, which version 2 merges into one Contact entity.

@@ -4,6 +4,7 @@ import GRDB
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Lightweight migration: a store made with one model version opens under a later one,
 /// migrated in SQL with an inferred mapping, its data intact.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A journal app's store through four model versions (`Fixtures/Journal.xcdatamodeld`),
 /// each opened by the next with automatic lightweight migration, checked on its data:

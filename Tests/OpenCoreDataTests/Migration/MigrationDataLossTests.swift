@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Migrations refuse to delete rows nobody asked them to delete (issue 31): rows of an
 /// entity the destination model lacks, and rows of no entity of the source model, stop

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Lightweight migrations where a careless copy would lose or corrupt data: history key
 /// counters, links to rows that go away, values that change storage form, required

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Composite attributes in the model: what the validator accepts and refuses, version
 /// hashes that follow the elements, and compiled models that keep them.

@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Models as a coordinator sees them: mistakes it refuses, and what it keeps as given.
 @Suite struct ModelTests {

@@ -2,6 +2,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Version hashes in Core Data's byte layout, and how a store's hashes decide whether it opens.
 ///

@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A class whose declared Swift types differ from its attributes' types on purpose:
 /// `reading` is Integer 16 in the model, `label` is String.

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenCoreDataCore
+import OpenCoreDataStoreTestSupport
 
 /// Faults, the row cache, batched results and prefetching: which queries run when.
 @Suite struct FaultingTests {

@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// The to-many accessors `@Managed` generates, called at run time: order, inverses, and
 /// what a save keeps.

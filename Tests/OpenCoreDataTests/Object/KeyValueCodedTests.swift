@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// An entity class whose computed properties apps reach by key, as `@objc` ones on Apple platforms.
 class Contact: NSManagedObject {

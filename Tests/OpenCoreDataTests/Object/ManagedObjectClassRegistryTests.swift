@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A class no test mentions before the registry is asked for it by its bare name.
 final class UnmentionedProbe: NSManagedObject {}

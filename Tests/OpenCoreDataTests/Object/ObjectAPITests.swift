@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Records the change and access hooks it receives, to tell primitive access from the
 /// ordinary kind; rejects titles its `validateValue` override dislikes, and refuses

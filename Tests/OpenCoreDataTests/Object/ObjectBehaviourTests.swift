@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 final class Hooked: NSManagedObject {
     @Managed var title: String?

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenCoreDataCore
+import OpenCoreDataStoreTestSupport
 
 /// An object's description, as Core Data prints it: class, address, entity, ID and the
 /// values, or `<fault>` while they are not loaded.

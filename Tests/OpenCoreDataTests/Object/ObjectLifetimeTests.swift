@@ -3,6 +3,7 @@ import Foundation
 import OpenCoreDataTestSupport
 import Testing
 @testable import OpenCoreDataCore
+import OpenCoreDataStoreTestSupport
 
 /// Uniquing and object lifetime: the registry and the row cache reference objects
 /// and snapshots without owning them, and objects may die on any thread.

@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 @Suite struct ValidationTests {
     let model = ModelBuilder.notesModel()

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// A table view's model of a controller: it applies the reported changes as a table
 /// view applies a batch (deletions at old index paths, then insertions at new ones).

@@ -4,6 +4,7 @@ import GRDB
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Composite attributes in a SQLite store: one column per leaf element, values read,
 /// written and faulted as dictionaries, and element key paths in SQL predicates, sorts,

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Rows whose key columns hold what SQLite accepts but Core Data never writes (text in
 /// `Z_ENT`): every reader skips them, as Core Data ignores rows of an unknown entity, and

@@ -3,6 +3,7 @@ import Foundation
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 // The exact SQL the engine generates, per way a to-many is stored and per kind of request,
 // as GRDB asserts its generated SQL: a change to a statement is a deliberate change to

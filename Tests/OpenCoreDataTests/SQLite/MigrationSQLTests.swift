@@ -4,6 +4,7 @@ import GRDB
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 // The exact SQL of a lightweight migration: the rows counted (nothing may be lost
 // unasked), the old tables set aside, the new model's

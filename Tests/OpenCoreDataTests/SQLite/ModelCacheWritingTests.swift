@@ -3,6 +3,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// `Z_MODELCACHE` as OpenCoreData writes it: the store's model, compiled and compressed
 /// with raw DEFLATE as Core Data does, when a store file is created and after a migration.

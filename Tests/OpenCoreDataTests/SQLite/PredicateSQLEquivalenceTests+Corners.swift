@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 // The store-equals-memory check on what the photo library fixture does not reach:
 // attribute types it lacks, keys only a subentity has, objects versus their IDs, MATCHES

@@ -3,6 +3,7 @@ import GRDB
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 @Suite struct SQLiteStoreTests {
     let model = ModelBuilder.notesModel()

@@ -2,6 +2,7 @@ import Foundation
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
+import OpenCoreDataStoreTestSupport
 
 // The exact SQL a save writes rows with: keys taken from Z_PRIMARYKEY, then one prepared
 // INSERT, UPDATE or DELETE per row (the per-storage membership statements are in

@@ -1,6 +1,7 @@
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
+import OpenCoreDataStoreTestSupport
 import Testing
 
 // What cannot run in SQL fails the fetch with a clear Core Data error naming the

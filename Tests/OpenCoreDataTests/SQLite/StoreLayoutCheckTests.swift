@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Opening a store file someone else wrote (Core Data on a device, an older app, a
 /// hand-edited file): extra tables and columns are kept, a layout the model cannot use is refused.

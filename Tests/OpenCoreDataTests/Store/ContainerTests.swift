@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// `NSPersistentContainer`'s contexts and background work.
 @Suite struct ContainerTests {

@@ -1,5 +1,6 @@
 import OpenCoreData
 import Testing
+import OpenCoreDataStoreTestSupport
 
 final class Person: NSManagedObject {
     @Managed var name: String?

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// The checks a save request carries down to its store (`StoreSaveChecks`), run against a
 /// reader that answers what a store would, so the seam's rules are pinned apart from any

@@ -1,4 +1,5 @@
 @testable import OpenCoreDataCore
+import OpenCoreDataStoreTestSupport
 
 /// Models with composite attributes, shared by the model, store, migration and history tests.
 enum CompositeTestModels {

@@ -1,6 +1,7 @@
 import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
+import OpenCoreDataStoreTestSupport
 
 // Models shared by the context, store and validation tests.
 
@@ -33,56 +34,7 @@ final class Song: NSManagedObject {
 }
 
 /// A tiny builder so each test's model reads like the model editor.
-enum ModelBuilder {
-    static func entity(_ name: String, className: String? = nil) -> NSEntityDescription {
-        let entity = NSEntityDescription()
-        entity.name = name
-        entity.managedObjectClassName = className ?? name
-        return entity
-    }
-
-    static func attribute(
-        _ name: String, _ type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil
-    ) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        attribute.defaultValue = defaultValue
-        return attribute
-    }
-
-    /// A model of `entities`.
-    static func model(_ entities: NSEntityDescription...) -> NSManagedObjectModel {
-        let model = NSManagedObjectModel()
-        model.entities = entities
-        return model
-    }
-
-    /// A relationship pair; `toMany` sides get `maxCount = 0`.
-    static func pair(
-        _ forwardName: String, from source: NSEntityDescription, toMany forwardToMany: Bool,
-        rule forwardRule: NSDeleteRule = .nullifyDeleteRule,
-        _ inverseName: String, to destination: NSEntityDescription, toMany inverseToMany: Bool,
-        rule inverseRule: NSDeleteRule = .nullifyDeleteRule,
-        ordered: Bool = false
-    ) -> (NSRelationshipDescription, NSRelationshipDescription) {
-        let forward = NSRelationshipDescription()
-        forward.name = forwardName
-        forward.destinationEntity = destination
-        forward.maxCount = forwardToMany ? 0 : 1
-        forward.deleteRule = forwardRule
-        forward.isOrdered = ordered && forwardToMany
-        let inverse = NSRelationshipDescription()
-        inverse.name = inverseName
-        inverse.destinationEntity = source
-        inverse.maxCount = inverseToMany ? 0 : 1
-        inverse.deleteRule = inverseRule
-        forward.inverseRelationship = inverse
-        inverse.inverseRelationship = forward
-        return (forward, inverse)
-    }
-
+extension ModelBuilder {
     /// One `Photo` entity (plain `NSManagedObject`s) whose binary attribute `attribute`
     /// allows external storage.
     static func photoModel(attribute name: String = "imageData") -> NSManagedObjectModel {
@@ -201,4 +153,11 @@ func alterStore(_ url: URL, _ sql: String) throws {
     let db = try DatabaseQueue(path: url.path)
     try db.write { try $0.execute(sql: sql) }
     try db.close()
+}
+
+extension PhotoLibraryFixture {
+    /// Fills a new SQLite store at `url` with the photo library.
+    static func populate(_ model: NSManagedObjectModel, at url: URL) throws {
+        try populate(try makeContext(model, url: url))
+    }
 }

@@ -1,5 +1,6 @@
 @testable import OpenCoreDataCore
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// Collects the `NSManagedObjectContextObjectsDidChange` notifications of one context.
 private final class ChangeLog: @unchecked Sendable {

@@ -1,6 +1,7 @@
 @testable import OpenCoreDataCore
 import Foundation
 import Testing
+import OpenCoreDataStoreTestSupport
 
 /// The Binary store: every attribute type and relationship kind through its file, its
 /// errors for damaged files, its migrations.

@@ -1,15 +1,16 @@
 import OpenCoreData
 
-/// A small photo library saved to an SQLite store, shared by the store-vs-memory
-/// equivalence tests: Photographer ↔ Photo (one-to-many, ordered), Photo ↔ Tag
+/// A small photo library saved to a store, shared by the store-vs-memory equivalence
+/// tests of every engine: Photographer ↔ Photo (one-to-many, ordered), Photo ↔ Tag
 /// (many-to-many, ordered on the photo side) and Photographer → Tag favourites
 /// (to-many without inverse), with case and accent variants, decomposed accents,
 /// nils, negative numbers and empty relationships.
-enum PhotoLibraryFixture {
+public enum PhotoLibraryFixture {
     /// The instant the data set's dates are relative to.
-    static let reference = Date(timeIntervalSinceReferenceDate: 700_000_000)
+    public static let reference = Date(timeIntervalSinceReferenceDate: 700_000_000)
 
-    static func model() -> NSManagedObjectModel {
+    /// The library's model: Photographer, Photo, Tag.
+    public static func model() -> NSManagedObjectModel {
         let photographer = ModelBuilder.entity("Photographer", className: "NSManagedObject")
         let photo = ModelBuilder.entity("Photo", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
@@ -47,9 +48,8 @@ enum PhotoLibraryFixture {
         return model
     }
 
-    /// Fills a new store at `url` with the data set.
-    static func populate(_ model: NSManagedObjectModel, at url: URL) throws {
-        let context = try makeContext(model, url: url)
+    /// Fills the empty store of `context`'s coordinator with the data set, and saves.
+    public static func populate(_ context: NSManagedObjectContext) throws {
         try context.performAndWait {
             func insert(_ entity: String, _ values: [String: Any?]) -> NSManagedObject {
                 let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
