@@ -77,4 +77,30 @@ struct PostgreSQLPredicateEquivalenceTests {
             print("  refused \(count): \(feature)")
         }
     }
+
+    @Test func sortingAgreesWithMemory() throws {
+        let context = try libraryContext()
+        let result = try context.performAndWait { try SortEquivalence.compare(in: context) }
+        #expect(result.problems.isEmpty, "\(result.problems.count) problems, first: \(result.problems.prefix(5))")
+        #expect(result.sorts == SortEquivalence.sortCount)
+    }
+
+    @Test func handPickedCornersAgreeWithMemory() throws {
+        let context = try libraryContext()
+        let tally = try context.performAndWait {
+            let photographers = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photographer"))
+            let tags = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag"))
+            let photos = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo"))
+            var tally = Tally()
+            let cases = PredicateEquivalence.handPickedCases(photographers: photographers, tags: tags, photos: photos)
+            for (entity, format, arguments) in cases {
+                let predicate = NSPredicate(format: format, argumentArray: arguments)
+                tally.add(
+                    PredicateEquivalence.compare(predicate, entity: entity, in: context), predicate, entity: entity)
+            }
+            return tally
+        }
+        #expect(tally.problems.isEmpty, "\(tally.problems)")
+        #expect(tally.refused == 0)
+    }
 }

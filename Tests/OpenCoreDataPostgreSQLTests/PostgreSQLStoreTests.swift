@@ -275,28 +275,59 @@ struct PostgreSQLStoreTests {
         #expect(try fresh.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
     }
 
-    @Test func whatTheEngineCannotAnswerYetIsRefusedWithTheReason() throws {
+    @Test func whatSQLCannotEvaluateAsMemoryDoesRunsInMemoryOverWhatSQLSelects() throws {
         let url = try PostgreSQLTestServer.makeDatabase()
         let container = try Self.container(url)
-        let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
-        book.setValue("Nana", forKey: "title")
-        try container.viewContext.save()
-
-        let folded = NSFetchRequest<NSManagedObject>(entityName: "Book")
-        folded.predicate = NSPredicate(format: "title ==[c] %@", "NANA")
-        #expect {
-            _ = try container.viewContext.fetch(folded)
-        } throws: { error in
-            (error as NSError).localizedDescription.contains("case- or diacritic-insensitive")
+        for (title, pages) in [("Nana", 400), ("nana", 5), ("NANA", 300), ("Thérèse", 250), ("Therese", 30)] {
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+            book.setValue(title, forKey: "title")
+            book.setValue(Int16(pages), forKey: "pages")
         }
-        let localized = NSFetchRequest<NSManagedObject>(entityName: "Book")
-        localized.sortDescriptors = [
-            NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedCompare:"))
-        ]
-        #expect {
-            _ = try container.viewContext.fetch(localized)
-        } throws: { error in
-            (error as NSError).localizedDescription.contains("localizedCompare")
+        try container.viewContext.save()
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            // `[c]` needs Swift's case folding: memory evaluates it, over the rows `pages > 10` selects in SQL.
+            let folded = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            folded.predicate = NSPredicate(format: "title ==[c] %@ AND pages > 10", "nana")
+            folded.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: false)]
+            #expect(try context.fetch(folded).compactMap { $0.value(forKey: "title") as? String } == ["Nana", "NANA"])
+            #expect(try context.count(for: folded) == 2)
+            // Only what SQL selected was loaded: not the five-page "nana".
+            #expect(!context.registeredObjects.contains { $0.value(forKey: "pages") as? Int16 == 5 })
+            folded.fetchOffset = 1
+            #expect(try context.fetch(folded).compactMap { $0.value(forKey: "title") as? String } == ["NANA"])
+            #expect(try context.count(for: folded) == 1)
+
+            let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Book")
+            ids.resultType = .managedObjectIDResultType
+            ids.predicate = NSPredicate(format: "title ==[cd] %@", "THERESE")
+            #expect(try context.fetch(ids).count == 2)
+
+            // Localized sorting, in memory, with the whole result batched.
+            let localized = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            localized.sortDescriptors = [
+                NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedCaseInsensitiveCompare:"))
+            ]
+            localized.fetchBatchSize = 2
+            let titles = try context.fetch(localized).compactMap { $0.value(forKey: "title") as? String }
+            #expect(titles.count == 5)
+            #expect(
+                zip(titles, titles.dropFirst()).allSatisfy {
+                    $0.localizedCaseInsensitiveCompare($1) != .orderedDescending
+                })
+
+            // Dictionaries are the store's to compute: refused, naming what it lacks.
+            let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Book")
+            dictionaries.resultType = .dictionaryResultType
+            dictionaries.propertiesToFetch = ["title"]
+            dictionaries.predicate = NSPredicate(format: "title BEGINSWITH[c] %@", "n")
+            #expect {
+                _ = try context.fetch(dictionaries)
+            } throws: { error in
+                let error = error as NSError
+                return error.code == NSPersistentStoreUnsupportedRequestTypeError
+                    && error.localizedDescription.contains("string matching")
+            }
         }
     }
 

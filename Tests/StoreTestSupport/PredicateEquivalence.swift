@@ -38,4 +38,46 @@ public enum PredicateEquivalence {
             return .failed(error)
         }
     }
+
+    /// Corners picked by hand (entity, format, arguments): empty collections under ALL/NONE,
+    /// nil elements, decomposed accents, objects versus IDs, nested SUBQUERY, ordered positions.
+    public static func handPickedCases(
+        photographers: [NSManagedObject], tags: [NSManagedObject], photos: [NSManagedObject]
+    ) -> [(String, String, [Any])] {
+        [
+            ("Photo", "ALL tags.name BEGINSWITH 'n'", []),
+            ("Photo", "NONE tags.name ==[c] 'nature'", []),
+            ("Photo", "ANY tags.name == nil", []),
+            ("Photo", "ALL tags.name != nil", []),
+            ("Photo", "title == 'Cafe\u{301}'", []),
+            ("Photo", "title ==[d] 'cafe'", []),
+            ("Photo", "title BEGINSWITH 'Cafe'", []),
+            ("Photo", "whoTook == %@", [photographers[0].objectID]),
+            ("Photo", "SELF IN %@", [[photos[1], photos[2].objectID]]),
+            ("Photo", "%@ IN tags", [tags[0]]),
+            ("Photo", "tags CONTAINS %@", [tags[3].objectID]),
+            ("Photo", "'nature' IN[c] tags.name", []),
+            ("Photo", "title IN 'The sunset over Lake'", []),
+            ("Photo", "SUBQUERY(tags, $t, SUBQUERY($t.photos, $p, $p.views > 5).@count > 1).@count > 0", []),
+            ("Photo", "tags[FIRST].name == 'nature'", []),
+            ("Photo", "whoTook.photos.@count == 0", []),
+            ("Photo", "whoTook.photos == nil", []),
+            ("Photo", "views < nil OR nil < views", []),
+            ("Photo", "NOT (views > 10)", []),
+            ("Photo", "NOT (title == 'Sunset')", []),
+            ("Photo", "uploadDate > rating", []),
+            ("Photo", "uploadDate != 5", []),
+            ("Photo", "TRUEPREDICATE", []),
+            ("Photo", "FALSEPREDICATE OR rating BETWEEN {2, 4}", []),
+            ("Photographer", "photos.@count > 2", []),
+            ("Photographer", "ALL photos.views > 1", []),
+            ("Photographer", "favorites.@count == 0 AND photos.@count > 0", []),
+            ("Photographer", "ANY favorites.name ==[cd] 'CAFE'", []),
+            ("Photographer", "photos[LAST].title ==[c] 'zebra'", []),
+            ("Photographer", "name < 'b'", []),
+            ("Tag", "ANY photos.whoTook.name == nil", []),
+            ("Tag", "photos.whoTook.@count > 1", []),
+            ("Tag", "name ==[cd] 'CAFE'", []),
+        ]
+    }
 }

@@ -60,7 +60,15 @@ extension NSManagedObjectContext {
                 NSCoreDataError,
                 "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a fetch.")
         }
-        let list = try cachedKeys ?? coordinator.fetchObjectIDs(fetch, at: readGeneration)
+        let list: StoreObjectList
+        do {
+            list = try cachedKeys ?? coordinator.fetchObjectIDs(fetch, at: readGeneration)
+        } catch is StoreFetchInMemory {
+            // Evaluated in memory: the objects are loaded anyway, so batching saves nothing.
+            return BatchFaultingArray(
+                objects: try fetchObjects(request, entity: entity, coordinator: coordinator),
+                batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)
+        }
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : max(list.count, 1)
         return BatchFaultingArray(
             list: list, store: store, batchSize: batchSize, context: self, asFaults: request.returnsObjectsAsFaults,

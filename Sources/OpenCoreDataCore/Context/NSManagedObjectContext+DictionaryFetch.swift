@@ -14,7 +14,12 @@ extension NSManagedObjectContext {
             having: request.havingPredicate,
             returnsDistinctResults: request.returnsDistinctResults
         )
-        return try results(
-            try coordinator.fetchDictionaries(fetch, at: readGeneration), of: request, kind: "dictionaries")
+        do {
+            return try results(
+                try coordinator.fetchDictionaries(fetch, at: readGeneration), of: request, kind: "dictionaries")
+        } catch let inMemory as StoreFetchInMemory {
+            // Values and aggregates are the store's to compute: memory cannot take over here.
+            throw inMemory.unsupported
+        }
     }
 }

@@ -68,7 +68,13 @@ extension NSManagedObjectContext {
         fetch.offset = 0
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         let generation = readGeneration
-        var total = try coordinator.count(fetch, at: generation)
+        var total: Int
+        do {
+            total = try coordinator.count(fetch, at: generation)
+        } catch is StoreFetchInMemory {
+            // The objects, counted after evaluating in memory (the window applied there).
+            return try fetchObjects(request, entity: entity, coordinator: coordinator).count
+        }
         if !pending.changedPersisted.isEmpty {
             var check = fetch
             check.restrictedToKeys = pending.changedPersisted.compactMap(\.objectID.primaryKey)
@@ -144,6 +150,18 @@ extension NSManagedObjectContext {
     func fetchObjects<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [NSManagedObject] {
+        do {
+            return try fetchObjectsFromStore(request, entity: entity, coordinator: coordinator)
+        } catch let inMemory as StoreFetchInMemory {
+            return try fetchObjectsInMemory(
+                request, entity: entity, coordinator: coordinator, prefilter: inMemory.prefilter)
+        }
+    }
+
+    /// The objects of a fetch whose predicate and sort the store runs.
+    private func fetchObjectsFromStore<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObject] {
         var fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         if pending.isEmpty {
@@ -184,6 +202,39 @@ extension NSManagedObjectContext {
             return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
         // Negative offsets read as none; limits are compared without adding (Int.max limits).
+        let start = min(max(request.fetchOffset, 0), objects.count)
+        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
+        let result = Array(objects[start..<end])
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: result, entity: entity)
+        return result
+    }
+
+    /// The objects of a fetch the store cannot evaluate exactly (``StoreFetchInMemory``):
+    /// the rows `prefilter` selects, registered, then the predicate, the context's unsaved
+    /// changes, the sort and the window applied in memory.
+    private func fetchObjectsInMemory<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator,
+        prefilter: NSPredicate?
+    ) throws -> [NSManagedObject] {
+        let fetch = storeFetch(request, entity: entity)
+        var candidates = fetch
+        candidates.predicate = prefilter
+        candidates.sortDescriptors = []
+        candidates.limit = 0
+        candidates.offset = 0
+        let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
+        let fetched = registerFetched(try sourceRows(candidates, request, coordinator), for: request)
+        let objects = InheritanceTreeKeys.readingAsNil {
+            var objects = fetched.filter { $0.lifecycle != .deleted && matches($0, fetch) }
+            var present = Set(objects)
+            for object in pending.changedPersisted
+            where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
+                objects.append(object)
+                present.insert(object)
+            }
+            objects += pending.inserted.filter { matches($0, fetch) }
+            return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
+        }
         let start = min(max(request.fetchOffset, 0), objects.count)
         let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
         let result = Array(objects[start..<end])

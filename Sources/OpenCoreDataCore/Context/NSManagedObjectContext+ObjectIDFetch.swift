@@ -7,7 +7,12 @@ extension NSManagedObjectContext {
     ) throws -> [T]? {
         let fetch = storeFetch(request, entity: entity)
         if request.includesPendingChanges && !pendingObjects(matching: fetch).isEmpty { return nil }
-        let list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
+        let list: StoreObjectList
+        do {
+            list = try coordinator.fetchObjectIDs(fetch, at: readGeneration)
+        } catch is StoreFetchInMemory {
+            return nil  // the objects' path evaluates it in memory
+        }
         guard let store = coordinator.persistentStores.first else { return [] }
         return try results(
             (0..<list.count).map { list.objectID(at: $0, store: store) }, of: request, kind: "object IDs")

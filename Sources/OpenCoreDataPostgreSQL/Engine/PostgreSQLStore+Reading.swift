@@ -35,14 +35,48 @@ extension PostgreSQLStore {
         return try reading { try connection.run(statement) }
     }
 
+    /// The statement `build` makes of `fetch`, or ``StoreFetchInMemory`` when it needs what
+    /// PostgreSQL cannot evaluate as memory does, with the part of the predicate it can run.
+    private func statement(
+        of fetch: StoreFetch, _ build: (SQLQueryBuilder, StoreFetch) throws -> SQLFragment
+    ) throws -> SQLFragment {
+        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
+        let statement = try build(builder, fetch)
+        guard let feature = PostgreSQLTranslationCheck.feature(neededBy: statement) else { return statement }
+        throw StoreFetchInMemory(feature: feature, prefilter: runnablePart(of: fetch))
+    }
+
+    /// The conjuncts of the fetch's predicate that run in SQL exactly, as one predicate:
+    /// every object the whole predicate matches, matches them.
+    private func runnablePart(of fetch: StoreFetch) -> NSPredicate? {
+        guard let predicate = fetch.predicate else { return nil }
+        let parts: [NSPredicate]
+        if let compound = predicate as? NSCompoundPredicate, compound.compoundPredicateType == .and {
+            parts = compound.subpredicates.compactMap { $0 as? NSPredicate }
+        } else {
+            parts = [predicate]
+        }
+        let runnable = parts.filter { part in
+            var probe = fetch
+            probe.predicate = part
+            probe.sortDescriptors = []
+            guard let count = try? SQLQueryBuilder(schema: schema, entity: fetch.entity).count(probe) else {
+                return false
+            }
+            return PostgreSQLTranslationCheck.feature(neededBy: count) == nil
+        }
+        if runnable.count > 1 { return NSCompoundPredicate(andPredicateWithSubpredicates: runnable) }
+        return runnable.first
+    }
+
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
         let layout = layout(for: fetch.matchingEntities)
-        let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).rows(fetch, columns: layout.selectList)
+        let query = try statement(of: fetch) { try $0.rows($1, columns: layout.selectList) }
         return try decodeRows(query, layout: layout)
     }
 
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> StoreObjectList {
-        let result = try query(try SQLQueryBuilder(schema: schema, entity: fetch.entity).objectIDs(fetch))
+        let result = try query(try statement(of: fetch) { try $0.objectIDs($1) })
         var list = StoreObjectList(entities: fetch.matchingEntities)
         let indexByNumber = Dictionary(
             uniqueKeysWithValues: list.entities.enumerated().map { (Int64($1.facts.entityNumber), $0) })
@@ -60,13 +94,16 @@ extension PostgreSQLStore {
     }
 
     func count(_ fetch: StoreFetch) throws -> Int {
-        let result = try query(try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch))
+        let result = try query(try statement(of: fetch) { try $0.count($1) })
         return Int(result.integer(0, 0) ?? 0)
     }
 
     func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
         guard let store else { return [] }
         let dictionaryQuery = try SQLDictionaryQuery(request, schema: schema)
+        if let feature = PostgreSQLTranslationCheck.feature(neededBy: dictionaryQuery.statement) {
+            throw PostgreSQLStore.notYet("\(feature) in dictionary fetches")
+        }
         let result = try query(dictionaryQuery.statement)
         return try (0..<result.rowCount).map { row in
             try dictionaryQuery.dictionary(
@@ -155,12 +192,15 @@ enum PostgreSQLTranslationCheck {
         ("OCD_STANDARD", "sorting with localizedStandardCompare:"),
     ]
 
+    /// The feature `statement` needs that PostgreSQL lacks, or `nil` when it runs as it is.
+    static func feature(neededBy statement: SQLFragment) -> String? {
+        guard statement.sql.contains("OCD_") else { return nil }
+        return features.first { containsName($0.name, in: statement.sql) }?.feature
+    }
+
     /// Throws when `statement` needs one of them.
     static func check(_ statement: SQLFragment) throws {
-        guard statement.sql.contains("OCD_") else { return }
-        for (name, feature) in features where containsName(name, in: statement.sql) {
-            throw PostgreSQLStore.notYet(feature)
-        }
+        if let feature = feature(neededBy: statement) { throw PostgreSQLStore.notYet(feature) }
     }
 
     /// Whether `name` appears in `sql` as a whole word.

@@ -54,6 +54,16 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// Text as the `OCD_UNICODE` collation must compare it to give Swift's `==` and `<`
+    /// (canonical equivalence, then code points): SQLite's collation calls Swift on the text
+    /// as stored; PostgreSQL's (a copy of `"C"`, code points) gets its NFC form.
+    package func comparedText(_ text: SQLFragment) -> SQLFragment {
+        switch self {
+        case .sqlite: text
+        case .postgreSQL: "normalize(\(text), NFC)"
+        }
+    }
+
     /// An ORDER BY term's direction, nil first when ascending as sorting in memory puts it
     /// (SQLite's order; PostgreSQL puts NULL last unless told).
     package func sortDirection(ascending: Bool) -> String {

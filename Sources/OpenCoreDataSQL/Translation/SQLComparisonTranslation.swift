@@ -133,7 +133,11 @@ extension SQLTranslator {
         _ left: SQLValue, _ right: SQLValue, options: NSComparisonPredicate.Options
     ) throws -> (SQLFragment, SQLFragment, String) {
         guard left.kind.isText else { return (left.fragment, right.fragment, "") }
-        return (folded(left, options: options), folded(right, options: options), " COLLATE OCD_UNICODE")
+        let dialect = schema.dialect
+        return (
+            dialect.comparedText(folded(left, options: options)), dialect.comparedText(folded(right, options: options)),
+            " COLLATE OCD_UNICODE"
+        )
     }
 
     private func folded(_ value: SQLValue, options: NSComparisonPredicate.Options) -> SQLFragment {
@@ -247,15 +251,17 @@ extension SQLTranslator {
             if case .null = constant.kind {
                 tests.append(isNull(value))
             } else if value.kind.isComparable(with: constant.kind) {
-                list.append(folded(constant, options: options))
+                let item = folded(constant, options: options)
+                list.append(value.kind.isText ? schema.dialect.comparedText(item) : item)
             }
         }
         if !list.isEmpty {
             let collate = value.kind.isText ? " COLLATE OCD_UNICODE" : ""
             let items = SQLFragment.joined(list, separator: ", ")
+            let tested = folded(value, options: options)
+            let operand = value.kind.isText ? schema.dialect.comparedText(tested) : tested
             tests.append(
-                SQLCondition(
-                    "\(folded(value, options: options))\(raw: collate) IN (\(items))", isNullable: value.isNullable))
+                SQLCondition("\(operand)\(raw: collate) IN (\(items))", isNullable: value.isNullable))
         }
         return .or(tests)
     }

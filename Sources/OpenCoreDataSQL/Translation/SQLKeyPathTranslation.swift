@@ -321,8 +321,11 @@ extension SQLTranslator {
         case ("@min", _), ("@max", _):
             guard element.kind.isOrdered else { break }
             let function = name == "@min" ? "MIN" : "MAX"
-            let collate = element.kind.isText ? " COLLATE OCD_UNICODE" : ""
-            return SQLValue(collection.select("\(raw: function)(\(x)\(raw: collate))"), kind: element.kind)
+            guard element.kind.isText else {
+                return SQLValue(collection.select("\(raw: function)(\(x))"), kind: element.kind)
+            }
+            let text = schema.dialect.comparedText(x)
+            return SQLValue(collection.select("\(raw: function)(\(text) COLLATE OCD_UNICODE)"), kind: element.kind)
         default:
             break
         }

@@ -32,10 +32,11 @@ extension SQLTranslator {
                 // Objects (and entities) do not order among themselves; only nil comes first.
                 return ["(\(value.fragment) IS NOT NULL) \(raw: direction)"]
             case .string:
-                return ["\(value.fragment) COLLATE \(raw: Self.collation(for: selector)) \(raw: direction)"]
+                let text = schema.dialect.comparedText(value.fragment)
+                return ["\(text) COLLATE \(raw: Self.collation(for: selector)) \(raw: direction)"]
             case .url:
                 // URLs order by their text whatever the selector (compareValues treats only strings specially).
-                return ["\(value.fragment) COLLATE OCD_UNICODE \(raw: direction)"]
+                return ["\(schema.dialect.comparedText(value.fragment)) COLLATE OCD_UNICODE \(raw: direction)"]
             case .number, .date, .uuid, .data:
                 return ["\(value.fragment) \(raw: direction)"]
             }
