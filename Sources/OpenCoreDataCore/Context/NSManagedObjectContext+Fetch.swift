@@ -189,24 +189,11 @@ extension NSManagedObjectContext {
         // The store fetch runs first, so a predicate with unknown keys throws before any
         // in-memory evaluation.
         let fetched = registerFetched(try sourceRows(fetch, request, coordinator), for: request)
-        let objects = InheritanceTreeKeys.readingAsNil {
-            var objects = fetched
-            objects.removeAll { $0.lifecycle == .deleted || (updatedSet.contains($0) && !matches($0, fetch)) }
-            var present = Set(objects)
-            for object in pending.changedPersisted
-            where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
-                objects.append(object)
-                present.insert(object)
-            }
-            objects += pending.inserted.filter { matches($0, fetch) }
-            return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
-        }
-        // Negative offsets read as none; limits are compared without adding (Int.max limits).
-        let start = min(max(request.fetchOffset, 0), objects.count)
-        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
-        let result = Array(objects[start..<end])
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: result, entity: entity)
-        return result
+        // The store matched the rows; only objects changed here can have stopped matching.
+        return try finishInMemory(
+            fetched,
+            keeping: { $0.lifecycle != .deleted && (!self.updatedSet.contains($0) || self.matches($0, fetch)) },
+            fetch: fetch, pending: pending, request: request, entity: entity)
     }
 
     /// The objects of a fetch the store cannot evaluate exactly (``StoreFetchInMemory``):
@@ -224,8 +211,20 @@ extension NSManagedObjectContext {
         candidates.offset = 0
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
         let fetched = registerFetched(try sourceRows(candidates, request, coordinator), for: request)
+        return try finishInMemory(
+            fetched, keeping: { $0.lifecycle != .deleted && self.matches($0, fetch) }, fetch: fetch, pending: pending,
+            request: request, entity: entity)
+    }
+
+    /// Completes a fetch in memory: the `fetched` objects that `keep` keeps, then the unsaved
+    /// changes that match `fetch`, sorted by its descriptors, windowed as `request` says, and
+    /// prefetched. Keys read as the store reads them (`InheritanceTreeKeys.readingAsNil`).
+    private func finishInMemory<T>(
+        _ fetched: [NSManagedObject], keeping keep: (NSManagedObject) -> Bool, fetch: StoreFetch,
+        pending: PendingObjects, request: NSFetchRequest<T>, entity: NSEntityDescription
+    ) throws -> [NSManagedObject] {
         let objects = InheritanceTreeKeys.readingAsNil {
-            var objects = fetched.filter { $0.lifecycle != .deleted && matches($0, fetch) }
+            var objects = fetched.filter(keep)
             var present = Set(objects)
             for object in pending.changedPersisted
             where object.lifecycle != .deleted && !present.contains(object) && matches(object, fetch) {
@@ -235,6 +234,7 @@ extension NSManagedObjectContext {
             objects += pending.inserted.filter { matches($0, fetch) }
             return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
+        // Negative offsets read as none; limits are compared without adding (Int.max limits).
         let start = min(max(request.fetchOffset, 0), objects.count)
         let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
         let result = Array(objects[start..<end])
