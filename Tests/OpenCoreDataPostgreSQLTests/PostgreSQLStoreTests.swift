@@ -385,6 +385,44 @@ struct PostgreSQLStoreTests {
         #expect(heard.withLock { notifications.count } == afterOther)
     }
 
+    @Test func afterALostConnectionReadsAndSavesCarryOnWholeOnANewOne() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let first = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+        first.setValue("Colette", forKey: "name")
+        try container.viewContext.save()
+        // Ends every other session of the database, the store's among them, as a server restart would.
+        let admin = try PostgreSQLConnection(url: url)
+        func dropSessions() throws {
+            try admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        }
+
+        try dropSessions()
+        let context = container.newBackgroundContext()
+        let count = try context.performAndWait {
+            try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author"))
+        }
+        #expect(count == 1)
+        try dropSessions()
+        try context.performAndWait {
+            let second = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            second.setValue("Proust", forKey: "name")
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            book.setValue(second, forKey: "author")
+            try context.save()
+        }
+        let reader = try Self.container(url)
+        let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        authors.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        #expect(
+            try reader.viewContext.fetch(authors).compactMap { $0.value(forKey: "name") as? String } == [
+                "Colette", "Proust",
+            ])
+        #expect(try reader.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) == 1)
+    }
+
     @Test func aMissingServerOrDatabaseFailsToOpenWithTheReason() throws {
         let missing = try #require(URL(string: "postgres://nobody@127.0.0.1:1/none"))
         #expect {

@@ -104,29 +104,54 @@ final class PostgreSQLStore: PersistentStoreBackend {
     // MARK: Running statements
 
     /// Runs `body` in one transaction; the server's errors become Core Data's.
+    ///
+    /// A connection lost before the commit was sent took the transaction with it (the server
+    /// rolls back), so the store connects again and runs `body` once more: a save is written
+    /// whole or not at all. Lost while committing, the outcome is unknown, and the error says so.
     func writing<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try connection.transaction(body)
-        } catch let error as PostgreSQLError {
-            throw wrap(error, code: NSPersistentStoreSaveError)
+        try reconnecting(code: NSPersistentStoreSaveError, retrying: { $0.statement != "COMMIT" }) {
+            try connection.transaction(body)
         }
     }
 
-    /// Runs a read; the server's errors become Core Data's.
+    /// Runs a read; the server's errors become Core Data's. After a lost connection the
+    /// store connects again and reads once more (a read changes nothing).
     func reading<T>(_ body: () throws -> T) throws -> T {
+        try reconnecting(code: NSPersistentStoreOperationError, retrying: { _ in true }, body)
+    }
+
+    /// Runs `operation`; when it lost the connection and `retrying` says it may run again,
+    /// connects again and runs it once more. Server errors become Core Data's, with `code`.
+    private func reconnecting<T>(
+        code: Int, retrying: (PostgreSQLError) -> Bool, _ operation: () throws -> T
+    ) throws -> T {
         do {
-            return try body()
+            return try operation()
+        } catch let error as PostgreSQLError where error.kind == .connectionLost && retrying(error) {
+            guard (try? connection.reconnect()) != nil else { throw wrap(error, code: code) }
+            do {
+                return try operation()
+            } catch let error as PostgreSQLError {
+                throw wrap(error, code: code)
+            }
         } catch let error as PostgreSQLError {
-            throw wrap(error, code: NSPersistentStoreOperationError)
+            throw wrap(error, code: code)
         }
     }
 
     /// A server error as an `NSError` of Core Data's domain, naming the database.
     func wrap(_ error: PostgreSQLError, code: Int) -> NSError {
-        let reason =
-            error.kind == .connectionLost
-            ? "The connection to the PostgreSQL store at \(settings.displayURL) was lost: \(error.message)"
-            : "The PostgreSQL store at \(settings.displayURL) refused a statement: \(error.message)"
+        let reason: String
+        switch error.kind {
+        case .connectionLost where error.statement == "COMMIT":
+            reason =
+                "The connection to the PostgreSQL store at \(settings.displayURL) was lost while committing; whether the save was written is unknown: \(error.message)"
+        case .connectionLost, .connectionFailed:
+            reason =
+                "The connection to the PostgreSQL store at \(settings.displayURL) was lost and could not be made again: \(error.message)"
+        case .statementFailed:
+            reason = "The PostgreSQL store at \(settings.displayURL) refused a statement: \(error.message)"
+        }
         return CoreDataError.make(
             code, reason, [NSUnderlyingErrorKey: error as NSError, "SQLSTATE": error.sqlState ?? ""])
     }
