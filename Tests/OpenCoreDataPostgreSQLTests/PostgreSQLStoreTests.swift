@@ -260,19 +260,35 @@ struct PostgreSQLStoreTests {
         }
     }
 
-    @Test func destroyingTheStoreDropsItsTablesAndANewStoreStartsEmpty() throws {
+    @Test func destroyingTheStoreDropsItsTablesAndNothingElse() throws {
         let url = try PostgreSQLTestServer.makeDatabase()
         let container = try Self.container(url)
         let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
         author.setValue("Sand", forKey: "name")
         try container.viewContext.save()
         let uuid = container.persistentStoreCoordinator.persistentStores.first?.identifier
+        // A table of the app's own beside the store, and a second store in another schema.
+        let admin = try PostgreSQLConnection(url: url)
+        try admin.execute("CREATE TABLE zones (id bigint)")
+        let tenant = try Self.container(url) {
+            $0.setOption("tenant" as NSString, forKey: NSPostgreSQLSchemaNameOption)
+        }
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Author", into: tenant.viewContext)
+        other.setValue("Musset", forKey: "name")
+        try tenant.viewContext.save()
 
         try container.persistentStoreCoordinator.destroyPersistentStore(at: url, ofType: NSPostgreSQLStoreType)
         #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
+        #expect(try admin.execute("SELECT to_regclass('public.zones') IS NOT NULL").value(0, 0) == .boolean(true))
+        #expect(try admin.execute("SELECT to_regclass('public.zauthor') IS NULL").value(0, 0) == .boolean(true))
         let fresh = try Self.container(url)
         #expect(fresh.persistentStoreCoordinator.persistentStores.first?.identifier != uuid)
         #expect(try fresh.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
+        // The other schema's store is whole.
+        let reopened = try Self.container(url) {
+            $0.setOption("tenant" as NSString, forKey: NSPostgreSQLSchemaNameOption)
+        }
+        #expect(try reopened.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 1)
     }
 
     @Test func whatSQLCannotEvaluateAsMemoryDoesRunsInMemoryOverWhatSQLSelects() throws {

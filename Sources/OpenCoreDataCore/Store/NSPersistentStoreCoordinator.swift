@@ -348,7 +348,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ) throws -> [String: Any] {
         if let metadata = try atomicStoreMetadata(ofType: storeType, at: url) { return metadata }
         if storeType == StoreEngines.postgreSQLStoreType {
-            return try StoreEngines.postgreSQL().metadata(ofStoreAt: url)
+            return try StoreEngines.postgreSQL().metadata(ofStoreAt: url, options: options)
         }
         try requireFileStoreType(storeType)
         return try StoreEngines.sqlite().metadata(ofStoreAt: url)
@@ -446,8 +446,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         if storeType == StoreEngines.postgreSQLStoreType {
             let engine = try StoreEngines.postgreSQL()
-            if let store = persistentStore(for: url) { try remove(store) }
-            try engine.destroyStore(at: url)
+            // The URL names a database; the schema option names the store in it.
+            func schema(_ options: [AnyHashable: Any]?) -> String {
+                options?[StoreEngines.postgreSQLSchemaOption] as? String ?? "public"
+            }
+            for store in persistentStores
+            where store.type == storeType && store.url == url && schema(store.options) == schema(options) {
+                try remove(store)
+            }
+            try engine.destroyStore(at: url, options: options)
             return
         }
         let inMemory = storeType == NSInMemoryStoreType

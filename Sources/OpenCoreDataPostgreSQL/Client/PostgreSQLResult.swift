@@ -37,7 +37,12 @@ package final class PostgreSQLResult {
         let text = self.text(row, column) ?? ""
         switch PQftype(handle, Int32(column)) {
         case 20, 21, 23: return Int64(text).map(PostgreSQLValue.integer) ?? .text(text)  // int8, int2, int4
-        case 700, 701, 1700: return Double(text).map(PostgreSQLValue.real) ?? .text(text)  // float4, float8, numeric
+        case 700, 701: return Double(text).map(PostgreSQLValue.real) ?? .text(text)  // float4, float8
+        case 1700:
+            // numeric: SUM and AVG of integers give it; whole values that fit stay integers, as
+            // in memory, where a sum of integers is an integer while it fits.
+            if let integer = Int64(text) { return .integer(integer) }
+            return Double(text).map(PostgreSQLValue.real) ?? .text(text)
         case 16: return .boolean(text == "t")
         case 17: return bytes(row, column).map(PostgreSQLValue.bytes) ?? .null
         default: return .text(text)

@@ -35,13 +35,15 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
         defer { connection.close() }
         while !isCancelled {
             do {
-                if !(try connection.notifications(waitingUpTo: Self.wait)).isEmpty { changed() }
+                let heard = try connection.notifications(waitingUpTo: Self.wait)
+                // No report once cancelled: the store is closing.
+                if !heard.isEmpty && !isCancelled { changed() }
             } catch {
                 guard !isCancelled else { return }
                 // Lost: wait a little, reconnect (the session listens again), and report,
                 // since commits made meanwhile were not heard.
                 Thread.sleep(forTimeInterval: 0.5)
-                if (try? connection.reconnect()) != nil { changed() }
+                if (try? connection.reconnect()) != nil && !isCancelled { changed() }
             }
         }
     }

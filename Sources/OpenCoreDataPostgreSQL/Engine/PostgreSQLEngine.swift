@@ -32,7 +32,11 @@ package enum PostgreSQLEngine: PersistentStoreEngine {
     }
 
     package static func metadata(ofStoreAt url: URL) throws -> [String: Any] {
-        try PostgreSQLStore.withConnection(to: url, options: nil) { connection, settings in
+        try metadata(ofStoreAt: url, options: nil)
+    }
+
+    package static func metadata(ofStoreAt url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
+        try PostgreSQLStore.withConnection(to: url, options: options) { connection, settings in
             guard let metadata = try PostgreSQLStore.readMetadata(connection, url: url) else {
                 throw CoreDataError.make(
                     NSFileReadNoSuchFileError,
@@ -50,8 +54,17 @@ package enum PostgreSQLEngine: PersistentStoreEngine {
     }
 
     package static func destroyStoreFiles(at url: URL) throws {
-        try PostgreSQLStore.withConnection(to: url, options: nil) { connection, _ in
-            try PostgreSQLStore.dropTables(connection)
+        try destroyStore(at: url, options: nil)
+    }
+
+    package static func destroyStore(at url: URL) throws {
+        try destroyStore(at: url, options: nil)
+    }
+
+    /// Drops the store in the schema the options name (`public` by default).
+    package static func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws {
+        try PostgreSQLStore.withConnection(to: url, options: options) { connection, _ in
+            try PostgreSQLStore.dropTables(connection, url: url)
         }
     }
 

@@ -16,7 +16,8 @@ enum PostgreSQLStatements {
     }
 
     /// Waits for, then holds until the transaction ends, the lock of the store in the
-    /// session's schema: of several processes opening one new store, one creates its tables.
+    /// session's schema: of several processes opening one new store, one creates its tables;
+    /// of several saves checking uniqueness constraints, one checks and writes at a time.
     static let lockStore: SQLFragment = "SELECT pg_advisory_xact_lock(hashtext('OpenCoreData:' || current_schema()))"
 
     /// Whether the store's metadata table exists in the session's schema.
@@ -39,20 +40,13 @@ enum PostgreSQLStatements {
         "SELECT nextval('\(raw: sequence(of: table))') FROM generate_series(1, \(.bind(count.sqlScalar)))"
     }
 
-    /// The tables, sequences and collation of the store in the session's schema, for
-    /// destroying it: the tables named as Core Data names them (`Z…`, and history's
-    /// `A…` tables), the key sequences, the collation.
-    static let storeObjects: SQLFragment = """
-        SELECT 'TABLE', quote_ident(tablename) FROM pg_tables WHERE schemaname = current_schema() \
-        AND (tablename LIKE 'z%' OR tablename IN ('atransaction', 'achange', 'atransactionstring')) \
-        UNION ALL SELECT 'SEQUENCE', quote_ident(sequencename) FROM pg_sequences \
-        WHERE schemaname = current_schema() AND sequencename LIKE '%\\_z\\_pk\\_seq' \
-        UNION ALL SELECT 'COLLATION', 'ocd_unicode' FROM pg_collation \
-        WHERE collname = 'ocd_unicode' AND collnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-        """
+    /// The tables every store has besides its entities' (and history's, when it keeps history).
+    static let bookkeepingTables = [
+        "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING",
+    ]
 
-    /// Drops one object `storeObjects` listed.
+    /// Drops one of the store's objects (a table, sequence or collation), if it is there.
     static func drop(kind: String, name: String) -> SQLFragment {
-        "DROP \(raw: kind) IF EXISTS \(raw: name) CASCADE"
+        "DROP \(raw: kind) IF EXISTS \(raw: name)"
     }
 }

@@ -148,16 +148,32 @@ extension PostgreSQLStore {
             from: content, source: ModelFileSource(url: url.appendingPathComponent("Z_MODELCACHE")))
     }
 
-    /// Drops the store's tables, sequences and collation from the session's schema; a
-    /// schema without a store is left alone.
-    static func dropTables(_ connection: PostgreSQLConnection) throws {
+    /// Drops the store from the session's schema: the tables of the model it caches (entity
+    /// and join tables), the bookkeeping and history tables, the key sequences and the
+    /// collation, and nothing else the schema holds. A schema without a store is left alone.
+    static func dropTables(_ connection: PostgreSQLConnection, url: URL) throws {
         try connection.transaction {
             guard try hasStore(connection) else { return }
-            let objects = try connection.run(PostgreSQLStatements.storeObjects)
-            for row in 0..<objects.rowCount {
-                guard let kind = objects.text(row, 0), let name = objects.text(row, 1) else { continue }
-                try connection.run(PostgreSQLStatements.drop(kind: kind, name: name))
+            guard let model = try cachedModel(connection, url: url) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError,
+                    "The PostgreSQL store caches no model (Z_MODELCACHE), so its tables are not known: drop them by hand"
+                )
             }
+            try model.validateForUse()
+            let schema = SQLSchema(entities: model.entities, dialect: .postgreSQL)
+            for table in schema.tables {
+                try connection.run(PostgreSQLStatements.drop(kind: "TABLE", name: table.name))
+                try connection.run(
+                    PostgreSQLStatements.drop(kind: "SEQUENCE", name: PostgreSQLStatements.sequence(of: table.name)))
+            }
+            for joinTable in schema.joinTables {
+                try connection.run(PostgreSQLStatements.drop(kind: "TABLE", name: joinTable.name))
+            }
+            for name in PostgreSQLStatements.bookkeepingTables {
+                try connection.run(PostgreSQLStatements.drop(kind: "TABLE", name: name))
+            }
+            try connection.run(PostgreSQLStatements.drop(kind: "COLLATION", name: "OCD_UNICODE"))
         }
     }
 }

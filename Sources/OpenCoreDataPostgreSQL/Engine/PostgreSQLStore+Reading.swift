@@ -7,10 +7,11 @@ import OpenCoreDataSQL
 /// one array value, so a batch of any size is one statement.
 extension PostgreSQLStore {
     /// Runs a row query and decodes its rows (from column `offset` on); `each` sees the
-    /// result and row of each decoded row, to read extra leading columns.
+    /// result, row number and decoded row of each, to read extra leading columns.
+    @discardableResult
     private func decodeRows(
         _ statement: SQLFragment, layout: SQLRowLayout, offset: Int = 0,
-        each: ((PostgreSQLResult, Int) -> Void)? = nil
+        each: ((PostgreSQLResult, Int, StoreRow) -> Void)? = nil
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
         let result = try query(statement)
@@ -24,7 +25,7 @@ extension PostgreSQLStore {
                     timestamp: timestamp)
             else { continue }
             rows.append(decoded)
-            each?(result, row)
+            each?(result, row, decoded)
         }
         return rows
     }
@@ -95,7 +96,10 @@ extension PostgreSQLStore {
 
     func count(_ fetch: StoreFetch) throws -> Int {
         let result = try query(try statement(of: fetch) { try $0.count($1) })
-        return Int(result.integer(0, 0) ?? 0)
+        guard let count = result.integer(0, 0) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The PostgreSQL store answered no count")
+        }
+        return Int(count)
     }
 
     func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
@@ -166,11 +170,12 @@ extension PostgreSQLStore {
         let query = SQLObjectReadStatements.members(
             of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable,
             columns: layout.selectList, dialect: .postgreSQL)
-        var sourceKeys: [Int64] = []
-        let rows = try decodeRows(query, layout: layout, offset: 1) { result, row in
-            sourceKeys.append(result.integer(row, 0) ?? 0)
+        var related: [(source: Int64, row: StoreRow)] = []
+        try decodeRows(query, layout: layout, offset: 1) { result, row, decoded in
+            // The statement selects members of the given keys only: column 0 is never NULL.
+            if let source = result.integer(row, 0) { related.append((source, decoded)) }
         }
-        return Array(zip(sourceKeys, rows).map { (source: $0, row: $1) })
+        return related
     }
 }
 

@@ -22,7 +22,12 @@ extension PostgreSQLStore {
                     throw CoreDataError.make(
                         NSPersistentStoreSaveError, "The key sequence of \(table) gave no keys")
                 }
-                for (row, position) in positions.enumerated() { keys[position] = result.integer(row, 0) ?? 0 }
+                for (row, position) in positions.enumerated() {
+                    guard let key = result.integer(row, 0) else {
+                        throw CoreDataError.make(NSPersistentStoreSaveError, "The key sequence of \(table) gave no key")
+                    }
+                    keys[position] = key
+                }
             }
         }
         return keys
@@ -30,6 +35,9 @@ extension PostgreSQLStore {
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
         let (outcome, metadataWritten) = try writing { () throws -> (StoreSaveOutcome, Int?) in
+            // Uniqueness is checked by reading, which two writers can do at once: saves that
+            // check it take the store's lock, so the second reads what the first committed.
+            if !request.checks.uniqueness.isEmpty { try connection.run(PostgreSQLStatements.lockStore) }
             if !request.checks.isEmpty,
                 let conflicts = try request.checks.conflicts(
                     of: request, reading: PostgreSQLSaveCheckReader(store: self))

@@ -23,6 +23,9 @@ final class PostgreSQLStore: PersistentStoreBackend {
     private var writtenMetadataVersion = 0
     /// Row layouts by the entities they read, built on first use.
     private var layouts: [[ObjectIdentifier]: SQLRowLayout] = [:]
+    /// Whether a save's transaction is running: its reads must neither reconnect (the new
+    /// session would run the rest of the save outside the transaction) nor wrap errors.
+    private var inTransaction = false
     /// The listener of ``observeChanges(_:)``, until ``close()``.
     private var listener: PostgreSQLChangeListener?
 
@@ -110,14 +113,20 @@ final class PostgreSQLStore: PersistentStoreBackend {
     /// whole or not at all. Lost while committing, the outcome is unknown, and the error says so.
     func writing<T>(_ body: () throws -> T) throws -> T {
         try reconnecting(code: NSPersistentStoreSaveError, retrying: { $0.statement != "COMMIT" }) {
-            try connection.transaction(body)
+            try connection.transaction {
+                inTransaction = true
+                defer { inTransaction = false }
+                return try body()
+            }
         }
     }
 
     /// Runs a read; the server's errors become Core Data's. After a lost connection the
     /// store connects again and reads once more (a read changes nothing).
     func reading<T>(_ body: () throws -> T) throws -> T {
-        try reconnecting(code: NSPersistentStoreOperationError, retrying: { _ in true }, body)
+        // Inside a save, the save's transaction handles a lost connection, and its errors.
+        if inTransaction { return try body() }
+        return try reconnecting(code: NSPersistentStoreOperationError, retrying: { _ in true }, body)
     }
 
     /// Runs `operation`; when it lost the connection and `retrying` says it may run again,

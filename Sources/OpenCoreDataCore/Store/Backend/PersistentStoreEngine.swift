@@ -64,6 +64,18 @@ package protocol PersistentStoreEngine: SendableMetatype {
 }
 
 extension PersistentStoreEngine {
+    /// ``metadata(ofStoreAt:)`` for a store the options locate further (a PostgreSQL store's
+    /// schema); engines whose stores a URL names alone ignore them.
+    package static func metadata(ofStoreAt url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
+        try metadata(ofStoreAt: url)
+    }
+
+    /// ``destroyStore(at:)`` for a store the options locate further; engines whose stores a
+    /// URL names alone ignore them.
+    package static func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws {
+        try destroyStore(at: url)
+    }
+
     /// Deletes the store's files: a store type whose files hold nothing else to keep.
     package static func destroyStore(at url: URL) throws { try destroyStoreFiles(at: url) }
 
@@ -96,6 +108,9 @@ package enum StoreEngines {
 
     /// The type string of PostgreSQL stores (`NSPostgreSQLStoreType` in OpenCoreDataPostgreSQL).
     package static let postgreSQLStoreType = "PostgreSQL"
+    /// The option naming a PostgreSQL store's schema (`NSPostgreSQLSchemaNameOption`): with the
+    /// URL, what locates the store.
+    package static let postgreSQLSchemaOption = "NSPostgreSQLSchemaNameOption"
 
     /// The engine of PostgreSQL stores; throws when OpenCoreDataPostgreSQL is not linked in.
     package static func postgreSQL() throws -> any PersistentStoreEngine.Type {
