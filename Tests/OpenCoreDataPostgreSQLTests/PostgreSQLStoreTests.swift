@@ -347,6 +347,39 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    @Test func inMemoryEvaluationSeesTheStoredValuesAsSQLWould() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url)
+        let bob = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+        bob.setValue("Bob", forKey: "name")
+        let zoe = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+        zoe.setValue("Zoé", forKey: "name")
+        try container.viewContext.save()
+        let context = container.viewContext
+        let folded = NSFetchRequest<NSManagedObject>(entityName: "Author")
+
+        // Another process renames Bob: this context still holds the old name, the store the new one.
+        let other = try Self.container(url)
+        let renamed = try #require(
+            try other.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first {
+                $0.value(forKey: "name") as? String == "Bob"
+            })
+        renamed.setValue("alice", forKey: "name")
+        try other.viewContext.save()
+        folded.predicate = NSPredicate(format: "name BEGINSWITH[c] %@", "A")
+        #expect(try context.fetch(folded) == [bob])
+
+        // An unsaved change counts only when the request includes pending changes.
+        zoe.setValue("Anne", forKey: "name")
+        #expect(Set(try context.fetch(folded)) == [bob, zoe])
+        folded.includesPendingChanges = false
+        #expect(try context.fetch(folded) == [bob])
+        folded.predicate = NSPredicate(format: "name BEGINSWITH[cd] %@", "zoe")
+        #expect(try context.fetch(folded) == [zoe])
+        folded.includesPendingChanges = true
+        #expect(try context.fetch(folded).isEmpty)
+    }
+
     @Test func aSaveThroughOneCoordinatorReachesAnotherAsARemoteChange() throws {
         let url = try PostgreSQLTestServer.makeDatabase()
         let writer = try Self.container(url)

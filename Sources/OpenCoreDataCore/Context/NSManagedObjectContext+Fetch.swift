@@ -210,10 +210,38 @@ extension NSManagedObjectContext {
         candidates.limit = 0
         candidates.offset = 0
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
-        let fetched = registerFetched(try sourceRows(candidates, request, coordinator), for: request)
-        return try finishInMemory(
-            fetched, keeping: { $0.lifecycle != .deleted && self.matches($0, fetch) }, fetch: fetch, pending: pending,
-            request: request, entity: entity)
+        let rows = try sourceRows(candidates, request, coordinator)
+        guard parent == nil else {
+            // A child's rows are its parent's objects, unsaved changes included: evaluate them as they are.
+            return try finishInMemory(
+                registerFetched(rows, for: request), keeping: { $0.lifecycle != .deleted && self.matches($0, fetch) },
+                fetch: fetch, pending: pending, request: request, entity: entity)
+        }
+        // The predicate and sort see the rows as the store holds them, as SQL would: in a
+        // context of their own, since this one's objects may hold unsaved changes or values
+        // older than the rows just read.
+        let scratch = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        scratch.persistentStoreCoordinator = coordinator
+        try scratch.setQueryGenerationFrom(queryGenerationToken)
+        let matchedIDs = scratch.performAndWait {
+            let objects = rows.map { scratch.register($0, asFault: false, refresh: true) }
+            return InheritanceTreeKeys.readingAsNil {
+                let matched = objects.filter { fetch.predicate?.evaluate(with: $0) ?? true }
+                return (fetch.sortDescriptors.isEmpty ? matched : matched.sorted(using: fetch.sortDescriptors))
+                    .map(\.objectID)
+            }
+        }
+        let registered = Dictionary(
+            registerFetched(rows, for: request).map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        let stored = matchedIDs.compactMap { registered[$0] }
+        guard pending.isEmpty else {
+            // The store's answer, then this context's unsaved changes over it, as a store fetch gets them.
+            return try finishInMemory(
+                stored,
+                keeping: { $0.lifecycle != .deleted && (!self.updatedSet.contains($0) || self.matches($0, fetch)) },
+                fetch: fetch, pending: pending, request: request, entity: entity)
+        }
+        return try windowed(stored, request, entity: entity)
     }
 
     /// Completes a fetch in memory: the `fetched` objects that `keep` keeps, then the unsaved
@@ -234,6 +262,13 @@ extension NSManagedObjectContext {
             objects += pending.inserted.filter { matches($0, fetch) }
             return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
+        return try windowed(objects, request, entity: entity)
+    }
+
+    /// The request's window of `objects`, prefetched as it asks.
+    private func windowed<T>(
+        _ objects: [NSManagedObject], _ request: NSFetchRequest<T>, entity: NSEntityDescription
+    ) throws -> [NSManagedObject] {
         // Negative offsets read as none; limits are compared without adding (Int.max limits).
         let start = min(max(request.fetchOffset, 0), objects.count)
         let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, objects.count - start) : objects.count
