@@ -87,6 +87,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     package var backend: (any PersistentStoreBackend)?
 
+    /// Whether store options ask for persistent history (`NSPersistentHistoryTrackingKey`):
+    /// `true`, or a dictionary of tracking settings (which Core Data also accepts).
+    package static func tracksHistory(_ options: [AnyHashable: Any]?) -> Bool {
+        let value = options?[NSPersistentHistoryTrackingKey]
+        return value is [AnyHashable: Any] || value is NSDictionary || isSet(value)
+    }
+
     /// Whether an option's value means yes: `true`, a nonzero number, or "YES".
     package static func isSet(_ option: Any?) -> Bool {
         switch option {

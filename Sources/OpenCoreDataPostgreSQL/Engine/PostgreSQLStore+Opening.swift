@@ -11,6 +11,10 @@ extension PostgreSQLStore {
         options: [AnyHashable: Any]?
     ) throws -> NSPersistentStore {
         let settings = try PostgreSQLConnectionSettings(url: url, options: options)
+        // Asked for history it cannot keep yet, the store refuses rather than save without it.
+        if NSPersistentStore.tracksHistory(options) {
+            throw notYet("persistent history (NSPersistentHistoryTrackingKey)")
+        }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let connection = try connect(settings, creatingSchema: !readOnly)
         let schema = SQLSchema(entities: entities, dialect: .postgreSQL)

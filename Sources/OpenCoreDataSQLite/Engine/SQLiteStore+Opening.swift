@@ -111,7 +111,7 @@ extension SQLiteStore {
         snapshotConfiguration: Configuration?
     ) throws -> NSPersistentStore {
         let schema = SQLSchema(entities: entities)
-        let history = tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
+        let history = NSPersistentStore.tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
         var keepsUntrackedHistory = false
@@ -166,13 +166,6 @@ extension SQLiteStore {
         store.backend = backend
         backend.store = store
         return store
-    }
-
-    /// Whether the options ask for persistent history: `true`, or a dictionary of
-    /// tracking settings (which Core Data also accepts).
-    private static func tracksHistory(_ options: [AnyHashable: Any]?) -> Bool {
-        let value = options?[NSPersistentHistoryTrackingKey]
-        return value is [AnyHashable: Any] || value is NSDictionary || NSPersistentStore.isSet(value)
     }
 
     /// Throws when the database has tables but no `Z_METADATA`: another program's
