@@ -284,11 +284,21 @@ struct PostgreSQLStoreTests {
         let fresh = try Self.container(url)
         #expect(fresh.persistentStoreCoordinator.persistentStores.first?.identifier != uuid)
         #expect(try fresh.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
-        // The other schema's store is whole.
+        // The other schema's store is whole, and read and destroyed by naming its schema.
+        let tenantOptions: [AnyHashable: Any] = [NSPostgreSQLSchemaNameOption: "tenant"]
         let reopened = try Self.container(url) {
             $0.setOption("tenant" as NSString, forKey: NSPostgreSQLSchemaNameOption)
         }
         #expect(try reopened.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 1)
+        let tenantUUID = reopened.persistentStoreCoordinator.persistentStores.first?.identifier
+        let tenantMetadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSPostgreSQLStoreType, at: url, options: tenantOptions)
+        #expect(tenantMetadata[NSStoreUUIDKey] as? String == tenantUUID)
+        try reopened.persistentStoreCoordinator.destroyPersistentStore(
+            at: url, ofType: NSPostgreSQLStoreType, options: tenantOptions)
+        #expect(try admin.execute("SELECT to_regclass('tenant.zauthor') IS NULL").value(0, 0) == .boolean(true))
+        #expect(try fresh.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author")) == 0)
+        #expect(try admin.execute("SELECT to_regclass('public.zauthor') IS NOT NULL").value(0, 0) == .boolean(true))
     }
 
     @Test func whatSQLCannotEvaluateAsMemoryDoesRunsInMemoryOverWhatSQLSelects() throws {

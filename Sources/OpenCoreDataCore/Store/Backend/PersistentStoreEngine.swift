@@ -30,6 +30,10 @@ package protocol PersistentStoreEngine: SendableMetatype {
     /// The metadata of the store file at `url`, read without opening the store for use.
     static func metadata(ofStoreAt url: URL) throws -> [String: Any]
 
+    /// ``metadata(ofStoreAt:)`` of the store `url` and `options` locate together (a
+    /// PostgreSQL store's schema); engines whose stores a URL names alone ignore `options`.
+    static func metadata(ofStoreAt url: URL, options: [AnyHashable: Any]?) throws -> [String: Any]
+
     /// The model Core Data cached in the store file at `url`, or `nil` when it caches none.
     static func cachedModel(inStoreAt url: URL) throws -> NSManagedObjectModel?
 
@@ -41,6 +45,10 @@ package protocol PersistentStoreEngine: SendableMetatype {
     /// and throws for anything at `url` that is not one of this engine's stores. A missing
     /// store is no error. Engines that do not say otherwise delete the store's files.
     static func destroyStore(at url: URL) throws
+
+    /// ``destroyStore(at:)`` of the store `url` and `options` locate together; engines
+    /// whose stores a URL names alone ignore `options`.
+    static func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws
 
     /// Replaces the metadata of the store file at `url`, which is not open, with `metadata`
     /// (the store's UUID and type stay when `metadata` lacks them).
@@ -64,14 +72,12 @@ package protocol PersistentStoreEngine: SendableMetatype {
 }
 
 extension PersistentStoreEngine {
-    /// ``metadata(ofStoreAt:)`` for a store the options locate further (a PostgreSQL store's
-    /// schema); engines whose stores a URL names alone ignore them.
+    /// A URL alone names the store.
     package static func metadata(ofStoreAt url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
         try metadata(ofStoreAt: url)
     }
 
-    /// ``destroyStore(at:)`` for a store the options locate further; engines whose stores a
-    /// URL names alone ignore them.
+    /// A URL alone names the store.
     package static func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws {
         try destroyStore(at: url)
     }
