@@ -495,6 +495,37 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    @Test func savesCheckingUniquenessTakeTurnsSoADuplicateIsSeen() throws {
+        let account = ModelBuilder.entity("Account", className: "NSManagedObject")
+        account.properties = [ModelBuilder.attribute("email", .stringAttributeType)]
+        account.uniquenessConstraints = [["email"]]
+        let model = ModelBuilder.model(account)
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try Self.container(url, model: model)
+        let admin = try PostgreSQLConnection(url: url)
+        // Another writer holds the store's lock while it commits the same email.
+        try admin.execute("SELECT pg_advisory_lock(hashtext('OpenCoreData:' || current_schema()))")
+        let context = container.newBackgroundContext()
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: (any Error)?
+        context.perform {
+            let duplicate = NSEntityDescription.insertNewObject(forEntityName: "Account", into: context)
+            duplicate.setValue("ada@example.org", forKey: "email")
+            do { try context.save() } catch { outcome = error }
+            finished.signal()
+        }
+        // The save waits for the lock instead of checking now.
+        #expect(finished.wait(timeout: .now() + 0.5) == .timedOut)
+        try admin.execute(
+            "INSERT INTO ZACCOUNT (Z_PK, Z_ENT, Z_OPT, ZEMAIL) VALUES (nextval('ZACCOUNT_Z_PK_SEQ'), 1, 1, 'ada@example.org')"
+        )
+        try admin.execute("SELECT pg_advisory_unlock(hashtext('OpenCoreData:' || current_schema()))")
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        // It then saw the committed row: a constraint conflict, and one account in the store.
+        #expect((outcome as NSError?)?.code == NSManagedObjectConstraintMergeError)
+        #expect(try admin.execute("SELECT count(*) FROM ZACCOUNT").integer(0, 0) == 1)
+    }
+
     @Test func aMissingServerOrDatabaseFailsToOpenWithTheReason() throws {
         let missing = try #require(URL(string: "postgres://nobody@127.0.0.1:1/none"))
         #expect {
