@@ -10,9 +10,9 @@ enum PostgreSQLStatements {
         "SELECT 1 FROM pg_namespace WHERE nspname = \(.bind(name.sqlScalar))"
     }
 
-    /// Creates schema `name`.
+    /// Creates schema `name` unless another opener just did.
     static func createSchema(_ name: String) -> SQLFragment {
-        "CREATE SCHEMA \(raw: PostgreSQLIdentifier.quoted(name))"
+        "CREATE SCHEMA IF NOT EXISTS \(raw: PostgreSQLIdentifier.quoted(name))"
     }
 
     /// Waits for, then holds until the transaction ends, the lock of the store in the
