@@ -53,24 +53,14 @@ extension SQLRowLayout {
                     entity: exact ?? destination, store: persistentStore, primaryKey: destinationKey)
             case let .general(attribute), let .external(attribute):
                 values[field.slot] = SQLValueCoding.value(
-                    result.scalar(row, column), type: attribute.attributeType,
-                    transformerName: attribute.valueTransformerName, coordinator: coordinator)
+                    result.scalar(row, column), of: attribute, coordinator: coordinator)
             }
         }
         for composite in plan.composites {
-            var leaves: [(path: [String], value: Any)] = []
-            for (index, column) in composite.columns {
-                let value = result.scalar(row, Int(index) + offset)
-                if value.isNull { continue }
-                if let decoded = SQLValueCoding.value(
-                    value, type: column.element.attributeType, transformerName: column.element.valueTransformerName,
-                    coordinator: coordinator)
-                {
-                    leaves.append((column.path, decoded))
-                }
+            let value = composite.value(reading: { result.scalar(row, Int($0) + offset) }) {
+                SQLValueCoding.value($0, of: $1, coordinator: coordinator)
             }
-            if leaves.isEmpty && composite.isOptional { continue }
-            values[composite.slot] = CompositeValue.assemble(leaves)
+            if let value { values[composite.slot] = value }
         }
         return StoreRow.make(
             objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,

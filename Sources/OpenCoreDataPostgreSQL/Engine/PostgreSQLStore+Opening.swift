@@ -116,7 +116,7 @@ extension PostgreSQLStore {
         let uuid = UUID().uuidString
         var metadata: [String: Any] = [NSStoreUUIDKey: uuid, NSStoreTypeKey: NSPostgreSQLStoreType]
         for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { metadata[key] = value }
-        try connection.run(SQLMetadataStatements.insert(uuid: uuid, plist: try propertyList(metadata)))
+        try connection.run(SQLMetadataStatements.insert(uuid: uuid, plist: try SQLStoreMetadata.propertyList(metadata)))
         if let content = SQLModelCache.content(of: model) {
             try connection.run(SQLMetadataStatements.insertModelCache(content))
         }

@@ -30,10 +30,10 @@ extension PostgreSQLStore {
         return rows
     }
 
-    /// Runs a read statement, refusing first what PostgreSQL cannot evaluate as memory does.
+    /// Runs a read statement. Translated ones were checked where they were built
+    /// (``statement(of:_:)``, the dictionary fetch); reads by key translate nothing.
     private func query(_ statement: SQLFragment) throws -> PostgreSQLResult {
-        try PostgreSQLTranslationCheck.check(statement)
-        return try reading { try connection.run(statement) }
+        try reading { try connection.run(statement) }
     }
 
     /// The statement `build` makes of `fetch`, or ``StoreFetchInMemory`` when it needs what
@@ -112,11 +112,7 @@ extension PostgreSQLStore {
         return try (0..<result.rowCount).map { row in
             try dictionaryQuery.dictionary(
                 reading: { result.scalar(row, $0) }, schema: schema, store: store,
-                decodeAttribute: { value, attribute in
-                    SQLValueCoding.value(
-                        value, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
-                        coordinator: store.persistentStoreCoordinator)
-                })
+                decodeAttribute: { SQLValueCoding.value($0, of: $1, coordinator: store.persistentStoreCoordinator) })
         }
     }
 
@@ -152,10 +148,7 @@ extension PostgreSQLStore {
         let result = try query(
             SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable))
         return (0..<result.rowCount).compactMap { row in
-            guard let key = result.integer(row, 0), let number = result.integer(row, 1),
-                let entity = schema.entitiesByNumber[Int(truncatingIfNeeded: number)]
-            else { return nil }
-            return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+            schema.objectID(key: result.integer(row, 0), entityNumber: result.integer(row, 1), store: store)
         }
     }
 
@@ -201,11 +194,6 @@ enum PostgreSQLTranslationCheck {
     static func feature(neededBy statement: SQLFragment) -> String? {
         guard statement.sql.contains("OCD_") else { return nil }
         return features.first { containsName($0.name, in: statement.sql) }?.feature
-    }
-
-    /// Throws when `statement` needs one of them.
-    static func check(_ statement: SQLFragment) throws {
-        if let feature = feature(neededBy: statement) { throw PostgreSQLStore.notYet(feature) }
     }
 
     /// Whether `name` appears in `sql` as a whole word.

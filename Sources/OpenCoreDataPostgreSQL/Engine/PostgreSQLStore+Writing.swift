@@ -49,7 +49,7 @@ extension PostgreSQLStore {
             try connection.notify(channel: changeChannel, payload: "")
             return (.saved, try writeMetadataIfNeeded())
         }
-        if let metadataWritten { metadataCommitted(metadataWritten) }
+        if let metadataWritten { metadataState.committed(metadataWritten) }
         return outcome
     }
 }
@@ -83,10 +83,8 @@ struct PostgreSQLSaveCheckReader: StoreSaveCheckReader {
         else { return [] }
         let result = try store.connection.run(query)
         return (0..<result.rowCount).compactMap { row in
-            guard let key = result.integer(row, 0), let number = result.integer(row, 1),
-                let found = store.schema.entitiesByNumber[Int(truncatingIfNeeded: number)]
-            else { return nil }
-            return NSManagedObjectID(entity: found, store: persistentStore, primaryKey: key)
+            store.schema.objectID(
+                key: result.integer(row, 0), entityNumber: result.integer(row, 1), store: persistentStore)
         }
     }
 }

@@ -15,12 +15,10 @@ final class PostgreSQLStore: PersistentStoreBackend {
     let schema: SQLSchema
     weak var store: NSPersistentStore?
 
-    /// Guards the metadata and the layouts: contexts on other threads read metadata.
+    /// Guards the layouts and the listener.
     private let lock = NSLock()
-    /// Metadata as set, a counter of its changes, and the change last written.
-    private var metadataValues: [String: Any]
-    private var metadataVersion = 0
-    private var writtenMetadataVersion = 0
+    /// The metadata, and which setting of it the database holds.
+    let metadataState: SQLStoreMetadata
     /// Row layouts by the entities they read, built on first use.
     private var layouts: [[ObjectIdentifier]: SQLRowLayout] = [:]
     /// Whether a save's transaction is running: its reads must neither reconnect (the new
@@ -41,54 +39,26 @@ final class PostgreSQLStore: PersistentStoreBackend {
         self.connection = connection
         self.settings = settings
         self.schema = schema
-        self.metadataValues = metadata
+        self.metadataState = SQLStoreMetadata(metadata)
     }
 
     // MARK: Metadata
 
-    var metadata: [String: Any] { lock.withLock { metadataValues } }
+    var metadata: [String: Any] { metadataState.current }
 
-    func setMetadata(_ metadata: [String: Any]) {
-        lock.withLock {
-            // The store's UUID is not the caller's to change.
-            var merged = metadata
-            merged[NSStoreUUIDKey] = metadataValues[NSStoreUUIDKey]
-            metadataValues = merged
-            metadataVersion += 1
-        }
-    }
+    func setMetadata(_ metadata: [String: Any]) { metadataState.set(metadata) }
 
     func saveMetadata() throws {
-        guard lock.withLock({ metadataVersion != writtenMetadataVersion }) else { return }
-        if let written = try writing({ try writeMetadataIfNeeded() }) { metadataCommitted(written) }
+        guard metadataState.hasUnwrittenChanges else { return }
+        if let written = try writing({ try writeMetadataIfNeeded() }) { metadataState.committed(written) }
     }
 
     /// Writes metadata changed since the last committed write, inside the caller's
-    /// transaction; the version written, for ``metadataCommitted(_:)`` once it commits.
+    /// transaction; the version written, for `SQLStoreMetadata.committed(_:)` once it commits.
     func writeMetadataIfNeeded() throws -> Int? {
-        let (values, version, written) = lock.withLock { (metadataValues, metadataVersion, writtenMetadataVersion) }
-        guard version != written else { return nil }
-        var stored = values
-        stored[NSStoreTypeKey] = NSPostgreSQLStoreType
-        try connection.run(SQLMetadataStatements.update(plist: try Self.propertyList(stored)))
-        return version
-    }
-
-    /// Records that the transaction which wrote metadata version `version` committed.
-    func metadataCommitted(_ version: Int) {
-        lock.withLock { writtenMetadataVersion = max(writtenMetadataVersion, version) }
-    }
-
-    /// The metadata as Core Data stores it, a binary property list.
-    static func propertyList(_ metadata: [String: Any]) throws -> Data {
-        do {
-            return try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
-        } catch {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError,
-                "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
-                [NSUnderlyingErrorKey: error as NSError])
-        }
+        guard let pending = try metadataState.pendingWrite(storeType: NSPostgreSQLStoreType) else { return nil }
+        try connection.run(SQLMetadataStatements.update(plist: pending.plist))
+        return pending.version
     }
 
     // MARK: Layouts

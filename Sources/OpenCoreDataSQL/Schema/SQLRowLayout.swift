@@ -110,3 +110,21 @@ package final class SQLRowLayout {
         }
     }
 }
+
+extension SQLRowLayout.CompositeField {
+    /// The composite's dictionary from its columns: `column` reads one (by its index in the
+    /// SELECT list), `decode` decodes a stored element value. `nil` when every column is NULL
+    /// and the composite is optional, so the slot stays empty.
+    package func value(
+        reading column: (Int32) -> SQLScalar, decode: (SQLScalar, NSAttributeDescription) throws -> Any?
+    ) rethrows -> [String: Any]? {
+        var leaves: [(path: [String], value: Any)] = []
+        for (index, leaf) in columns {
+            let value = column(index)
+            if value.isNull { continue }
+            if let decoded = try decode(value, leaf.element) { leaves.append((leaf.path, decoded)) }
+        }
+        if leaves.isEmpty && isOptional { return nil }
+        return CompositeValue.assemble(leaves)
+    }
+}

@@ -130,6 +130,15 @@ package final class SQLSchema {
         joinTableByRelationship[ObjectIdentifier(relationship)]
     }
 
+    /// The object a row's key and entity number name, or `nil` for a row without a key or
+    /// with an entity number the model lacks (skipped, as a damaged row is).
+    package func objectID(key: Int64?, entityNumber: Int64?, store: NSPersistentStore) -> NSManagedObjectID? {
+        guard let key, let entityNumber, let entity = entitiesByNumber[Int(truncatingIfNeeded: entityNumber)] else {
+            return nil
+        }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
     // MARK: Building
 
     private func buildTables() {

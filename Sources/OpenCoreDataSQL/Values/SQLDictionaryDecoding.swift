@@ -37,10 +37,8 @@ extension SQLDictionaryQuery {
             guard let key = value.exactInteger else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
         case .objectOfAnyEntity:
-            guard let key = value.exactInteger, let number = column(index + 1).exactInteger,
-                let entity = schema.entitiesByNumber[Int(truncatingIfNeeded: number)]
-            else { return nil }
-            return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+            return schema.objectID(
+                key: value.exactInteger, entityNumber: column(index + 1).exactInteger, store: store)
         case .composite(let composite):
             var leaves: [(path: [String], value: Any)] = []
             for (offset, leaf) in composite.columns.enumerated() {

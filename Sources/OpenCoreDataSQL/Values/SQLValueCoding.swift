@@ -110,4 +110,14 @@ package enum SQLValueCoding {
             }
         }
     }
+
+    /// The stored value of `attribute`, as its type and value transformer say (object IDs
+    /// resolved through `coordinator`).
+    package static func value(
+        _ scalar: SQLScalar, of attribute: NSAttributeDescription, coordinator: NSPersistentStoreCoordinator?
+    ) -> Any? {
+        value(
+            scalar, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
+            coordinator: coordinator)
+    }
 }

@@ -74,16 +74,11 @@ extension SQLRowLayout {
             }
         }
         for composite in plan.composites {
-            var leaves: [(path: [String], value: Any)] = []
-            for (index, column) in composite.columns {
-                let value = SQLScalar(sqliteStatement: statement, index: index + offset)
-                if value == .null { continue }
-                if let decoded = try store.decodeAttribute(value, column.element) {
-                    leaves.append((column.path, decoded))
-                }
+            if let value = try composite.value(
+                reading: { SQLScalar(sqliteStatement: statement, index: $0 + offset) }, decode: store.decodeAttribute)
+            {
+                values[composite.slot] = value
             }
-            if leaves.isEmpty && composite.isOptional { continue }
-            values[composite.slot] = CompositeValue.assemble(leaves)
         }
         return StoreRow.make(
             objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,

@@ -36,7 +36,7 @@ extension SQLiteStore {
             }
             if let conflicts { return .conflicts(conflicts) }
             // A value set while the save ran stays pending for the next save.
-            if let metadataWritten { metadataCommitted(metadataWritten) }
+            if let metadataWritten { metadataState.committed(metadataWritten) }
         } catch {
             for file in writer?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: file) }
             if let error = error as? DatabaseError { throw Self.wrap(error, url: url, opening: false) }

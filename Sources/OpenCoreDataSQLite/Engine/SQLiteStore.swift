@@ -30,14 +30,10 @@ final class SQLiteStore: PersistentStoreBackend {
     /// The snapshot that reads are served from while the coordinator runs a pinned
     /// context's request (see `reading(at:_:)`); `nil` reads the latest data.
     var readingSnapshot: SQLiteSnapshot?
-    /// The metadata, and which setting of it the file holds. Set on the app's thread while
-    /// a save may run on another, hence the lock.
-    private var metadataValues: [String: Any]
-    private var metadataVersion = 0
-    private var writtenMetadataVersion = 0
-    private let metadataLock = NSLock()
+    /// The metadata, and which setting of it the file holds.
+    let metadataState: SQLStoreMetadata
 
-    var metadata: [String: Any] { metadataLock.withLock { metadataValues } }
+    var metadata: [String: Any] { metadataState.current }
     /// The store this engine serves. The store owns the engine, and the engine is used
     /// only under the coordinator's lock, which `remove(_:)` takes too, so the store
     /// outlives every use (the `nil` checks cover only an engine not yet attached).
@@ -63,55 +59,30 @@ final class SQLiteStore: PersistentStoreBackend {
         self.history = history
         self.model = model
         self.url = url
-        self.metadataValues = metadata
+        self.metadataState = SQLStoreMetadata(metadata)
     }
 
-    func setMetadata(_ metadata: [String: Any]) {
-        metadataLock.withLock {
-            // The store's UUID is not the caller's to change: both copies keep the original.
-            var merged = metadata
-            merged[NSStoreUUIDKey] = metadataValues[NSStoreUUIDKey]
-            metadataValues = merged
-            metadataVersion += 1
-        }
-    }
+    func setMetadata(_ metadata: [String: Any]) { metadataState.set(metadata) }
 
-    /// Writes the metadata set since the last save into `Z_METADATA`, inside the save's
-    /// transaction, so a value that is not a property list fails that save. Returns the
-    /// version written, for the caller to record once the transaction commits.
+    /// Writes the metadata set since the last save into `Z_METADATA`, in a transaction of
+    /// its own, for a save that changes no object.
     func saveMetadata() throws {
-        guard metadataLock.withLock({ metadataVersion != writtenMetadataVersion }) else { return }
+        guard metadataState.hasUnwrittenChanges else { return }
         do {
             let written = try database.write(writeMetadataIfNeeded)
-            if let written { metadataCommitted(written) }
+            if let written { metadataState.committed(written) }
         } catch let error as DatabaseError {
             throw Self.wrap(error, url: url, opening: false)
         }
     }
 
-    /// Records that the transaction which wrote metadata version `version` committed.
-    func metadataCommitted(_ version: Int) {
-        metadataLock.withLock { writtenMetadataVersion = max(writtenMetadataVersion, version) }
-    }
-
     /// Writes the metadata into `Z_METADATA` in `db`'s transaction when it changed since the
-    /// last committed write; the version written, for ``metadataCommitted(_:)``.
+    /// last committed write, so a value that is not a property list fails that transaction;
+    /// the version written, for `SQLStoreMetadata.committed(_:)` once it commits.
     func writeMetadataIfNeeded(_ db: Database) throws -> Int? {
-        let (values, version, written) = metadataLock.withLock {
-            (metadataValues, metadataVersion, writtenMetadataVersion)
-        }
-        guard version != written else { return nil }
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
-        } catch {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError,
-                "The store's metadata can't be saved: every value must be a property-list type (String, number, Date, Data, array, dictionary)",
-                [NSUnderlyingErrorKey: error as NSError])
-        }
-        try db.execute(SQLMetadataStatements.update(plist: data))
-        return version
+        guard let pending = try metadataState.pendingWrite() else { return nil }
+        try db.execute(SQLMetadataStatements.update(plist: pending.plist))
+        return pending.version
     }
 
     // MARK: Persistent history
@@ -162,9 +133,7 @@ final class SQLiteStore: PersistentStoreBackend {
             }
             return marked
         }
-        return SQLValueCoding.value(
-            value, type: attribute.attributeType, transformerName: attribute.valueTransformerName,
-            coordinator: store?.persistentStoreCoordinator)
+        return SQLValueCoding.value(value, of: attribute, coordinator: store?.persistentStoreCoordinator)
     }
 
     /// Runs a read: on the main connection, or inside the snapshot of the query

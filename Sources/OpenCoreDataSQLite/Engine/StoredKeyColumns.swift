@@ -21,9 +21,6 @@ extension SQLSchema {
     /// The object named by a row's key (column 0) and entity number (column 1), or `nil`
     /// for a row without a key or with an entity number the model lacks.
     func objectID(inKeyColumnsOf row: Row, store: NSPersistentStore) -> NSManagedObjectID? {
-        guard let key = row.storedInteger(at: 0), let number = row.storedInteger(at: 1),
-            let entity = entitiesByNumber[Int(truncatingIfNeeded: number)]
-        else { return nil }
-        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        objectID(key: row.storedInteger(at: 0), entityNumber: row.storedInteger(at: 1), store: store)
     }
 }
