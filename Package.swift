@@ -381,7 +381,8 @@ let package = Package(
         // random generator for the randomized tests.
         .target(name: "OpenCoreDataTestSupport", path: "Tests/TestSupport"),
         // What the store suites of both engines share: the photo library, the random
-        // predicate generator and the store-versus-memory comparison.
+        // predicate generator, the store-versus-memory comparison, and the store-level
+        // behaviour suites each engine's target runs on its own stores (`StoreUnderTest`).
         .target(
             name: "OpenCoreDataStoreTestSupport",
             dependencies: ["OpenCoreData", "OpenCoreDataTestSupport"],

@@ -482,19 +482,6 @@ struct PostgreSQLStoreTests {
         #expect(try reader.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) == 1)
     }
 
-    @Test func askedForPersistentHistoryTheStoreRefusesRatherThanSaveWithoutIt() throws {
-        let url = try PostgreSQLTestServer.makeDatabase()
-        #expect {
-            _ = try Self.container(url) {
-                $0.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
-            }
-        } throws: { error in
-            let error = error as NSError
-            return error.code == NSPersistentStoreUnsupportedRequestTypeError
-                && error.localizedDescription.contains("persistent history")
-        }
-    }
-
     @Test func savesCheckingUniquenessTakeTurnsSoADuplicateIsSeen() throws {
         let account = ModelBuilder.entity("Account", className: "NSManagedObject")
         account.properties = [ModelBuilder.attribute("email", .stringAttributeType)]

@@ -158,13 +158,19 @@ private struct HistoryFilter {
 
 extension NSPersistentStoreCoordinator {
     /// Posts `NSPersistentStoreRemoteChange` for `store` with its UUID, URL and, when it
-    /// tracks history, its current history token.
-    func postRemoteChange(of store: NSPersistentStore) {
+    /// tracks history, the token of the last transaction heard of (`lastTransaction`, when
+    /// the engine heard it) or else its current history token.
+    func postRemoteChange(of store: NSPersistentStore, lastTransaction: Int64?) {
         // The watcher reports from its own queue; the store list changes under the lock.
         guard performAndWait({ persistentStores.contains(where: { $0 === store }) }) else { return }
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
         if let url = store.url { info[NSPersistentStoreURLKey] = url }
-        if let token = currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }
+        if let lastTransaction, store.backend?.tracksHistory == true {
+            info[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(
+                transactionNumbers: [store.identifier: lastTransaction])
+        } else if let token = currentPersistentHistoryToken(fromStores: [store]) {
+            info[NSPersistentHistoryTokenKey] = token
+        }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: self, userInfo: info)
     }
 }

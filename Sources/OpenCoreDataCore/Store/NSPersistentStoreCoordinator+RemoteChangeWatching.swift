@@ -12,9 +12,9 @@ extension NSPersistentStoreCoordinator {
     package func startPostingRemoteChanges() throws {
         try performAndWait {
             for store in persistentStores {
-                try store.backend?.observeChanges { [weak self, weak store] in
+                try store.backend?.observeChanges { [weak self, weak store] lastTransaction in
                     guard let self, let store else { return }
-                    postRemoteChange(of: store)
+                    postRemoteChange(of: store, lastTransaction: lastTransaction)
                 }
             }
         }

@@ -167,9 +167,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             store.persistentStoreCoordinator = self
             if NSPersistentStore.isSet(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
                 do {
-                    try store.backend?.observeChanges { [weak self, weak store] in
+                    try store.backend?.observeChanges { [weak self, weak store] lastTransaction in
                         guard let self, let store else { return }
-                        postRemoteChange(of: store)
+                        postRemoteChange(of: store, lastTransaction: lastTransaction)
                     }
                 } catch {
                     store.backend?.close()

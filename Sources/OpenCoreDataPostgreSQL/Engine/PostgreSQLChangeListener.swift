@@ -6,10 +6,15 @@ internal import Synchronization
 /// sends a notification on the store's channel (`NOTIFY`, delivered when its transaction
 /// commits), and the listener waits for them on a connection of its own (`LISTEN`).
 ///
+/// A notification's payload is the number of the history transaction the commit
+/// recorded (empty for a store without history): a position, never the changes themselves,
+/// which could pass PostgreSQL's 8,000-byte limit.
+///
 /// PostgreSQL drops notifications sent while nobody listens. After a lost connection the
-/// listener reconnects (its session runs `LISTEN` again) and reports a change, since
-/// commits may have been missed meanwhile; the remote-change machinery then reads what
-/// changed.
+/// listener reconnects (its session runs `LISTEN` again) and reports a change without a
+/// position, since commits may have been missed meanwhile: the remote-change machinery
+/// then asks the store for its last transaction, and readers catch up from persistent
+/// history after the token they last read.
 final class PostgreSQLChangeListener: @unchecked Sendable {
     /// How long one wait for notifications lasts, so `cancel()` is seen soon after.
     private static let wait: Duration = .milliseconds(200)
@@ -18,8 +23,12 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
     private let cancelled = Mutex(false)
 
     /// Starts listening on `channel` of the database `settings` name; `changed` runs on the
-    /// listener's thread after each commit heard (several quick commits may be reported once).
-    init(settings: PostgreSQLConnectionSettings, channel: String, changed: @escaping @Sendable () -> Void) throws {
+    /// listener's thread after each commit heard (several quick commits may be reported
+    /// once), with the last history transaction they carried.
+    init(
+        settings: PostgreSQLConnectionSettings, channel: String,
+        changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void
+    ) throws {
         connection = try PostgreSQLConnection(connectionString: settings.connectionString)
         try connection.startSessions(
             with: settings.sessionStatements + ["LISTEN \(PostgreSQLIdentifier.quoted(channel))"])
@@ -31,19 +40,19 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
 
     private var isCancelled: Bool { cancelled.withLock { $0 } }
 
-    private func listen(_ changed: @Sendable () -> Void) {
+    private func listen(_ changed: @Sendable (Int64?) -> Void) {
         defer { connection.close() }
         while !isCancelled {
             do {
                 let heard = try connection.notifications(waitingUpTo: Self.wait)
                 // No report once cancelled: the store is closing.
-                if !heard.isEmpty && !isCancelled { changed() }
+                if !heard.isEmpty && !isCancelled { changed(heard.compactMap { Int64($0.payload) }.max()) }
             } catch {
                 guard !isCancelled else { return }
                 // Lost: wait a little, reconnect (the session listens again), and report,
                 // since commits made meanwhile were not heard.
                 Thread.sleep(forTimeInterval: 0.5)
-                if (try? connection.reconnect()) != nil && !isCancelled { changed() }
+                if (try? connection.reconnect()) != nil && !isCancelled { changed(nil) }
             }
         }
     }

@@ -20,8 +20,19 @@ enum PostgreSQLStatements {
     /// of several saves checking uniqueness constraints, one checks and writes at a time.
     static let lockStore: SQLFragment = "SELECT pg_advisory_xact_lock(hashtext('OpenCoreData:' || current_schema()))"
 
-    /// Whether the store's metadata table exists in the session's schema.
-    static let storeExists: SQLFragment = "SELECT to_regclass('z_metadata') IS NOT NULL"
+    /// Whether the session's schema has a table named `name`.
+    static func tableExists(_ name: String) -> SQLFragment {
+        "SELECT to_regclass(\(.bind(name.lowercased().sqlScalar))) IS NOT NULL"
+    }
+
+    /// The names of the columns of `table` in the session's schema.
+    static func columnNames(of table: String) -> SQLFragment {
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(.bind(table.lowercased().sqlScalar))"
+    }
+
+    /// Makes the transaction it starts read one snapshot of the database, for reads of
+    /// several statements that must agree (a transaction and its changes).
+    static let readSnapshot: SQLFragment = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
     /// The collation the translation names for Swift's string comparison: PostgreSQL's
     /// `"C"` (code point order, the order Swift gives text in NFC; see docs/DEVIATIONS.md).

@@ -11,29 +11,33 @@ extension PostgreSQLStore {
         options: [AnyHashable: Any]?
     ) throws -> NSPersistentStore {
         let settings = try PostgreSQLConnectionSettings(url: url, options: options)
-        // Asked for history it cannot keep yet, the store refuses rather than save without it.
-        if NSPersistentStore.tracksHistory(options) {
-            throw notYet("persistent history (NSPersistentHistoryTrackingKey)")
-        }
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let connection = try connect(settings, creatingSchema: !readOnly)
         let schema = SQLSchema(entities: entities, dialect: .postgreSQL)
+        let history = NSPersistentStore.tracksHistory(options) ? SQLHistory(schema: schema) : nil
         let metadata: [String: Any]
+        var keepsUntrackedHistory = false
         do {
             metadata = try connection.transaction {
                 try connection.run(PostgreSQLStatements.lockStore)
+                let metadata: [String: Any]
                 if let existing = try readMetadata(connection, url: url) {
                     try checkCompatible(
                         existing, model: model, configuration: configuration, options: options, settings)
-                    return existing
+                    metadata = existing
+                } else {
+                    guard !readOnly else {
+                        throw CoreDataError.make(
+                            NSFileReadNoSuchFileError,
+                            "There is no store in schema '\(settings.schema)' of \(settings.displayURL), and a read-only store is never created",
+                            [NSFilePathErrorKey: settings.displayURL])
+                    }
+                    metadata = try create(connection, schema: schema, model: model, entities: entities)
                 }
-                guard !readOnly else {
-                    throw CoreDataError.make(
-                        NSFileReadNoSuchFileError,
-                        "There is no store in schema '\(settings.schema)' of \(settings.displayURL), and a read-only store is never created",
-                        [NSFilePathErrorKey: settings.displayURL])
-                }
-                return try create(connection, schema: schema, model: model, entities: entities)
+                let database = PostgreSQLHistoryDatabase(connection: connection)
+                if let history, !readOnly { try history.install(database) }
+                keepsUntrackedHistory = try history == nil && SQLHistory.exists(database)
+                return metadata
             }
         } catch let error as PostgreSQLError {
             throw CoreDataError.make(
@@ -41,11 +45,17 @@ extension PostgreSQLStore {
                 "Can't open the PostgreSQL store at \(settings.displayURL): \(error.message)",
                 [NSUnderlyingErrorKey: error as NSError])
         }
-        let backend = PostgreSQLStore(connection: connection, settings: settings, schema: schema, metadata: metadata)
+        let backend = PostgreSQLStore(
+            connection: connection, settings: settings, schema: schema, history: history, metadata: metadata)
         let store = NSPersistentStore(
             type: NSPostgreSQLStoreType, url: url, configurationName: configuration, options: options,
             identifier: metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString)
         store.isReadOnly = readOnly
+        if keepsUntrackedHistory {
+            // Saves without history would leave holes that its readers, on any host, could not notice.
+            store.isReadOnly = true
+            store.readOnlyReason = "it keeps persistent history but was added without NSPersistentHistoryTrackingKey"
+        }
         store.backend = backend
         backend.store = store
         return store
@@ -125,7 +135,7 @@ extension PostgreSQLStore {
 
     /// Whether the session's schema holds a store (its `Z_METADATA` table).
     static func hasStore(_ connection: PostgreSQLConnection) throws -> Bool {
-        try connection.run(PostgreSQLStatements.storeExists).scalar(0, 0) == .integer(1)
+        try connection.run(PostgreSQLStatements.tableExists("Z_METADATA")).scalar(0, 0) == .integer(1)
     }
 
     /// The store's metadata, or `nil` when the schema holds no store.

@@ -44,9 +44,17 @@ extension PostgreSQLStore {
             {
                 return (.conflicts(conflicts), nil)
             }
+            let database = PostgreSQLHistoryDatabase(connection: connection)
+            let tombstones =
+                try history?.tombstones(database, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
+                ?? [:]
             try PostgreSQLSaveWriter(connection: connection, schema: schema).write(request)
-            // Heard by every listener when the transaction commits, never if it rolls back.
-            try connection.notify(channel: changeChannel, payload: "")
+            // Last, so the history counter stays locked (saves recording history wait) only briefly.
+            let transaction = try history?.record(
+                database, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
+            // Heard by every listener when the transaction commits, never if it rolls back:
+            // the history position, for readers to know where they are without asking.
+            try connection.notify(channel: changeChannel, payload: transaction.map(String.init) ?? "")
             return (.saved, try writeMetadataIfNeeded())
         }
         if let metadataWritten { metadataState.committed(metadataWritten) }

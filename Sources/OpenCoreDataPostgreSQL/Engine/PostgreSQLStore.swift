@@ -13,6 +13,8 @@ final class PostgreSQLStore: PersistentStoreBackend {
     let connection: PostgreSQLConnection
     let settings: PostgreSQLConnectionSettings
     let schema: SQLSchema
+    /// The persistent history writer and reader, when the store tracks history.
+    let history: SQLHistory?
     weak var store: NSPersistentStore?
 
     /// Guards the layouts and the listener.
@@ -34,11 +36,12 @@ final class PostgreSQLStore: PersistentStoreBackend {
 
     init(
         connection: PostgreSQLConnection, settings: PostgreSQLConnectionSettings, schema: SQLSchema,
-        metadata: [String: Any]
+        history: SQLHistory?, metadata: [String: Any]
     ) {
         self.connection = connection
         self.settings = settings
         self.schema = schema
+        self.history = history
         self.metadataState = SQLStoreMetadata(metadata)
     }
 
@@ -135,24 +138,45 @@ final class PostgreSQLStore: PersistentStoreBackend {
             code, reason, [NSUnderlyingErrorKey: error as NSError, "SQLSTATE": error.sqlState ?? ""])
     }
 
-    // MARK: Not yet on PostgreSQL
+    // MARK: Persistent history
 
-    var tracksHistory: Bool { false }
+    var tracksHistory: Bool { history != nil }
+
+    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
+    {
+        guard let history, let store else { return [] }
+        let coordinator = store.persistentStoreCoordinator
+        return try reading {
+            // The transactions and their changes from one snapshot, whatever commits meanwhile.
+            try connection.transaction {
+                try connection.run(PostgreSQLStatements.readSnapshot)
+                return try history.transactions(
+                    PostgreSQLHistoryDatabase(connection: connection), in: range, withChanges: withChanges,
+                    store: store, decode: { SQLValueCoding.value($0, of: $1, coordinator: coordinator) })
+            }
+        }
+    }
+
+    func deleteHistory(in range: StoreHistoryRange) throws -> Int {
+        try writing { try SQLHistory.delete(PostgreSQLHistoryDatabase(connection: connection), in: range) }
+    }
+
+    func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
+        try reading {
+            try connection.transaction {
+                try connection.run(PostgreSQLStatements.readSnapshot)
+                return try SQLHistory.bounds(PostgreSQLHistoryDatabase(connection: connection))
+            }
+        }
+    }
+
+    // MARK: Not yet on PostgreSQL
 
     func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw Self.notYet("batch inserts") }
     func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { throw Self.notYet("batch updates") }
     func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { throw Self.notYet("batch deletes") }
 
-    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
-    {
-        throw Self.notYet("persistent history")
-    }
-
-    func deleteHistory(in range: StoreHistoryRange) throws -> Int { throw Self.notYet("persistent history") }
-
-    func historyBounds() throws -> (last: Int64, deletedThrough: Int64) { throw Self.notYet("persistent history") }
-
-    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {
+    func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {
         let listener = try PostgreSQLChangeListener(settings: settings, channel: changeChannel, changed: changed)
         lock.withLock { self.listener = listener }
     }

@@ -30,6 +30,13 @@ package enum SQLPrimaryKeyStatements {
         "UPDATE Z_PRIMARYKEY SET Z_MAX = \(.bind(max.sqlScalar)) WHERE Z_ENT = \(.bind(number.sqlScalar))"
     }
 
+    /// Adds `count` to the counter of the entity (or history table) numbered `number`, in
+    /// one statement (returning the new counter when asked): in PostgreSQL it waits for a
+    /// transaction that changed the counter and not yet committed, then adds to its value.
+    package static func advanceCounter(of number: Int, by count: Int, returning: Bool = true) -> SQLFragment {
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + \(.bind(count.sqlScalar)) WHERE Z_ENT = \(.bind(number.sqlScalar))\(raw: returning ? " RETURNING Z_MAX" : "")"
+    }
+
     /// Every counter: `Z_ENT, Z_MAX`.
     package static let counters: SQLFragment = "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY"
 

@@ -48,7 +48,7 @@ extension SQLiteStore {
                             entity: id.entity, primaryKey: id.primaryKey!, type: .update, updatedSlots: slots)
                         : StoreHistoryChange(entity: id.entity, primaryKey: id.primaryKey!, type: .insert)
                 }
-                try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
+                try history.record(SQLiteHistoryDatabase(db), origin: request.origin, changes: changes, tombstones: [:])
             }
         }
         return StoreBatchOutcome(
@@ -84,7 +84,7 @@ extension SQLiteStore {
                     StoreHistoryChange(
                         entity: $0.entity, primaryKey: $0.primaryKey!, type: .update, updatedSlots: slots)
                 }
-                try history.record(db, origin: request.origin, changes: changes, tombstones: [:])
+                try history.record(SQLiteHistoryDatabase(db), origin: request.origin, changes: changes, tombstones: [:])
             }
         }
         var outcome = StoreBatchOutcome(count: count, objectIDs: request.wantsObjectIDs ? ids : nil)
@@ -153,7 +153,7 @@ extension SQLiteStore {
                 if row.storedInteger(at: 2) == 0 { matched.append(id) }
             }
             let deleted = outcome.changedObjectIDs.map { (entity: $0.entity, primaryKey: $0.primaryKey!) }
-            let tombstones = try history?.tombstones(db, of: deleted) ?? [:]
+            let tombstones = try history?.tombstones(SQLiteHistoryDatabase(db), of: deleted) ?? [:]
             for statement in try builder.rowDeletes(present: present) { try db.execute(statement) }
             if let history {
                 // Rows that lost a to-one and are not deleted themselves were updated.
@@ -165,13 +165,14 @@ extension SQLiteStore {
                 if tombstones.isEmpty {
                     // No kept values: the deletions are listed straight from the keys table.
                     try history.record(
-                        db, origin: request.origin, changes: updated, tombstones: [:],
+                        SQLiteHistoryDatabase(db), origin: request.origin, changes: updated, tombstones: [:],
                         deletedRows: (SQLBatchDeleteBuilder.keysTable, deleted.count))
                 } else {
                     let changes =
                         deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) }
                         + updated
-                    try history.record(db, origin: request.origin, changes: changes, tombstones: tombstones)
+                    try history.record(
+                        SQLiteHistoryDatabase(db), origin: request.origin, changes: changes, tombstones: tombstones)
                 }
             }
             try db.execute(builder.tearDown)

@@ -111,7 +111,7 @@ extension SQLiteStore {
         snapshotConfiguration: Configuration?
     ) throws -> NSPersistentStore {
         let schema = SQLSchema(entities: entities)
-        let history = NSPersistentStore.tracksHistory(options) ? SQLiteHistory(schema: schema) : nil
+        let history = NSPersistentStore.tracksHistory(options) ? SQLHistory(schema: schema) : nil
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
         var keepsUntrackedHistory = false
@@ -130,8 +130,8 @@ extension SQLiteStore {
                 metadata = try createStore(
                     db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
             }
-            if let history, !readOnly { try history.install(db) }
-            keepsUntrackedHistory = try history == nil && SQLiteHistory.exists(db)
+            if let history, !readOnly { try history.install(SQLiteHistoryDatabase(db)) }
+            keepsUntrackedHistory = try history == nil && SQLHistory.exists(SQLiteHistoryDatabase(db))
             return metadata
         }
         do {

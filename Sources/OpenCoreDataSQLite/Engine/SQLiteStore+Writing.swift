@@ -29,9 +29,13 @@ extension SQLiteStore {
                 let current = SQLiteSaveWriter(db: db, schema: schema, external: external)
                 writer = current
                 let tombstones =
-                    try history?.tombstones(db, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) }) ?? [:]
+                    try history?.tombstones(
+                        SQLiteHistoryDatabase(db), of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
+                    ?? [:]
                 try current.write(request)
-                try history?.record(db, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)
+                try history?.record(
+                    SQLiteHistoryDatabase(db), origin: request.origin, changes: request.historyChanges,
+                    tombstones: tombstones)
                 metadataWritten = try writeMetadataIfNeeded(db)
             }
             if let conflicts { return .conflicts(conflicts) }

@@ -10,7 +10,7 @@ final class SQLiteStore: PersistentStoreBackend {
     let database: DatabaseQueue
     let schema: SQLSchema
     /// The persistent history writer and reader, when the store tracks history.
-    let history: SQLiteHistory?
+    let history: SQLHistory?
     /// Watches the file for commits when remote change notifications are asked for.
     private var watcher: SQLiteChangeWatcher?
     let model: NSManagedObjectModel
@@ -49,7 +49,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     /// A store over an open database; made by the opening code (`SQLiteStore+Opening.swift`).
     init(
-        database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLSchema, history: SQLiteHistory?,
+        database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLSchema, history: SQLHistory?,
         model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?
     ) {
         self.database = database
@@ -93,13 +93,14 @@ final class SQLiteStore: PersistentStoreBackend {
     {
         guard let history, let store else { return [] }
         return try read { db in
-            try history.transactions(db, in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
+            try history.transactions(
+                SQLiteHistoryDatabase(db), in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
         }
     }
 
     func deleteHistory(in range: StoreHistoryRange) throws -> Int {
         do {
-            return try database.write { db in try SQLiteHistory.delete(db, in: range) }
+            return try database.write { db in try SQLHistory.delete(SQLiteHistoryDatabase(db), in: range) }
         } catch let error as DatabaseError {
             throw Self.wrap(error, url: url, opening: false)
         }
@@ -107,14 +108,14 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
         try read { db in
-            guard try SQLiteHistory.exists(db) else { return (0, 0) }
-            return (try SQLiteHistory.lastTransactionNumber(db), try SQLiteHistory.deletedThrough(db))
+            try SQLHistory.bounds(SQLiteHistoryDatabase(db))
         }
     }
 
-    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {
+    func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {
         guard let url, watcher == nil else { return }
-        watcher = try SQLiteChangeWatcher(url: url, changed: changed)
+        // A changed file says nothing of what changed: the store is asked.
+        watcher = try SQLiteChangeWatcher(url: url) { changed(nil) }
     }
 
     func close() {

@@ -8,8 +8,8 @@ internal import GRDB
 extension SQLiteMigration {
     func migrateHistory() throws {
         guard try db.tableExists("ACHANGE") else { return }
-        let (before, after) = (SQLiteHistory(schema: source), SQLiteHistory(schema: destination))
-        try after.install(db)
+        let (before, after) = (SQLHistory(schema: source), SQLHistory(schema: destination))
+        try after.install(SQLiteHistoryDatabase(db))
         for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
             guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else {
                 continue
@@ -48,10 +48,10 @@ extension SQLiteMigration {
         let rows = try Row.fetchAll(db, SQLHistoryStatements.updatedColumns(ofEntity: number))
         for row in rows {
             guard let key = row.storedInteger(at: 0), let bits = Data.fromDatabaseValue(row[1]) else { continue }
-            let slots = SQLiteHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap {
+            let slots = SQLHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap {
                 moves[$0]
             }
-            try db.execute(SQLHistoryStatements.setUpdatedColumns(SQLiteHistory.columnBits(slots), key: key))
+            try db.execute(SQLHistoryStatements.setUpdatedColumns(SQLHistory.columnBits(slots), key: key))
         }
     }
 

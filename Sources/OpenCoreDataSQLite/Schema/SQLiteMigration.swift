@@ -138,7 +138,7 @@ struct SQLiteMigration {
 
     private func rebuildPrimaryKeys(oldMaxima: [Int: Int64]) throws {
         // Persistent history keeps its key counters in the same table (16001…), untouched.
-        try db.execute(SQLPrimaryKeyStatements.deleteEntities(below: SQLiteHistory.firstReservedEntityNumber))
+        try db.execute(SQLPrimaryKeyStatements.deleteEntities(below: SQLHistory.firstReservedEntityNumber))
         for entity in destination.entities {
             let table = try destination.table(for: entity)
             let used =

@@ -22,7 +22,7 @@ extension StoredEntity {
     /// Data's own tables (persistent history), not entities, and are left out.
     package static func all(in db: Database) throws -> [StoredEntity]? {
         guard try db.tableExists("Z_PRIMARYKEY") else { return nil }
-        return try Row.fetchAll(db, SQLPrimaryKeyStatements.entities(below: SQLiteHistory.firstReservedEntityNumber))
+        return try Row.fetchAll(db, SQLPrimaryKeyStatements.entities(below: SQLHistory.firstReservedEntityNumber))
             .compactMap { row in
                 guard let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
                     let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue), !name.isEmpty

@@ -9,7 +9,8 @@ import Testing
 
 @Suite struct HistorySQLTests {
     /// A context on a new store tracking history (`PersistentHistoryTests.model()`:
-    /// Item 2, whose name a deletion keeps; Box 1; Tag 3).
+    /// Item 2, whose name a deletion keeps; Box 1, whose label and weight it keeps, so
+    /// `ACHANGE` has two tombstone columns; Tag 3).
     private func trackingContext() throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: PersistentHistoryTests.model())
         try coordinator.addPersistentStore(
@@ -53,7 +54,7 @@ import Testing
                     "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?",
                     "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?",
-                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0) VALUES (?, 16001, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0, ZTOMBSTONE1) VALUES (?, 16001, ?, ?, ?, ?, ?, ?, ?)",
                 ])
 
             // The strings are stored already; a deletion reads the values it keeps first
@@ -74,7 +75,7 @@ import Testing
                     "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?",
                     "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?",
-                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0) VALUES (?, 16001, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, ZTOMBSTONE0, ZTOMBSTONE1) VALUES (?, 16001, ?, ?, ?, ?, ?, ?, ?)",
                 ])
         }
     }

@@ -145,7 +145,7 @@ final class AtomicStoreBackend: PersistentStoreBackend {
     { [] }
     func deleteHistory(in range: StoreHistoryRange) throws -> Int { 0 }
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) { (0, 0) }
-    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws {}
+    func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {}
     func close() { inner.close() }
     func supportsSnapshots() throws -> Bool { false }
     func openSnapshot() throws -> (any StoreSnapshot)? { nil }

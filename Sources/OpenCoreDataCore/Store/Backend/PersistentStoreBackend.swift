@@ -55,7 +55,12 @@ package protocol PersistentStoreBackend: AnyObject {
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64)
     /// Calls `changed` (on any thread) after commits to the store by anyone, this
     /// process included, until `close()`. Stores that nobody else can reach do nothing.
-    func observeChanges(_ changed: @escaping @Sendable () -> Void) throws
+    ///
+    /// `changed` gets the number of the last history transaction the commits recorded when
+    /// the engine heard it with them (PostgreSQL's notifications carry it), `nil` when
+    /// the store must be asked (a file that changed, a notification missed while the
+    /// engine reconnected).
+    func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws
     /// Releases files and connections.
     func close()
     /// Makes `store` the store whose object IDs this engine's rows and answers carry: a

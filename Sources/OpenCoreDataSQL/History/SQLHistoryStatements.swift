@@ -10,23 +10,40 @@ package enum SQLHistoryStatements {
     // MARK: Tables
 
     /// Creates the tables, their indexes and their key counters (16001 to 16003 in
-    /// `Z_PRIMARYKEY`) where missing.
-    package static let install: SQLFragment = """
-        CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR NOT NULL);
-        CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
-        CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB);
-        CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP);
-        CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB);
-        CREATE INDEX IF NOT EXISTS ACHANGE_TRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
-        INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
-        """
+    /// `Z_PRIMARYKEY`) where missing, one statement each, in `dialect`.
+    package static func install(_ dialect: SQLDialect) -> [SQLFragment] {
+        let (integer, real, text, blob) = (
+            dialect.columnType("INTEGER"), dialect.columnType("FLOAT"), dialect.columnType("VARCHAR"),
+            dialect.columnType("BLOB")
+        )
+        let strings = ["ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID"]
+        let stringKeys = strings.map { "\($0)TS \(integer)" }.joined(separator: ", ")
+        let inlineStrings = strings.map { "\($0) \(text)" }.joined(separator: ", ")
+        let counters = dialect.insertIgnoringDuplicates(
+            into: "Z_PRIMARYKEY", columns: "Z_ENT, Z_NAME, Z_SUPER, Z_MAX",
+            values: "VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0)")
+        return [
+            "CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING (\(raw: dialect.keyColumn("Z_PK")), Z_ENT \(raw: integer), Z_OPT \(raw: integer), ZNAME \(raw: text) NOT NULL)",
+            "CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE \(raw: dialect.binaryCollation) ASC)",
+            "CREATE TABLE IF NOT EXISTS ATRANSACTION (\(raw: dialect.keyColumn("Z_PK")), Z_ENT \(raw: integer), Z_OPT \(raw: integer), \(raw: stringKeys), ZTIMESTAMP \(raw: real), \(raw: inlineStrings), ZQUERYGEN \(raw: blob))",
+            "CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP)",
+            "CREATE TABLE IF NOT EXISTS ACHANGE (\(raw: dialect.keyColumn("Z_PK")), Z_ENT \(raw: integer), Z_OPT \(raw: integer), ZCHANGETYPE \(raw: integer), ZENTITY \(raw: integer), ZENTITYPK \(raw: integer), ZTRANSACTIONID \(raw: integer), ZCOLUMNS \(raw: blob))",
+            "CREATE INDEX IF NOT EXISTS ACHANGE_TRANSACTIONID ON ACHANGE (ZTRANSACTIONID)",
+            "\(raw: counters)",
+        ]
+    }
 
     /// The name of the column holding the `index`-th value a deletion keeps.
     package static func tombstoneColumn(_ index: Int) -> String { "ZTOMBSTONE\(index)" }
 
-    /// Adds the `index`-th tombstone column to `ACHANGE`.
-    package static func addTombstoneColumn(_ index: Int) -> SQLFragment {
-        "ALTER TABLE ACHANGE ADD COLUMN \(raw: tombstoneColumn(index))"
+    /// Adds the `index`-th tombstone column to `ACHANGE`: untyped in SQLite, as Core Data
+    /// adds it (it holds values of any attribute type); text in `dialect`s with static
+    /// types, holding ``SQLHistoryTombstone`` encodings.
+    package static func addTombstoneColumn(_ index: Int, _ dialect: SQLDialect) -> SQLFragment {
+        switch dialect {
+        case .sqlite: "ALTER TABLE ACHANGE ADD COLUMN \(raw: tombstoneColumn(index))"
+        case .postgreSQL: "ALTER TABLE ACHANGE ADD COLUMN \(raw: tombstoneColumn(index)) TEXT"
+        }
     }
 
     // MARK: Recording
@@ -37,17 +54,27 @@ package enum SQLHistoryStatements {
     }
 
     /// A transaction row: its number, entity number, the keys of its strings in
-    /// `ATRANSACTIONSTRING` (`nil` for none) and its time.
+    /// `ATRANSACTIONSTRING` (`nil` for none) and its time (seconds since 2001).
     package static func insertTransaction(
         number: Int64, entityNumber: Int, author: Int64?, bundleID: Int64?, contextName: Int64?, processID: Int64?,
-        timestamp: Date
+        timestamp: SQLFragment
     ) -> SQLFragment {
         let values = [
             number.sqlScalar, entityNumber.sqlScalar, author.sqlScalar, bundleID.sqlScalar,
-            contextName.sqlScalar, processID.sqlScalar, timestamp.timeIntervalSinceReferenceDate.sqlScalar,
+            contextName.sqlScalar, processID.sqlScalar,
         ]
         return
-            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")))"
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (\(.joined(values.map(SQLFragment.bind), separator: ", ")), \(timestamp))"
+    }
+
+    /// A transaction's time: this machine's clock for an SQLite file (one machine writes
+    /// it); the server's for PostgreSQL, so transactions saved by several hosts are in
+    /// the order of one clock.
+    package static func now(_ dialect: SQLDialect) -> SQLFragment {
+        switch dialect {
+        case .sqlite: .bind(Date().timeIntervalSinceReferenceDate.sqlScalar)
+        case .postgreSQL: "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION - 978307200"
+        }
     }
 
     /// A change row, bound per change: key, change type, entity number, the object's key,

@@ -1,0 +1,60 @@
+import OpenCoreDataSQL
+internal import GRDB
+internal import GRDBSQLite
+
+/// An SQLite connection as persistent history uses it (``SQLHistory``), inside the
+/// caller's transaction.
+struct SQLiteHistoryDatabase: SQLHistoryDatabase {
+    let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    var dialect: SQLDialect { .sqlite }
+
+    @discardableResult
+    func execute(_ statement: SQLFragment) throws -> Int {
+        try db.execute(statement)
+        return db.changesCount
+    }
+
+    func integer(_ query: SQLFragment) throws -> Int64? {
+        // A database value, not a typed fetch: that traps on a value of another type.
+        guard let value = try Row.fetchOne(db, query)?[0] as DatabaseValue? else { return nil }
+        return SQLScalar(value).exactInteger
+    }
+
+    func forEachRow(_ query: SQLFragment, _ body: (any SQLHistoryRow) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, query)
+        while let row = try rows.next() { try body(HistoryRow(row)) }
+    }
+
+    func tableExists(_ name: String) throws -> Bool { try db.tableExists(name) }
+
+    func columnNames(of table: String) throws -> Set<String> {
+        Set(try db.columns(in: table).map { $0.name.uppercased() })
+    }
+
+    /// Bound with SQLite's C API on the cached statement: one run per changed object (see DirectBinding).
+    func run(_ template: SQLTemplate, _ values: [SQLScalar]) throws {
+        let statement = try db.cachedStatement(sql: template.sql)
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        for (index, value) in values.enumerated() {
+            try DirectBinding.check(DirectBinding.bind(value, handle, Int32(index + 1)), statement, db)
+        }
+        try DirectBinding.step(statement, db)
+    }
+
+    /// A GRDB row read by position or name (GRDB's names ignore case).
+    struct HistoryRow: SQLHistoryRow {
+        let row: GRDB.Row
+
+        init(_ row: GRDB.Row) { self.row = row }
+
+        subscript(_ index: Int) -> SQLScalar { SQLScalar(row[index] as DatabaseValue) }
+
+        subscript(_ name: String) -> SQLScalar {
+            SQLScalar(row[name] as DatabaseValue? ?? .null)
+        }
+    }
+}
