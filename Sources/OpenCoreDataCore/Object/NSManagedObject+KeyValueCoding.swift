@@ -159,6 +159,24 @@ extension NSManagedObject {
         (self.value(forKeyPath: ownerPath) as? NSManagedObject)?.setValue(value, forKey: last)
     }
 
+    /// Sets several properties at once, as key-value coding does: `setValue(_:forKey:)` for
+    /// each entry, `NSNull` standing for `nil`.
+    ///
+    /// - Parameter keyedValues: New values by property name.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value is NSNull ? nil : value, forKey: key) }
+    }
+
+    /// The values of several properties, as key-value coding gives them: `NSNull` for `nil`.
+    ///
+    /// - Parameter keys: Property names.
+    /// - Returns: Each key's value.
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var values: [String: Any] = [:]
+        for key in keys { values[key] = value(forKey: key) ?? NSNull() }
+        return values
+    }
+
     /// A live, mutable set of a to-many relationship: changes to it change the relationship.
     ///
     /// - Parameter key: The name of a to-many relationship.

@@ -34,7 +34,7 @@ extension PostgreSQLStore {
                     }
                     metadata = try create(connection, schema: schema, model: model, entities: entities)
                 }
-                let database = PostgreSQLHistoryDatabase(connection: connection)
+                let database = PostgreSQLDatabaseAdapter(connection: connection)
                 if let history, !readOnly { try history.install(database) }
                 keepsUntrackedHistory = try history == nil && SQLHistory.exists(database)
                 return metadata

@@ -44,7 +44,7 @@ extension PostgreSQLStore {
             {
                 return (.conflicts(conflicts), nil)
             }
-            let database = PostgreSQLHistoryDatabase(connection: connection)
+            let database = PostgreSQLDatabaseAdapter(connection: connection)
             let tombstones =
                 try history?.tombstones(database, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
                 ?? [:]

@@ -151,30 +151,26 @@ final class PostgreSQLStore: PersistentStoreBackend {
             try connection.transaction {
                 try connection.run(PostgreSQLStatements.readSnapshot)
                 return try history.transactions(
-                    PostgreSQLHistoryDatabase(connection: connection), in: range, withChanges: withChanges,
+                    PostgreSQLDatabaseAdapter(connection: connection), in: range, withChanges: withChanges,
                     store: store, decode: { SQLValueCoding.value($0, of: $1, coordinator: coordinator) })
             }
         }
     }
 
     func deleteHistory(in range: StoreHistoryRange) throws -> Int {
-        try writing { try SQLHistory.delete(PostgreSQLHistoryDatabase(connection: connection), in: range) }
+        try writing { try SQLHistory.delete(PostgreSQLDatabaseAdapter(connection: connection), in: range) }
     }
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
         try reading {
             try connection.transaction {
                 try connection.run(PostgreSQLStatements.readSnapshot)
-                return try SQLHistory.bounds(PostgreSQLHistoryDatabase(connection: connection))
+                return try SQLHistory.bounds(PostgreSQLDatabaseAdapter(connection: connection))
             }
         }
     }
 
     // MARK: Not yet on PostgreSQL
-
-    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw Self.notYet("batch inserts") }
-    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { throw Self.notYet("batch updates") }
-    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { throw Self.notYet("batch deletes") }
 
     func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {
         let listener = try PostgreSQLChangeListener(settings: settings, channel: changeChannel, changed: changed)

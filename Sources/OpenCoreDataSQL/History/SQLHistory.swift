@@ -61,13 +61,13 @@ package struct SQLHistory {
     }
 
     /// Whether the database has history tables (it tracked history once).
-    package static func exists(_ db: some SQLHistoryDatabase) throws -> Bool {
+    package static func exists(_ db: some SQLDatabase) throws -> Bool {
         try db.tableExists("ATRANSACTION")
     }
 
     /// Creates the history tables and their key counters if missing, and the tombstone
     /// columns the model needs.
-    package func install(_ db: some SQLHistoryDatabase) throws {
+    package func install(_ db: some SQLDatabase) throws {
         for statement in SQLHistoryStatements.install(dialect) { try db.execute(statement) }
         let present = try db.columnNames(of: "ACHANGE")
         for index in 0..<tombstoneColumnCount where !present.contains(SQLHistoryStatements.tombstoneColumn(index)) {
@@ -79,7 +79,7 @@ package struct SQLHistory {
 
     /// The tombstone values of rows about to be deleted, read before they go.
     package func tombstones(
-        _ db: some SQLHistoryDatabase, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]
+        _ db: some SQLDatabase, of rows: [(entity: NSEntityDescription, primaryKey: Int64)]
     ) throws -> Tombstones {
         var values: Tombstones = [:]
         guard !tombstoneAttributes.isEmpty else { return values }
@@ -101,12 +101,12 @@ package struct SQLHistory {
     /// Records one transaction and its changes; returns the transaction's number.
     ///
     /// A batch delete whose rows keep no values (`tombstones` empty) lists them as
-    /// `deletedRows`, a table of their keys and entity numbers with `count` rows: their
-    /// changes are added in one statement, before `changes`.
+    /// `deletedRows`, a table of their keys and entity numbers with `count` rows, in the
+    /// order of its column `order`: their changes are added in one statement, before `changes`.
     @discardableResult
     package func record(
-        _ db: some SQLHistoryDatabase, origin: StoreHistoryOrigin, changes: [StoreHistoryChange],
-        tombstones: Tombstones, deletedRows: (table: String, count: Int)? = nil
+        _ db: some SQLDatabase, origin: StoreHistoryOrigin, changes: [StoreHistoryChange],
+        tombstones: Tombstones, deletedRows: (table: String, order: String, count: Int)? = nil
     ) throws -> Int64 {
         let listed = deletedRows?.count ?? 0
         // A batch request that matched nothing changed nothing worth a transaction.
@@ -125,7 +125,7 @@ package struct SQLHistory {
         if let deletedRows, listed > 0 {
             try db.execute(
                 SQLHistoryStatements.insertDeletions(
-                    from: deletedRows.table, firstKey: key, transaction: number,
+                    from: deletedRows.table, orderedBy: deletedRows.order, firstKey: key, transaction: number,
                     entityNumber: Self.changeEntityNumber, changeType: NSPersistentHistoryChangeType.delete.rawValue
                 ))
             key += Int64(listed)
@@ -154,7 +154,7 @@ package struct SQLHistory {
     }
 
     /// The first of `count` new keys for one of the history tables.
-    private func reserveKeys(_ db: some SQLHistoryDatabase, entity: Int, count: Int) throws -> Int64 {
+    private func reserveKeys(_ db: some SQLDatabase, entity: Int, count: Int) throws -> Int64 {
         if dialect == .postgreSQL {
             // One statement: it waits for the row another save holds, then reads what that one committed.
             guard let last = try db.integer(SQLPrimaryKeyStatements.advanceCounter(of: entity, by: count)) else {
@@ -173,7 +173,7 @@ package struct SQLHistory {
     }
 
     /// The key of `string` in `ATRANSACTIONSTRING`, added if new.
-    private func stringKey(_ db: some SQLHistoryDatabase, _ string: String?) throws -> Int64? {
+    private func stringKey(_ db: some SQLDatabase, _ string: String?) throws -> Int64? {
         guard let string else { return nil }
         if let key = try db.integer(SQLHistoryStatements.stringKey(string)) { return key }
         let key = try reserveKeys(db, entity: Self.stringEntityNumber, count: 1)
@@ -197,20 +197,20 @@ package struct SQLHistory {
     // MARK: Reading
 
     /// The number of the store's last transaction (0 when it has none yet).
-    package static func lastTransactionNumber(_ db: some SQLHistoryDatabase) throws -> Int64 {
+    package static func lastTransactionNumber(_ db: some SQLDatabase) throws -> Int64 {
         guard try exists(db) else { return 0 }
         return try db.integer(SQLHistoryStatements.lastTransactionNumber) ?? 0
     }
 
     /// The number up to which history was deleted: history after a token below it is lost.
-    package static func deletedThrough(_ db: some SQLHistoryDatabase) throws -> Int64 {
+    package static func deletedThrough(_ db: some SQLDatabase) throws -> Int64 {
         if let first = try db.integer(SQLHistoryStatements.firstTransactionNumber) { return first - 1 }
         // No transaction left: all that were ever numbered are gone.
         return try db.integer(SQLPrimaryKeyStatements.counter(of: transactionEntityNumber)) ?? 0
     }
 
     /// The store's last transaction number and the number through which history was deleted.
-    package static func bounds(_ db: some SQLHistoryDatabase) throws -> (last: Int64, deletedThrough: Int64) {
+    package static func bounds(_ db: some SQLDatabase) throws -> (last: Int64, deletedThrough: Int64) {
         guard try exists(db) else { return (0, 0) }
         return (try lastTransactionNumber(db), try deletedThrough(db))
     }
@@ -218,7 +218,7 @@ package struct SQLHistory {
     /// The transactions in `range`, oldest first, with their changes when asked for.
     /// Changes to entities the model does not know are left out.
     package func transactions(
-        _ db: some SQLHistoryDatabase, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore,
+        _ db: some SQLDatabase, in range: StoreHistoryRange, withChanges: Bool, store: NSPersistentStore,
         decode: (SQLScalar, NSAttributeDescription) throws -> Any?
     ) throws -> [NSPersistentHistoryTransaction] {
         // A read-only store that never tracked history has no tables to read.
@@ -249,7 +249,7 @@ package struct SQLHistory {
     }
 
     private func change(
-        from row: any SQLHistoryRow, store: NSPersistentStore,
+        from row: any SQLDatabaseRow, store: NSPersistentStore,
         decode: (SQLScalar, NSAttributeDescription) throws -> Any?
     ) throws -> NSPersistentHistoryChange? {
         guard let changeID = row["Z_PK"].exactInteger,
@@ -300,7 +300,7 @@ package struct SQLHistory {
     // MARK: Deleting
 
     /// Deletes the transactions in `range` with their changes; returns how many transactions went.
-    package static func delete(_ db: some SQLHistoryDatabase, in range: StoreHistoryRange) throws -> Int {
+    package static func delete(_ db: some SQLDatabase, in range: StoreHistoryRange) throws -> Int {
         guard try exists(db) else { return 0 }
         // In PostgreSQL, waits for a save recording history: its transaction may name a string
         // no committed transaction names yet, which this would otherwise delete.

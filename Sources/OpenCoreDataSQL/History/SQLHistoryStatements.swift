@@ -90,14 +90,16 @@ package enum SQLHistoryStatements {
     }
 
     /// Delete changes for every row listed in `keysTable` (columns `Z_PK` and `Z_ENT`, in
-    /// insertion order), keyed from `firstKey` on: one statement for a batch delete's rows.
+    /// the order of its column `order`), keyed from `firstKey` on: one statement for a
+    /// batch delete's rows.
     package static func insertDeletions(
-        from keysTable: String, firstKey: Int64, transaction: Int64, entityNumber: Int, changeType: Int
+        from keysTable: String, orderedBy order: String, firstKey: Int64, transaction: Int64, entityNumber: Int,
+        changeType: Int
     ) -> SQLFragment {
         """
         INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) \
-        SELECT \(.bind((firstKey - 1).sqlScalar)) + ROW_NUMBER() OVER (ORDER BY rowid), \(.bind(entityNumber.sqlScalar)), \(.bind(changeType.sqlScalar)), Z_ENT, Z_PK, \(.bind(transaction.sqlScalar)) \
-        FROM \(raw: keysTable) ORDER BY rowid
+        SELECT \(.bind((firstKey - 1).sqlScalar)) + ROW_NUMBER() OVER (ORDER BY \(raw: order)), \(.bind(entityNumber.sqlScalar)), \(.bind(changeType.sqlScalar)), Z_ENT, Z_PK, \(.bind(transaction.sqlScalar)) \
+        FROM \(raw: keysTable) ORDER BY \(raw: order)
         """
     }
 

@@ -2,7 +2,7 @@ import OpenCoreDataCore
 
 /// The statements of a batch delete, all set-based. Entities without relationships or
 /// external data are deleted by one statement (`directDelete`). Otherwise the keys of
-/// every row to delete are gathered in a temporary table (`temp.Z_BATCHKEYS`), first the rows the fetch
+/// every row to delete are gathered in a temporary table (`Z_BATCHKEYS`), first the rows the fetch
 /// matches (wave 0), then, wave by wave, the destinations of Cascade relationships.
 /// Checks (Deny, required inverses), nullifying, join-row cleanup and the deletes
 /// themselves then each read that table in one statement per table or relationship,
@@ -18,27 +18,39 @@ package struct SQLBatchDeleteBuilder {
     }
 
     package let schema: SQLSchema
-    package static let keysTable = "temp.Z_BATCHKEYS"
+    /// The key table, in the connection's own temporary schema.
+    package let keysTable: String
+    /// The column of the key table that numbers its rows in the order they were added.
+    package let insertionOrder: String
 
-    package init(schema: SQLSchema) { self.schema = schema }
+    package init(schema: SQLSchema) {
+        self.schema = schema
+        switch schema.dialect {
+        case .sqlite: (keysTable, insertionOrder) = ("temp.Z_BATCHKEYS", "rowid")
+        case .postgreSQL: (keysTable, insertionOrder) = ("pg_temp.Z_BATCHKEYS", "Z_ORDER")
+        }
+    }
 
     /// Drops a leftover table and creates the empty key table.
     package var setUp: [SQLFragment] {
-        [
+        let integer = schema.dialect.columnType("INTEGER")
+        // PostgreSQL's tables have no rowid: the order rows were added in is a column of its own.
+        let order = schema.dialect == .sqlite ? "" : ", Z_ORDER \(integer) GENERATED ALWAYS AS IDENTITY"
+        return [
             tearDown,
-            "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT INTEGER, Z_PK INTEGER, Z_ENT INTEGER, Z_WAVE INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))",
+            "CREATE TEMP TABLE Z_BATCHKEYS (Z_ROOT \(raw: integer), Z_PK \(raw: integer), Z_ENT \(raw: integer), Z_WAVE \(raw: integer)\(raw: order), PRIMARY KEY (Z_ROOT, Z_PK))",
         ]
     }
 
     /// Removes the key table.
-    package var tearDown: SQLFragment { "DROP TABLE IF EXISTS \(raw: Self.keysTable)" }
+    package var tearDown: SQLFragment { "DROP TABLE IF EXISTS \(raw: keysTable)" }
 
     /// Wave 0: the rows the fetch matches (its limit and offset included).
     package func seed(_ fetch: StoreFetch) throws -> SQLFragment {
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let root = fetch.entity.facts.root.facts.entityNumber
         return
-            "INSERT INTO \(raw: Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect))"
+            "INSERT INTO \(raw: keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect))"
     }
 
     /// One `DELETE` for a fetch whose entities have no relationships and no external
@@ -56,7 +68,7 @@ package struct SQLBatchDeleteBuilder {
 
     /// The entity numbers of one wave's rows (all waves when `nil`).
     package func presentEntities(wave: Int?) -> SQLFragment {
-        "SELECT DISTINCT Z_ENT FROM \(raw: Self.keysTable)\(raw: wave.map { " WHERE Z_WAVE = \($0)" } ?? "")"
+        "SELECT DISTINCT Z_ENT FROM \(raw: keysTable)\(raw: wave.map { " WHERE Z_WAVE = \($0)" } ?? "")"
     }
 
     /// Adds the destinations of Cascade relationships of wave `wave` as wave `wave + 1`.
@@ -68,9 +80,10 @@ package struct SQLBatchDeleteBuilder {
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
             return SQLFragment(
-                sql:
-                    "INSERT OR IGNORE INTO \(Self.keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"
-            )
+                sql: schema.dialect.insertIgnoringDuplicates(
+                    into: keysTable, columns: "Z_ROOT, Z_PK, Z_ENT, Z_WAVE",
+                    values:
+                        "SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"))
         }
     }
 
@@ -92,7 +105,7 @@ package struct SQLBatchDeleteBuilder {
             let check = Check(
                 statement: SQLFragment(
                     sql:
-                        "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
+                        "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
                 ),
                 relationship: relationship)
             if isDeny {
@@ -188,7 +201,7 @@ package struct SQLBatchDeleteBuilder {
     }
 
     /// Every deleted row: key, entity number, wave (0: matched by the request).
-    package var selectKeys: SQLFragment { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(raw: Self.keysTable)" }
+    package var selectKeys: SQLFragment { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(raw: keysTable)" }
 
     /// Deletes the rows, one statement per table.
     package func rowDeletes(present: Set<Int>) throws -> [SQLFragment] {
@@ -223,9 +236,9 @@ package struct SQLBatchDeleteBuilder {
         }
     }
 
-    /// `SELECT Z_PK FROM temp.Z_BATCHKEYS WHERE …`: deleted rows of `entity` and its subentities.
+    /// `SELECT Z_PK FROM <key table> WHERE …`: deleted rows of `entity` and its subentities.
     private func keys(of entity: NSEntityDescription, wave: Int?) -> String {
-        var sql = "SELECT Z_PK FROM \(Self.keysTable) WHERE Z_ROOT = \(entity.facts.root.facts.entityNumber)"
+        var sql = "SELECT Z_PK FROM \(keysTable) WHERE Z_ROOT = \(entity.facts.root.facts.entityNumber)"
         if entity !== entity.facts.root {
             sql += " AND Z_ENT IN (\(SQLList.entityNumbers(of: entity)))"
         }

@@ -35,12 +35,18 @@ package struct SQLBatchUpdateBuilder {
         package var after: [SQLFragment] = []
     }
 
-    package static let valuesTable = "temp.Z_BATCHVALUES"
+    /// The table of computed values, in the connection's own temporary schema.
+    package var valuesTable: String {
+        switch schema.dialect {
+        case .sqlite: "temp.Z_BATCHVALUES"
+        case .postgreSQL: "pg_temp.Z_BATCHVALUES"
+        }
+    }
 
     /// The statements; `encode` turns a constant into the column's stored value.
     ///
     /// Values read from rows are computed for all matching rows before any row is
-    /// written (into `temp.Z_BATCHVALUES`): SQLite's `UPDATE` would otherwise let a
+    /// written (into the temporary table `Z_BATCHVALUES`): SQLite's `UPDATE` would otherwise let a
     /// later row read what an earlier row just received (`parent.pages` when both are
     /// updated), where a batch update means every value as it was before.
     package func plan(encode: (Any?, NSAttributeDescription) throws -> SQLScalar) throws -> Plan {
@@ -67,7 +73,7 @@ package struct SQLBatchUpdateBuilder {
                 let name = "V\(computed.count)"
                 computed.append("\(try perRow(expression, for: attribute)) AS \(raw: name)")
                 assignments.append(
-                    "\(raw: column) = (SELECT v.\(raw: name) FROM \(raw: Self.valuesTable) v WHERE v.Z_PK = \(raw: table).Z_PK)"
+                    "\(raw: column) = (SELECT v.\(raw: name) FROM \(raw: valuesTable) v WHERE v.Z_PK = \(raw: table).Z_PK)"
                 )
             }
         }
@@ -77,15 +83,21 @@ package struct SQLBatchUpdateBuilder {
         guard !computed.isEmpty else {
             return Plan(update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (\(matching))")
         }
-        let columns = SQLList.of(["Z_PK INTEGER PRIMARY KEY"] + computed.indices.map { "V\($0)" })
+        let values: SQLFragment =
+            "SELECT m.Z_PK, \(SQLFragment.joined(computed, separator: ", ")) FROM \(raw: table) m WHERE m.Z_PK IN (\(matching))"
+        let fill: [SQLFragment]
+        switch schema.dialect {
+        case .sqlite:
+            let columns = SQLList.of(["Z_PK INTEGER PRIMARY KEY"] + computed.indices.map { "V\($0)" })
+            fill = ["CREATE TEMP TABLE Z_BATCHVALUES (\(raw: columns))", "INSERT INTO \(raw: valuesTable) \(values)"]
+        case .postgreSQL:
+            // PostgreSQL's columns need types: the values' own.
+            fill = ["CREATE TEMP TABLE Z_BATCHVALUES AS \(values)"]
+        }
         return Plan(
-            before: [
-                "DROP TABLE IF EXISTS \(raw: Self.valuesTable)",
-                "CREATE TEMP TABLE Z_BATCHVALUES (\(raw: columns))",
-                "INSERT INTO \(raw: Self.valuesTable) SELECT m.Z_PK, \(SQLFragment.joined(computed, separator: ", ")) FROM \(raw: table) m WHERE m.Z_PK IN (\(matching))",
-            ],
-            update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (SELECT Z_PK FROM \(raw: Self.valuesTable))",
-            after: ["DROP TABLE \(raw: Self.valuesTable)"]
+            before: ["DROP TABLE IF EXISTS \(raw: valuesTable)"] + fill,
+            update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (SELECT Z_PK FROM \(raw: valuesTable))",
+            after: ["DROP TABLE \(raw: valuesTable)"]
         )
     }
 

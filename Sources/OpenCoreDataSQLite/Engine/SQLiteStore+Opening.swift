@@ -130,8 +130,8 @@ extension SQLiteStore {
                 metadata = try createStore(
                     db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
             }
-            if let history, !readOnly { try history.install(SQLiteHistoryDatabase(db)) }
-            keepsUntrackedHistory = try history == nil && SQLHistory.exists(SQLiteHistoryDatabase(db))
+            if let history, !readOnly { try history.install(SQLiteDatabaseAdapter(db)) }
+            keepsUntrackedHistory = try history == nil && SQLHistory.exists(SQLiteDatabaseAdapter(db))
             return metadata
         }
         do {

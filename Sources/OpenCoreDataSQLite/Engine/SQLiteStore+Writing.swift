@@ -30,11 +30,11 @@ extension SQLiteStore {
                 writer = current
                 let tombstones =
                     try history?.tombstones(
-                        SQLiteHistoryDatabase(db), of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
+                        SQLiteDatabaseAdapter(db), of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
                     ?? [:]
                 try current.write(request)
                 try history?.record(
-                    SQLiteHistoryDatabase(db), origin: request.origin, changes: request.historyChanges,
+                    SQLiteDatabaseAdapter(db), origin: request.origin, changes: request.historyChanges,
                     tombstones: tombstones)
                 metadataWritten = try writeMetadataIfNeeded(db)
             }

@@ -94,13 +94,13 @@ final class SQLiteStore: PersistentStoreBackend {
         guard let history, let store else { return [] }
         return try read { db in
             try history.transactions(
-                SQLiteHistoryDatabase(db), in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
+                SQLiteDatabaseAdapter(db), in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
         }
     }
 
     func deleteHistory(in range: StoreHistoryRange) throws -> Int {
         do {
-            return try database.write { db in try SQLHistory.delete(SQLiteHistoryDatabase(db), in: range) }
+            return try database.write { db in try SQLHistory.delete(SQLiteDatabaseAdapter(db), in: range) }
         } catch let error as DatabaseError {
             throw Self.wrap(error, url: url, opening: false)
         }
@@ -108,7 +108,7 @@ final class SQLiteStore: PersistentStoreBackend {
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
         try read { db in
-            try SQLHistory.bounds(SQLiteHistoryDatabase(db))
+            try SQLHistory.bounds(SQLiteDatabaseAdapter(db))
         }
     }
 

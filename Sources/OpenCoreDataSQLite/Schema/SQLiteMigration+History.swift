@@ -9,7 +9,7 @@ extension SQLiteMigration {
     func migrateHistory() throws {
         guard try db.tableExists("ACHANGE") else { return }
         let (before, after) = (SQLHistory(schema: source), SQLHistory(schema: destination))
-        try after.install(SQLiteHistoryDatabase(db))
+        try after.install(SQLiteDatabaseAdapter(db))
         for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
             guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else {
                 continue

@@ -48,6 +48,21 @@ final class NSManagedObjectKeyValueCodingTests: XCTestCase {
         XCTAssertEqual(book.value(forKey: "isLong") as? Bool, true)
     }
 
+    /// `setValuesForKeys(_:)` sets each entry (`NSNull` clears); `dictionaryWithValues(forKeys:)`
+    /// reads them back, `NSNull` for nil.
+    func testSetValuesForKeysAndDictionaryWithValues() throws {
+        let context = try context(with: [("Emma", 474)])
+        let book = try XCTUnwrap(try context.fetch(NSFetchRequest<Book>(entityName: "Book")).first)
+        book.setValuesForKeys(["title": "Persuasion", "pages": 249 as NSNumber])
+        XCTAssertEqual(book.title, "Persuasion")
+        XCTAssertEqual(book.pages, 249)
+        book.setValuesForKeys(["title": NSNull()])
+        XCTAssertNil(book.title)
+        let values = book.dictionaryWithValues(forKeys: ["title", "pages"])
+        XCTAssertTrue(values["title"] is NSNull)
+        XCTAssertEqual(values["pages"] as? Int32, 249)
+    }
+
     /// A results controller sections by a computed property (`sectionNameKeyPath`).
     func testResultsControllerSectionsByAComputedProperty() throws {
         let context = try context(with: [

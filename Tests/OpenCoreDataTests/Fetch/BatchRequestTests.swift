@@ -66,6 +66,13 @@ import OpenCoreDataStoreTestSupport
         }
     }
 
+    /// Every store-level case, as the PostgreSQL engine runs them too; the tests below read
+    /// the SQLite file itself (its counters, statements and rows).
+    @Test(arguments: BatchRequestBehaviour.allCases)
+    func onSQLite(_ behaviour: BatchRequestBehaviour) throws {
+        try behaviour.run(on: .sqlite)
+    }
+
     // MARK: Insert
 
     @Test func insertDictionariesWritesRowsBumpsKeysAndAppliesDefaults() throws {

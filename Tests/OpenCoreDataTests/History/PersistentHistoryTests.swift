@@ -73,58 +73,6 @@ import OpenCoreDataStoreTestSupport
         #expect(strings.contains("stays"))
     }
 
-    @Test func batchRequestsRecordTheirRows() throws {
-        let context = try context(temporaryStoreURL("History"), author: "batch")
-        try context.performAndWait {
-            let insert = NSBatchInsertRequest(
-                entityName: "Item", objects: [["name": "x", "count": 1], ["name": "y", "count": 2]])
-            _ = try context.execute(insert)
-            let update = NSBatchUpdateRequest(entityName: "Item")
-            update.propertiesToUpdate = ["count": NSExpression(forConstantValue: 9)]
-            _ = try context.execute(update)
-            let fetch = NSFetchRequest<NSManagedObject>(entityName: "Item")
-            fetch.predicate = NSPredicate(format: "name == %@", "x")
-            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: fetch))
-            // Matching nothing changes nothing, and records nothing.
-            let none = NSBatchUpdateRequest(entityName: "Item")
-            none.predicate = NSPredicate(format: "name == %@", "nobody")
-            none.propertiesToUpdate = ["count": NSExpression(forConstantValue: 1)]
-            _ = try context.execute(none)
-        }
-        let all = try transactions(after: nil, in: context)
-        #expect(all.count == 3)
-        #expect(all.allSatisfy { $0.author == "batch" })
-        #expect(all[0].changes?.map(\.changeType) == [.insert, .insert])
-        #expect(all[1].changes?.map(\.changeType) == [.update, .update])
-        #expect(all[1].changes?.allSatisfy { $0.updatedProperties?.map(\.name) == ["count"] } == true)
-        let deletion = try #require(all[2].changes?.first)
-        #expect(all[2].changes?.count == 1)
-        #expect(deletion.changeType == .delete)
-        #expect(deletion.tombstone?["name"] as? String == "x")
-        #expect(deletion.changedObjectID == all[0].changes?.first?.changedObjectID)
-    }
-
-    /// A batch delete reports the rows whose to-one it cleared as updates of that to-one.
-    @Test func batchDeletesReportTheRowsTheyNullified() throws {
-        let context = try context(temporaryStoreURL("History"))
-        let (kept, boxID) = try context.performAndWait {
-            let box = NSEntityDescription.insertNewObject(forEntityName: "Box", into: context)
-            let kept = insertItem("kept", into: context)
-            kept.setValue(box, forKey: "box")
-            try context.save()
-            return (kept.objectID, box.objectID)
-        }
-        try context.performAndWait {
-            _ = try context.execute(NSBatchDeleteRequest(objectIDs: [boxID]))
-        }
-        let last = try #require(try transactions(after: nil, in: context).last?.changes)
-        #expect(last.count == 2)
-        #expect(last.first { $0.changeType == .delete }?.changedObjectID == boxID)
-        let cleared = try #require(last.first { $0.changeType == .update })
-        #expect(cleared.changedObjectID == kept)
-        #expect(cleared.updatedProperties?.map(\.name) == ["box"])
-    }
-
     @Test func historyTablesFollowCoreDataLayout() throws {
         let url = temporaryStoreURL("History")
         let context = try context(url)

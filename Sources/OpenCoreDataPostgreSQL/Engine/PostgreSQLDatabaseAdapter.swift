@@ -1,9 +1,9 @@
 import OpenCoreDataCore
 import OpenCoreDataSQL
 
-/// A PostgreSQL connection as persistent history uses it (``SQLHistory``), inside the
-/// caller's transaction.
-struct PostgreSQLHistoryDatabase: SQLHistoryDatabase {
+/// A PostgreSQL connection as the engine-neutral history and batch code uses it
+/// (``SQLDatabase``), inside the caller's transaction.
+struct PostgreSQLDatabaseAdapter: SQLDatabase {
     let connection: PostgreSQLConnection
 
     var dialect: SQLDialect { .postgreSQL }
@@ -18,9 +18,16 @@ struct PostgreSQLHistoryDatabase: SQLHistoryDatabase {
         return result.rowCount > 0 ? result.scalar(0, 0).exactInteger : nil
     }
 
-    func forEachRow(_ query: SQLFragment, _ body: (any SQLHistoryRow) throws -> Void) throws {
+    func forEachRow(_ query: SQLFragment, _ body: (any SQLDatabaseRow) throws -> Void) throws {
         let result = try connection.run(query)
-        for row in 0..<result.rowCount { try body(HistoryRow(result: result, row: row)) }
+        for row in 0..<result.rowCount { try body(Row(result: result, row: row)) }
+    }
+
+    /// libpq sends each statement's text; there is nothing to prepare.
+    func forEachRow(
+        _ template: SQLTemplate, _ values: [SQLScalar], _ body: (any SQLDatabaseRow) throws -> Void
+    ) throws {
+        try forEachRow(template.binding(values), body)
     }
 
     func tableExists(_ name: String) throws -> Bool {
@@ -37,9 +44,11 @@ struct PostgreSQLHistoryDatabase: SQLHistoryDatabase {
     }
 
     /// A row of a libpq result. PostgreSQL names the columns of unquoted identifiers in lower case.
-    struct HistoryRow: SQLHistoryRow {
+    struct Row: SQLDatabaseRow {
         let result: PostgreSQLResult
         let row: Int
+
+        var count: Int { result.columnCount }
 
         subscript(_ index: Int) -> SQLScalar { result.scalar(row, index) }
 

@@ -2,9 +2,9 @@ import OpenCoreDataSQL
 internal import GRDB
 internal import GRDBSQLite
 
-/// An SQLite connection as persistent history uses it (``SQLHistory``), inside the
-/// caller's transaction.
-struct SQLiteHistoryDatabase: SQLHistoryDatabase {
+/// An SQLite connection as the engine-neutral history and batch code uses it
+/// (``SQLDatabase``), inside the caller's transaction.
+struct SQLiteDatabaseAdapter: SQLDatabase {
     let db: Database
 
     init(_ db: Database) { self.db = db }
@@ -19,13 +19,21 @@ struct SQLiteHistoryDatabase: SQLHistoryDatabase {
 
     func integer(_ query: SQLFragment) throws -> Int64? {
         // A database value, not a typed fetch: that traps on a value of another type.
-        guard let value = try Row.fetchOne(db, query)?[0] as DatabaseValue? else { return nil }
+        guard let value = try GRDB.Row.fetchOne(db, query)?[0] as DatabaseValue? else { return nil }
         return SQLScalar(value).exactInteger
     }
 
-    func forEachRow(_ query: SQLFragment, _ body: (any SQLHistoryRow) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db, query)
-        while let row = try rows.next() { try body(HistoryRow(row)) }
+    func forEachRow(_ query: SQLFragment, _ body: (any SQLDatabaseRow) throws -> Void) throws {
+        let rows = try GRDB.Row.fetchCursor(db, query)
+        while let row = try rows.next() { try body(Row(row)) }
+    }
+
+    func forEachRow(
+        _ template: SQLTemplate, _ values: [SQLScalar], _ body: (any SQLDatabaseRow) throws -> Void
+    ) throws {
+        let statement = try db.cachedStatement(sql: template.sql)
+        let rows = try GRDB.Row.fetchCursor(statement, arguments: StatementArguments(values))
+        while let row = try rows.next() { try body(Row(row)) }
     }
 
     func tableExists(_ name: String) throws -> Bool { try db.tableExists(name) }
@@ -46,10 +54,12 @@ struct SQLiteHistoryDatabase: SQLHistoryDatabase {
     }
 
     /// A GRDB row read by position or name (GRDB's names ignore case).
-    struct HistoryRow: SQLHistoryRow {
+    struct Row: SQLDatabaseRow {
         let row: GRDB.Row
 
         init(_ row: GRDB.Row) { self.row = row }
+
+        var count: Int { row.count }
 
         subscript(_ index: Int) -> SQLScalar { SQLScalar(row[index] as DatabaseValue) }
 

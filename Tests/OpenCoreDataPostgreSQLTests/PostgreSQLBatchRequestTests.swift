@@ -1,0 +1,72 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataPostgreSQL
+import OpenCoreDataStoreTestSupport
+import OpenCoreDataTestSupport
+import Testing
+
+/// Batch requests on PostgreSQL: the store-level suite SQLite runs, then what differs:
+/// a predicate PostgreSQL cannot evaluate as memory does is refused (a batch request
+/// loads no objects to evaluate it on), and other servers hear of the change.
+@Suite(
+    .enabled(
+        if: PostgreSQLTestServer.testsAreEnabled,
+        "PostgreSQL server binaries not found (install postgresql, or set OPENCOREDATA_POSTGRES_URL)"))
+struct PostgreSQLBatchRequestTests {
+    static let engine = StoreUnderTest(type: NSPostgreSQLStoreType) { _ in try PostgreSQLTestServer.makeDatabase() }
+
+    @Test(arguments: BatchRequestBehaviour.allCases)
+    func onPostgreSQL(_ behaviour: BatchRequestBehaviour) throws {
+        try behaviour.run(on: Self.engine)
+    }
+
+    @Test func aPredicateOnlyMemoryEvaluatesIsRefusedAndNothingChanges() throws {
+        let url = try Self.engine.location()
+        let context = try Self.engine.context(url, model: BatchRequestBehaviour.model(), options: nil)
+        try context.performAndWait {
+            for name in ["Rex", "rexa"] {
+                let animal = NSEntityDescription.insertNewObject(forEntityName: "Animal", into: context)
+                animal.setValue(name, forKey: "name")
+            }
+            try context.save()
+            let update = NSBatchUpdateRequest(entityName: "Animal")
+            update.predicate = NSPredicate(format: "name BEGINSWITH[c] %@", "rex")
+            update.propertiesToUpdate = ["age": 9]
+            let delete = NSBatchDeleteRequest(
+                fetchRequest: {
+                    let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Animal")
+                    fetch.predicate = NSPredicate(format: "name ==[c] %@", "REX")
+                    return fetch
+                }())
+            for request in [update, delete] as [NSPersistentStoreRequest] {
+                let error = try #require(throws: NSError.self) { try context.execute(request) }
+                #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+                #expect(error.localizedDescription.contains("PostgreSQL cannot evaluate it as Core Data does"))
+            }
+            context.reset()
+            let animals = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal"))
+            #expect(animals.count == 2)
+            #expect(animals.allSatisfy { $0.value(forKey: "age") as? Int64 == 1 })
+        }
+    }
+
+    @Test func anotherServerHearsABatchChange() throws {
+        let url = try Self.engine.location()
+        let model = BatchRequestBehaviour.model()
+        let writer = try Self.engine.context(url, model: model, options: nil)
+        let watcher = try Self.engine.context(
+            url, model: model, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true as NSNumber])
+        let heard = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: watcher.persistentStoreCoordinator, queue: nil
+        ) { _ in heard.signal() }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try writer.performAndWait {
+            _ = try writer.execute(NSBatchInsertRequest(entityName: "Tag", objects: [["label": "new"]]))
+        }
+        #expect(heard.wait(timeout: .now() + 10) == .success)
+        #expect(
+            try watcher.performAndWait { try watcher.count(for: NSFetchRequest<NSManagedObject>(entityName: "Tag")) }
+                == 1)
+    }
+}
