@@ -251,13 +251,25 @@ struct PostgreSQLStoreTests {
         #expect(metadata["appVersion"] as? String == "2.1")
         #expect(container.managedObjectModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
-        // Reopened with the same model: the same store. With a changed model: refused.
+        // Reopened with the same model: the same store. With a changed model and migration
+        // turned off: refused. With the container's defaults (automatic, inferred): migrated.
         #expect(try Self.container(url).persistentStoreCoordinator.persistentStores.first?.identifier == uuid)
         #expect {
-            _ = try Self.container(url, model: Self.libraryModel(withAuthorNickname: true))
+            _ = try Self.container(url, model: Self.libraryModel(withAuthorNickname: true)) {
+                $0.shouldMigrateStoreAutomatically = false
+            }
         } throws: { error in
             (error as NSError).code == NSPersistentStoreIncompatibleVersionHashError
         }
+        let migrated = try Self.container(url, model: Self.libraryModel(withAuthorNickname: true))
+        #expect(migrated.persistentStoreCoordinator.persistentStores.first?.identifier == uuid)
+        let hugo = try #require(
+            try migrated.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first)
+        #expect(hugo.value(forKey: "name") as? String == "Hugo")
+        #expect(hugo.value(forKey: "nickname") == nil)
+        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSPostgreSQLStoreType, at: url)
+        #expect(after["appVersion"] as? String == "2.1")
+        #expect(migrated.managedObjectModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: after))
     }
 
     @Test func destroyingTheStoreDropsItsTablesAndNothingElse() throws {

@@ -43,6 +43,10 @@ struct PostgreSQLDatabaseAdapter: SQLDatabase {
         try connection.run(template, values)
     }
 
+    func message(of error: any Error) -> String {
+        (error as? PostgreSQLError)?.message ?? String(describing: error)
+    }
+
     /// A row of a libpq result. PostgreSQL names the columns of unquoted identifiers in lower case.
     struct Row: SQLDatabaseRow {
         let result: PostgreSQLResult

@@ -72,11 +72,14 @@ package enum PostgreSQLEngine: PersistentStoreEngine {
         throw unsupported("Replacing a PostgreSQL store is not supported yet")
     }
 
+    /// Stores migrate as they open (see `PostgreSQLStore.migrated`), in the opening transaction.
     package static func migrateStoreFile(
         at url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
         allowingDataLoss: Bool
     ) throws {
-        throw unsupported("Migrating a PostgreSQL store is not supported yet")
+        throw unsupported(
+            "A PostgreSQL store migrates as it opens: add it with NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption"
+        )
     }
 
     package static func rowCounts(inStoreAt url: URL, entities: [NSEntityDescription]) throws -> StoreRowCounts {

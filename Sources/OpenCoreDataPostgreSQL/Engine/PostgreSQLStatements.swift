@@ -41,9 +41,16 @@ enum PostgreSQLStatements {
     /// The sequence numbering the rows of `table`.
     static func sequence(of table: String) -> String { "\(table)_Z_PK_SEQ" }
 
-    /// Creates the key sequence of `table`.
-    static func createSequence(of table: String) -> SQLFragment {
-        "CREATE SEQUENCE \(raw: sequence(of: table))"
+    /// Creates the key sequence of `table` (unless it has one, when `ifMissing`).
+    static func createSequence(of table: String, ifMissing: Bool = false) -> SQLFragment {
+        "CREATE SEQUENCE \(raw: ifMissing ? "IF NOT EXISTS " : "")\(raw: sequence(of: table))"
+    }
+
+    /// Moves the key sequence of `table` past the largest key in it (never back).
+    static func advanceSequencePastKeys(of table: String) -> SQLFragment {
+        let sequence = sequence(of: table)
+        return
+            "SELECT setval('\(raw: sequence)', GREATEST((SELECT COALESCE(MAX(Z_PK), 0) FROM \(raw: table)), (SELECT last_value FROM \(raw: sequence)), 1))"
     }
 
     /// `count` new keys of `table`, from its sequence.

@@ -22,9 +22,12 @@ extension PostgreSQLStore {
                 try connection.run(PostgreSQLStatements.lockStore)
                 let metadata: [String: Any]
                 if let existing = try readMetadata(connection, url: url) {
-                    try checkCompatible(
-                        existing, model: model, configuration: configuration, options: options, settings)
-                    metadata = existing
+                    metadata =
+                        try isCompatible(existing, model: model, configuration: configuration, options: options)
+                        ? existing
+                        : migrated(
+                            connection, metadata: existing, to: model, entities: entities, schema: schema,
+                            configuration: configuration, options: options, url: url, settings: settings)
                 } else {
                     guard !readOnly else {
                         throw CoreDataError.make(
@@ -96,20 +99,13 @@ extension PostgreSQLStore {
         }
     }
 
-    /// Throws unless `model` (its `configuration`) is the one the store was made with, by
-    /// Core Data's version hashes. PostgreSQL stores do not migrate yet.
-    private static func checkCompatible(
-        _ metadata: [String: Any], model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?,
-        _ settings: PostgreSQLConnectionSettings
-    ) throws {
-        if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false { return }
-        guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
-        let migrationAsked = NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption])
-        throw CoreDataError.make(
-            NSPersistentStoreIncompatibleVersionHashError,
-            "The model used to open the store is incompatible with the one used to create the store"
-                + (migrationAsked ? " (PostgreSQL stores do not migrate yet)" : ""),
-            [NSFilePathErrorKey: settings.displayURL, "metadata": metadata])
+    /// Whether `model` (its `configuration`) is the one the store was made with, by Core
+    /// Data's version hashes (or the options say not to check).
+    private static func isCompatible(
+        _ metadata: [String: Any], model: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?
+    ) -> Bool {
+        if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? false { return true }
+        return model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
     }
 
     /// Creates the store's tables, sequences and metadata in the session's schema.

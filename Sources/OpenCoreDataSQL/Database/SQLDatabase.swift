@@ -33,6 +33,9 @@ package protocol SQLDatabase {
     /// Runs `template` with `values` bound to its placeholders: once per recorded change
     /// or inserted row, so an engine that prepares statements prepares it once.
     func run(_ template: SQLTemplate, _ values: [SQLScalar]) throws
+
+    /// The database's own words for `error`, one of the errors this database threw.
+    func message(of error: any Error) -> String
 }
 
 /// One row of a query, its values read by position or by column name.

@@ -33,9 +33,14 @@ package struct SQLHistory {
     package typealias Tombstones = [DeletedRow: [SQLScalar]]
 
     package let schema: SQLSchema
-    /// Per entity number, the attributes whose values a deletion keeps, in slot order;
-    /// the n-th goes to column `ZTOMBSTONE<n>`.
+    /// Per entity number, the attributes whose values a deletion keeps, in history's
+    /// order (``order(of:)``); the n-th goes to column `ZTOMBSTONE<n>`.
     package let tombstoneAttributes: [Int: [NSAttributeDescription]]
+    /// Per entity number, each slot's position in history's order: the bit `ZCOLUMNS` sets
+    /// for it.
+    private let positionsBySlot: [Int: [Int]]
+    /// Per entity number, its properties in history's order.
+    private let orders: [Int: [NSPropertyDescription]]
     /// How many `ZTOMBSTONE<n>` columns the model needs: the most any entity keeps.
     private let tombstoneColumnCount: Int
     /// The `ACHANGE` insert, bound per change (its text depends on the tombstone columns only).
@@ -46,18 +51,40 @@ package struct SQLHistory {
     package init(schema: SQLSchema) {
         self.schema = schema
         var attributes: [Int: [NSAttributeDescription]] = [:]
+        var positions: [Int: [Int]] = [:]
+        var orders: [Int: [NSPropertyDescription]] = [:]
         for entity in schema.entities {
-            let kept = entity.facts.slots.compactMap { $0 as? NSAttributeDescription }.filter {
+            let number = entity.facts.entityNumber
+            let order = Self.order(of: entity)
+            orders[number] = order
+            let slots = entity.facts.slots
+            positions[number] = slots.map { slot in order.firstIndex { $0 === slot } ?? 0 }
+            let kept = order.compactMap { $0 as? NSAttributeDescription }.filter {
                 // Values in files beside the store are left out, as Core Data leaves them out.
                 $0.preservesValueInHistoryOnDeletion && $0.isStored && !$0.allowsExternalBinaryDataStorage
                     && schema.column(for: $0) != nil
             }
-            if !kept.isEmpty { attributes[entity.facts.entityNumber] = kept }
+            if !kept.isEmpty { attributes[number] = kept }
         }
         tombstoneAttributes = attributes
+        positionsBySlot = positions
+        self.orders = orders
         tombstoneColumnCount = attributes.values.map(\.count).max() ?? 0
         changeInsert = SQLHistoryStatements.insertChange(
             entityNumber: Self.changeEntityNumber, tombstoneColumns: tombstoneColumnCount)
+    }
+
+    /// The properties of `entity` in the order history numbers them (`ZCOLUMNS` bits,
+    /// tombstone columns): inherited ones first, from the root down, each entity's own by
+    /// name. Every instance of a model gives the same order, whatever order its properties
+    /// were declared in (a model built in code, its compiled copy cached in the store).
+    package static func order(of entity: NSEntityDescription) -> [NSPropertyDescription] {
+        var chain: [NSEntityDescription] = [entity]
+        while let parent = chain.last?.superentity, !chain.contains(where: { $0 === parent }) { chain.append(parent) }
+        let slots = entity.facts.slots
+        return chain.reversed().flatMap { owner in
+            slots.filter { $0.entity === owner }.sorted { $0.name < $1.name }
+        }
     }
 
     /// Whether the database has history tables (it tracked history once).
@@ -139,7 +166,11 @@ package struct SQLHistory {
             values.append(.integer(Int64(change.entity.facts.entityNumber)))
             values.append(.integer(change.primaryKey))
             values.append(.integer(number))
-            values.append(change.type == .update ? Self.columnBits(change.updatedSlots).sqlScalar : .null)
+            if change.type == .update, let positions = positionsBySlot[change.entity.facts.entityNumber] {
+                values.append(Self.columnBits(change.updatedSlots.map { positions[$0] }).sqlScalar)
+            } else {
+                values.append(.null)
+            }
             let kept =
                 change.type == .delete
                 ? tombstones[DeletedRow(entityNumber: change.entity.facts.entityNumber, primaryKey: change.primaryKey)]
@@ -181,14 +212,15 @@ package struct SQLHistory {
         return key
     }
 
-    /// One bit per changed slot, lowest slot in the lowest bit of the first byte.
+    /// One bit per changed property (its position in history's order), lowest position
+    /// in the lowest bit of the first byte.
     package static func columnBits(_ slots: [Int]) -> Data {
         var bytes = [UInt8](repeating: 0, count: (slots.max() ?? 0) / 8 + 1)
         for slot in slots { bytes[slot / 8] |= 1 << UInt8(slot % 8) }
         return Data(bytes)
     }
 
-    /// The slots whose bits are set.
+    /// The positions whose bits are set.
     package static func slots(inColumnBits data: Data) -> [Int] {
         data.enumerated().flatMap { byte, bits in (0..<8).filter { bits & (1 << UInt8($0)) != 0 }.map { byte * 8 + $0 }
         }
@@ -261,7 +293,7 @@ package struct SQLHistory {
         else { return nil }
         var updated: Set<NSPropertyDescription>?
         if type == .update {
-            let properties = entity.facts.slots
+            let properties = orders[number] ?? entity.facts.slots
             var bits: Data?
             if case .blob(let data) = row["ZCOLUMNS"] { bits = data }
             // Only the bytes that can name a property: a damaged blob could be huge.

@@ -9,12 +9,20 @@ package enum SQLCatalogStatements {
     /// The names of the tables.
     package static let tableNames: SQLFragment = "SELECT name FROM sqlite_master WHERE type = 'table'"
 
-    /// The names of the indexes created on `tables` by statements (not those SQLite makes
-    /// for primary keys).
-    package static func indexNames(onTables tables: [String]) -> SQLFragment {
-        let names = tables.map { SQLFragment.bind($0.sqlScalar) }
-        return
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(.joined(names, separator: ", ")))"
+    /// The names of the indexes on `tables`: in SQLite those created by statements (not
+    /// those it makes for primary keys); in PostgreSQL every one, primary keys' included.
+    package static func indexNames(onTables tables: [String], _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        switch dialect {
+        case .sqlite:
+            let names = tables.map { SQLFragment.bind($0.sqlScalar) }
+            return
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(.joined(names, separator: ", ")))"
+        case .postgreSQL:
+            // Unquoted names are stored in lower case; primary keys' indexes are listed too.
+            let names = tables.map { SQLFragment.bind($0.lowercased().sqlScalar) }
+            return
+                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN (\(.joined(names, separator: ", ")))"
+        }
     }
 
     /// A read of the catalog: the first read of a transaction, which takes its snapshot.

@@ -1,7 +1,7 @@
 import OpenCoreDataCore
 
 /// The statements that copy a store's rows into a new model's tables in a lightweight
-/// migration (`SQLiteMigration`): the source tables are renamed aside (`OCDMIG_<table>`),
+/// migration (``SQLMigration``): the source tables are renamed aside (`OCDMIG_<table>`),
 /// then one `INSERT … SELECT` per destination entity reads the source row `S` and
 /// computes each destination column from it, and one per join table copies links.
 ///
@@ -10,6 +10,10 @@ import OpenCoreDataCore
 /// destination's position in the owner's ordered relationship) and `ipos` (the owner's
 /// position in the destination's ordered inverse), NULL where no order is kept. Links
 /// bind nothing, so their text also names them (the temporary table holding them).
+///
+/// SQLite's text is Core Data's; where PostgreSQL differs (a subquery in `FROM` needs a
+/// name, `INTEGER` is 32 bits, temporary tables live in `pg_temp`), the functions take
+/// the dialect.
 package enum SQLMigrationStatements {
     /// What source tables are renamed with while the destination's are made.
     package static let asidePrefix = "OCDMIG_"
@@ -22,8 +26,20 @@ package enum SQLMigrationStatements {
     /// Each entity number of `table`'s rows with how many rows have it (the data-loss
     /// check before a migration). The name is quoted: the schema may come from a model
     /// the store file itself holds.
-    package static func rowCountsByEntityNumber(in table: String) -> SQLFragment {
-        "SELECT Z_ENT, COUNT(*) FROM \(raw: SQLIdentifier.quoted(table)) GROUP BY Z_ENT"
+    package static func rowCountsByEntityNumber(in table: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        // PostgreSQL's tables were made with unquoted (folded) names, which a quoted name would miss.
+        let name = dialect == .sqlite ? SQLIdentifier.quoted(table) : table
+        return "SELECT Z_ENT, COUNT(*) FROM \(raw: name) GROUP BY Z_ENT"
+    }
+
+    /// Sets the index `name` of a table being set aside out of the way of the new
+    /// tables' indexes: SQLite drops it; PostgreSQL renames it (a primary key's index
+    /// cannot be dropped alone), and it goes with its table.
+    package static func setIndexAside(_ name: String, _ dialect: SQLDialect) -> SQLFragment {
+        switch dialect {
+        case .sqlite: SQLSchemaStatements.dropIndex(name)
+        case .postgreSQL: "ALTER INDEX \(raw: name) RENAME TO \(raw: aside(name))"
+        }
     }
 
     /// Copies the rows of the source entity numbered `sourceEntity` from the set-aside
@@ -48,7 +64,18 @@ package enum SQLMigrationStatements {
     package static let null: SQLFragment = "NULL"
 
     /// `value` as an integer (a value of another type becoming an integer attribute's).
-    package static func integer(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS INTEGER)" }
+    package static func integer(_ value: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        switch dialect {
+        case .sqlite: "CAST(\(value) AS INTEGER)"
+        // Truncated toward zero, as SQLite's cast of a real is; PostgreSQL's would round.
+        case .postgreSQL: "CAST(TRUNC(CAST(\(value) AS DOUBLE PRECISION)) AS BIGINT)"
+        }
+    }
+
+    /// `(links)` as a table of a `FROM` clause: PostgreSQL wants it named.
+    private static func from(_ links: SQLFragment, _ dialect: SQLDialect) -> SQLFragment {
+        dialect == .sqlite ? "(\(links))" : "(\(links)) AS L"
+    }
 
     /// `value`, or `fallback` where it is NULL.
     package static func coalesce(_ value: SQLFragment, _ fallback: SQLFragment) -> SQLFragment {
@@ -84,18 +111,20 @@ package enum SQLMigrationStatements {
     }
 
     /// The first destination `links` give the source row (in the owner's order).
-    package static func firstDestination(in links: SQLFragment) -> SQLFragment {
-        "(SELECT d FROM (\(links)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)"
+    package static func firstDestination(in links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        "(SELECT d FROM \(from(links, dialect)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)"
     }
 
     /// The source row's position among its first destination's owners, else its key.
-    package static func positionInInverse(in links: SQLFragment) -> SQLFragment {
-        "COALESCE((SELECT ipos FROM (\(links)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)"
+    package static func positionInInverse(in links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        "COALESCE((SELECT ipos FROM \(from(links, dialect)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)"
     }
 
     /// The first owner among `owners` that `links` give the source row as a destination.
-    package static func owner(in links: SQLFragment, among owners: SQLFragment) -> SQLFragment {
-        "(SELECT o FROM (\(links)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)"
+    package static func owner(
+        in links: SQLFragment, among owners: SQLFragment, _ dialect: SQLDialect = .sqlite
+    ) -> SQLFragment {
+        "(SELECT o FROM \(from(links, dialect)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)"
     }
 
     // MARK: Links
@@ -122,8 +151,8 @@ package enum SQLMigrationStatements {
     }
 
     /// `links` the other way round: the inverse relationship's links.
-    package static func flipped(_ links: SQLFragment) -> SQLFragment {
-        "SELECT d AS o, o AS d, ipos AS pos, pos AS ipos FROM (\(links))"
+    package static func flipped(_ links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        "SELECT d AS o, o AS d, ipos AS pos, pos AS ipos FROM \(from(links, dialect))"
     }
 
     /// All of `links`, one after the other.
@@ -136,22 +165,36 @@ package enum SQLMigrationStatements {
 
     /// Copies `links` into the temporary table `name`, indexed by both ends (a statement
     /// reading them once per row would otherwise scan them all each time).
-    package static func createLinkTable(_ name: String, links: SQLFragment) -> [SQLFragment] {
-        [
-            "CREATE TEMP TABLE \(raw: name) AS SELECT o, d, pos, ipos FROM (\(links))",
-            "CREATE INDEX temp.\(raw: name)_O ON \(raw: name) (o, pos)",
-            "CREATE INDEX temp.\(raw: name)_D ON \(raw: name) (d)",
-        ]
+    package static func createLinkTable(
+        _ name: String, links: SQLFragment, _ dialect: SQLDialect = .sqlite
+    ) -> [SQLFragment] {
+        switch dialect {
+        case .sqlite:
+            [
+                "CREATE TEMP TABLE \(raw: name) AS SELECT o, d, pos, ipos FROM (\(links))",
+                "CREATE INDEX temp.\(raw: name)_O ON \(raw: name) (o, pos)",
+                "CREATE INDEX temp.\(raw: name)_D ON \(raw: name) (d)",
+            ]
+        case .postgreSQL:
+            [
+                "CREATE TEMP TABLE \(raw: name) AS SELECT o, d, pos, ipos FROM \(from(links, dialect))",
+                "CREATE INDEX \(raw: name)_O ON pg_temp.\(raw: name) (o, pos)",
+                "CREATE INDEX \(raw: name)_D ON pg_temp.\(raw: name) (d)",
+            ]
+        }
     }
 
+    /// The temporary schema of `dialect`.
+    private static func temporary(_ dialect: SQLDialect) -> String { dialect == .sqlite ? "temp" : "pg_temp" }
+
     /// The links in the temporary table `name`.
-    package static func linkTable(_ name: String) -> SQLFragment {
-        "SELECT o, d, pos, ipos FROM temp.\(raw: name)"
+    package static func linkTable(_ name: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        "SELECT o, d, pos, ipos FROM \(raw: temporary(dialect)).\(raw: name)"
     }
 
     /// Drops the temporary table `name`.
-    package static func dropLinkTable(_ name: String) -> SQLFragment {
-        SQLSchemaStatements.dropTable("temp.\(name)")
+    package static func dropLinkTable(_ name: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+        SQLSchemaStatements.dropTable("\(temporary(dialect)).\(name)")
     }
 
     // MARK: Join tables
@@ -172,7 +215,7 @@ package enum SQLMigrationStatements {
     /// `join`'s `columns`; a pair already there stays.
     package static func copyJoinRows(
         into join: String, columns: [(name: String, value: JoinValue)], links: SQLFragment, owners: SQLFragment,
-        targets: SQLFragment
+        targets: SQLFragment, _ dialect: SQLDialect = .sqlite
     ) -> SQLFragment {
         let values = columns.map { column -> String in
             switch column.value {
@@ -182,8 +225,12 @@ package enum SQLMigrationStatements {
             case .inversePosition: "COALESCE(ipos, o)"
             }
         }
-        return
-            "INSERT OR IGNORE INTO \(raw: join) (\(raw: SQLList.of(columns.map(\.name)))) SELECT \(raw: SQLList.of(values)) FROM (\(links)) WHERE o IN (\(owners)) AND d IN (\(targets))"
+        let select: SQLFragment =
+            "SELECT \(raw: SQLList.of(values)) FROM \(from(links, dialect)) WHERE o IN (\(owners)) AND d IN (\(targets))"
+        return SQLFragment(
+            sql: dialect.insertIgnoringDuplicates(
+                into: join, columns: SQLList.of(columns.map(\.name)), values: select.sql),
+            arguments: select.arguments)
     }
 
     // MARK: Checks

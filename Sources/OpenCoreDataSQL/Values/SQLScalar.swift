@@ -21,6 +21,17 @@ package enum SQLScalar: Hashable, Sendable {
     /// Whether the value is SQL NULL.
     package var isNull: Bool { self == .null }
 
+    /// The value as messages show it: text quoted, bytes by their count.
+    package var sqlDescription: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): String(reflecting: value)
+        case .blob(let value): "\(value.count) bytes"
+        }
+    }
+
     /// The value as an integer: an integer, or a real with an integral value in range
     /// (as a key another program wrote as 3.0); `nil` for anything else.
     package var exactInteger: Int64? {

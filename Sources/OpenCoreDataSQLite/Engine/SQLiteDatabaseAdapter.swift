@@ -53,6 +53,11 @@ struct SQLiteDatabaseAdapter: SQLDatabase {
         try DirectBinding.step(statement, db)
     }
 
+    func message(of error: any Error) -> String {
+        guard let error = error as? DatabaseError else { return String(describing: error) }
+        return error.message ?? error.description
+    }
+
     /// A GRDB row read by position or name (GRDB's names ignore case).
     struct Row: SQLDatabaseRow {
         let row: GRDB.Row

@@ -137,14 +137,7 @@ extension SQLiteStore {
         entities: [NSEntityDescription], schema: SQLSchema, configuration: String?, url: URL?,
         allowingDataLoss: Bool
     ) throws -> [String: Any] {
-        do {
-            try sourceModel.validateForUse()
-        } catch let error as NSError {
-            throw CoreDataError.make(
-                NSMigrationError, "Can't migrate: the source model is not valid (\(error.localizedDescription))",
-                [NSUnderlyingErrorKey: error])
-        }
-        let sourceEntities = sourceModel.entities(forConfigurationName: configuration) ?? sourceModel.entities
+        let sourceEntities = try sourceModel.migrationSourceEntities(configuration: configuration)
         let sourceSchema = SQLSchema(entities: sourceEntities)
         do {
             try SQLiteSchemaCheck.verify(db, schema: sourceSchema, url: url)

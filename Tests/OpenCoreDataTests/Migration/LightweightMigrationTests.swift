@@ -46,6 +46,12 @@ import OpenCoreDataStoreTestSupport
         }
     }
 
+    /// Every store-level case, as the PostgreSQL engine runs them too.
+    @Test(arguments: MigrationBehaviour.allCases)
+    func onSQLite(_ behaviour: MigrationBehaviour) throws {
+        try behaviour.run(on: .sqlite)
+    }
+
     @Test func appleStoreMigratesToTheNextVersionWithItsData() throws {
         let url = try moodyStore()
         let before = try moods(at: url, identifierKey: "remoteIdentifier", model: try version("Moody"))

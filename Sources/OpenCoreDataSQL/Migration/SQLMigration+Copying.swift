@@ -1,10 +1,9 @@
+import Foundation
 import OpenCoreDataCore
-import OpenCoreDataSQL
-internal import GRDB
 
-extension SQLiteMigration {
+extension SQLMigration {
     /// What a destination column holds.
-    enum ColumnRole {
+    package enum ColumnRole {
         case attribute(NSAttributeDescription)
         /// One leaf element's column of a composite attribute.
         case compositeElement(NSCompositeAttributeDescription, SQLSchema.CompositeColumn)
@@ -23,37 +22,41 @@ extension SQLiteMigration {
     /// column, or the inverse's foreign key), the destination reads the same four
     /// columns, so a to-one may become a to-many, a to-many a many-to-many, an unordered
     /// relationship an ordered one, and back.
-    struct Links {
+    package struct Links {
         /// The query (`SQLMigrationStatements`); it binds nothing, so its text names it.
         let query: SQLFragment
         /// The source entities whose keys `o` and `d` are.
         let owner: NSEntityDescription
         let target: NSEntityDescription
 
-        var flipped: Links {
-            Links(query: SQLMigrationStatements.flipped(query), owner: target, target: owner)
+        /// The links the other way round, in `dialect`.
+        func flipped(_ dialect: SQLDialect) -> Links {
+            Links(query: SQLMigrationStatements.flipped(query, dialect), owner: target, target: owner)
         }
     }
 
     /// Copies rows and links into the destination tables (rows keep their primary keys).
     struct Run {
-        let migration: SQLiteMigration
+        let migration: SQLMigration
         /// Temporary tables of links read once per row (see ``indexed(_:)``), by query.
         private let linkTables = LinkTables()
 
         private var db: Database { migration.db }
         private var source: SQLSchema { migration.source }
         private var destination: SQLSchema { migration.destination }
+        private var dialect: SQLDialect { migration.destination.dialect }
 
         /// Runs one statement; a failure (a NULL in a required column, a duplicate under a
         /// new uniqueness constraint) names the entity mapping it belongs to.
         func execute(_ statement: SQLFragment, mapping: String?) throws {
             do {
                 try db.execute(statement)
-            } catch let error as DatabaseError {
+            } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+                throw error
+            } catch {
                 let place = mapping.map { " in entity mapping '\($0)'" } ?? ""
                 throw CoreDataError.make(
-                    NSMigrationError, "The migration failed\(place): \(error.message ?? error.description)",
+                    NSMigrationError, "The migration failed\(place): \(db.message(of: error))",
                     [NSUnderlyingErrorKey: error as NSError])
             }
         }
@@ -150,14 +153,14 @@ extension SQLiteMigration {
                     } ?? key
                 }
                 guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
-                return SQLMigrationStatements.positionInInverse(in: links.query)
+                return SQLMigrationStatements.positionInInverse(in: links.query, dialect)
             case .owner(let relationship):
                 guard let owner = relationship.entity as NSEntityDescription?,
                     let target = relationship.destinationEntity,
                     entity.isKindOf(entity: target), let links = try links(into: relationship, of: owner).map(indexed),
                     let owners = try rows(of: links.owner, becoming: owner)
                 else { return nil }
-                return SQLMigrationStatements.owner(in: links.query, among: owners)
+                return SQLMigrationStatements.owner(in: links.query, among: owners, dialect)
             }
         }
 
@@ -177,7 +180,7 @@ extension SQLiteMigration {
             ]
             var expression = SQLMigrationStatements.source(column)
             if integers.contains(attribute.attributeType), !integers.contains(match.attributeType) {
-                expression = SQLMigrationStatements.integer(expression)
+                expression = SQLMigrationStatements.integer(expression, dialect)
             }
             if !attribute.isOptional, let fallback {
                 return SQLMigrationStatements.coalesce(expression, SQLMigrationStatements.constant(fallback))
@@ -215,7 +218,7 @@ extension SQLiteMigration {
             ]
             var expression = SQLMigrationStatements.source(sourceColumn.name)
             if integers.contains(column.element.attributeType), !integers.contains(sourceColumn.element.attributeType) {
-                expression = SQLMigrationStatements.integer(expression)
+                expression = SQLMigrationStatements.integer(expression, dialect)
             }
             if !column.element.isOptional, let fallback {
                 let filled = SQLMigrationStatements.coalesce(expression, fallback)
@@ -253,7 +256,7 @@ extension SQLiteMigration {
                 return (SQLMigrationStatements.source(column), target)
             }
             guard let links = try links(into: relationship, of: entity).map(indexed) else { return nil }
-            return (SQLMigrationStatements.firstDestination(in: links.query), links.target)
+            return (SQLMigrationStatements.firstDestination(in: links.query, dialect), links.target)
         }
 
         /// `column` (`Z_PK` or `Z_ENT`) of the source row `key` names, when that row becomes
@@ -304,25 +307,28 @@ extension SQLiteMigration {
                 name = known
             } else {
                 name = SQLMigrationStatements.linkTableName(linkTables.names.count)
-                for statement in SQLMigrationStatements.createLinkTable(name, links: links.query) {
+                for statement in SQLMigrationStatements.createLinkTable(name, links: links.query, dialect) {
                     try db.execute(statement)
                 }
                 linkTables.names[links.query.sql] = name
             }
-            return Links(query: SQLMigrationStatements.linkTable(name), owner: links.owner, target: links.target)
+            return Links(
+                query: SQLMigrationStatements.linkTable(name, dialect), owner: links.owner, target: links.target)
         }
 
         /// Drops the temporary link tables (they would outlive the migration on the
         /// store's connection).
         func dropLinkTables() throws {
-            for name in linkTables.names.values { try db.execute(SQLMigrationStatements.dropLinkTable(name)) }
+            for name in linkTables.names.values {
+                try db.execute(SQLMigrationStatements.dropLinkTable(name, dialect))
+            }
             linkTables.names = [:]
         }
 
         private func links(into relationship: NSRelationshipDescription, of entity: NSEntityDescription) -> Links? {
             if let links = combinedLinks(of: relationship, from: entity) { return links }
             guard let inverse = relationship.inverseRelationship, let inverseOwner = inverse.entity else { return nil }
-            return combinedLinks(of: inverse, from: inverseOwner)?.flipped
+            return combinedLinks(of: inverse, from: inverseOwner)?.flipped(dialect)
         }
 
         /// The links of the source relationships `relationship` of `entity` comes from: the
@@ -356,7 +362,8 @@ extension SQLiteMigration {
         /// stored outside, a value is `0x01`+bytes inline or `0x02`+a file name, so bytes
         /// gain the inline marker, and lose it (or are read back from their file).
         func convertExternalStorage() throws {
-            let files = ExternalBinaryStorage(url: migration.url)
+            // An engine keeping every value in its row stores them alike either way.
+            guard let externalValue = migration.externalValue else { return }
             for entity in destination.entities {
                 let table = try destination.table(for: entity)
                 for attribute in entity.attributesByName.values where attribute.entity === entity {
@@ -365,12 +372,17 @@ extension SQLiteMigration {
                         let column = destination.column(for: attribute)
                     else { continue }
                     let read = SQLExternalDataStatements.values([column], table: table.name)
-                    for key in try Int64.fetchAll(
-                        db, SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity))
+                    for key in try db.integers(
+                        SQLExternalDataStatements.keysWithValues(column, table: table.name, entity: entity))
                     {
-                        guard let stored = try Data.fetchOne(db, read.binding([key.sqlScalar])) else { continue }
+                        var stored: Data?
+                        try db.forEachRow(read.binding([key.sqlScalar])) { row in
+                            if case .blob(let data) = row[0] { stored = data }
+                        }
+                        guard let stored else { continue }
                         let converted =
-                            attribute.allowsExternalBinaryDataStorage ? Data([0x01]) + stored : try files.read(stored)
+                            attribute.allowsExternalBinaryDataStorage
+                            ? Data([0x01]) + stored : try externalValue(stored)
                         try db.execute(
                             SQLExternalDataStatements.setValue(
                                 converted.sqlScalar, column: column, table: table.name, key: key))
@@ -392,8 +404,8 @@ extension SQLiteMigration {
                         continue
                     }
                     guard let column = destination.column(for: attribute),
-                        let missing = try Int.fetchOne(
-                            db, SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)),
+                        let missing = try db.integer(
+                            SQLMigrationStatements.countMissing(column, table: table.name, entity: entity)),
                         missing > 0
                     else { continue }
                     throw CoreDataError.make(
@@ -417,8 +429,8 @@ extension SQLiteMigration {
                     current = element as? NSCompositeAttributeDescription
                 }
                 guard required,
-                    let missing = try Int.fetchOne(
-                        db, SQLMigrationStatements.countMissing(column.name, table: table, entity: entity)), missing > 0
+                    let missing = try db.integer(
+                        SQLMigrationStatements.countMissing(column.name, table: table, entity: entity)), missing > 0
                 else { continue }
                 let key = ([composite.name] + column.path).joined(separator: ".")
                 throw CoreDataError.make(
@@ -441,11 +453,13 @@ extension SQLiteMigration {
                 for constraint in entity.uniquenessConstraints {
                     let names = NSEntityDescription.propertyNames(inConstraint: constraint)
                     let columns = names.compactMap { entity.propertiesByName[$0].flatMap(destination.column(for:)) }
-                    guard !columns.isEmpty, columns.count == names.count,
-                        let row = try Row.fetchOne(
-                            db, SQLMigrationStatements.duplicate(columns, table: table.name, entity: entity))
-                    else { continue }
-                    let values = row.databaseValues.map(\.description).joined(separator: ", ")
+                    guard !columns.isEmpty, columns.count == names.count else { continue }
+                    var duplicate: [SQLScalar]?
+                    try db.forEachRow(SQLMigrationStatements.duplicate(columns, table: table.name, entity: entity)) {
+                        row in duplicate = (0..<row.count).map { row[$0] }
+                    }
+                    guard let duplicate else { continue }
+                    let values = duplicate.map(\.sqlDescription).joined(separator: ", ")
                     throw CoreDataError.make(
                         NSMigrationConstraintViolationError,
                         "Constraint violation during the migration (entity mapping '\(migration.entityMapping(for: entity)?.name ?? entity.name ?? "?")'): more than one '\(entity.name ?? "?")' has \(names.joined(separator: ", ")) = \(values)"
@@ -479,7 +493,8 @@ extension SQLiteMigration {
                     else { continue }
                     try execute(
                         SQLMigrationStatements.copyJoinRows(
-                            into: join.name, columns: values, links: links.query, owners: owners, targets: targets),
+                            into: join.name, columns: values, links: links.query, owners: owners, targets: targets,
+                            dialect),
                         mapping: migration.entityMapping(for: entity)?.name)
                 }
             }
@@ -487,7 +502,7 @@ extension SQLiteMigration {
     }
 
     /// The links of a source relationship, from however the source stored it.
-    func links(of relationship: NSRelationshipDescription) -> Links? {
+    package func links(of relationship: NSRelationshipDescription) -> Links? {
         guard let owner = relationship.entity, let target = relationship.destinationEntity,
             let ownerTable = try? source.table(for: owner), let targetTable = try? source.table(for: target)
         else { return nil }
@@ -511,7 +526,7 @@ extension SQLiteMigration {
                 owner: owner, target: target)
         case .inverseKey(let inverse, _, _):
             // Stored by its inverse's key: the inverse's links, the other way round.
-            return links(of: inverse)?.flipped
+            return links(of: inverse)?.flipped(destination.dialect)
         case nil:
             return nil
         }

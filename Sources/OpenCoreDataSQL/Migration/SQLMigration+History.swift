@@ -1,15 +1,14 @@
+import Foundation
 import OpenCoreDataCore
-import OpenCoreDataSQL
-internal import GRDB
 
 /// Persistent history recorded before a migration stays readable after it: its rows
 /// name entities by number, the properties an update changed by slot, and the values a
 /// deletion kept by column; all three follow the destination model.
-extension SQLiteMigration {
+extension SQLMigration {
     func migrateHistory() throws {
         guard try db.tableExists("ACHANGE") else { return }
         let (before, after) = (SQLHistory(schema: source), SQLHistory(schema: destination))
-        try after.install(SQLiteDatabaseAdapter(db))
+        try after.install(db)
         for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
             guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else {
                 continue
@@ -38,16 +37,19 @@ extension SQLiteMigration {
         return moves
     }
 
-    /// An update records the slots it changed as bits; the bits move with the slots.
+    /// An update records the properties it changed as bits (by history's order of the
+    /// entity's properties); the bits move with the properties.
     private func remapUpdatedProperties(
         number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription
     ) throws {
-        let oldSlots = sourceEntity.facts.slots
-        let moves = newPositions(of: oldSlots, in: entity.facts.slots, of: entity)
+        let oldSlots = SQLHistory.order(of: sourceEntity)
+        let moves = newPositions(of: oldSlots, in: SQLHistory.order(of: entity), of: entity)
         guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
-        let rows = try Row.fetchAll(db, SQLHistoryStatements.updatedColumns(ofEntity: number))
-        for row in rows {
-            guard let key = row.storedInteger(at: 0), let bits = Data.fromDatabaseValue(row[1]) else { continue }
+        var rows: [(key: Int64, bits: Data)] = []
+        try db.forEachRow(SQLHistoryStatements.updatedColumns(ofEntity: number)) { row in
+            if let key = row[0].exactInteger, case .blob(let bits) = row[1] { rows.append((key, bits)) }
+        }
+        for (key, bits) in rows {
             let slots = SQLHistory.slots(inColumnBits: bits.prefix((oldSlots.count + 7) / 8)).compactMap {
                 moves[$0]
             }
@@ -65,16 +67,18 @@ extension SQLiteMigration {
         guard !old.isEmpty,
             moves.count != old.count || moves.contains(where: { $0.key != $0.value }) || new.count != old.count
         else { return }
-        let rows = try Row.fetchAll(
-            db,
+        var rows: [(key: Int64, values: [SQLScalar])] = []
+        try db.forEachRow(
             SQLHistoryStatements.tombstones(
-                old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue))
-        for row in rows {
-            guard let key = Int64.fromDatabaseValue(row[0]) else { continue }
+                old.count, ofEntity: number, deleteType: NSPersistentHistoryChangeType.delete.rawValue)
+        ) { row in
+            guard let key = row[0].exactInteger else { return }
             var values = [SQLScalar](repeating: .null, count: max(old.count, new.count))
-            for (oldIndex, newIndex) in moves { values[newIndex] = SQLScalar(row[oldIndex + 1] as DatabaseValue) }
-            try db.execute(SQLHistoryStatements.setTombstones(values, key: key))
+            // Moved as stored: PostgreSQL's tagged text reads back the same in any column.
+            for (oldIndex, newIndex) in moves { values[newIndex] = row[oldIndex + 1] }
+            rows.append((key, values))
         }
+        for (key, values) in rows { try db.execute(SQLHistoryStatements.setTombstones(values, key: key)) }
     }
 
     /// History rows name entities by number; they follow the renumbering.

@@ -1,22 +1,21 @@
 import OpenCoreDataCore
-import OpenCoreDataSQL
-internal import GRDB
 
-extension SQLiteMigration {
+extension SQLMigration {
     /// The rows of the store open on `db` by entity of `schema` (own rows, not
     /// subentities'), and the rows of its tables whose `Z_ENT` is no entity stored there.
     /// A table of the schema missing from the database counts no rows.
-    static func rowCounts(_ db: Database, schema: SQLSchema) throws -> StoreRowCounts {
+    package static func rowCounts(_ db: Database, schema: SQLSchema) throws -> StoreRowCounts {
         var counts = StoreRowCounts()
         for table in schema.tables {
             guard try db.tableExists(table.name) else { continue }
             let entities = Dictionary(
                 table.root.facts.selfAndDescendants.map { ($0.facts.entityNumber, $0) },
                 uniquingKeysWith: { first, _ in first })
-            for row in try Row.fetchAll(db, SQLMigrationStatements.rowCountsByEntityNumber(in: table.name)) {
-                // Read as database values: a damaged row must not trap a typed read.
-                let number = Int.fromDatabaseValue(row[0] as DatabaseValue)
-                let rows = Int.fromDatabaseValue(row[1] as DatabaseValue) ?? 0
+            var found: [(number: Int?, rows: Int)] = []
+            try db.forEachRow(SQLMigrationStatements.rowCountsByEntityNumber(in: table.name, schema.dialect)) { row in
+                found.append((row[0].exactInteger.map { Int(truncatingIfNeeded: $0) }, Int(row[1].exactInteger ?? 0)))
+            }
+            for (number, rows) in found {
                 if let number, let name = entities[number]?.name {
                     counts.rowsByEntityName[name, default: 0] += rows
                 } else {
@@ -34,6 +33,6 @@ extension SQLiteMigration {
         guard !allowsDataLoss else { return }
         try MigrationDataLoss.check(
             try Self.rowCounts(db, schema: source), keeps: { MigrationDataLoss.accountsFor($0, in: mapping) },
-            store: url?.path ?? "in memory", inferred: mapping.isInferred)
+            store: storeName, inferred: mapping.isInferred)
     }
 }

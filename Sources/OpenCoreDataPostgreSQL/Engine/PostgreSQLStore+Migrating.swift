@@ -1,0 +1,71 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQL
+
+/// Lightweight migration of a PostgreSQL store as it opens: with
+/// `NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`,
+/// a store made with another version of the model (found by its version hashes) is
+/// migrated by ``SQLMigration`` in the opening transaction. PostgreSQL's DDL is
+/// transactional: a migration that fails leaves the old tables, rows and metadata whole,
+/// and openers on other hosts wait on the store's lock, then find it migrated.
+extension PostgreSQLStore {
+    /// The metadata of a store whose model is not `model`: migrated to it when the options
+    /// ask for an inferred migration and the model that made the store is found.
+    ///
+    /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` when it cannot migrate, or
+    ///   the migration's error (`NSMigrationError`, a data-loss refusal, a constraint violation).
+    static func migrated(
+        _ connection: PostgreSQLConnection, metadata: [String: Any], to model: NSManagedObjectModel,
+        entities: [NSEntityDescription], schema: SQLSchema, configuration: String?, options: [AnyHashable: Any]?,
+        url: URL, settings: PostgreSQLConnectionSettings
+    ) throws -> [String: Any] {
+        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        guard SourceModelSearch.infersMigration(options), !readOnly,
+            let found = SourceModelSearch.sourceModel(
+                for: metadata, destination: model, configuration: configuration,
+                cachedModel: { try? cachedModel(connection, url: url) })
+        else {
+            let migrationAsked = NSPersistentStore.isSet(options?[NSMigratePersistentStoresAutomaticallyOption])
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleVersionHashError,
+                "The model used to open the store is incompatible with the one used to create the store"
+                    + (migrationAsked
+                        ? " (PostgreSQL stores migrate with an inferred mapping, when the model that made the store is found: set NSInferMappingModelAutomaticallyOption and keep that model version or the store's cached model)"
+                        : ""),
+                [NSFilePathErrorKey: settings.displayURL, "metadata": metadata])
+        }
+        let sourceEntities = try found.model.migrationSourceEntities(configuration: configuration)
+        let sourceSchema = SQLSchema(entities: sourceEntities, dialect: .postgreSQL)
+        let database = PostgreSQLDatabaseAdapter(connection: connection)
+        for table in sourceSchema.tables.map(\.name) + sourceSchema.joinTables.map(\.name)
+        where try !database.tableExists(table) {
+            throw CoreDataError.make(
+                NSMigrationError,
+                "Can't migrate the store at \(settings.displayURL): its tables are not those of the model version its metadata names (no table \(table))"
+            )
+        }
+        let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
+        try SQLMigration(
+            db: database, source: sourceSchema, destination: schema, mapping: mapping, storeName: settings.displayURL,
+            externalValue: nil, allowsDataLoss: MigrationDataLoss.isAllowed(by: options)
+        ).run()
+        // Keys keep coming from one sequence per table: new tables get theirs, past every kept key.
+        let kept = Set(schema.tables.map(\.name))
+        for table in sourceSchema.tables.map(\.name) where !kept.contains(table) {
+            try connection.run(
+                PostgreSQLStatements.drop(kind: "SEQUENCE", name: PostgreSQLStatements.sequence(of: table)))
+        }
+        for table in schema.tables {
+            try connection.run(PostgreSQLStatements.createSequence(of: table.name, ifMissing: true))
+            try connection.run(PostgreSQLStatements.advanceSequencePastKeys(of: table.name))
+        }
+        var migrated = metadata
+        for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { migrated[key] = value }
+        try connection.run(SQLMetadataStatements.update(plist: try SQLStoreMetadata.propertyList(migrated)))
+        // The migration emptied the cache of the old version; the new one takes its place.
+        if let content = SQLModelCache.content(of: model) {
+            try connection.run(SQLMetadataStatements.insertModelCache(content))
+        }
+        return migrated
+    }
+}

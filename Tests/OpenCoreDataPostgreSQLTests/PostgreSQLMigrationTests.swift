@@ -1,0 +1,74 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataPostgreSQL
+import OpenCoreDataStoreTestSupport
+import OpenCoreDataTestSupport
+import Synchronization
+import Testing
+
+/// Lightweight migration on PostgreSQL: the store-level suite SQLite runs, then what only a
+/// shared database brings: servers opening the store at once (one migrates, the others
+/// find it migrated), and the transactional DDL that leaves a failed migration no trace.
+@Suite(
+    .enabled(
+        if: PostgreSQLTestServer.testsAreEnabled,
+        "PostgreSQL server binaries not found (install postgresql, or set OPENCOREDATA_POSTGRES_URL)"))
+struct PostgreSQLMigrationTests {
+    static let engine = StoreUnderTest(type: NSPostgreSQLStoreType) { _ in try PostgreSQLTestServer.makeDatabase() }
+
+    @Test(arguments: MigrationBehaviour.allCases)
+    func onPostgreSQL(_ behaviour: MigrationBehaviour) throws {
+        try behaviour.run(on: Self.engine)
+    }
+
+    /// The tables of the store's schema, sorted.
+    private func tables(_ url: URL) throws -> [String] {
+        let result = try PostgreSQLConnection(url: url).execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+        return (0..<result.rowCount).compactMap { result.text($0, 0) }
+    }
+
+    @Test func aFailedMigrationLeavesNoTableBehind() throws {
+        let url = try Self.engine.location()
+        let old = try Self.engine.context(url, model: MigrationBehaviour.library(), options: [:])
+        try old.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Author", into: old).setValue("Colette", forKey: "name")
+            try old.save()
+        }
+        let before = try tables(url)
+        #expect(throws: NSError.self) {
+            _ = try Self.engine.context(
+                url, model: MigrationBehaviour.library([.bornRequired, .nicknameAndShelf]),
+                options: MigrationBehaviour.migrating)
+        }
+        #expect(try tables(url) == before)
+        #expect(!before.contains("zshelf"))
+    }
+
+    @Test func serversOpeningTogetherMigrateOnce() throws {
+        let url = try Self.engine.location()
+        let old = try Self.engine.context(url, model: MigrationBehaviour.library(), options: [:])
+        try old.performAndWait {
+            for name in ["Zola", "Colette", "Proust"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Author", into: old).setValue(name, forKey: "name")
+            }
+            try old.save()
+        }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            do {
+                let context = try Self.engine.context(
+                    url, model: MigrationBehaviour.library([.nicknameAndShelf]), options: MigrationBehaviour.migrating)
+                let count = try context.performAndWait {
+                    try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author"))
+                }
+                if count != 3 { failures.withLock { $0.append("counted \(count)") } }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(try tables(url).contains("zshelf"))
+        #expect(!(try tables(url)).contains { $0.hasPrefix("ocdmig_") })
+    }
+}
