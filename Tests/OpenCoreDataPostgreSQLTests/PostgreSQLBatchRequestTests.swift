@@ -50,6 +50,35 @@ struct PostgreSQLBatchRequestTests {
         }
     }
 
+    /// A batch update computing from a row another writer is changing waits for that
+    /// writer, then computes from what it committed: nothing it wrote is lost.
+    @Test func aBatchUpdateComputesFromWhatAConcurrentWriterCommitted() throws {
+        let url = try Self.engine.location()
+        let context = try Self.engine.context(url, model: BatchRequestBehaviour.model(), options: nil)
+        try context.performAndWait {
+            let rex = NSEntityDescription.insertNewObject(forEntityName: "Animal", into: context)
+            rex.setValue("Rex", forKey: "name")
+            rex.setValue(Int64(1), forKey: "age")
+            try context.save()
+        }
+        let admin = try PostgreSQLConnection(url: url)
+        try admin.execute("BEGIN")
+        try admin.execute("UPDATE ZANIMAL SET ZAGE = ZAGE + 100, Z_OPT = Z_OPT + 1")
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: (any Error)?
+        context.perform {
+            let update = NSBatchUpdateRequest(entityName: "Animal")
+            update.propertiesToUpdate = ["age": NSExpression(format: "age + 1")]
+            do { _ = try context.execute(update) } catch { failure = error }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 0.5) == .timedOut)
+        try admin.execute("COMMIT")
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(failure == nil)
+        #expect(try admin.execute("SELECT ZAGE FROM ZANIMAL").integer(0, 0) == 102)
+    }
+
     @Test func anotherServerHearsABatchChange() throws {
         let url = try Self.engine.location()
         let model = BatchRequestBehaviour.model()

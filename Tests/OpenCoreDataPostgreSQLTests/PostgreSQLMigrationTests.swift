@@ -45,6 +45,26 @@ struct PostgreSQLMigrationTests {
         #expect(!before.contains("zshelf"))
     }
 
+    /// A table whose set-aside name would pass PostgreSQL's 63 bytes is refused by name,
+    /// not cut into another table's name.
+    @Test func aTableNameTooLongToSetAsideIsRefusedByName() throws {
+        let name = "Observation" + String(repeating: "Detail", count: 8)
+        func model(extra: Bool) -> NSManagedObjectModel {
+            let entity = ModelBuilder.entity(name, className: "NSManagedObject")
+            entity.properties =
+                [ModelBuilder.attribute("value", .doubleAttributeType)]
+                + (extra ? [ModelBuilder.attribute("unit", .stringAttributeType)] : [])
+            return ModelBuilder.model(entity)
+        }
+        let url = try Self.engine.location()
+        _ = try Self.engine.context(url, model: model(extra: false), options: [:])
+        let error = try #require(throws: NSError.self) {
+            _ = try Self.engine.context(url, model: model(extra: true), options: MigrationBehaviour.migrating)
+        }
+        #expect(error.code == NSMigrationError)
+        #expect(error.localizedDescription.contains("too long"), "\(error.localizedDescription)")
+    }
+
     @Test func serversOpeningTogetherMigrateOnce() throws {
         let url = try Self.engine.location()
         let old = try Self.engine.context(url, model: MigrationBehaviour.library(), options: [:])

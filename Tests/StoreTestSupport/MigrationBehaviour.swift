@@ -12,6 +12,7 @@ public enum MigrationBehaviour: String, CaseIterable, Sendable {
     case addedAttributesAndEntitiesKeepEveryObject
     case renamedEntitiesAndAttributesCarryTheirValues
     case aToOneBecomingAManyToManyKeepsItsLinks
+    case aToOneBecomingAnOrderedManyToManyKeepsItsLinksInKeyOrder
     case aFailingMigrationLeavesTheStoreAsItWas
     case droppingRowsIsRefusedUnlessAllowed
     case historyRecordedBeforeFollowsTheMigration
@@ -23,6 +24,7 @@ public enum MigrationBehaviour: String, CaseIterable, Sendable {
         case .addedAttributesAndEntitiesKeepEveryObject: try suite.addedAttributesAndEntities()
         case .renamedEntitiesAndAttributesCarryTheirValues: try suite.renamedEntitiesAndAttributes()
         case .aToOneBecomingAManyToManyKeepsItsLinks: try suite.toOneBecomesManyToMany()
+        case .aToOneBecomingAnOrderedManyToManyKeepsItsLinksInKeyOrder: try suite.toOneBecomesOrderedManyToMany()
         case .aFailingMigrationLeavesTheStoreAsItWas: try suite.failingMigrationChangesNothing()
         case .droppingRowsIsRefusedUnlessAllowed: try suite.droppingRowsIsRefused()
         case .historyRecordedBeforeFollowsTheMigration: try suite.historyFollowsTheMigration()
@@ -45,6 +47,8 @@ public enum MigrationBehaviour: String, CaseIterable, Sendable {
         case renames
         /// Book's to-one `author` becomes a many-to-many `authors` ⟷ `books`.
         case manyToMany
+        /// As `manyToMany`, with Author's `books` ordered.
+        case orderedManyToMany
         /// Author's `born` becomes required, without a default.
         case bornRequired
         /// Tag is gone.
@@ -58,9 +62,10 @@ public enum MigrationBehaviour: String, CaseIterable, Sendable {
         if changes.contains(.renames) { author.renamingIdentifier = "Author" }
         let book = ModelBuilder.entity("Book", className: "NSManagedObject")
         let tag = ModelBuilder.entity("Tag", className: "NSManagedObject")
-        let toMany = changes.contains(.manyToMany)
+        let toMany = changes.contains(.manyToMany) || changes.contains(.orderedManyToMany)
         let (books, bookAuthor) = ModelBuilder.pair(
-            "books", from: author, toMany: true, toMany ? "authors" : "author", to: book, toMany: toMany)
+            "books", from: author, toMany: true, toMany ? "authors" : "author", to: book, toMany: toMany,
+            ordered: changes.contains(.orderedManyToMany))
         let name = ModelBuilder.attribute(changes.contains(.renames) ? "fullName" : "name", .stringAttributeType)
         if changes.contains(.renames) { name.renamingIdentifier = "name" }
         author.properties = [
@@ -127,9 +132,7 @@ extension MigrationBehaviour {
         ) throws
             -> [NSManagedObject]
         {
-            let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-            request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
-            return try context.fetch(request)
+            try context.fetchAll(entity, sortedBy: key)
         }
 
         func addedAttributesAndEntities() throws {
@@ -164,6 +167,16 @@ extension MigrationBehaviour {
 
         func renamedEntitiesAndAttributes() throws {
             try seed()
+            // The last author ever saved is deleted: its key is never handed out again.
+            let old = try open(MigrationBehaviour.library(), options: [:])
+            let deletedKey = try old.performAndWait { () throws -> Int in
+                let doomed = NSEntityDescription.insertNewObject(forEntityName: "Author", into: old)
+                doomed.setValue("Doomed", forKey: "name")
+                try old.save()
+                old.delete(doomed)
+                try old.save()
+                return Self.key(doomed.objectID)
+            }
             let model = MigrationBehaviour.library([.renames])
             let context = try open(model)
             try context.performAndWait {
@@ -173,7 +186,16 @@ extension MigrationBehaviour {
                 #expect(
                     books.map { ($0.value(forKey: "author") as? NSManagedObject)?.value(forKey: "fullName") as? String }
                         == ["Zola", "Zola"])
+                let added = NSEntityDescription.insertNewObject(forEntityName: "Writer", into: context)
+                added.setValue("Maupassant", forKey: "fullName")
+                try context.save()
+                #expect(Self.key(added.objectID) > deletedKey)
             }
+        }
+
+        /// The primary key an object ID's URI names (`…/Entity/p<key>`).
+        static func key(_ id: NSManagedObjectID) -> Int {
+            Int(id.uriRepresentation().lastPathComponent.dropFirst()) ?? -1
         }
 
         func toOneBecomesManyToMany() throws {
@@ -188,6 +210,22 @@ extension MigrationBehaviour {
                 #expect(names == ["Zola"])
                 let zola = try #require(try fetch("Author", sortedBy: "name", in: context).last)
                 #expect((zola.value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
+            }
+        }
+
+        func toOneBecomesOrderedManyToMany() throws {
+            try seed()
+            let context = try open(MigrationBehaviour.library([.orderedManyToMany]))
+            try context.performAndWait {
+                let zola = try #require(try fetch("Author", sortedBy: "name", in: context).last)
+                let books = try #require(zola.value(forKey: "books") as? NSOrderedSet)
+                // No order was kept: the books come in the order of their keys (saved in that order).
+                #expect(
+                    books.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String } == [
+                        "Germinal", "Nana",
+                    ])
+                let nana = try #require(try fetch("Book", sortedBy: "title", in: context).last)
+                #expect((nana.value(forKey: "authors") as? Set<NSManagedObject>)?.count == 1)
             }
         }
 

@@ -41,3 +41,12 @@ public struct StoreUnderTest: Sendable, CustomStringConvertible {
 
     public var description: String { type }
 }
+
+extension NSManagedObjectContext {
+    /// Every `entity` object, sorted by `key` ascending (on the context's queue: the caller's).
+    public func fetchAll(_ entity: String, sortedBy key: String) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
+        return try fetch(request)
+    }
+}

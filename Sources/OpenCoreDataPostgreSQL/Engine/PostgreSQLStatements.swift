@@ -46,11 +46,17 @@ enum PostgreSQLStatements {
         "CREATE SEQUENCE \(raw: ifMissing ? "IF NOT EXISTS " : "")\(raw: sequence(of: table))"
     }
 
-    /// Moves the key sequence of `table` past the largest key in it (never back).
-    static func advanceSequencePastKeys(of table: String) -> SQLFragment {
+    /// The last key the sequence of `table` handed out (or would start after).
+    static func lastKey(of table: String) -> SQLFragment {
+        "SELECT last_value FROM \(raw: sequence(of: table))"
+    }
+
+    /// Moves the key sequence of `table` past the largest key in it and past `handedOut`
+    /// (keys of deleted rows are never handed out again), never back.
+    static func advanceSequencePastKeys(of table: String, handedOut: Int64) -> SQLFragment {
         let sequence = sequence(of: table)
         return
-            "SELECT setval('\(raw: sequence)', GREATEST((SELECT COALESCE(MAX(Z_PK), 0) FROM \(raw: table)), (SELECT last_value FROM \(raw: sequence)), 1))"
+            "SELECT setval('\(raw: sequence)', GREATEST((SELECT COALESCE(MAX(Z_PK), 0) FROM \(raw: table)), (SELECT last_value FROM \(raw: sequence)), \(.bind(handedOut.sqlScalar)), 1))"
     }
 
     /// `count` new keys of `table`, from its sequence.

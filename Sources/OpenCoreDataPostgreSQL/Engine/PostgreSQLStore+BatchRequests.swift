@@ -35,6 +35,8 @@ final class PostgreSQLBatchEngine: SQLBatchEngine {
 
     init(store: PostgreSQLStore) { self.store = store }
 
+    var writersRunAtOnce: Bool { true }
+
     var usesExternalFiles: Bool { false }
 
     func encode(_ value: Any?, _ attribute: NSAttributeDescription) throws -> SQLScalar {

@@ -45,19 +45,27 @@ extension PostgreSQLStore {
             )
         }
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
-        try SQLMigration(
+        let migration = SQLMigration(
             db: database, source: sourceSchema, destination: schema, mapping: mapping, storeName: settings.displayURL,
-            externalValue: nil, allowsDataLoss: MigrationDataLoss.isAllowed(by: options)
-        ).run()
-        // Keys keep coming from one sequence per table: new tables get theirs, past every kept key.
+            externalValue: nil, allowsDataLoss: MigrationDataLoss.isAllowed(by: options))
+        // The last key each source table's sequence handed out, deleted rows' included.
+        var handedOut: [String: Int64] = [:]
+        for table in sourceSchema.tables.map(\.name) {
+            handedOut[table] = try connection.run(PostgreSQLStatements.lastKey(of: table)).integer(0, 0) ?? 0
+        }
+        try migration.run()
+        // Keys keep coming from one sequence per table: each moves past the kept keys and
+        // every key the tables its rows came from handed out (a renamed entity's table too).
         let kept = Set(schema.tables.map(\.name))
         for table in sourceSchema.tables.map(\.name) where !kept.contains(table) {
             try connection.run(
                 PostgreSQLStatements.drop(kind: "SEQUENCE", name: PostgreSQLStatements.sequence(of: table)))
         }
         for table in schema.tables {
+            let sources = table.root.facts.selfAndDescendants.compactMap(migration.sourceEntity(for:))
+            let carried = try sources.map { handedOut[try sourceSchema.table(for: $0).name] ?? 0 }.max() ?? 0
             try connection.run(PostgreSQLStatements.createSequence(of: table.name, ifMissing: true))
-            try connection.run(PostgreSQLStatements.advanceSequencePastKeys(of: table.name))
+            try connection.run(PostgreSQLStatements.advanceSequencePastKeys(of: table.name, handedOut: carried))
         }
         var migrated = metadata
         for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { migrated[key] = value }

@@ -5,6 +5,11 @@ import OpenCoreDataCore
 /// ``SQLBatchRequests`` runs the request's algorithm and asks it; an engine makes one per
 /// request, so it can keep the request's state (keys handed out, files written).
 package protocol SQLBatchEngine: AnyObject {
+    /// Whether other writers change the database while a request runs (PostgreSQL's
+    /// connections), so the rows a batch update reads must be locked; SQLite's writer holds
+    /// the file alone.
+    var writersRunAtOnce: Bool { get }
+
     /// Whether values of external-storage attributes may live in files beside the store,
     /// named by their columns (SQLite), so that replaced and deleted ones must be found.
     var usesExternalFiles: Bool { get }

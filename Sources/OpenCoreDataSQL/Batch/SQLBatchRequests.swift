@@ -95,14 +95,22 @@ package struct SQLBatchRequests<Database: SQLDatabase, Engine: SQLBatchEngine> {
         let matching = try builder.selectMatching(["Z_PK", "Z_ENT"])
         try engine.check(matching)
         var ids: [NSManagedObjectID]?
-        // History lists every updated row, so it needs their keys even when the caller does not.
-        if request.wantsObjectIDs || history != nil {
+        var keys: [Int64]?
+        if engine.writersRunAtOnce {
+            // Another writer could change a matching row between the reads and the update,
+            // which would then overwrite it with values computed before: lock them first,
+            // and update exactly those.
+            let locked = try db.objectIDs(try builder.lockMatching(), schema: schema, store: store)
+            ids = locked
+            keys = locked.compactMap(\.primaryKey)
+        } else if request.wantsObjectIDs || history != nil {
+            // History lists every updated row, so it needs their keys even when the caller does not.
             ids = try db.objectIDs(matching, schema: schema, store: store)
         }
         if !externalColumns.isEmpty {
             try db.forEachRow(try builder.selectMatching(externalColumns)) { engine.collectObsolete($0) }
         }
-        let plan = try builder.plan(encode: engine.encode)
+        let plan = try builder.plan(encode: engine.encode, keys: keys)
         for statement in plan.before { try db.execute(statement) }
         try engine.check(plan.update)
         let count = try db.execute(plan.update)
@@ -191,10 +199,13 @@ package struct SQLBatchRequests<Database: SQLDatabase, Engine: SQLBatchEngine> {
             let gone = nullified.isEmpty ? [] : Set(deleted.map { row($0.entity, $0.primaryKey) })
             let updated = nullified.filter { !gone.contains(row($0.entity, $0.primaryKey)) }
             if tombstones.isEmpty {
-                // No kept values: the deletions are listed straight from the keys table.
+                // No kept values: the deletions are listed straight from the keys table, every
+                // row of it (one of an entity the model does not know too), so keys are
+                // reserved for all of them.
+                let listed = Int(try db.integer(builder.countKeys) ?? 0)
                 try history.record(
                     db, origin: request.origin, changes: updated, tombstones: [:],
-                    deletedRows: (builder.keysTable, builder.insertionOrder, deleted.count))
+                    deletedRows: (builder.keysTable, builder.insertionOrder, listed))
             } else {
                 let changes =
                     deleted.map { StoreHistoryChange(entity: $0.entity, primaryKey: $0.primaryKey, type: .delete) }

@@ -58,7 +58,7 @@ package struct SQLHistory {
             let order = Self.order(of: entity)
             orders[number] = order
             let slots = entity.facts.slots
-            positions[number] = slots.map { slot in order.firstIndex { $0 === slot } ?? 0 }
+            positions[number] = slots.map { slot in order.firstIndex { $0 === slot } ?? order.count }
             let kept = order.compactMap { $0 as? NSAttributeDescription }.filter {
                 // Values in files beside the store are left out, as Core Data leaves them out.
                 $0.preservesValueInHistoryOnDeletion && $0.isStored && !$0.allowsExternalBinaryDataStorage
@@ -82,9 +82,15 @@ package struct SQLHistory {
         var chain: [NSEntityDescription] = [entity]
         while let parent = chain.last?.superentity, !chain.contains(where: { $0 === parent }) { chain.append(parent) }
         let slots = entity.facts.slots
-        return chain.reversed().flatMap { owner in
+        var order = chain.reversed().flatMap { owner in
             slots.filter { $0.entity === owner }.sorted { $0.name < $1.name }
         }
+        // Every slot has a place (one whose entity is not on the chain goes last), so no
+        // change is ever recorded as another property's.
+        if order.count < slots.count {
+            order += slots.filter { slot in !order.contains { $0 === slot } }.sorted { $0.name < $1.name }
+        }
+        return order
     }
 
     /// Whether the database has history tables (it tracked history once).

@@ -25,8 +25,12 @@ package enum SQLHistoryTombstone {
     /// The value the deleted row held, from what `stored(_:_:)` stored; NULL for text
     /// that is no such encoding (a damaged or foreign row), never a made-up value.
     package static func value(_ stored: SQLScalar, _ dialect: SQLDialect) -> SQLScalar {
-        guard dialect == .postgreSQL, case .text(let text) = stored, let tag = text.first else { return stored }
-        let body = String(text.dropFirst())
+        // The tag is one ASCII byte: read by scalar, since a body starting with a combining
+        // mark would join the tag in one Character.
+        guard dialect == .postgreSQL, case .text(let text) = stored, let tag = text.unicodeScalars.first else {
+            return stored
+        }
+        let body = String(text.unicodeScalars.dropFirst())
         switch tag {
         case "i": return Int64(body).map(SQLScalar.integer) ?? .null
         case "r": return Double(body).map(SQLScalar.real) ?? .null

@@ -509,7 +509,8 @@ extension SQLMigration {
         if !relationship.isToMany, let key = source.column(for: relationship) {
             return Links(
                 query: SQLMigrationStatements.toOneLinks(
-                    of: owner, table: ownerTable.name, column: key, orderColumn: source.orderColumn(for: relationship)),
+                    of: owner, table: ownerTable.name, column: key, orderColumn: source.orderColumn(for: relationship),
+                    source.dialect),
                 owner: owner, target: target)
         }
         switch source.storage(of: relationship) {
@@ -518,11 +519,13 @@ extension SQLMigration {
                 $0 === relationship ? nil : source.storage(of: $0)?.joinTable?.orderColumn
             }
             return Links(
-                query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder), owner: owner,
+                query: SQLMigrationStatements.joinTableLinks(join, inverseOrderColumn: inverseOrder, source.dialect),
+                owner: owner,
                 target: target)
         case .hiddenColumn(let hidden):
             return Links(
-                query: SQLMigrationStatements.hiddenColumnLinks(to: target, table: targetTable.name, column: hidden),
+                query: SQLMigrationStatements.hiddenColumnLinks(
+                    to: target, table: targetTable.name, column: hidden, source.dialect),
                 owner: owner, target: target)
         case .inverseKey(let inverse, _, _):
             // Stored by its inverse's key: the inverse's links, the other way round.

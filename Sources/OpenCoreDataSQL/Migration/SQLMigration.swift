@@ -110,6 +110,17 @@ package struct SQLMigration<Database: SQLDatabase> {
                     "Can't migrate: the name '\(bad)' is not a plain SQL identifier (letters, digits and underscores)")
             }
         }
+        // PostgreSQL cuts longer names to 63 bytes: two set-aside tables could get one name.
+        if dialect == .postgreSQL,
+            let long = (source.tables.map(\.name) + source.joinTables.map(\.name)).first(where: {
+                SQLMigrationStatements.aside($0).utf8.count > 63
+            })
+        {
+            throw CoreDataError.make(
+                NSMigrationError,
+                "Can't migrate: the table name '\(long)' is too long to be set aside in PostgreSQL (names stop at 63 bytes)"
+            )
+        }
     }
 
     // MARK: Matching

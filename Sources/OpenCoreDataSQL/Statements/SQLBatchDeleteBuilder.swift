@@ -200,6 +200,9 @@ package struct SQLBatchDeleteBuilder {
         }
     }
 
+    /// How many rows the key table lists (rows of entities the model does not know included).
+    package var countKeys: SQLFragment { "SELECT COUNT(*) FROM \(raw: keysTable)" }
+
     /// Every deleted row: key, entity number, wave (0: matched by the request).
     package var selectKeys: SQLFragment { "SELECT Z_PK, Z_ENT, Z_WAVE FROM \(raw: keysTable)" }
 

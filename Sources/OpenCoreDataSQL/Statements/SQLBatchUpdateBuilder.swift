@@ -26,6 +26,13 @@ package struct SQLBatchUpdateBuilder {
         return "SELECT \(raw: SQLList.of(columns.map { "t0." + $0 })) \(body)"
     }
 
+    /// `SELECT t0.Z_PK, t0.Z_ENT … FOR UPDATE OF t0`: the matching rows, locked until the
+    /// transaction ends, so no other writer changes them between this read and the
+    /// update (PostgreSQL, where writers run at once).
+    package func lockMatching() throws -> SQLFragment {
+        "\(try selectMatching(["Z_PK", "Z_ENT"])) FOR UPDATE OF t0"
+    }
+
     /// The statements, in order: `before` (empty, or the computation of the new
     /// values), then `update` (whose change count is the number of rows updated),
     /// then `after` (clean-up).
@@ -49,7 +56,12 @@ package struct SQLBatchUpdateBuilder {
     /// written (into the temporary table `Z_BATCHVALUES`): SQLite's `UPDATE` would otherwise let a
     /// later row read what an earlier row just received (`parent.pages` when both are
     /// updated), where a batch update means every value as it was before.
-    package func plan(encode: (Any?, NSAttributeDescription) throws -> SQLScalar) throws -> Plan {
+    ///
+    /// With `keys`, exactly those rows are updated (the rows ``lockMatching()`` locked);
+    /// otherwise the rows the fetch matches when the statements run.
+    package func plan(
+        encode: (Any?, NSAttributeDescription) throws -> SQLScalar, keys: [Int64]? = nil
+    ) throws -> Plan {
         var assignments: [SQLFragment] = []
         var computed: [SQLFragment] = []
         for (attribute, value) in request.assignments {
@@ -78,7 +90,8 @@ package struct SQLBatchUpdateBuilder {
             }
         }
         assignments.append("Z_OPT = Z_OPT + 1")
-        let matching = try selectMatching(["Z_PK"])
+        let matching =
+            try keys.map { schema.dialect.keyList(schema.dialect.keyListText($0)) } ?? selectMatching(["Z_PK"])
         let set = SQLFragment.joined(assignments, separator: ", ")
         guard !computed.isEmpty else {
             return Plan(update: "UPDATE \(raw: table) SET \(set) WHERE Z_PK IN (\(matching))")

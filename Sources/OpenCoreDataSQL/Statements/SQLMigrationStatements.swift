@@ -132,22 +132,38 @@ package enum SQLMigrationStatements {
     /// The links of a to-one of `owner` kept in `column` of its set-aside `table`, with
     /// the owner's position in the inverse in `orderColumn`.
     package static func toOneLinks(
-        of owner: NSEntityDescription, table: String, column: String, orderColumn: String?
+        of owner: NSEntityDescription, table: String, column: String, orderColumn: String?,
+        _ dialect: SQLDialect = .sqlite
     ) -> SQLFragment {
-        "SELECT Z_PK AS o, \(raw: column) AS d, NULL AS pos, \(raw: orderColumn ?? "NULL") AS ipos FROM \(raw: aside(table)) WHERE \(raw: column) IS NOT NULL AND Z_ENT IN (\(raw: SQLList.entityNumbers(of: owner)))"
+        let none = noPosition(dialect)
+        return
+            "SELECT Z_PK AS o, \(raw: column) AS d, \(raw: none) AS pos, \(raw: orderColumn ?? none) AS ipos FROM \(raw: aside(table)) WHERE \(raw: column) IS NOT NULL AND Z_ENT IN (\(raw: SQLList.entityNumbers(of: owner)))"
+    }
+
+    /// A position the source did not keep: PostgreSQL types a bare `NULL` column as text,
+    /// which then cannot be compared with keys.
+    private static func noPosition(_ dialect: SQLDialect) -> String {
+        dialect == .sqlite ? "NULL" : "CAST(NULL AS BIGINT)"
     }
 
     /// The links of a many-to-many kept in the set-aside join table, with the inverse's
     /// order column when it keeps one.
-    package static func joinTableLinks(_ join: SQLSchema.JoinTable, inverseOrderColumn: String?) -> SQLFragment {
-        "SELECT \(raw: join.sourceColumn) AS o, \(raw: join.destinationColumn) AS d, \(raw: join.orderColumn ?? "NULL") AS pos, \(raw: inverseOrderColumn ?? "NULL") AS ipos FROM \(raw: aside(join.name))"
+    package static func joinTableLinks(
+        _ join: SQLSchema.JoinTable, inverseOrderColumn: String?, _ dialect: SQLDialect = .sqlite
+    ) -> SQLFragment {
+        let none = noPosition(dialect)
+        return
+            "SELECT \(raw: join.sourceColumn) AS o, \(raw: join.destinationColumn) AS d, \(raw: join.orderColumn ?? none) AS pos, \(raw: inverseOrderColumn ?? none) AS ipos FROM \(raw: aside(join.name))"
     }
 
     /// The links of a to-many without inverse to `target`, kept in the hidden `column` of
     /// the target's set-aside `table`.
-    package static func hiddenColumnLinks(to target: NSEntityDescription, table: String, column: String) -> SQLFragment
-    {
-        "SELECT \(raw: column) AS o, Z_PK AS d, NULL AS pos, NULL AS ipos FROM \(raw: aside(table)) WHERE \(raw: column) IS NOT NULL AND Z_ENT IN (\(raw: SQLList.entityNumbers(of: target)))"
+    package static func hiddenColumnLinks(
+        to target: NSEntityDescription, table: String, column: String, _ dialect: SQLDialect = .sqlite
+    ) -> SQLFragment {
+        let none = noPosition(dialect)
+        return
+            "SELECT \(raw: column) AS o, Z_PK AS d, \(raw: none) AS pos, \(raw: none) AS ipos FROM \(raw: aside(table)) WHERE \(raw: column) IS NOT NULL AND Z_ENT IN (\(raw: SQLList.entityNumbers(of: target)))"
     }
 
     /// `links` the other way round: the inverse relationship's links.

@@ -50,6 +50,8 @@ final class SQLiteBatchEngine: SQLBatchEngine {
         allocator = SQLiteKeyAllocator(db: db, schema: schema)
     }
 
+    var writersRunAtOnce: Bool { false }
+
     var usesExternalFiles: Bool { true }
 
     /// Large data of external-storage attributes goes to a file.

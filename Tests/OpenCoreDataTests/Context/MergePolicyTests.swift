@@ -62,6 +62,13 @@ enum ConflictFixture {
 /// change the same object; the second save meets the conflict and its merge policy decides,
 /// property by property, what the store and the object end with.
 @Suite struct MergePolicyTests {
+    /// Every store-level case of saving, relationships and merge policies, as the PostgreSQL
+    /// engine runs them too.
+    @Test(arguments: SaveBehaviour.allCases)
+    func onSQLite(_ behaviour: SaveBehaviour) throws {
+        try behaviour.run(on: .sqlite)
+    }
+
     let model = ConflictFixture.accountsModel()
 
     /// The standard scenario. The store holds `name = base, balance = 10, memo = m0`

@@ -73,6 +73,40 @@ import OpenCoreDataStoreTestSupport
         #expect(strings.contains("stays"))
     }
 
+    /// A row of no entity of the model among a batch delete's rows (another program wrote
+    /// it) takes a history key too: the next save's changes must not collide with it.
+    @Test func aBatchDeleteOverARowOfNoEntityLeavesLaterSavesWorking() throws {
+        let parent = ModelBuilder.entity("Parent", className: "NSManagedObject")
+        let child = ModelBuilder.entity("Child", className: "NSManagedObject")
+        let (children, owner) = ModelBuilder.pair(
+            "children", from: parent, toMany: true, rule: .cascadeDeleteRule, "parent", to: child, toMany: false)
+        parent.properties = [ModelBuilder.attribute("name", .stringAttributeType), children]
+        child.properties = [ModelBuilder.attribute("name", .stringAttributeType), owner]
+        let url = temporaryStoreURL("History")
+        let context = try context(url, model: ModelBuilder.model(parent, child))
+        try context.performAndWait {
+            let mother = NSEntityDescription.insertNewObject(forEntityName: "Parent", into: context)
+            NSEntityDescription.insertNewObject(forEntityName: "Child", into: context).setValue(
+                mother, forKey: "parent")
+            try context.save()
+        }
+        // A child row of no entity of the model, whose parent the delete cascades from.
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO ZCHILD (Z_PK, Z_ENT, Z_OPT, ZPARENT) VALUES (1000, 99, 1, 1)")
+        }
+        try db.close()
+        try context.performAndWait {
+            _ = try context.execute(
+                NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Parent")))
+            NSEntityDescription.insertNewObject(forEntityName: "Parent", into: context).setValue(
+                "after", forKey: "name")
+            try context.save()
+        }
+        let last = try #require(try transactions(after: nil, in: context).last)
+        #expect(last.changes?.map(\.changeType) == [.insert])
+    }
+
     @Test func historyTablesFollowCoreDataLayout() throws {
         let url = temporaryStoreURL("History")
         let context = try context(url)
@@ -277,5 +311,36 @@ extension PersistentHistoryTests {
                 == NSPersistentHistoryToken(transactionNumbers: [
                     reader.persistentStoreCoordinator!.persistentStores[0].identifier: 0
                 ]))
+    }
+}
+
+/// The values a deletion keeps, as PostgreSQL's text tombstone columns hold them: every kind
+/// reads back exactly, text starting with a combining mark included.
+@Suite struct HistoryTombstoneEncodingTests {
+    @Test(arguments: [
+        SQLScalar.integer(Int64.min), .integer(0), .real(0.1 + 0.2), .real(-0.0), .real(.infinity),
+        .real(-.infinity), .real(Date(timeIntervalSinceReferenceDate: -1_234.5).timeIntervalSinceReferenceDate),
+        .text(""), .text("\u{301}accent first"), .text("t"), .text("i42"), .blob(Data()), .blob(Data([0, 0xFF, 0x27])),
+        .null,
+    ])
+    func everyValueReadsBackOnPostgreSQL(_ value: SQLScalar) {
+        let stored = SQLHistoryTombstone.stored(value, .postgreSQL)
+        if case .text = stored {} else { #expect(value == .null) }
+        #expect(SQLHistoryTombstone.value(stored, .postgreSQL) == value)
+        #expect(SQLHistoryTombstone.stored(value, .sqlite) == value)
+    }
+
+    @Test func notANumberReadsBackAsNotANumber() {
+        let stored = SQLHistoryTombstone.stored(.real(.nan), .postgreSQL)
+        guard case .real(let value) = SQLHistoryTombstone.value(stored, .postgreSQL) else {
+            Issue.record("not a real")
+            return
+        }
+        #expect(value.isNaN)
+    }
+
+    @Test func textThatIsNoEncodingReadsAsNothing() {
+        #expect(SQLHistoryTombstone.value(.text("x?"), .postgreSQL) == .null)
+        #expect(SQLHistoryTombstone.value(.text("inot a number"), .postgreSQL) == .null)
     }
 }
