@@ -30,6 +30,10 @@ enum PostgreSQLStatements {
         "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(.bind(table.lowercased().sqlScalar))"
     }
 
+    /// Starts the read-only transaction a query generation reads in: every statement in it
+    /// sees the database as its first statement did.
+    static let beginSnapshot: SQLFragment = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
     /// Makes the transaction it starts read one snapshot of the database, for reads of
     /// several statements that must agree (a transaction and its changes).
     static let readSnapshot: SQLFragment = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"

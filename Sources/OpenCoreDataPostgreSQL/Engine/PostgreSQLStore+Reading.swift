@@ -33,7 +33,14 @@ extension PostgreSQLStore {
     /// Runs a read statement. Translated ones were checked where they were built
     /// (``statement(of:_:)``, the dictionary fetch); reads by key translate nothing.
     private func query(_ statement: SQLFragment) throws -> PostgreSQLResult {
-        try reading { try connection.run(statement) }
+        if let readingSnapshot {
+            do {
+                return try readingSnapshot.run(statement)
+            } catch let error as PostgreSQLError {
+                throw wrap(error, code: NSPersistentStoreOperationError)
+            }
+        }
+        return try reading { try connection.run(statement) }
     }
 
     /// The statement `build` makes of `fetch`, or ``StoreFetchInMemory`` when it needs what

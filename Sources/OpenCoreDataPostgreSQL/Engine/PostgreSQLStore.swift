@@ -28,6 +28,8 @@ final class PostgreSQLStore: PersistentStoreBackend {
     private var inTransaction = false
     /// The listener of ``observeChanges(_:)``, until ``close()``.
     private var listener: PostgreSQLChangeListener?
+    /// The query generation's snapshot the current reads see (``reading(at:_:)``), if any.
+    var readingSnapshot: PostgreSQLSnapshot?
 
     /// The notification channel of this store, which every save notifies.
     var changeChannel: String {
@@ -179,11 +181,22 @@ final class PostgreSQLStore: PersistentStoreBackend {
 
     func serve(as store: NSPersistentStore) { self.store = store }
 
-    func supportsSnapshots() throws -> Bool { false }
+    // MARK: Query generations
 
-    func openSnapshot() throws -> (any StoreSnapshot)? { nil }
+    /// Every PostgreSQL transaction can keep one snapshot (`REPEATABLE READ`).
+    func supportsSnapshots() throws -> Bool { true }
 
-    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T { try body() }
+    func openSnapshot() throws -> (any StoreSnapshot)? {
+        do {
+            return try PostgreSQLSnapshot(store: self)
+        } catch let error as PostgreSQLError {
+            throw wrap(error, code: NSPersistentStoreOperationError)
+        }
+    }
+
+    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T {
+        try reading(at: snapshot, as: PostgreSQLSnapshot.self, owner: { $0.store }, slot: \.readingSnapshot, body)
+    }
 
     func close() {
         lock.withLock { listener }?.cancel()

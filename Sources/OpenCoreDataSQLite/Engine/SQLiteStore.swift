@@ -169,14 +169,6 @@ final class SQLiteStore: PersistentStoreBackend {
     }
 
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T {
-        guard let snapshot = snapshot as? SQLiteSnapshot, snapshot.store === self else {
-            throw CoreDataError.make(
-                NSPersistentStoreOperationError,
-                "A query generation's snapshot was used with a store that did not take it")
-        }
-        let outer = readingSnapshot
-        readingSnapshot = snapshot
-        defer { readingSnapshot = outer }
-        return try body()
+        try reading(at: snapshot, as: SQLiteSnapshot.self, owner: { $0.store }, slot: \.readingSnapshot, body)
     }
 }
