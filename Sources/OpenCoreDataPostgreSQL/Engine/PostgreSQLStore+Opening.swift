@@ -14,13 +14,14 @@ extension PostgreSQLStore {
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let connection = try connect(settings, creatingSchema: !readOnly)
         let schema = SQLSchema(entities: entities, dialect: .postgreSQL)
-        let history = NSPersistentStore.tracksHistory(options) ? SQLHistory(schema: schema) : nil
+        let tracksHistory = NSPersistentStore.tracksHistory(options)
+        var history: SQLHistory?
         let metadata: [String: Any]
         var keepsUntrackedHistory = false
         do {
             metadata = try connection.transaction {
                 try connection.run(PostgreSQLStatements.lockStore)
-                let metadata: [String: Any]
+                var metadata: [String: Any]
                 if let existing = try readMetadata(connection, url: url) {
                     metadata =
                         try isCompatible(existing, model: model, configuration: configuration, options: options)
@@ -38,8 +39,11 @@ extension PostgreSQLStore {
                     metadata = try create(connection, schema: schema, model: model, entities: entities)
                 }
                 let database = PostgreSQLDatabaseAdapter(connection: connection)
-                if let history, !readOnly { try history.install(database) }
-                keepsUntrackedHistory = try history == nil && SQLHistory.exists(database)
+                if tracksHistory {
+                    (history, metadata) = try SQLHistory.open(
+                        database, schema: schema, metadata: metadata, readOnly: readOnly)
+                }
+                keepsUntrackedHistory = try !tracksHistory && SQLHistory.exists(database)
                 return metadata
             }
         } catch let error as PostgreSQLError {

@@ -32,9 +32,59 @@ package struct SQLHistory {
     /// The values deleted rows keep, as their columns held them.
     package typealias Tombstones = [DeletedRow: [SQLScalar]]
 
+    /// How a store's history numbers an entity's properties (`ZCOLUMNS` bits, tombstone
+    /// columns).
+    package enum Layout: Sendable {
+        /// In the order the model declares them, inherited first: how history was written
+        /// before stores recorded a layout. A model built in code and its compiled copy
+        /// (properties by name) disagree, so stores keep it only for the history they hold.
+        case declared
+        /// Inherited first, from the root down, each entity's own by name: every copy of a
+        /// model agrees. Stores using it say so in their metadata (``layoutMetadataKey``).
+        case byName
+    }
+
+    /// The metadata key naming a store's history layout (2: ``Layout/byName``).
+    package static let layoutMetadataKey = "OpenCoreDataHistoryLayout"
+
+    /// The layout of the history of the store open on `db`, whose metadata is `metadata`:
+    /// the one its metadata names; else the declared order when it holds recorded changes
+    /// (written before stores named their layout: read as they were written); else, for a
+    /// store with no history yet, by name.
+    package static func layout(_ db: some SQLDatabase, metadata: [String: Any]) throws -> Layout {
+        if (metadata[layoutMetadataKey] as? Int) == 2 { return .byName }
+        guard try db.tableExists("ACHANGE"), try db.hasRow(SQLHistoryStatements.anyChange) else { return .byName }
+        return .declared
+    }
+
+    /// The history of the store open on `db` (whose metadata is `metadata`), as the store
+    /// opens tracking history: its layout read, and, when the store is writable, its tables
+    /// installed and a by-name layout named in the metadata. Returns the history and the
+    /// store's metadata from now on.
+    package static func open(
+        _ db: some SQLDatabase, schema: SQLSchema, metadata: [String: Any], readOnly: Bool
+    ) throws -> (history: SQLHistory, metadata: [String: Any]) {
+        let history = SQLHistory(schema: schema, layout: try layout(db, metadata: metadata))
+        guard !readOnly else { return (history, metadata) }
+        try history.install(db)
+        guard let named = Self.metadata(metadata, naming: history.layout) else { return (history, metadata) }
+        try db.execute(SQLMetadataStatements.update(plist: try SQLStoreMetadata.propertyList(named)))
+        return (history, named)
+    }
+
+    /// `metadata` naming `layout`, when it must say so (new history is by name).
+    private static func metadata(_ metadata: [String: Any], naming layout: Layout) -> [String: Any]? {
+        guard layout == .byName, (metadata[layoutMetadataKey] as? Int) != 2 else { return nil }
+        var named = metadata
+        named[layoutMetadataKey] = 2
+        return named
+    }
+
     package let schema: SQLSchema
+    /// How this store's history numbers properties.
+    package let layout: Layout
     /// Per entity number, the attributes whose values a deletion keeps, in history's
-    /// order (``order(of:)``); the n-th goes to column `ZTOMBSTONE<n>`.
+    /// order (``order(of:layout:)``); the n-th goes to column `ZTOMBSTONE<n>`.
     package let tombstoneAttributes: [Int: [NSAttributeDescription]]
     /// Per entity number, each slot's position in history's order: the bit `ZCOLUMNS` sets
     /// for it.
@@ -48,14 +98,15 @@ package struct SQLHistory {
 
     private var dialect: SQLDialect { schema.dialect }
 
-    package init(schema: SQLSchema) {
+    package init(schema: SQLSchema, layout: Layout) {
         self.schema = schema
+        self.layout = layout
         var attributes: [Int: [NSAttributeDescription]] = [:]
         var positions: [Int: [Int]] = [:]
         var orders: [Int: [NSPropertyDescription]] = [:]
         for entity in schema.entities {
             let number = entity.facts.entityNumber
-            let order = Self.order(of: entity)
+            let order = Self.order(of: entity, layout: layout)
             orders[number] = order
             let slots = entity.facts.slots
             positions[number] = slots.map { slot in order.firstIndex { $0 === slot } ?? order.count }
@@ -75,10 +126,11 @@ package struct SQLHistory {
     }
 
     /// The properties of `entity` in the order history numbers them (`ZCOLUMNS` bits,
-    /// tombstone columns): inherited ones first, from the root down, each entity's own by
-    /// name. Every instance of a model gives the same order, whatever order its properties
-    /// were declared in (a model built in code, its compiled copy cached in the store).
-    package static func order(of entity: NSEntityDescription) -> [NSPropertyDescription] {
+    /// tombstone columns) in `layout`. By name, every instance of a model gives the same
+    /// order, whatever order its properties were declared in (a model built in code, its
+    /// compiled copy cached in the store).
+    package static func order(of entity: NSEntityDescription, layout: Layout) -> [NSPropertyDescription] {
+        if layout == .declared { return entity.facts.slots }
         var chain: [NSEntityDescription] = [entity]
         while let parent = chain.last?.superentity, !chain.contains(where: { $0 === parent }) { chain.append(parent) }
         let slots = entity.facts.slots

@@ -115,6 +115,9 @@ package enum SQLHistoryStatements {
 
     // MARK: Reading
 
+    /// A row when any change is recorded.
+    package static let anyChange: SQLFragment = "SELECT 1 FROM ACHANGE LIMIT 1"
+
     /// The number of the last transaction.
     package static let lastTransactionNumber: SQLFragment = "SELECT MAX(Z_PK) FROM ATRANSACTION"
 

@@ -7,13 +7,16 @@ import OpenCoreDataCore
 extension SQLMigration {
     func migrateHistory() throws {
         guard try db.tableExists("ACHANGE") else { return }
-        let (before, after) = (SQLHistory(schema: source), SQLHistory(schema: destination))
+        let layout = try SQLHistory.layout(db, metadata: try storedMetadata())
+        let (before, after) = (
+            SQLHistory(schema: source, layout: layout), SQLHistory(schema: destination, layout: layout)
+        )
         try after.install(db)
         for (number, sourceEntity) in source.entitiesByNumber.sorted(by: { $0.key < $1.key }) {
             guard let entity = destinationNumber(ofSource: number).flatMap({ destination.entitiesByNumber[$0] }) else {
                 continue
             }
-            try remapUpdatedProperties(number: number, from: sourceEntity, to: entity)
+            try remapUpdatedProperties(number: number, from: sourceEntity, to: entity, layout: layout)
             try remapTombstones(
                 number: number, from: before.tombstoneAttributes[number] ?? [],
                 to: after.tombstoneAttributes[entity.facts.entityNumber] ?? [], of: entity)
@@ -40,10 +43,10 @@ extension SQLMigration {
     /// An update records the properties it changed as bits (by history's order of the
     /// entity's properties); the bits move with the properties.
     private func remapUpdatedProperties(
-        number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription
+        number: Int, from sourceEntity: NSEntityDescription, to entity: NSEntityDescription, layout: SQLHistory.Layout
     ) throws {
-        let oldSlots = SQLHistory.order(of: sourceEntity)
-        let moves = newPositions(of: oldSlots, in: SQLHistory.order(of: entity), of: entity)
+        let oldSlots = SQLHistory.order(of: sourceEntity, layout: layout)
+        let moves = newPositions(of: oldSlots, in: SQLHistory.order(of: entity, layout: layout), of: entity)
         guard moves.count != oldSlots.count || moves.contains(where: { $0.key != $0.value }) else { return }
         var rows: [(key: Int64, bits: Data)] = []
         try db.forEachRow(SQLHistoryStatements.updatedColumns(ofEntity: number)) { row in
@@ -89,5 +92,18 @@ extension SQLMigration {
         let numbers = renumbering
         guard !numbers.isEmpty else { return }
         try db.execute(SQLHistoryStatements.renumberChanges(numbers))
+    }
+
+    /// The store's metadata as `Z_METADATA` holds it (empty when it cannot be read).
+    private func storedMetadata() throws -> [String: Any] {
+        var metadata: [String: Any] = [:]
+        try db.forEachRow(SQLMetadataStatements.read) { row in
+            if case .blob(let plist) = row[1],
+                let read = try? PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any]
+            {
+                metadata = read
+            }
+        }
+        return metadata
     }
 }

@@ -111,7 +111,8 @@ extension SQLiteStore {
         snapshotConfiguration: Configuration?
     ) throws -> NSPersistentStore {
         let schema = SQLSchema(entities: entities)
-        let history = NSPersistentStore.tracksHistory(options) ? SQLHistory(schema: schema) : nil
+        let tracksHistory = NSPersistentStore.tracksHistory(options)
+        var history: SQLHistory?
         let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let metadata: [String: Any]
         var keepsUntrackedHistory = false
@@ -130,8 +131,12 @@ extension SQLiteStore {
                 metadata = try createStore(
                     db, schema: schema, model: model, entities: entities, type: type, cachesModel: url != nil)
             }
-            if let history, !readOnly { try history.install(SQLiteDatabaseAdapter(db)) }
-            keepsUntrackedHistory = try history == nil && SQLHistory.exists(SQLiteDatabaseAdapter(db))
+            let adapter = SQLiteDatabaseAdapter(db)
+            if tracksHistory {
+                (history, metadata) = try SQLHistory.open(
+                    adapter, schema: schema, metadata: metadata, readOnly: readOnly)
+            }
+            keepsUntrackedHistory = try !tracksHistory && SQLHistory.exists(adapter)
             return metadata
         }
         do {

@@ -107,6 +107,55 @@ import OpenCoreDataStoreTestSupport
         #expect(last.changes?.map(\.changeType) == [.insert])
     }
 
+    /// History recorded before stores named their layout (properties numbered in declared
+    /// order) keeps being read, and written, that way; a new store numbers them by name and
+    /// says so in its metadata.
+    @Test func historyWrittenInDeclaredOrderStaysReadAsWritten() throws {
+        let url = temporaryStoreURL("History")
+        let first = try context(url)
+        try first.performAndWait {
+            let item = insertItem("a", into: first)
+            try first.save()
+            item.setValue("renamed", forKey: "name")
+            try first.save()
+        }
+        let store = try #require(first.persistentStoreCoordinator?.persistentStores.first)
+        #expect(store.metadata[SQLHistory.layoutMetadataKey] as? Int == 2)
+        #expect(
+            try transactions(after: nil, in: first).last?.changes?.first?.updatedProperties?.map(\.name) == ["name"])
+        try closeStores(of: first)
+        // As a store written before layouts were named: `name` is the first declared property
+        // (bit 0; by name it is bit 2), and the metadata names no layout.
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { db in
+            try db.execute(sql: "UPDATE ACHANGE SET ZCOLUMNS = X'01' WHERE ZCHANGETYPE = 1")
+            let plist = try #require(try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"))
+            var metadata = try #require(
+                try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
+            metadata[SQLHistory.layoutMetadataKey] = nil
+            let data = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+            try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [data])
+        }
+        try db.close()
+        let reopened = try context(url)
+        #expect(
+            try transactions(after: nil, in: reopened).last?.changes?.first?.updatedProperties?.map(\.name) == ["name"])
+        try reopened.performAndWait {
+            let item = try #require(try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
+            item.setValue(Int64(7), forKey: "count")
+            try reopened.save()
+        }
+        #expect(
+            try transactions(after: nil, in: reopened).last?.changes?.first?.updatedProperties?.map(\.name) == ["count"]
+        )
+        let legacy = try #require(reopened.persistentStoreCoordinator?.persistentStores.first)
+        #expect(legacy.metadata[SQLHistory.layoutMetadataKey] == nil)
+        let bits = try DatabaseQueue(path: url.path).read {
+            try Data.fetchOne($0, sql: "SELECT ZCOLUMNS FROM ACHANGE WHERE ZCHANGETYPE = 1 ORDER BY Z_PK DESC LIMIT 1")
+        }
+        #expect(bits == Data([0x02]), "count is the second declared property")
+    }
+
     @Test func historyTablesFollowCoreDataLayout() throws {
         let url = temporaryStoreURL("History")
         let context = try context(url)
