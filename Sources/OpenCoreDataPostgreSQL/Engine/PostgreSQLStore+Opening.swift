@@ -135,7 +135,7 @@ extension PostgreSQLStore {
 
     /// Whether the session's schema holds a store (its `Z_METADATA` table).
     static func hasStore(_ connection: PostgreSQLConnection) throws -> Bool {
-        try connection.run(PostgreSQLStatements.tableExists("Z_METADATA")).scalar(0, 0) == .integer(1)
+        try PostgreSQLDatabaseAdapter(connection: connection).tableExists("Z_METADATA")
     }
 
     /// The store's metadata, or `nil` when the schema holds no store.

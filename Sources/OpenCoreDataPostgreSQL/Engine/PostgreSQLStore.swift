@@ -148,14 +148,11 @@ final class PostgreSQLStore: PersistentStoreBackend {
     {
         guard let history, let store else { return [] }
         let coordinator = store.persistentStoreCoordinator
-        return try reading {
-            // The transactions and their changes from one snapshot, whatever commits meanwhile.
-            try connection.transaction {
-                try connection.run(PostgreSQLStatements.readSnapshot)
-                return try history.transactions(
-                    PostgreSQLDatabaseAdapter(connection: connection), in: range, withChanges: withChanges,
-                    store: store, decode: { SQLValueCoding.value($0, of: $1, coordinator: coordinator) })
-            }
+        // The transactions and their changes from one snapshot, whatever commits meanwhile.
+        return try readingOneSnapshot { database in
+            try history.transactions(
+                database, in: range, withChanges: withChanges, store: store,
+                decode: { SQLValueCoding.value($0, of: $1, coordinator: coordinator) })
         }
     }
 
@@ -164,15 +161,21 @@ final class PostgreSQLStore: PersistentStoreBackend {
     }
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
+        try readingOneSnapshot { try SQLHistory.bounds($0) }
+    }
+
+    /// Runs `body`'s reads in one read-only transaction that sees one snapshot, so reads of
+    /// several statements agree whatever other connections commit meanwhile.
+    private func readingOneSnapshot<T>(_ body: (PostgreSQLDatabaseAdapter) throws -> T) throws -> T {
         try reading {
             try connection.transaction {
                 try connection.run(PostgreSQLStatements.readSnapshot)
-                return try SQLHistory.bounds(PostgreSQLDatabaseAdapter(connection: connection))
+                return try body(PostgreSQLDatabaseAdapter(connection: connection))
             }
         }
     }
 
-    // MARK: Not yet on PostgreSQL
+    // MARK: Remote changes
 
     func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {
         let listener = try PostgreSQLChangeListener(settings: settings, channel: changeChannel, changed: changed)

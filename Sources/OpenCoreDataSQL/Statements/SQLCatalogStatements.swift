@@ -11,7 +11,7 @@ package enum SQLCatalogStatements {
 
     /// The names of the indexes on `tables`: in SQLite those created by statements (not
     /// those it makes for primary keys); in PostgreSQL every one, primary keys' included.
-    package static func indexNames(onTables tables: [String], _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func indexNames(onTables tables: [String], _ dialect: SQLDialect) -> SQLFragment {
         switch dialect {
         case .sqlite:
             let names = tables.map { SQLFragment.bind($0.sqlScalar) }

@@ -26,7 +26,7 @@ package enum SQLMigrationStatements {
     /// Each entity number of `table`'s rows with how many rows have it (the data-loss
     /// check before a migration). The name is quoted: the schema may come from a model
     /// the store file itself holds.
-    package static func rowCountsByEntityNumber(in table: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func rowCountsByEntityNumber(in table: String, _ dialect: SQLDialect) -> SQLFragment {
         // PostgreSQL's tables were made with unquoted (folded) names, which a quoted name would miss.
         let name = dialect == .sqlite ? SQLIdentifier.quoted(table) : table
         return "SELECT Z_ENT, COUNT(*) FROM \(raw: name) GROUP BY Z_ENT"
@@ -64,7 +64,7 @@ package enum SQLMigrationStatements {
     package static let null: SQLFragment = "NULL"
 
     /// `value` as an integer (a value of another type becoming an integer attribute's).
-    package static func integer(_ value: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func integer(_ value: SQLFragment, _ dialect: SQLDialect) -> SQLFragment {
         switch dialect {
         case .sqlite: "CAST(\(value) AS INTEGER)"
         // Truncated toward zero, as SQLite's cast of a real is; PostgreSQL's would round.
@@ -111,18 +111,18 @@ package enum SQLMigrationStatements {
     }
 
     /// The first destination `links` give the source row (in the owner's order).
-    package static func firstDestination(in links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func firstDestination(in links: SQLFragment, _ dialect: SQLDialect) -> SQLFragment {
         "(SELECT d FROM \(from(links, dialect)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1)"
     }
 
     /// The source row's position among its first destination's owners, else its key.
-    package static func positionInInverse(in links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func positionInInverse(in links: SQLFragment, _ dialect: SQLDialect) -> SQLFragment {
         "COALESCE((SELECT ipos FROM \(from(links, dialect)) WHERE o = S.Z_PK ORDER BY pos LIMIT 1), S.Z_PK)"
     }
 
     /// The first owner among `owners` that `links` give the source row as a destination.
     package static func owner(
-        in links: SQLFragment, among owners: SQLFragment, _ dialect: SQLDialect = .sqlite
+        in links: SQLFragment, among owners: SQLFragment, _ dialect: SQLDialect
     ) -> SQLFragment {
         "(SELECT o FROM \(from(links, dialect)) WHERE d = S.Z_PK AND o IN (\(owners)) LIMIT 1)"
     }
@@ -133,7 +133,7 @@ package enum SQLMigrationStatements {
     /// the owner's position in the inverse in `orderColumn`.
     package static func toOneLinks(
         of owner: NSEntityDescription, table: String, column: String, orderColumn: String?,
-        _ dialect: SQLDialect = .sqlite
+        _ dialect: SQLDialect
     ) -> SQLFragment {
         let none = noPosition(dialect)
         return
@@ -149,7 +149,7 @@ package enum SQLMigrationStatements {
     /// The links of a many-to-many kept in the set-aside join table, with the inverse's
     /// order column when it keeps one.
     package static func joinTableLinks(
-        _ join: SQLSchema.JoinTable, inverseOrderColumn: String?, _ dialect: SQLDialect = .sqlite
+        _ join: SQLSchema.JoinTable, inverseOrderColumn: String?, _ dialect: SQLDialect
     ) -> SQLFragment {
         let none = noPosition(dialect)
         return
@@ -159,7 +159,7 @@ package enum SQLMigrationStatements {
     /// The links of a to-many without inverse to `target`, kept in the hidden `column` of
     /// the target's set-aside `table`.
     package static func hiddenColumnLinks(
-        to target: NSEntityDescription, table: String, column: String, _ dialect: SQLDialect = .sqlite
+        to target: NSEntityDescription, table: String, column: String, _ dialect: SQLDialect
     ) -> SQLFragment {
         let none = noPosition(dialect)
         return
@@ -167,7 +167,7 @@ package enum SQLMigrationStatements {
     }
 
     /// `links` the other way round: the inverse relationship's links.
-    package static func flipped(_ links: SQLFragment, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func flipped(_ links: SQLFragment, _ dialect: SQLDialect) -> SQLFragment {
         "SELECT d AS o, o AS d, ipos AS pos, pos AS ipos FROM \(from(links, dialect))"
     }
 
@@ -182,7 +182,7 @@ package enum SQLMigrationStatements {
     /// Copies `links` into the temporary table `name`, indexed by both ends (a statement
     /// reading them once per row would otherwise scan them all each time).
     package static func createLinkTable(
-        _ name: String, links: SQLFragment, _ dialect: SQLDialect = .sqlite
+        _ name: String, links: SQLFragment, _ dialect: SQLDialect
     ) -> [SQLFragment] {
         switch dialect {
         case .sqlite:
@@ -204,12 +204,12 @@ package enum SQLMigrationStatements {
     private static func temporary(_ dialect: SQLDialect) -> String { dialect == .sqlite ? "temp" : "pg_temp" }
 
     /// The links in the temporary table `name`.
-    package static func linkTable(_ name: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func linkTable(_ name: String, _ dialect: SQLDialect) -> SQLFragment {
         "SELECT o, d, pos, ipos FROM \(raw: temporary(dialect)).\(raw: name)"
     }
 
     /// Drops the temporary table `name`.
-    package static func dropLinkTable(_ name: String, _ dialect: SQLDialect = .sqlite) -> SQLFragment {
+    package static func dropLinkTable(_ name: String, _ dialect: SQLDialect) -> SQLFragment {
         SQLSchemaStatements.dropTable("\(temporary(dialect)).\(name)")
     }
 
@@ -231,7 +231,7 @@ package enum SQLMigrationStatements {
     /// `join`'s `columns`; a pair already there stays.
     package static func copyJoinRows(
         into join: String, columns: [(name: String, value: JoinValue)], links: SQLFragment, owners: SQLFragment,
-        targets: SQLFragment, _ dialect: SQLDialect = .sqlite
+        targets: SQLFragment, _ dialect: SQLDialect
     ) -> SQLFragment {
         let values = columns.map { column -> String in
             switch column.value {
