@@ -50,7 +50,8 @@ extension NSManagedObjectContext {
         }
         let fetch = storeFetch(request, entity: entity)
         let pending = request.includesPendingChanges ? pendingObjects(matching: fetch) : PendingObjects()
-        guard pending.isEmpty, parent == nil else {
+        // An incremental store answers with objects: batching them saves nothing.
+        guard pending.isEmpty, parent == nil, incrementalStore(for: request, coordinator) == nil else {
             return BatchFaultingArray(
                 objects: try fetchObjects(request, entity: entity, coordinator: coordinator),
                 batchSize: request.fetchBatchSize, returnsIDs: returnsIDs)

@@ -18,7 +18,9 @@ extension NSManagedObjectContext {
         // the writer's `WHERE Z_OPT = ?` notices a stale row anyway. So the first attempt
         // leaves locking to the writer, and only when it reports a stale row does the save
         // run again with the full check, which finds every conflict for the policy at once.
-        var checkLocking = false
+        // An incremental store's subclass does not compare versions as it writes, so its
+        // saves check them first, every time.
+        var checkLocking = store.isIncremental
         // Keys for new objects, reserved once per object: a round the merge policy sends
         // back keeps them.
         var keys: [ObjectIdentifier: Int64] = [:]

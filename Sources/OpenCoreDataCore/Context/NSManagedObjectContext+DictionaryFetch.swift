@@ -7,6 +7,9 @@ extension NSManagedObjectContext {
     func fetchDictionaries<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [T] {
+        if let store = incrementalStore(for: request, coordinator) {
+            return try incrementalDictionaries(request, entity: entity, store: store, coordinator)
+        }
         let fetch = try StoreDictionaryFetch(
             fetch: StoreFetch(request, entity: entity),
             propertiesToFetch: request.propertiesToFetch,

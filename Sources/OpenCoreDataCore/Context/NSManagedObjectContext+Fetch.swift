@@ -61,6 +61,9 @@ extension NSManagedObjectContext {
     /// - Throws: An `NSError` for the same reasons ``fetch(_:)`` throws.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         let (coordinator, entity) = try fetchTarget(request)
+        if let store = incrementalStore(for: request, coordinator) {
+            return try incrementalCount(request, entity: entity, store: store, coordinator)
+        }
         // A child counts what its parent holds, unsaved changes included.
         if parent != nil { return try fetchObjects(request, entity: entity, coordinator: coordinator).count }
         var fetch = storeFetch(request, entity: entity)
@@ -123,7 +126,7 @@ extension NSManagedObjectContext {
 
     /// Whether `object` matches the fetch's predicate. Callers run it inside
     /// `InheritanceTreeKeys.readingAsNil`, once per fetch, so keys read as the store does.
-    private func matches(_ object: NSManagedObject, _ fetch: StoreFetch) -> Bool {
+    func matches(_ object: NSManagedObject, _ fetch: StoreFetch) -> Bool {
         fetch.predicate?.evaluate(with: object) ?? true
     }
 
@@ -150,6 +153,9 @@ extension NSManagedObjectContext {
     func fetchObjects<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [NSManagedObject] {
+        if let store = incrementalStore(for: request, coordinator) {
+            return try incrementalObjects(request, entity: entity, store: store, coordinator)
+        }
         do {
             return try fetchObjectsFromStore(request, entity: entity, coordinator: coordinator)
         } catch let inMemory as StoreFetchInMemory {
@@ -247,7 +253,7 @@ extension NSManagedObjectContext {
     /// Completes a fetch in memory: the `fetched` objects that `keep` keeps, then the unsaved
     /// changes that match `fetch`, sorted by its descriptors, windowed as `request` says, and
     /// prefetched. Keys read as the store reads them (`InheritanceTreeKeys.readingAsNil`).
-    private func finishInMemory<T>(
+    func finishInMemory<T>(
         _ fetched: [NSManagedObject], keeping keep: (NSManagedObject) -> Bool, fetch: StoreFetch,
         pending: PendingObjects, request: NSFetchRequest<T>, entity: NSEntityDescription
     ) throws -> [NSManagedObject] {
@@ -259,7 +265,7 @@ extension NSManagedObjectContext {
                 objects.append(object)
                 present.insert(object)
             }
-            objects += pending.inserted.filter { matches($0, fetch) }
+            objects += pending.inserted.filter { !present.contains($0) && matches($0, fetch) }
             return fetch.sortDescriptors.isEmpty ? objects : objects.sorted(using: fetch.sortDescriptors)
         }
         return try windowed(objects, request, entity: entity)

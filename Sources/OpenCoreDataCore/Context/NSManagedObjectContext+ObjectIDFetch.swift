@@ -5,6 +5,9 @@ extension NSManagedObjectContext {
     func fetchObjectIDsFromStore<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [T]? {
+        if let store = incrementalStore(for: request, coordinator) {
+            return try incrementalObjectIDs(request, entity: entity, store: store, coordinator)
+        }
         let fetch = storeFetch(request, entity: entity)
         if request.includesPendingChanges && !pendingObjects(matching: fetch).isEmpty { return nil }
         let list: StoreObjectList

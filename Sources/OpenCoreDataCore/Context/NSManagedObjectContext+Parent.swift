@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator, !objectID.isTemporaryID else { return nil }
         // A fresh read is for conflict checks, which compare with the live store, never a snapshot.
         return try coordinator.row(
-            for: objectID, maxAge: fresh ? 0 : stalenessInterval, at: fresh ? nil : readGeneration)
+            for: objectID, maxAge: fresh ? 0 : stalenessInterval, at: fresh ? nil : readGeneration, by: self)
     }
 
     /// This context's current state of `objectID`, for a child: the registered object's

@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
         let pending = sources.filter { $0.storage[relationship.slot] == nil }
         guard !pending.isEmpty else { return [] }
         let related = try coordinator.relatedRows(
-            of: pending.map(\.objectID), relationship: relationship, at: readGeneration)
+            of: pending.map(\.objectID), relationship: relationship, at: readGeneration, by: self)
         var membersByKey: [Int64: [NSManagedObject]] = [:]
         var destinations: [NSManagedObject] = []
         destinations.reserveCapacity(related.count)
@@ -87,7 +87,7 @@ extension NSManagedObjectContext {
             wanted.append(id)
         }
         var destinations: [NSManagedObjectID: NSManagedObject] = [:]
-        for row in try coordinator.rows(for: wanted, at: readGeneration) {
+        for row in try coordinator.rows(for: wanted, at: readGeneration, by: self) {
             destinations[row.objectID] = register(row, asFault: true)
         }
         var result: [NSManagedObject] = []

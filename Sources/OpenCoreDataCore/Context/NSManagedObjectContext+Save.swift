@@ -43,8 +43,8 @@ extension NSManagedObjectContext {
                 "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation.")
         }
 
-        if store is NSAtomicStore {
-            // An atomic store hands new objects to its subclass's callbacks, which need
+        if store is NSAtomicStore || store.isIncremental {
+            // An atomic or incremental store hands new objects to its subclass, which needs
             // their permanent IDs: Core Data obtains them before such a store saves.
             let pending = insertedSet.filter { $0.objectID.isTemporaryID }
             let temporaryIDs = pending.map(\.objectID)

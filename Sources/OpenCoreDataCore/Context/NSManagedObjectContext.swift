@@ -748,10 +748,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     {
         if parent != nil { return try object.snapshot ?? sourceRow(for: object.objectID) }
         let generation = readGeneration
-        if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation) {
+        if let fetched = object.snapshot, let row = try coordinator.currentRow(for: fetched, at: generation, by: self) {
             return row
         }
-        return try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation)
+        return try coordinator.row(for: object.objectID, maxAge: stalenessInterval, at: generation, by: self)
     }
 
     /// The objects a to-many relationship holds in the store, as registered objects or faults;
@@ -765,7 +765,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard !object.objectID.isTemporaryID, let coordinator = persistentStoreCoordinator else { return [] }
         do {
             let ids = try coordinator.relatedObjectIDs(
-                of: object.objectID, relationship: relationship, at: readGeneration)
+                of: object.objectID, relationship: relationship, at: readGeneration, by: self)
             return ids.map { self.object(with: $0) }
         } catch {
             noteFaultFailure(of: object, error)
@@ -808,7 +808,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "This context has no persistent store coordinator")
         }
-        let ids = try coordinator.permanentIDs(for: pending.map(\.entity))
+        let ids =
+            if let store = coordinator.persistentStores.first as? NSIncrementalStore {
+                try incrementalPermanentIDs(for: pending, store: store, coordinator)
+            } else {
+                try coordinator.permanentIDs(for: pending.map(\.entity))
+            }
         for (object, id) in zip(pending, ids) {
             object.objectID = id
             // Filed anew under the permanent ID by whichever context holds it.

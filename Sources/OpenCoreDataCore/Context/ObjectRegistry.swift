@@ -68,17 +68,19 @@ final class ObjectRegistry: @unchecked Sendable {
     /// the ID: its `deinit` and ``remove(_:)`` take the entry out under that ID even if
     /// the object's ID changed since.
     func insert(_ object: NSManagedObject) {
+        let id = object.objectID
+        let alreadyHere = object.registry === self && object.registeredID == id
         // Out of its old place first (here or another registry), so no entry outlives
         // the object: its `deinit` only knows the newest one.
         if let previous = object.registry {
             if previous === self { removeEntry(of: object) } else { previous.remove(object) }
         }
-        let id = object.objectID
         let reference = UnretainedReference(object)
         tables.withLock { $0[id] = reference }
         object.registry = self
         object.registeredID = id
         retained?[ObjectIdentifier(object)] = object
+        if !alreadyHere { Self.tellIncrementalStore(about: CollectionOfOne(id), registered: true) }
     }
 
     /// Makes room for `additional` more saved objects at once (a fetch's rows).
@@ -91,6 +93,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Unregisters `object` (under the ID it was registered with) and forgets it.
     func remove(_ object: NSManagedObject) {
         guard object.registry === self else { return }
+        if let id = object.registeredID { Self.tellIncrementalStore(about: CollectionOfOne(id), registered: false) }
         removeEntry(of: object)
         object.registry = nil
         object.registeredID = nil
@@ -130,6 +133,7 @@ final class ObjectRegistry: @unchecked Sendable {
             defer { tables = Tables() }
             return tables.objects
         }
+        Self.tellIncrementalStore(about: objects.compactMap(\.registeredID), registered: false)
         for object in objects {
             object.registry = nil
             object.registeredID = nil
@@ -150,5 +154,19 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Called by an object's `deinit`, on whatever thread released it last.
     func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
         tables.withLock { $0.remove(id, ifIdenticalTo: object) }
+        Self.tellIncrementalStore(about: CollectionOfOne(id), registered: false)
+    }
+
+    /// Tells the incremental stores among `ids`' stores that a context started (or
+    /// stopped) using those objects; other stores are not told. Called outside the lock.
+    private static func tellIncrementalStore(about ids: some Collection<NSManagedObjectID>, registered: Bool) {
+        // The common case, objects of stores that are not incremental, costs one check per ID.
+        guard ids.contains(where: \.isInIncrementalStore) else { return }
+        let byStore = Dictionary(
+            grouping: ids.filter(\.isInIncrementalStore),
+            by: { ObjectIdentifier($0.persistentStore!) })
+        for group in byStore.values {
+            (group[0].persistentStore as? NSIncrementalStore)?.contextDid(register: registered, group)
+        }
     }
 }

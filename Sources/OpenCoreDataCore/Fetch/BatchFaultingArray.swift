@@ -109,7 +109,8 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
             // (the context's `faultingErrors`; `existingObject(with:)` throws it), never
             // filled with made-up values.
             if !missing.isEmpty,
-                let rows = try? context.persistentStoreCoordinator?.rows(for: missing, at: context.readGeneration)
+                let rows = try? context.persistentStoreCoordinator?.rows(
+                    for: missing, at: context.readGeneration, by: context)
             {
                 var loaded: [ObjectKey: NSManagedObject] = [:]
                 for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }

@@ -40,10 +40,15 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Whether the object has not been saved yet (its ID will change on save).
     open var isTemporaryID: Bool { store == nil }
 
+    /// Whether the object lives in an ``NSIncrementalStore``: the stored field read directly,
+    /// as registries ask it for every object they file.
+    final var isInIncrementalStore: Bool { store?.isIncremental ?? false }
+
     /// The row's primary key (`Z_PK`), for permanent IDs.
     package var primaryKey: Int64? { store == nil ? nil : key.primaryKey }
 
-    /// A URL that names the object across launches: `x-coredata://<store UUID>/<Entity>/p<Z_PK>`.
+    /// A URL that names the object across launches: `x-coredata://<store UUID>/<Entity>/p<Z_PK>`
+    /// (for an ``NSIncrementalStore``'s objects, `p` and the reference object).
     ///
     /// Temporary IDs give `x-coredata:///<Entity>/t<UUID>-<n>`, as Core Data does.
     open func uriRepresentation() -> URL {
@@ -52,7 +57,8 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
             return URL(
                 string: "x-coredata:///\(entityName)/t\(Self.temporaryPrefix)\(UInt64(bitPattern: key.primaryKey))")!
         }
-        return URL(string: "x-coredata://\(store.identifier ?? "")/\(entityName)/p\(key.primaryKey)")!
+        let object = store.uriObjectComponent(forKey: key.primaryKey, entity: entity)
+        return URL(string: "x-coredata://\(store.identifier ?? "")/\(entityName)/\(object)")!
     }
 
     open override func isEqual(_ object: Any?) -> Bool {

@@ -103,6 +103,19 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         default: false
         }
     }
+    /// Whether the store is an ``NSIncrementalStore``: contexts send it their requests and
+    /// tell it which objects they use. Stored, not a type check, for the registry's hot path.
+    package final var isIncremental = false
+
+    /// The last part of an object's URI (`x-coredata://UUID/Entity/` and this): `p` and the row's key.
+    func uriObjectComponent(forKey key: Int64, entity: NSEntityDescription) -> String { "p\(key)" }
+
+    /// The ID of this store a URI's last part names (``uriObjectComponent(forKey:entity:)``), if any.
+    func objectID(forURIObjectComponent component: String, entity: NSEntityDescription) -> NSManagedObjectID? {
+        guard component.hasPrefix("p"), let key = Int64(component.dropFirst()) else { return nil }
+        return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
+    }
+
     private var storeIdentifier: String
     /// A number no other store of this process has, for compact object-ID keys (``ObjectKey``).
     let number: UInt32 = NSPersistentStore.numbers.add(1, ordering: .relaxed).newValue

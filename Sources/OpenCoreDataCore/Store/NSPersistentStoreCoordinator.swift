@@ -55,6 +55,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try block()
     }
 
+    /// Runs `block` on the coordinator if no other thread is working on it, else does
+    /// nothing: for callers that must not wait (an object's deallocation).
+    final func performIfFree(_ block: () -> Void) {
+        guard lock.try() else { return }
+        defer { lock.unlock() }
+        block()
+    }
+
     /// Runs `block` on the coordinator, asynchronously.
     ///
     /// - Parameter block: The work.
@@ -153,7 +161,19 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                     model: managedObjectModel, entities: entities, configuration: configuration, options: options,
                     type: NSInMemoryStoreType, copying: source)
             default:
-                // Binary and registered store types are atomic stores (Store/Atomic/).
+                // Registered store types are incremental stores (Store/Incremental/) or, as
+                // the Binary type is, atomic stores (Store/Atomic/).
+                if let storeClass = Self.incrementalStoreClass(forType: storeType) {
+                    guard source == nil else {
+                        throw CoreDataError.make(
+                            NSPersistentStoreOperationError,
+                            "Can't copy a store into the incremental store type '\(storeType)': its subclass saves only a context's objects"
+                        )
+                    }
+                    store = try openIncrementalStore(
+                        storeClass, type: storeType, configuration: configuration, at: storeURL, options: options)
+                    break
+                }
                 guard let storeClass = try Self.atomicStoreClass(forType: storeType) else {
                     throw CoreDataError.make(
                         NSPersistentStoreInvalidTypeError,
@@ -346,6 +366,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open class func metadataForPersistentStore(
         ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
+        if let storeClass = incrementalStoreClass(forType: storeType) {
+            // The subclass reads its metadata itself, as when the store is added.
+            let store = storeClass.init(
+                persistentStoreCoordinator: nil, configurationName: nil, at: url, options: options)
+            try store.loadMetadata()
+            return store.metadata ?? [:]
+        }
         if let metadata = try atomicStoreMetadata(ofType: storeType, at: url) { return metadata }
         if storeType == StoreEngines.postgreSQLStoreType {
             return try StoreEngines.postgreSQL().metadata(ofStoreAt: url, options: options)
@@ -440,6 +467,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Throws: An `NSError` when `url` names no store file of that type, or the store
     ///   cannot be emptied (another connection is writing it).
     open func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        try Self.refuseIncrementalStoreFiles(of: storeType, "destroy")
         if try Self.atomicStoreClass(forType: storeType) != nil {
             try destroyAtomicStore(at: url, ofType: storeType)
             return
@@ -503,6 +531,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
         ofType storeType: String
     ) throws {
+        try Self.refuseIncrementalStoreFiles(of: storeType, "replace")
         let atomic = try Self.atomicStoreClass(forType: storeType) != nil
         if !atomic { try Self.requireFileStoreType(storeType) }
         if persistentStore(for: destinationURL) != nil, !StoreLocation.isDevNull(destinationURL) {
@@ -551,11 +580,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Parameter url: A URI such as `x-coredata://<store UUID>/Person/p12`.
     /// - Returns: The ID, or `nil` when no store of this coordinator matches.
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
-        guard let parts = Self.objectURIParts(url),
-            let store = persistentStores.first(where: { $0.identifier == parts.store }),
-            let entity = managedObjectModel.entitiesByName[parts.entity]
+        guard url.scheme == "x-coredata", let host = url.host else { return nil }
+        // Split before decoding: an incremental store's reference may hold an encoded "/".
+        let parts = url.path(percentEncoded: true).split(separator: "/").map { $0.removingPercentEncoding ?? "" }
+        guard parts.count == 2, let store = persistentStores.first(where: { $0.identifier == host }),
+            let entity = managedObjectModel.entitiesByName[parts[0]]
         else { return nil }
-        return NSManagedObjectID(entity: entity, store: store, primaryKey: parts.key)
+        return store.objectID(forURIObjectComponent: parts[1], entity: entity)
     }
 
     /// What an object ID's URI (`x-coredata://STORE-UUID/Entity/pKEY`) names, or `nil`
@@ -571,11 +602,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Runs a read on `store`'s engine (call under `lock`): at the query generation's
     /// snapshot of the store when the context is pinned, else on the latest data.
-    /// `nil` when the store has no engine (it was never opened).
+    /// `nil` when the store has no engine (it was never opened). An incremental store's
+    /// subclass is handed `context`, the context the read is for.
     private func reading<T>(
-        _ store: NSPersistentStore, at generation: QueryGeneration?, _ body: (any PersistentStoreBackend) throws -> T
+        _ store: NSPersistentStore, at generation: QueryGeneration?, by context: NSManagedObjectContext? = nil,
+        _ body: (any PersistentStoreBackend) throws -> T
     ) throws -> T? {
         guard let backend = store.backend else { return nil }
+        if store.isIncremental, let incremental = backend as? IncrementalStoreBackend {
+            return try incremental.serving(context) { try body(backend) }
+        }
         guard let generation, let snapshot = try generation.snapshot(of: store, among: persistentStores) else {
             return try body(backend)
         }
@@ -611,12 +647,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The rows of these objects, read together (one query per table) and cached.
-    func rows(for objectIDs: [NSManagedObjectID], at generation: QueryGeneration?) throws -> [StoreRow] {
+    func rows(
+        for objectIDs: [NSManagedObjectID], at generation: QueryGeneration?, by context: NSManagedObjectContext
+    ) throws -> [StoreRow] {
         guard let first = objectIDs.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
             return []
         }
         return try performAndWait {
-            let rows = try reading(store, at: generation) { try $0.rows(for: objectIDs) } ?? []
+            let rows = try reading(store, at: generation, by: context) { try $0.rows(for: objectIDs) } ?? []
             cache(rows, at: generation)
             return rows
         }
@@ -624,14 +662,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The destination rows of a to-many for many sources at once (prefetching), cached.
     func relatedRows(
-        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription, at generation: QueryGeneration?
+        of sources: [NSManagedObjectID], relationship: NSRelationshipDescription, at generation: QueryGeneration?,
+        by context: NSManagedObjectContext
     ) throws -> [(source: Int64, row: StoreRow)] {
         guard let first = sources.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
             return []
         }
         return try performAndWait {
             let related =
-                try reading(store, at: generation) { try $0.relatedRows(of: sources, relationship: relationship) } ?? []
+                try reading(store, at: generation, by: context) {
+                    try $0.relatedRows(of: sources, relationship: relationship)
+                } ?? []
             cache(related.map(\.row), at: generation)
             return related
         }
@@ -648,8 +689,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
     /// seconds old (negative: any age), else read from the store. At a query generation,
     /// from that generation's cache, where rows never go stale, else from its snapshot.
-    func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?) throws -> StoreRow?
-    {
+    func row(
+        for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?,
+        by context: NSManagedObjectContext
+    ) throws -> StoreRow? {
         try performAndWait {
             let cache = generation?.rows ?? rowCache
             let maxAge = generation == nil ? maxAge : -1
@@ -657,7 +700,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 return cached
             }
             guard let store = objectID.persistentStore,
-                let row = try reading(store, at: generation, { try $0.row(for: objectID) }) ?? nil
+                let row = try reading(store, at: generation, by: context, { try $0.row(for: objectID) }) ?? nil
             else {
                 cache.remove([objectID])
                 return nil
@@ -671,18 +714,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// a save or batch request changed the cache since; then the newer cached row, or a
     /// new read when the batch dropped it. At a query generation: `row` when it was read
     /// at that generation, else the object's row at the generation.
-    func currentRow(for row: StoreRow, at generation: QueryGeneration?) throws -> StoreRow? {
+    func currentRow(
+        for row: StoreRow, at generation: QueryGeneration?, by context: NSManagedObjectContext
+    ) throws -> StoreRow? {
         if let generation {
             // The row's cache was set under `lock` before the row reached the context.
             if row.cache === generation.rows { return row }
-            return try self.row(for: row.objectID, maxAge: -1, at: generation)
+            return try self.row(for: row.objectID, maxAge: -1, at: generation, by: context)
         }
         if row.generation == cacheGeneration.load(ordering: .relaxed) { return row }
         return try performAndWait {
             if let cached = rowCache.row(for: row.objectID, maxAge: -1, now: 0) {
                 return cached.version >= row.version ? cached : row
             }
-            return try self.row(for: row.objectID, maxAge: 0, at: nil)
+            return try self.row(for: row.objectID, maxAge: 0, at: nil, by: context)
         }
     }
 
@@ -699,12 +744,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     var cachedRowCount: Int { performAndWait { rowCache.liveCount } }
 
     func relatedObjectIDs(
-        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, at generation: QueryGeneration?
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription, at generation: QueryGeneration?,
+        by context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID] {
         guard let store = objectID.persistentStore else { return [] }
         return try performAndWait {
-            try reading(store, at: generation) { try $0.relatedObjectIDs(of: objectID, relationship: relationship) }
-                ?? []
+            try reading(store, at: generation, by: context) {
+                try $0.relatedObjectIDs(of: objectID, relationship: relationship)
+            } ?? []
         }
     }
 

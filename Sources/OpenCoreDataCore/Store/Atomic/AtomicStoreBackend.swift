@@ -6,11 +6,12 @@
 /// A save is all or nothing: the database is copied before it is written, and when a
 /// callback or the subclass's `save()` throws, the copy takes its place and the nodes are
 /// put back, so the store shows nothing of the failed save.
-final class AtomicStoreBackend: PersistentStoreBackend {
+final class AtomicStoreBackend: SubclassStoreBackend {
     /// The database answering reads; replaced by its copy when a save fails.
     private(set) var inner: any PersistentStoreBackend
     /// The atomic store owns this backend, and uses it only under its coordinator's lock.
     unowned let store: NSAtomicStore
+    var subclassStore: NSPersistentStore { store }
     let model: NSManagedObjectModel
     let entities: [NSEntityDescription]
     let configuration: String?
@@ -120,35 +121,5 @@ final class AtomicStoreBackend: PersistentStoreBackend {
         return outcome
     }
 
-    func batchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
-        throw unsupportedBatch("NSBatchInsertRequest")
-    }
-    func batchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
-        throw unsupportedBatch("NSBatchUpdateRequest")
-    }
-    func batchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
-        throw unsupportedBatch("NSBatchDeleteRequest")
-    }
-
-    /// Batch requests run in SQLite stores only, as in Core Data.
-    private func unsupportedBatch(_ name: String) -> NSError {
-        CoreDataError.make(
-            NSPersistentStoreUnsupportedRequestTypeError,
-            "\(name) runs only on SQLite stores, not on the \(store.type) store at \(store.url?.path ?? "?")",
-            [NSAffectedStoresErrorKey: [store]])
-    }
-
-    // MARK: What atomic stores do not have: history, change watching, snapshots
-
-    var tracksHistory: Bool { false }
-    func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
-    { [] }
-    func deleteHistory(in range: StoreHistoryRange) throws -> Int { 0 }
-    func historyBounds() throws -> (last: Int64, deletedThrough: Int64) { (0, 0) }
-    func observeChanges(_ changed: @escaping @Sendable (_ lastTransaction: Int64?) -> Void) throws {}
     func close() { inner.close() }
-    func supportsSnapshots() throws -> Bool { false }
-    func openSnapshot() throws -> (any StoreSnapshot)? { nil }
-    func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T { try body() }
-    func serve(as store: NSPersistentStore) {}
 }

@@ -33,18 +33,9 @@ enum AtomicStoreRows {
                     guard let attribute = slotFacts.property as? NSAttributeDescription,
                         let value = node.value(forKey: attribute.name)
                     else { continue }
-                    if attribute.attributeType == .undefinedAttributeType {
-                        values[slot] = value
-                        continue
-                    }
-                    guard let stored = AttributeValue.coerce(value, to: attribute) else {
-                        throw CoreDataError.make(
-                            NSManagedObjectValidationError,
-                            "The cache node of \(node.objectID.uriRepresentation().absoluteString) holds a \(type(of: value)) for the \(attribute.attributeType.displayName) attribute '\(attribute.name)'",
-                            [NSValidationKeyErrorKey: attribute.name]
-                        )
-                    }
-                    values[slot] = stored
+                    values[slot] = try SubclassStoreValues.stored(
+                        value, for: attribute,
+                        heldBy: "The cache node of \(node.objectID.uriRepresentation().absoluteString)")
                 case .toMany:
                     break
                 }

@@ -22,7 +22,7 @@
 /// initializer): a subclass that overrides it writes `required override init`.
 open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Reference objects ↔ keys of the IDs this store hands out.
-    let references = AtomicStoreReferences()
+    let references = ReferenceObjectTable()
     /// The registered nodes by object ID, and the state of a save in progress.
     /// Guarded by `lock`: a subclass may ask for nodes from any thread.
     var nodesByID: [NSManagedObjectID: NSAtomicStoreCacheNode] = [:]
@@ -224,7 +224,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     ///   - data: The reference object (a string, number, UUID or other hashable value).
     /// - Returns: The object's ID in this store.
     open func objectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, store: self, primaryKey: references.key(for: data, in: entity))
+        references.objectID(for: entity, reference: data, in: self)
     }
 
     /// The reference object of an object of the store: what ``newReferenceObject(for:)``
@@ -236,8 +236,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// - Parameter objectID: An ID of this store.
     /// - Returns: The reference object.
     open func referenceObject(for objectID: NSManagedObjectID) -> Any {
-        guard let key = objectID.primaryKey else { return objectID.uriRepresentation().absoluteString }
-        return references.reference(forKey: key, in: objectID.entity) ?? key
+        references.reference(of: objectID)
     }
 
     // MARK: Metadata

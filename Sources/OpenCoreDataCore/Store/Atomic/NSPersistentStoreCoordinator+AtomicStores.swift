@@ -1,14 +1,15 @@
-/// Store types named by class: the Binary store and the ``NSAtomicStore`` subclasses apps
-/// register, as Core Data finds a store type's class by its name.
+/// Store types named by class: the Binary store and the ``NSAtomicStore`` and
+/// ``NSIncrementalStore`` subclasses apps register, as Core Data finds a store type's
+/// class by its name.
 extension NSPersistentStoreCoordinator {
     /// Makes `storeClass` the class of stores of type `storeType`, so
     /// `addPersistentStore(ofType: storeType, …)` creates one; `nil` unregisters the type.
     ///
-    /// Stores of registered types are atomic stores: `storeClass` is an ``NSAtomicStore``
-    /// subclass (adding a store of a type whose class is not one throws).
+    /// `storeClass` is an ``NSIncrementalStore`` or ``NSAtomicStore`` subclass (adding a
+    /// store of a type whose class is neither throws).
     ///
     /// - Parameters:
-    ///   - storeClass: An `NSAtomicStore` subclass, or `nil`.
+    ///   - storeClass: An `NSIncrementalStore` or `NSAtomicStore` subclass, or `nil`.
     ///   - storeType: The type's name.
     public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: String) {
         StoreClassRegistry.shared.register(storeClass, for: storeType)
@@ -37,7 +38,8 @@ extension NSPersistentStoreCoordinator {
             guard let atomic = registered as? NSAtomicStore.Type else {
                 throw CoreDataError.make(
                     NSPersistentStoreInvalidTypeError,
-                    "The class \(registered) registered for store type '\(storeType)' is not an NSAtomicStore subclass")
+                    "The class \(registered) registered for store type '\(storeType)' is neither an NSIncrementalStore nor an NSAtomicStore subclass"
+                )
             }
             return atomic
         }

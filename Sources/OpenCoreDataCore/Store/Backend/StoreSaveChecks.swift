@@ -97,7 +97,8 @@ package struct StoreSaveChecks {
             }
             + request.deletes.map { ($0.row, $0.expectedVersion) }
         var stale: [StoreSaveRequest.RowReference] = []
-        for rows in Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity.facts.root) }).values {
+        // By entity, not table: an incremental store's subclass reads each object as what it is.
+        for rows in Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity) }).values {
             let current = try reader.versions(ofKeys: rows.map(\.0.primaryKey), in: rows[0].0.entity)
             for (row, version) in rows where current[row.primaryKey] != version { stale.append(row) }
         }
@@ -125,8 +126,8 @@ package struct StoreSaveChecks {
 /// What a store engine reads for ``StoreSaveChecks`` inside a save's transaction, on the
 /// connection that will write, so the checks see exactly the rows the write would change.
 package protocol StoreSaveCheckReader {
-    /// The current version (`Z_OPT`) of each row of `entity`'s table among `keys`; rows
-    /// that no longer exist are left out.
+    /// The current version (`Z_OPT`) of each row among `keys`, all objects of `entity`
+    /// itself (in its tree's table); rows that no longer exist are left out.
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64]
     /// The current rows of these (any order; missing rows are left out).
     func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow]

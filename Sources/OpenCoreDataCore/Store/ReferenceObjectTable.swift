@@ -1,12 +1,13 @@
-/// The two-way map between an atomic store's reference objects (what its subclass calls
+/// The two-way map between a custom store's reference objects (what its subclass calls
 /// an object: a string, a number, a UUID) and the primary keys of the object IDs the
-/// store hands out, with the key counters of each inheritance tree.
+/// store hands out, with the key counters of each inheritance tree: ``NSAtomicStore``'s
+/// and ``NSIncrementalStore``'s.
 ///
-/// Keys are the store's own, as `Z_PK`s are an SQLite store's: the rows the store keeps
-/// in memory are filed under them. A reference object that is a positive integer is its
+/// Keys are the store's own, as `Z_PK`s are an SQLite store's: an atomic store's rows in
+/// memory are filed under them, and every store's IDs carry them. A reference object that is a positive integer is its
 /// own key when that key is free, so a store whose references are numbers (the Binary
 /// store's are) gives its objects the same URIs on every launch.
-final class AtomicStoreReferences: @unchecked Sendable {
+final class ReferenceObjectTable: @unchecked Sendable {
     private struct Tree {
         var referenceByKey: [Int64: Any] = [:]
         var keyByReference: [ReferenceKey: Int64] = [:]
@@ -22,6 +23,18 @@ final class AtomicStoreReferences: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&trees)
+    }
+
+    /// The ID of `store` for the object called `reference` in `entity`.
+    func objectID(for entity: NSEntityDescription, reference: Any, in store: NSPersistentStore) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, store: store, primaryKey: key(for: reference, in: entity))
+    }
+
+    /// The reference object of an ID made by ``objectID(for:reference:in:)``: the one
+    /// recorded, else its key; a temporary ID answers its URI.
+    func reference(of objectID: NSManagedObjectID) -> Any {
+        guard let key = objectID.primaryKey else { return objectID.uriRepresentation().absoluteString }
+        return reference(forKey: key, in: objectID.entity) ?? key
     }
 
     /// The key of `reference` in `entity`'s tree, given one when it has none.
@@ -43,6 +56,11 @@ final class AtomicStoreReferences: @unchecked Sendable {
             tree.keyByReference[hashed] = key
             return key
         }
+    }
+
+    /// Whether `reference` names an object of `entity`'s tree already.
+    func isRecorded(_ reference: Any, in entity: NSEntityDescription) -> Bool {
+        withTrees { $0[ObjectIdentifier(entity.facts.root)]?.keyByReference[ReferenceKey(reference)] != nil }
     }
 
     /// The reference object recorded for `key` in `entity`'s tree, if any.
