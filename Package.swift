@@ -325,7 +325,7 @@ let package = Package(
         // What the worker and the tests' in-process writers share: models and workloads.
         .target(
             name: "StoreWorkerSupport",
-            dependencies: ["OpenCoreData"],
+            dependencies: ["OpenCoreData", "OpenCoreDataPostgreSQL"],
             path: "Tests/StoreWorkerSupport"
         ),
         // A process per launch for the three-process SwiftData migration test: a
@@ -363,6 +363,8 @@ let package = Package(
             name: "OpenCoreDataPostgreSQLTests",
             dependencies: [
                 "OpenCoreDataPostgreSQL", "OpenCoreData", "OpenCoreDataTestSupport", "OpenCoreDataStoreTestSupport",
+                // The worker processes' workloads (the reliability tests run `opencoredata-store-worker`).
+                "StoreWorkerSupport",
             ]
         ),
         // The predicate language's internals (parser, formatter, evaluation), against that

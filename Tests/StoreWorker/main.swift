@@ -1,10 +1,14 @@
 // A second process for the multi-process tests: it opens a store and saves batches of
 // rows until it is told to stop or is killed, printing each committed batch.
 //
-//   opencoredata-store-worker <store path> <writer name> <first batch> <batches> [<rows per batch>]
+//   opencoredata-store-worker <store> <writer name> <first batch> <batches> [<rows per batch>]
 //
-// The writer name is also the context's transactionAuthor; with OPENCOREDATA_WORKER_HISTORY=1
-// in the environment the store is opened with persistent history tracking.
+// The store is an SQLite file path or a PostgreSQL database URL (postgres://…). The writer
+// name is also the context's transactionAuthor; with OPENCOREDATA_WORKER_HISTORY=1 in the
+// environment the store is opened with persistent history tracking. With
+// OPENCOREDATA_WORKER_RETRY=1 a failed save (the server went away) is not the end: the
+// worker waits, looks whether the batch committed after all (every row there: it did; none:
+// it saves again; some: it reports a partial save and exits with code 3), and goes on.
 //
 // Each batch is one save of `rows` Entry objects carrying the batch number, so a test can
 // check that every save is all or nothing after a SIGKILL in the middle of saving, and
@@ -14,6 +18,11 @@
 //
 // Runs a CounterWorkload (shared counters under merge policies, StoreWorkerSupport) and
 // prints its tally as one line of JSON.
+//
+//   opencoredata-store-worker policy <store> <process name> <contexts> <seconds> <policy> <seed>
+//
+// Runs a PolicyWorkload (contexts labelling shared counters under one merge policy) and
+// prints the contexts' tallies as one line of JSON.
 //
 //   opencoredata-store-worker document <package path>
 //
@@ -84,30 +93,56 @@ if arguments.count == 8, arguments[1] == "counters", let iterations = Int(argume
     }
     exit(0)
 }
+if arguments.count == 8, arguments[1] == "policy", let contexts = Int(arguments[4]),
+    let seconds = Double(arguments[5]), let seed = UInt64(arguments[7])
+{
+    let workload = PolicyWorkload(
+        store: WorkerStore(arguments[2]), process: arguments[3], contexts: contexts, seconds: seconds,
+        policy: arguments[6], seed: seed)
+    do {
+        FileHandle.standardOutput.write(try JSONEncoder().encode(workload.run()) + Data("\n".utf8))
+    } catch {
+        FileHandle.standardError.write(Data("cannot encode the tallies: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64(arguments[4]) else {
     FileHandle.standardError.write(
         Data("usage: opencoredata-store-worker <store> <writer> <first batch> <batches> [<rows>]\n".utf8))
     exit(64)
 }
 let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
-let coordinator = NSPersistentStoreCoordinator(managedObjectModel: entryModel())
+let environment = ProcessInfo.processInfo.environment
+let coordinator: NSPersistentStoreCoordinator
 do {
     // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
-    let tracksHistory = ProcessInfo.processInfo.environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
-    try coordinator.addPersistentStore(
-        ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: arguments[1]),
-        options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
+    let tracksHistory = environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
+    coordinator = try WorkerStore(arguments[1]).coordinator(
+        model: entryModel(), options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
 } catch {
     FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
     exit(1)
 }
+let retries = environment["OPENCOREDATA_WORKER_RETRY"] == "1"
 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
 context.persistentStoreCoordinator = coordinator
 context.transactionAuthor = arguments[2]
+
+/// How many rows of `batch` the store holds, this context's unsaved ones left out.
+func storedRows(of batch: Int64) throws -> Int {
+    try context.performAndWait {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+        request.predicate = NSPredicate(format: "batch == %lld", batch)
+        request.includesPendingChanges = false
+        return try context.count(for: request)
+    }
+}
+
 for batch in first..<(first + batches) {
-    let uri: String
+    var uri = ""
     do {
-        uri = try context.performAndWait {
+        let firstEntry = context.performAndWait {
             var firstEntry: NSManagedObject?
             for row in 0..<rows {
                 let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
@@ -116,7 +151,28 @@ for batch in first..<(first + batches) {
                 entry.setValue(arguments[2], forKey: "writer")
                 if firstEntry == nil { firstEntry = entry }
             }
-            try context.save()
+            return firstEntry
+        }
+        while true {
+            do {
+                try context.performAndWait { try context.save() }
+                break
+            } catch  where retries {
+                FileHandle.standardError.write(Data("save of batch \(batch) failed, retrying: \(error)\n".utf8))
+                // Committed after all (the answer was lost with the connection)? Ask until the server answers.
+                var stored: Int?
+                while stored == nil {
+                    usleep(50_000)
+                    stored = try? storedRows(of: batch)
+                }
+                if stored == Int(rows) { break }
+                if stored != 0 {
+                    FileHandle.standardError.write(Data("batch \(batch) is partial: \(stored ?? -1) rows\n".utf8))
+                    exit(3)
+                }
+            }
+        }
+        uri = context.performAndWait {
             let uri = firstEntry?.objectID.uriRepresentation().absoluteString ?? ""
             context.reset()
             return uri

@@ -109,31 +109,16 @@ public struct CounterWorkload: Sendable {
     /// `Counter` (name, value, label) and `Increment` (writer, sequence, counter): the
     /// model every writer opens the store with.
     public static func model() -> NSManagedObjectModel {
-        func entity(_ name: String, _ attributes: [(String, NSAttributeType)]) -> NSEntityDescription {
-            let entity = NSEntityDescription()
-            entity.name = name
-            entity.managedObjectClassName = "NSManagedObject"
-            entity.properties = attributes.map { name, type in
-                let attribute = NSAttributeDescription()
-                attribute.name = name
-                attribute.attributeType = type
-                return attribute
-            }
-            return entity
-        }
-        let model = NSManagedObjectModel()
-        model.entities = [
-            entity(
-                "Counter",
-                [("name", .stringAttributeType), ("value", .integer64AttributeType), ("label", .stringAttributeType)]),
-            entity(
+        workerModel([
+            ("Counter", counterAttributes),
+            (
                 "Increment",
                 [
                     ("writer", .stringAttributeType), ("sequence", .integer64AttributeType),
                     ("counter", .stringAttributeType),
-                ]),
-        ]
-        return model
+                ]
+            ),
+        ])
     }
 
     /// Makes the store with every counter at 0, before the writers start.

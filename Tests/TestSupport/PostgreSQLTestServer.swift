@@ -35,13 +35,43 @@ public final class PostgreSQLTestServer: Sendable {
     private let dataFolder: URL?
     private let binaries: URL?
     private let runAsPostgresUser: Bool
+    /// The server's command-line options (port, socket folder), for restarts.
+    private let serverOptions: String
 
-    private init(baseURL: String, dataFolder: URL?, binaries: URL?, runAsPostgresUser: Bool) {
+    private init(
+        baseURL: String, dataFolder: URL?, binaries: URL?, runAsPostgresUser: Bool, serverOptions: String = ""
+    ) {
         self.baseURL = baseURL
         self.dataFolder = dataFolder
         self.binaries = binaries
         self.runAsPostgresUser = runAsPostgresUser
+        self.serverOptions = serverOptions
     }
+
+    /// A cluster of its own, for a test that restarts its server (the shared one serves
+    /// other tests meanwhile); ``stopAndRemove()`` it when done. Throws when there are no
+    /// server binaries, or when the tests were pointed at a running server instead.
+    public static func startPrivate() throws -> PostgreSQLTestServer {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["OPENCOREDATA_POSTGRES_URL"]?.isEmpty ?? true,
+            let binaries = findBinaries(environment["OPENCOREDATA_POSTGRES_BIN"])
+        else { throw Failure("No PostgreSQL server binaries to start a cluster of the test's own") }
+        return try startCluster(binaries: binaries)
+    }
+
+    /// Restarts the server (a fast shutdown: every session ends), as an administrator would.
+    public func restart() throws {
+        guard let dataFolder, let binaries else { throw Failure("Not a cluster these tests started") }
+        try Self.run(
+            [
+                binaries.appendingPathComponent("pg_ctl").path, "-D", dataFolder.appendingPathComponent("data").path,
+                "-l", dataFolder.appendingPathComponent("server.log").path, "-m", "fast", "-w", "-o", serverOptions,
+                "restart",
+            ], asPostgresUser: runAsPostgresUser)
+    }
+
+    /// Stops the server and removes its folder.
+    public func stopAndRemove() { stop() }
 
     /// The URL of a new empty database of this server, for one test.
     public func makeDatabase() throws -> URL {
@@ -76,6 +106,14 @@ public final class PostgreSQLTestServer: Sendable {
                 "PostgreSQL's server binaries (initdb, pg_ctl) were not found: install the postgresql package or set OPENCOREDATA_POSTGRES_BIN or OPENCOREDATA_POSTGRES_URL"
             )
         }
+        let server = try startCluster(binaries: binaries)
+        // Registered while `shared` is being set to this server, so at exit it is that server.
+        atexit { PostgreSQLTestServer.shared?.stop() }
+        return server
+    }
+
+    /// initdb into a new temporary folder, then a server on a free loopback port.
+    private static func startCluster(binaries: URL) throws -> PostgreSQLTestServer {
         // initdb refuses to run as root; CI runs as root, so the cluster belongs to the
         // `postgres` user the package creates.
         let asPostgres = geteuid() == 0
@@ -96,12 +134,9 @@ public final class PostgreSQLTestServer: Sendable {
                 binaries.appendingPathComponent("pg_ctl").path, "-D", data.path, "-l",
                 folder.appendingPathComponent("server.log").path, "-w", "-o", options, "start",
             ], asPostgresUser: asPostgres)
-        let server = PostgreSQLTestServer(
+        return PostgreSQLTestServer(
             baseURL: "postgres://postgres@127.0.0.1:\(port)", dataFolder: folder, binaries: binaries,
-            runAsPostgresUser: asPostgres)
-        // Registered while `shared` is being set to this server, so at exit it is that server.
-        atexit { PostgreSQLTestServer.shared?.stop() }
-        return server
+            runAsPostgresUser: asPostgres, serverOptions: options)
     }
 
     /// Stops the server and removes its folder (at process exit).

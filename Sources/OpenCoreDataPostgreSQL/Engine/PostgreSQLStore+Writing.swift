@@ -70,7 +70,9 @@ struct PostgreSQLSaveCheckReader: StoreSaveCheckReader {
         guard !keys.isEmpty else { return [:] }
         let result = try store.connection.run(
             SQLObjectReadStatements.versions(
-                of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .postgreSQL))
+                of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .postgreSQL,
+                // Writers run at once here: the checked rows stay as checked until the write.
+                locking: true))
         var versions: [Int64: Int64] = [:]
         for row in 0..<result.rowCount {
             if let key = result.integer(row, 0), let version = result.integer(row, 1) { versions[key] = version }

@@ -153,7 +153,13 @@ package struct SQLHistory {
     /// Creates the history tables and their key counters if missing, and the tombstone
     /// columns the model needs.
     package func install(_ db: some SQLDatabase) throws {
-        for statement in SQLHistoryStatements.install(dialect) { try db.execute(statement) }
+        // Only what is missing: on PostgreSQL even `CREATE INDEX IF NOT EXISTS` locks its table
+        // against writers until the opening transaction ends, which deadlocks with a writer
+        // holding the history counter.
+        let installed = try ["ATRANSACTIONSTRING", "ATRANSACTION", "ACHANGE"].allSatisfy { try db.tableExists($0) }
+        if !installed {
+            for statement in SQLHistoryStatements.install(dialect) { try db.execute(statement) }
+        }
         let present = try db.columnNames(of: "ACHANGE")
         for index in 0..<tombstoneColumnCount where !present.contains(SQLHistoryStatements.tombstoneColumn(index)) {
             try db.execute(SQLHistoryStatements.addTombstoneColumn(index, dialect))

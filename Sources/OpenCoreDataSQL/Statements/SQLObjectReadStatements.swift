@@ -65,8 +65,13 @@ package enum SQLObjectReadStatements {
     }
 
     /// `Z_PK, Z_OPT` of the rows of `keys` in `table`: the versions a save's optimistic locking compares.
-    package static func versions(of keys: [Int64], table: String, dialect: SQLDialect) -> SQLFragment {
-        "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys, dialect)))"
+    ///
+    /// `locking`: the rows stay locked to the transaction (in key order, so two savers
+    /// lock in the same order), so no other writer can change them between the check and
+    /// the write; for engines whose write transactions do not exclude each other.
+    package static func versions(of keys: [Int64], table: String, dialect: SQLDialect, locking: Bool) -> SQLFragment {
+        let query: SQLFragment = "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys, dialect)))"
+        return locking ? "\(query) ORDER BY Z_PK FOR UPDATE" : query
     }
 
     /// `Z_PK, Z_ENT` of the objects of `entity` (in `table`) whose `columns` hold

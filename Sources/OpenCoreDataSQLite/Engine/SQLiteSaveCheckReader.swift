@@ -12,7 +12,9 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
     func versions(ofKeys keys: [Int64], in entity: NSEntityDescription) throws -> [Int64: Int64] {
         guard !keys.isEmpty else { return [:] }
         let query = SQLObjectReadStatements.versions(
-            of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .sqlite)
+            of: keys, table: try store.schema.table(for: entity.facts.root).name, dialect: .sqlite,
+            // The save's transaction is SQLite's one writer: nothing changes the rows meanwhile.
+            locking: false)
         let statement = try db.cachedStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         var result: [Int64: Int64] = [:]
