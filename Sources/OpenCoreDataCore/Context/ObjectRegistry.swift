@@ -69,18 +69,23 @@ final class ObjectRegistry: @unchecked Sendable {
     /// the object's ID changed since.
     func insert(_ object: NSManagedObject) {
         let id = object.objectID
-        let alreadyHere = object.registry === self && object.registeredID == id
+        var alreadyHere = false
         // Out of its old place first (here or another registry), so no entry outlives
         // the object: its `deinit` only knows the newest one.
         if let previous = object.registry {
-            if previous === self { removeEntry(of: object) } else { previous.remove(object) }
+            if previous === self {
+                alreadyHere = object.registeredID == id
+                removeEntry(of: object)
+            } else {
+                previous.remove(object)
+            }
         }
         let reference = UnretainedReference(object)
         tables.withLock { $0[id] = reference }
         object.registry = self
         object.registeredID = id
         retained?[ObjectIdentifier(object)] = object
-        if !alreadyHere { Self.tellIncrementalStore(about: CollectionOfOne(id), registered: true) }
+        if !alreadyHere, id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: true) }
     }
 
     /// Makes room for `additional` more saved objects at once (a fetch's rows).
@@ -93,7 +98,9 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Unregisters `object` (under the ID it was registered with) and forgets it.
     func remove(_ object: NSManagedObject) {
         guard object.registry === self else { return }
-        if let id = object.registeredID { Self.tellIncrementalStore(about: CollectionOfOne(id), registered: false) }
+        if let id = object.registeredID, id.isInIncrementalStore {
+            Self.tellIncrementalStores(about: [id], registered: false)
+        }
         removeEntry(of: object)
         object.registry = nil
         object.registeredID = nil
@@ -133,7 +140,7 @@ final class ObjectRegistry: @unchecked Sendable {
             defer { tables = Tables() }
             return tables.objects
         }
-        Self.tellIncrementalStore(about: objects.compactMap(\.registeredID), registered: false)
+        Self.tellIncrementalStores(about: objects.compactMap(\.registeredID), registered: false)
         for object in objects {
             object.registry = nil
             object.registeredID = nil
@@ -154,13 +161,14 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Called by an object's `deinit`, on whatever thread released it last.
     func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
         tables.withLock { $0.remove(id, ifIdenticalTo: object) }
-        Self.tellIncrementalStore(about: CollectionOfOne(id), registered: false)
+        if id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: false) }
     }
 
     /// Tells the incremental stores among `ids`' stores that a context started (or
-    /// stopped) using those objects; other stores are not told. Called outside the lock.
-    private static func tellIncrementalStore(about ids: some Collection<NSManagedObjectID>, registered: Bool) {
-        // The common case, objects of stores that are not incremental, costs one check per ID.
+    /// stopped) using those objects; other stores are not told. Called outside the lock;
+    /// single objects are checked by the caller first (``NSManagedObjectID/isInIncrementalStore``),
+    /// which keeps every other store's path to one stored-field read.
+    private static func tellIncrementalStores(about ids: [NSManagedObjectID], registered: Bool) {
         guard ids.contains(where: \.isInIncrementalStore) else { return }
         let byStore = Dictionary(
             grouping: ids.filter(\.isInIncrementalStore),

@@ -104,8 +104,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
     }
     /// Whether the store is an ``NSIncrementalStore``: contexts send it their requests and
-    /// tell it which objects they use. Stored, not a type check, for the registry's hot path.
-    package final var isIncremental = false
+    /// tell it which objects they use. Stored, not a type check, for the registry's hot path;
+    /// set once, as the store is made, so read without a dynamic exclusivity check.
+    @exclusivity(unchecked) package final var isIncremental = false
 
     /// The last part of an object's URI (`x-coredata://UUID/Entity/` and this): `p` and the row's key.
     func uriObjectComponent(forKey key: Int64, entity: NSEntityDescription) -> String { "p\(key)" }
