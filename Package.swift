@@ -47,6 +47,7 @@ let package = Package(
         .executable(name: "Shutterbug", targets: ["Shutterbug"]),
         .executable(name: "CoolNotes", targets: ["CoolNotes"]),
         .executable(name: "VirtualTourist", targets: ["VirtualTourist"]),
+        .executable(name: "AcquaintanceServer", targets: ["AcquaintanceServer"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
         .plugin(name: "OpenCoreDataModelCompiler", targets: ["OpenCoreDataModelCompiler"]),
@@ -248,6 +249,17 @@ let package = Package(
             path: "Examples/CoolNotes",
             resources: [.copy("CoolNotes.xcdatamodeld")],
             plugins: ["OpenCoreDataCodegen"]
+        ),
+        // Acquaintance's address book as an HTTP API over PostgreSQL, run as several processes
+        // on one database (FlyingFox, as Virtual Tourist's photo service: no SwiftNIO to build).
+        .executableTarget(
+            name: "AcquaintanceServer",
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataPostgreSQL", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
+            path: "Examples/AcquaintanceServer"
         ),
         .executableTarget(
             name: "VirtualTourist",

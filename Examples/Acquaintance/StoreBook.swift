@@ -19,18 +19,7 @@ struct StoreBook: AddressBook {
     let fileName = "Acquaintance.sqlite"
 
     /// Person: name required; photo Binary with external storage; phone, email, notes optional.
-    static func model() -> NSManagedObjectModel {
-        ModelKit.model(
-            ModelKit.entity(
-                "Person", Person.self,
-                [
-                    ModelKit.attribute("name", .stringAttributeType, optional: false),
-                    ModelKit.attribute("photo", .binaryDataAttributeType, externalStorage: true),
-                    ModelKit.attribute("phone", .stringAttributeType),
-                    ModelKit.attribute("email", .stringAttributeType),
-                    ModelKit.attribute("notes", .stringAttributeType),
-                ]))
-    }
+    static func model() -> NSManagedObjectModel { AcquaintanceModel.make(personClass: Person.self) }
 
     init(folder: String?, importing archive: ArchivedBook) throws {
         let url = try ExampleData.directory(for: "Acquaintance", in: folder).appendingPathComponent(fileName)
