@@ -41,24 +41,34 @@ final class PeopleDirectory: @unchecked Sendable {
             fetchRequest: request, managedObjectContext: live, sectionNameKeyPath: nil, cacheName: nil)
         controller.delegate = follower
         let coordinator = container.persistentStoreCoordinator
+        // Listening first, and the token before the fetch: a save committed meanwhile is
+        // merged (perhaps again, which changes nothing), never missed.
+        NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { [weak self] _ in self?.catchUp(notified: true) }
         try live.performAndWait {
-            // The token first: a save between it and the fetch is merged again, never missed.
             lastToken = coordinator.currentPersistentHistoryToken(fromStores: nil)
             try controller.performFetch()
         }
-        NotificationCenter.default.addObserver(
-            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
-        ) { [weak self] _ in self?.catchUp() }
+        catchUp(notified: false)
     }
 
-    /// Merges the history after `lastToken` into `live`, so the list shows it.
-    private func catchUp() {
+    /// Merges the history after `lastToken` into `live`, so the list shows it; `notified`
+    /// when a remote change notification asked (counted in /status).
+    private func catchUp(notified: Bool) {
         live.perform { [self] in
-            notifications += 1
+            if notified { notifications += 1 }
             let request = NSPersistentHistoryChangeRequest.fetchHistory(after: lastToken)
-            guard let result = try? live.execute(request) as? NSPersistentHistoryResult,
-                let transactions = result.result as? [NSPersistentHistoryTransaction]
-            else { return }
+            let transactions: [NSPersistentHistoryTransaction]
+            do {
+                let result = try live.execute(request) as? NSPersistentHistoryResult
+                transactions = result?.result as? [NSPersistentHistoryTransaction] ?? []
+            } catch {
+                // The next notification (the store posts one when its listener reconnects) tries again.
+                FileHandle.standardError.write(
+                    Data("could not read the store's history: \(error.localizedDescription)\n".utf8))
+                return
+            }
             for transaction in transactions {
                 live.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
                 lastToken = transaction.token

@@ -41,20 +41,45 @@ struct AcquaintanceServerTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while !line.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Read on a thread of its own, so a server that never prints fails the test, not hangs it.
+        let first = FirstLine()
+        Thread {
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            first.set(String(decoding: line, as: UTF8.self))
+        }.start()
+        let text = (first.wait(timeout: 60) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("listening on "), let url = URL(string: String(text.dropFirst("listening on ".count)))
         else {
             process.terminate()
             throw Failure("the server \(name) did not start: \(text)")
         }
         return (process, url)
+    }
+
+    /// A line one thread reads and another waits for.
+    final class FirstLine: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var line: String?
+
+        func set(_ line: String) {
+            condition.withLock {
+                self.line = line
+                condition.broadcast()
+            }
+        }
+
+        func wait(timeout: TimeInterval) -> String? {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            return condition.withLock {
+                while line == nil { if !condition.wait(until: deadline) { break } }
+                return line
+            }
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {

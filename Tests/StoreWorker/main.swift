@@ -114,17 +114,26 @@ guard arguments.count >= 5, let first = Int64(arguments[3]), let batches = Int64
 }
 let rows = arguments.count > 5 ? Int64(arguments[5]) ?? 20 : 20
 let environment = ProcessInfo.processInfo.environment
-let coordinator: NSPersistentStoreCoordinator
-do {
-    // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
-    let tracksHistory = environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
-    coordinator = try WorkerStore(arguments[1]).coordinator(
-        model: entryModel(), options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
-} catch {
-    FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
-    exit(1)
-}
 let retries = environment["OPENCOREDATA_WORKER_RETRY"] == "1"
+/// How long a retrying worker waits for the server to come back, per batch (and to open).
+let patience: TimeInterval = 60
+var opened: NSPersistentStoreCoordinator?
+let openingDeadline = Date(timeIntervalSinceNow: retries ? patience : 0)
+repeat {
+    do {
+        // OPENCOREDATA_WORKER_HISTORY=1: the store tracks persistent history, so the test can merge the worker's saves from it.
+        let tracksHistory = environment["OPENCOREDATA_WORKER_HISTORY"] == "1"
+        opened = try WorkerStore(arguments[1]).coordinator(
+            model: entryModel(), options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
+    } catch {
+        guard Date() < openingDeadline else {
+            FileHandle.standardError.write(Data("cannot open store: \(error)\n".utf8))
+            exit(1)
+        }
+        usleep(100_000)
+    }
+} while opened == nil
+let coordinator = opened!
 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
 context.persistentStoreCoordinator = coordinator
 context.transactionAuthor = arguments[2]
@@ -153,21 +162,22 @@ for batch in first..<(first + batches) {
             }
             return firstEntry
         }
+        let deadline = Date(timeIntervalSinceNow: patience)
         while true {
             do {
                 try context.performAndWait { try context.save() }
                 break
-            } catch  where retries {
+            } catch  where retries && Date() < deadline {
                 FileHandle.standardError.write(Data("save of batch \(batch) failed, retrying: \(error)\n".utf8))
                 // Committed after all (the answer was lost with the connection)? Ask until the server answers.
                 var stored: Int?
-                while stored == nil {
+                while stored == nil, Date() < deadline {
                     usleep(50_000)
                     stored = try? storedRows(of: batch)
                 }
                 if stored == Int(rows) { break }
-                if stored != 0 {
-                    FileHandle.standardError.write(Data("batch \(batch) is partial: \(stored ?? -1) rows\n".utf8))
+                if let stored, stored != 0 {
+                    FileHandle.standardError.write(Data("batch \(batch) is partial: \(stored) rows\n".utf8))
                     exit(3)
                 }
             }

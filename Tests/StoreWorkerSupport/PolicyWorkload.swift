@@ -1,14 +1,14 @@
 // Writers under one merge policy for a while, on any store: contexts of one process (one
-// coordinator), several such processes at once. Each save labels a shared counter and
-// inserts a Write row naming that label; under the error policy it also raises the counter
-// and is retried when it reports conflicts. The store tracks persistent history, so a test
+// coordinator), several such processes at once. Each save labels two shared counters (in
+// either order) and inserts a Write row per counter naming that label; under the error
+// policy it also raises the counters and is retried when it reports conflicts. The store tracks persistent history, so a test
 // can put the reported saves in commit order and replay them.
 import Foundation
 import OpenCoreData
 
 /// What one context of a ``PolicyWorkload`` saved.
 public struct PolicyTally: Codable, Sendable {
-    /// One reported save: the writer's sequence number, the counter it labelled, the label.
+    /// One counter a reported save labelled: the writer's sequence number, the counter, the label.
     public struct Write: Codable, Sendable, Hashable {
         /// The context's sequence number of the save.
         public var sequence: Int
@@ -132,7 +132,10 @@ public struct PolicyWorkload: Sendable {
         while Date() < deadline {
             sequence += 1
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let name = Self.counters[Int(random >> 33) % Self.counters.count]
+            // Two counters, in either order: savers lock rows in different orders, as apps do.
+            let first = Int(random >> 33) % Self.counters.count
+            let step = 1 + Int((random >> 20) & 1)
+            let names = [Self.counters[first], Self.counters[(first + step) % Self.counters.count]]
             let label = "\(writer)#\(sequence)"
             var saved = false
             for _ in 0..<200 where !saved {
@@ -140,24 +143,27 @@ public struct PolicyWorkload: Sendable {
                     try context.performAndWait {
                         context.reset()
                         context.mergePolicy = Self.mergePolicy(named: policy)
-                        let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
-                        request.predicate = NSPredicate(format: "name == %@", name)
-                        guard let counter = try context.fetch(request).first else {
-                            throw WorkloadFailure(message: "counter \(name) missing")
+                        for name in names {
+                            let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
+                            request.predicate = NSPredicate(format: "name == %@", name)
+                            guard let counter = try context.fetch(request).first else {
+                                throw WorkloadFailure(message: "counter \(name) missing")
+                            }
+                            counter.setValue(label, forKey: "label")
+                            if retries {
+                                counter.setValue(
+                                    ((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
+                            }
+                            let write = NSEntityDescription.insertNewObject(forEntityName: "Write", into: context)
+                            write.setValue(writer, forKey: "writer")
+                            write.setValue(Int64(sequence), forKey: "sequence")
+                            write.setValue(name, forKey: "counter")
+                            write.setValue(label, forKey: "label")
                         }
-                        counter.setValue(label, forKey: "label")
-                        if retries {
-                            counter.setValue(((counter.value(forKey: "value") as? Int64) ?? 0) + 1, forKey: "value")
-                        }
-                        let write = NSEntityDescription.insertNewObject(forEntityName: "Write", into: context)
-                        write.setValue(writer, forKey: "writer")
-                        write.setValue(Int64(sequence), forKey: "sequence")
-                        write.setValue(name, forKey: "counter")
-                        write.setValue(label, forKey: "label")
                         try context.save()
                     }
                     saved = true
-                    tally.writes.append(.init(sequence: sequence, counter: name, label: label))
+                    for name in names { tally.writes.append(.init(sequence: sequence, counter: name, label: label)) }
                 } catch let error as NSError
                     where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectMergeError
                 {

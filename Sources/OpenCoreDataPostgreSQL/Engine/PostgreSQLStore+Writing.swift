@@ -34,6 +34,38 @@ extension PostgreSQLStore {
     }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
+        // Rows locked in one order (entity number, then key) in every process, as the version
+        // checks lock them, so two savers never wait for each other in a circle.
+        var request = request
+        request.deletes.sort { Self.lockOrder($0.row.entity, $0.row.primaryKey, $1.row.entity, $1.row.primaryKey) }
+        request.updates.sort { Self.lockOrder($0.entity, $0.primaryKey, $1.entity, $1.primaryKey) }
+        // PostgreSQL gives up a transaction caught in a deadlock it could not avoid (or a
+        // serialization failure) and rolls it back whole: run it again, a few times.
+        var attempt = 1
+        while true {
+            do {
+                return try save(once: request)
+            } catch let error as NSError where attempt < 5 && Self.isTransactionConflict(error) {
+                usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `lhs` comes before `rhs` in the order saves lock rows.
+    private static func lockOrder(
+        _ lhsEntity: NSEntityDescription, _ lhsKey: Int64, _ rhsEntity: NSEntityDescription, _ rhsKey: Int64
+    ) -> Bool {
+        let (lhs, rhs) = (lhsEntity.facts.entityNumber, rhsEntity.facts.entityNumber)
+        return lhs != rhs ? lhs < rhs : lhsKey < rhsKey
+    }
+
+    /// Whether a save failed because the server gave up its transaction (deadlock, serialization).
+    private static func isTransactionConflict(_ error: NSError) -> Bool {
+        ["40P01", "40001"].contains(error.userInfo["SQLSTATE"] as? String ?? "")
+    }
+
+    private func save(once request: StoreSaveRequest) throws -> StoreSaveOutcome {
         let (outcome, metadataWritten) = try writing { () throws -> (StoreSaveOutcome, Int?) in
             // Uniqueness is checked by reading, which two writers can do at once: saves that
             // check it take the store's lock, so the second reads what the first committed.

@@ -159,6 +159,8 @@ package struct SQLHistory {
         let installed = try ["ATRANSACTIONSTRING", "ATRANSACTION", "ACHANGE"].allSatisfy { try db.tableExists($0) }
         if !installed {
             for statement in SQLHistoryStatements.install(dialect) { try db.execute(statement) }
+        } else if try db.integer(SQLHistoryStatements.counterCount) != 3 {
+            try db.execute(SQLHistoryStatements.counters(dialect))
         }
         let present = try db.columnNames(of: "ACHANGE")
         for index in 0..<tombstoneColumnCount where !present.contains(SQLHistoryStatements.tombstoneColumn(index)) {

@@ -19,9 +19,6 @@ package enum SQLHistoryStatements {
         let strings = ["ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID"]
         let stringKeys = strings.map { "\($0)TS \(integer)" }.joined(separator: ", ")
         let inlineStrings = strings.map { "\($0) \(text)" }.joined(separator: ", ")
-        let counters = dialect.insertIgnoringDuplicates(
-            into: "Z_PRIMARYKEY", columns: "Z_ENT, Z_NAME, Z_SUPER, Z_MAX",
-            values: "VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0)")
         return [
             "CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING (\(raw: dialect.keyColumn("Z_PK")), Z_ENT \(raw: integer), Z_OPT \(raw: integer), ZNAME \(raw: text) NOT NULL)",
             "CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE \(raw: dialect.binaryCollation) ASC)",
@@ -29,9 +26,21 @@ package enum SQLHistoryStatements {
             "CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP)",
             "CREATE TABLE IF NOT EXISTS ACHANGE (\(raw: dialect.keyColumn("Z_PK")), Z_ENT \(raw: integer), Z_OPT \(raw: integer), ZCHANGETYPE \(raw: integer), ZENTITY \(raw: integer), ZENTITYPK \(raw: integer), ZTRANSACTIONID \(raw: integer), ZCOLUMNS \(raw: blob))",
             "CREATE INDEX IF NOT EXISTS ACHANGE_TRANSACTIONID ON ACHANGE (ZTRANSACTIONID)",
-            "\(raw: counters)",
+            counters(dialect),
         ]
     }
+
+    /// The history tables' key counters in `Z_PRIMARYKEY` (16001–16003), added where missing.
+    package static func counters(_ dialect: SQLDialect) -> SQLFragment {
+        let insert = dialect.insertIgnoringDuplicates(
+            into: "Z_PRIMARYKEY", columns: "Z_ENT, Z_NAME, Z_SUPER, Z_MAX",
+            values: "VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0)")
+        return "\(raw: insert)"
+    }
+
+    /// How many of the history tables' key counters `Z_PRIMARYKEY` holds.
+    package static let counterCount: SQLFragment =
+        "SELECT COUNT(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)"
 
     /// The name of the column holding the `index`-th value a deletion keeps.
     package static func tombstoneColumn(_ index: Int) -> String { "ZTOMBSTONE\(index)" }

@@ -98,7 +98,12 @@ package struct StoreSaveChecks {
             + request.deletes.map { ($0.row, $0.expectedVersion) }
         var stale: [StoreSaveRequest.RowReference] = []
         // By entity, not table: an incremental store's subclass reads each object as what it is.
-        for rows in Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity) }).values {
+        // In entity-number order (and key order within, by the engine): engines that lock what
+        // they check then lock in one order in every process, so two savers never deadlock.
+        let groups = Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity) }).values.sorted {
+            $0[0].0.entity.facts.entityNumber < $1[0].0.entity.facts.entityNumber
+        }
+        for rows in groups {
             let current = try reader.versions(ofKeys: rows.map(\.0.primaryKey), in: rows[0].0.entity)
             for (row, version) in rows where current[row.primaryKey] != version { stale.append(row) }
         }
