@@ -18,8 +18,7 @@ enum AppleStoreFixtures {
     /// a store creates files beside it, and migrating rewrites it.
     static func copyOfStore(_ name: String) throws -> URL {
         let source = folder.appendingPathComponent(name)
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "AppleStore-\(UUID().uuidString)")
+        let destination = testFilesFolder.appendingPathComponent("AppleStore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
         for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"]
         where FileManager.default.fileExists(atPath: source.appendingPathComponent(file).path) {

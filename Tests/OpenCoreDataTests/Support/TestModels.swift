@@ -97,9 +97,24 @@ func closeStores(of context: NSManagedObjectContext) throws {
     for store in coordinator.persistentStores { try coordinator.remove(store) }
 }
 
-/// A store file in a folder of its own under the temporary directory.
+/// The folder of the files this test process makes (stores, copies of fixtures), removed
+/// when the process exits, so test runs do not pile up in the temporary directory.
+let testFilesFolder: URL = {
+    let folder = testFilesFolder(of: getpid())
+    // A folder left by an earlier process that had this process's id.
+    try? FileManager.default.removeItem(at: folder)
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: testFilesFolder(of: getpid())) }
+    return folder
+}()
+
+private func testFilesFolder(of process: Int32) -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataTests-run-\(process)")
+}
+
+/// A store file in a folder of its own (not yet made) in ``testFilesFolder``.
 func temporaryStoreURL(_ name: String = "Test") -> URL {
-    FileManager.default.temporaryDirectory
+    testFilesFolder
         .appendingPathComponent("OpenCoreDataTests-\(UUID().uuidString)")
         .appendingPathComponent("\(name).sqlite")
 }
