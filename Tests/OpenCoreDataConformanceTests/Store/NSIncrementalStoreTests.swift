@@ -297,6 +297,27 @@ final class NSIncrementalStoreTests: XCTestCase {
         XCTAssertNotNil(UUID(uuidString: uuid), "identifierForNewStore(at:) makes a UUID string")
     }
 
+    func testAContainerLoadsAnIncrementalStoreFromItsDescription() throws {
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: ConformanceModel.make())
+        let description = NSPersistentStoreDescription(url: folder.appendingPathComponent("Container.json"))
+        description.type = JSONIncrementalStore.typeName
+        container.persistentStoreDescriptions = [description]
+        var failure: Error?
+        container.loadPersistentStores { loaded, error in
+            XCTAssertEqual(loaded.type, JSONIncrementalStore.typeName)
+            failure = error
+        }
+        XCTAssertNil(failure)
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.persistentStores.first as? JSONIncrementalStore)
+        try ConformanceModel.shelve([("Austen", ["Emma"])], in: container.viewContext)
+        let background = container.newBackgroundContext()
+        let titles = try background.performAndWait {
+            try background.fetch(NSFetchRequest<Book>(entityName: "Book")).compactMap(\.title)
+        }
+        XCTAssertEqual(titles, ["Emma"])
+        XCTAssertEqual(store.records.count, 2)
+    }
+
     func testLoadMetadataMustNameTheStore() throws {
         NSPersistentStoreCoordinator.registerStoreClass(NamelessIncrementalStore.self, type: "Nameless")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ConformanceModel.make())
