@@ -9,8 +9,7 @@ struct ExampleProcess {
 
     init(_ name: String) {
         self.name = name
-        home = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "example-\(name)-\(UUID().uuidString)", isDirectory: true)
+        home = testFilesFolder.appendingPathComponent("example-\(name)-\(UUID().uuidString)", isDirectory: true)
     }
 
     /// The app `name` in the home of `other`: the same data folders, so the same default store.

@@ -16,8 +16,7 @@ enum ModelFixtures {
 
     /// A fresh folder for models written by a test.
     static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "ModelLoadingTests-\(UUID().uuidString)")
+        let folder = testFilesFolder.appendingPathComponent("ModelLoadingTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
