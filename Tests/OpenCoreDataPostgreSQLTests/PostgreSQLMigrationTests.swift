@@ -45,6 +45,23 @@ struct PostgreSQLMigrationTests {
         #expect(!before.contains("zshelf"))
     }
 
+    /// A source table that lacks a column of the model its metadata names (altered by hand)
+    /// is refused before anything moves, naming the column, not halfway with a SQL error.
+    @Test func aSourceTableMissingAColumnIsRefusedByName() throws {
+        let url = try Self.engine.location()
+        _ = try Self.engine.context(url, model: MigrationBehaviour.library(), options: [:])
+        try PostgreSQLConnection(url: url).execute("ALTER TABLE ZAUTHOR DROP COLUMN ZNAME")
+        let before = try tables(url)
+        let error = try #require(throws: NSError.self) {
+            _ = try Self.engine.context(
+                url, model: MigrationBehaviour.library([.nicknameAndShelf]), options: MigrationBehaviour.migrating)
+        }
+        #expect(error.code == NSMigrationError)
+        #expect(
+            error.localizedDescription.contains("ZAUTHOR lacks the column(s) ZNAME"), "\(error.localizedDescription)")
+        #expect(try tables(url) == before)
+    }
+
     /// A table whose set-aside name would pass PostgreSQL's 63 bytes is refused by name,
     /// not cut into another table's name.
     @Test func aTableNameTooLongToSetAsideIsRefusedByName() throws {

@@ -44,6 +44,18 @@ extension PostgreSQLStore {
                 "Can't migrate the store at \(settings.displayURL): its tables are not those of the model version its metadata names (no table \(table))"
             )
         }
+        // Column by column too: a table someone altered by hand would otherwise fail in the
+        // middle of the copy, with PostgreSQL's message instead of this one.
+        for table in sourceSchema.tables {
+            let present = try database.columnNames(of: table.name)
+            let missing = table.columns.map(\.name).filter { !present.contains($0.uppercased()) }
+            guard missing.isEmpty else {
+                throw CoreDataError.make(
+                    NSMigrationError,
+                    "Can't migrate the store at \(settings.displayURL): table \(table.name) lacks the column(s) \(missing.joined(separator: ", ")) of the model version its metadata names"
+                )
+            }
+        }
         let mapping = try MappingInference(source: sourceEntities, destination: entities).mappingModel()
         let migration = SQLMigration(
             db: database, source: sourceSchema, destination: schema, mapping: mapping, storeName: settings.displayURL,
