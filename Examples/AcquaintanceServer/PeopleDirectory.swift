@@ -63,6 +63,11 @@ final class PeopleDirectory: @unchecked Sendable {
             do {
                 let result = try live.execute(request) as? NSPersistentHistoryResult
                 transactions = result?.result as? [NSPersistentHistoryTransaction] ?? []
+            } catch let error as NSError where error.code == NSPersistentHistoryTokenExpiredError {
+                // The history after our token was deleted: start over from what the store holds now.
+                lastToken = container.persistentStoreCoordinator.currentPersistentHistoryToken(fromStores: nil)
+                try? controller.performFetch()
+                return
             } catch {
                 // The next notification (the store posts one when its listener reconnects) tries again.
                 FileHandle.standardError.write(

@@ -48,7 +48,10 @@ extension PostgreSQLStore {
         // middle of the copy, with PostgreSQL's message instead of this one.
         for table in sourceSchema.tables {
             let present = try database.columnNames(of: table.name)
-            let missing = table.columns.map(\.name).filter { !present.contains($0.uppercased()) }
+            // PostgreSQL keeps the first 63 bytes of a longer name, in statements as in its catalog.
+            let missing = table.columns.map(\.name).filter {
+                !present.contains(String(decoding: $0.uppercased().utf8.prefix(63), as: UTF8.self))
+            }
             guard missing.isEmpty else {
                 throw CoreDataError.make(
                     NSMigrationError,

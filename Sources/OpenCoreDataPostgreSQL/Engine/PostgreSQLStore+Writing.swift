@@ -34,13 +34,14 @@ extension PostgreSQLStore {
     }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveOutcome {
-        // Rows locked in one order (entity number, then key) in every process, as the version
-        // checks lock them, so two savers never wait for each other in a circle.
+        // Updated and deleted rows are written in one order (entity number, then key) in every
+        // process, as the version checks lock them, so two savers rarely wait for each other in
+        // a circle (deletes still come before updates, and memberships follow relationships).
         var request = request
         request.deletes.sort { Self.lockOrder($0.row.entity, $0.row.primaryKey, $1.row.entity, $1.row.primaryKey) }
         request.updates.sort { Self.lockOrder($0.entity, $0.primaryKey, $1.entity, $1.primaryKey) }
-        // PostgreSQL gives up a transaction caught in a deadlock it could not avoid (or a
-        // serialization failure) and rolls it back whole: run it again, a few times.
+        // PostgreSQL gives up a transaction caught in a deadlock (or a serialization failure)
+        // and rolls it back whole: run it again, a few times.
         var attempt = 1
         while true {
             do {

@@ -160,7 +160,7 @@ package struct SQLHistory {
         if !installed {
             for statement in SQLHistoryStatements.install(dialect) { try db.execute(statement) }
         } else if try db.integer(SQLHistoryStatements.counterCount) != 3 {
-            try db.execute(SQLHistoryStatements.counters(dialect))
+            for statement in SQLHistoryStatements.missingCounters(dialect) { try db.execute(statement) }
         }
         let present = try db.columnNames(of: "ACHANGE")
         for index in 0..<tombstoneColumnCount where !present.contains(SQLHistoryStatements.tombstoneColumn(index)) {

@@ -42,6 +42,20 @@ package enum SQLHistoryStatements {
     package static let counterCount: SQLFragment =
         "SELECT COUNT(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)"
 
+    /// The history tables' key counters that are missing, each started at its table's
+    /// largest key, so the keys it hands out next are free.
+    package static func missingCounters(_ dialect: SQLDialect) -> [SQLFragment] {
+        [
+            (16001, "CHANGE", "ACHANGE"), (16002, "TRANSACTION", "ATRANSACTION"),
+            (16003, "TRANSACTIONSTRING", "ATRANSACTIONSTRING"),
+        ].map { number, name, table in
+            let insert = dialect.insertIgnoringDuplicates(
+                into: "Z_PRIMARYKEY", columns: "Z_ENT, Z_NAME, Z_SUPER, Z_MAX",
+                values: "SELECT \(number), '\(name)', 0, COALESCE(MAX(Z_PK), 0) FROM \(table)")
+            return "\(raw: insert)"
+        }
+    }
+
     /// The name of the column holding the `index`-th value a deletion keeps.
     package static func tombstoneColumn(_ index: Int) -> String { "ZTOMBSTONE\(index)" }
 

@@ -45,6 +45,35 @@ import OpenCoreDataStoreTestSupport
         try behaviour.run(on: .sqlite)
     }
 
+    /// A store whose history counters went missing (a tool that edited `Z_PRIMARYKEY`) gets
+    /// them back starting past the keys its history tables hold, so later saves record
+    /// history without reusing a key.
+    @Test func missingHistoryCountersComeBackPastTheKeysInUse() throws {
+        let url = temporaryStoreURL("Counters")
+        do {
+            let context = try context(url, author: "first")
+            try context.performAndWait {
+                _ = insertItem("a", into: context)
+                try context.save()
+                _ = insertItem("b", into: context)
+                try context.save()
+            }
+            try closeStores(of: context)
+        }
+        let db = try DatabaseQueue(path: url.path)
+        try db.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)") }
+        try db.close()
+        let context = try context(url, author: "second")
+        try context.performAndWait {
+            _ = insertItem("c", into: context)
+            try context.save()
+        }
+        let all = try transactions(after: nil, in: context)
+        #expect(all.count == 3)
+        #expect(all.last?.author == "second")
+        #expect(Set(all.map(\.transactionNumber)).count == 3, "no transaction number reused")
+    }
+
     /// Deleting history deletes its rows, and the strings no transaction names any more.
     @Test func deletingHistoryDeletesItsRows() throws {
         let url = temporaryStoreURL("History")

@@ -100,17 +100,16 @@ func closeStores(of context: NSManagedObjectContext) throws {
 /// The folder of the files this test process makes (stores, copies of fixtures), removed
 /// when the process exits, so test runs do not pile up in the temporary directory.
 let testFilesFolder: URL = {
-    let folder = testFilesFolder(of: getpid())
-    // A folder left by an earlier process that had this process's id.
-    try? FileManager.default.removeItem(at: folder)
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(at: testFilesFolder(of: getpid())) }
+    // Named by a UUID, not the process id: a temporary directory shared between containers
+    // sees the same ids in several runs at once.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "OpenCoreDataTests-run-\(UUID().uuidString)")
+    // Readable by all, as the temporary directory is: some tests run examples as `nobody`.
+    try? FileManager.default.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+    atexit { try? FileManager.default.removeItem(at: testFilesFolder) }
     return folder
 }()
-
-private func testFilesFolder(of process: Int32) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreDataTests-run-\(process)")
-}
 
 /// A store file in a folder of its own (not yet made) in ``testFilesFolder``.
 func temporaryStoreURL(_ name: String = "Test") -> URL {

@@ -99,7 +99,7 @@ package struct StoreSaveChecks {
         var stale: [StoreSaveRequest.RowReference] = []
         // By entity, not table: an incremental store's subclass reads each object as what it is.
         // In entity-number order (and key order within, by the engine): engines that lock what
-        // they check then lock in one order in every process, so two savers never deadlock.
+        // they check then lock in one order in every process, as their writers write.
         let groups = Dictionary(grouping: expected, by: { ObjectIdentifier($0.0.entity) }).values.sorted {
             $0[0].0.entity.facts.entityNumber < $1[0].0.entity.facts.entityNumber
         }
