@@ -324,7 +324,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CDToolTests",
-            dependencies: ["CDToolCore", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CDToolCore", "OpenCoreData", "OpenCoreDataTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             // Model files the tests read by path (cdtool takes paths, not bundle resources).
             exclude: ["Fixtures"]
         ),
@@ -437,8 +439,9 @@ let package = Package(
         // The SwiftData layer's internals (predicate translation, schema mapping).
         .testTarget(
             name: "OpenSwiftDataTests",
-            // The trips schema and steps the migration worker runs, to check its stores against.
-            dependencies: ["OpenSwiftData", "OpenCoreData", "SwiftDataTripsSupport"]
+            // The trips schema and steps the migration worker runs, to check its stores against;
+            // the test files folder.
+            dependencies: ["OpenSwiftData", "OpenCoreData", "SwiftDataTripsSupport", "OpenCoreDataTestSupport"]
         ),
         // SwiftData's documented behaviour, written as SwiftData user code (one file per Apple
         // type, `import Foundation` + `import OpenSwiftData`). On a Mac,

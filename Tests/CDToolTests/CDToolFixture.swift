@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 import CDToolCore
 import OpenCoreData
 import Testing
@@ -46,7 +47,7 @@ enum CDToolFixture {
     /// A store made from ``model()`` in a new temporary directory, with two families,
     /// three people, a student, three tags and two notes.
     static func makeStore() throws -> (url: URL, model: NSManagedObjectModel) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cdtool-\(UUID().uuidString)")
+        let directory = testFilesFolder.appendingPathComponent("cdtool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent("Fixture.sqlite")
         let model = model()

@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 @testable import CDToolCore
 import OpenCoreData
 import Testing
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func inspectRejectsBadFilesWithOneLine() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cdtool-bad-\(UUID().uuidString)")
+        let directory = testFilesFolder.appendingPathComponent("cdtool-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let missing = directory.appendingPathComponent("missing.sqlite")
         #expect(throws: CDToolError("No store file at \(missing.path)")) {
@@ -189,7 +190,7 @@ import Testing
     }
 
     @Test func refusesFilesThatAreNotStores() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = testFilesFolder.appendingPathComponent(
             "cdtool-infer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let missing = directory.appendingPathComponent("none.sqlite")

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataTestSupport
 
 /// Runs one of the example apps as a person would, in its own process, with its data in a
 /// folder of the test's own (so each run after the first is a real restart).

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataTestSupport
 @testable import OpenCoreDataCore
 
 /// The stores Core Data wrote on Apple devices, with the model bundles that wrote them,

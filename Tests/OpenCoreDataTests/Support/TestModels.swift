@@ -2,6 +2,7 @@ import GRDB
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import OpenCoreDataStoreTestSupport
+import OpenCoreDataTestSupport
 
 // Models shared by the context, store and validation tests.
 
@@ -96,20 +97,6 @@ func closeStores(of context: NSManagedObjectContext) throws {
     guard let coordinator = context.persistentStoreCoordinator else { return }
     for store in coordinator.persistentStores { try coordinator.remove(store) }
 }
-
-/// The folder of the files this test process makes (stores, copies of fixtures), removed
-/// when the process exits, so test runs do not pile up in the temporary directory.
-let testFilesFolder: URL = {
-    // Named by a UUID, not the process id: a temporary directory shared between containers
-    // sees the same ids in several runs at once.
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "OpenCoreDataTests-run-\(UUID().uuidString)")
-    // Readable by all, as the temporary directory is: some tests run examples as `nobody`.
-    try? FileManager.default.createDirectory(
-        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-    atexit { try? FileManager.default.removeItem(at: testFilesFolder) }
-    return folder
-}()
 
 /// A store file in a folder of its own (not yet made) in ``testFilesFolder``.
 func temporaryStoreURL(_ name: String = "Test") -> URL {

@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 import Foundation
 import OpenCoreData
 import OpenSwiftData
@@ -92,7 +93,8 @@ final class PredicateTranslationFixture {
     /// A store seeded with the trips, saved unless `saved` is false (then every object is a
     /// pending insert, and fetches evaluate predicates in memory).
     init(saved: Bool = true) throws {
-        let url = FileManager.default.temporaryDirectory
+        let url =
+            testFilesFolder
             .appendingPathComponent("PredicateTranslationTests-\(UUID().uuidString)")
             .appendingPathComponent("Trips.sqlite")
         container = NSPersistentContainer(name: "Trips", managedObjectModel: Self.model())

@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 import Foundation
 import OpenCoreData
 @testable import OpenSwiftData
@@ -89,7 +90,7 @@ actor CSSnapshotRecorder {
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        folder = testFilesFolder.appendingPathComponent(
             "FetchResultsChanges-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 import Foundation
 import OpenCoreData
 import OpenSwiftData
@@ -178,7 +179,7 @@ enum ErrMsgUninferablePlan: SchemaMigrationPlan {
 
 @Suite(.serialized) struct SwiftDataErrorMessageTests {
     private func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ErrMsg-\(UUID().uuidString)")
+        let folder = testFilesFolder.appendingPathComponent("ErrMsg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
