@@ -38,35 +38,9 @@ extension PostgreSQLStore {
         // process, as the version checks lock them, so two savers rarely wait for each other in
         // a circle (deletes still come before updates, and memberships follow relationships).
         var request = request
-        request.deletes.sort { Self.lockOrder($0.row.entity, $0.row.primaryKey, $1.row.entity, $1.row.primaryKey) }
-        request.updates.sort { Self.lockOrder($0.entity, $0.primaryKey, $1.entity, $1.primaryKey) }
-        // PostgreSQL gives up a transaction caught in a deadlock (or a serialization failure)
-        // and rolls it back whole: run it again, a few times.
-        var attempt = 1
-        while true {
-            do {
-                return try save(once: request)
-            } catch let error as NSError where attempt < 5 && Self.isTransactionConflict(error) {
-                usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
-                attempt += 1
-            }
-        }
-    }
-
-    /// Whether `lhs` comes before `rhs` in the order saves lock rows.
-    private static func lockOrder(
-        _ lhsEntity: NSEntityDescription, _ lhsKey: Int64, _ rhsEntity: NSEntityDescription, _ rhsKey: Int64
-    ) -> Bool {
-        let (lhs, rhs) = (lhsEntity.facts.entityNumber, rhsEntity.facts.entityNumber)
-        return lhs != rhs ? lhs < rhs : lhsKey < rhsKey
-    }
-
-    /// Whether a save failed because the server gave up its transaction (deadlock, serialization).
-    private static func isTransactionConflict(_ error: NSError) -> Bool {
-        ["40P01", "40001"].contains(error.userInfo["SQLSTATE"] as? String ?? "")
-    }
-
-    private func save(once request: StoreSaveRequest) throws -> StoreSaveOutcome {
+        let order = { (entity: NSEntityDescription, key: Int64) in (entity.facts.entityNumber, key) }
+        request.deletes.sort { order($0.row.entity, $0.row.primaryKey) < order($1.row.entity, $1.row.primaryKey) }
+        request.updates.sort { order($0.entity, $0.primaryKey) < order($1.entity, $1.primaryKey) }
         let (outcome, metadataWritten) = try writing { () throws -> (StoreSaveOutcome, Int?) in
             // Uniqueness is checked by reading, which two writers can do at once: saves that
             // check it take the store's lock, so the second reads what the first committed.

@@ -86,12 +86,22 @@ final class PostgreSQLStore: PersistentStoreBackend {
     /// A connection lost before the commit was sent took the transaction with it (the server
     /// rolls back), so the store connects again and runs `body` once more: a save is written
     /// whole or not at all. Lost while committing, the outcome is unknown, and the error says so.
+    /// A transaction the server gave up (a deadlock, a serialization failure) was rolled back
+    /// whole too, and runs again, up to five times in all.
     func writing<T>(_ body: () throws -> T) throws -> T {
         try reconnecting(code: NSPersistentStoreSaveError, retrying: { $0.statement != "COMMIT" }) {
-            try connection.transaction {
-                inTransaction = true
-                defer { inTransaction = false }
-                return try body()
+            var attempt = 1
+            while true {
+                do {
+                    return try connection.transaction {
+                        inTransaction = true
+                        defer { inTransaction = false }
+                        return try body()
+                    }
+                } catch let error as PostgreSQLError where error.isTransactionConflict && attempt < 5 {
+                    usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
+                    attempt += 1
+                }
             }
         }
     }

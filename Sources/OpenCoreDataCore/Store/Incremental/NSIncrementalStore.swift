@@ -246,16 +246,10 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     {
         guard component.hasPrefix("p") else { return nil }
         let text = String(component.dropFirst())
-        var candidates: [Any] = [text]
-        if let integer = Int64(text) {
-            candidates.append(integer)
-        } else if let number = Double(text) {
-            candidates.append(number)
-        }
-        if let uuid = UUID(uuidString: text) { candidates.append(uuid) }
+        let number: Any? = Int64(text) ?? Double(text).map { $0 as Any }
+        let candidates: [Any] = [text] + [number, UUID(uuidString: text)].compactMap { $0 }
         let known = candidates.first { references.isRecorded($0, in: entity) }
         // Apple's reference objects are strings or numbers: a text that reads as a number was one.
-        let number = candidates.count > 1 && !(candidates[1] is UUID) ? candidates[1] : nil
         return newObjectID(for: entity, referenceObject: known ?? number ?? text)
     }
 
