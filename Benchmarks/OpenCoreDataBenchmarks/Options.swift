@@ -68,13 +68,7 @@ struct Options {
     }
 
     private static func size(_ text: String) throws -> Int {
-        let multiplier = text.hasSuffix("k") ? 1_000 : text.hasSuffix("m") ? 1_000_000 : 1
-        let digits = multiplier == 1 ? text : String(text.dropLast())
-        guard let value = Int(digits.replacingOccurrences(of: "_", with: "")), value > 0,
-            value <= 100_000_000 / multiplier
-        else {
-            throw UsageError(message: "bad size '\(text)'")
-        }
-        return value * multiplier
+        guard let size = SizeOption.parse(text) else { throw UsageError(message: "bad size '\(text)'") }
+        return size
     }
 }

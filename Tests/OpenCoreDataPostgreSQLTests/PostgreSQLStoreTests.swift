@@ -141,6 +141,76 @@ struct PostgreSQLStoreTests {
             ])
     }
 
+    /// A save's inserts into one table go as multi-row statements, of at most 1,000 rows and
+    /// 65,535 values: wide rows (74 values) split by values, narrow ones by rows, two entities
+    /// interleaved; every row and value arrives.
+    @Test func manyInsertsOfWideAndNarrowEntitiesArriveWhole() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let wide = ModelBuilder.entity("Wide", className: "NSManagedObject")
+        wide.properties =
+            (0..<70).map { ModelBuilder.attribute("v\($0)", .integer64AttributeType) } + [
+                ModelBuilder.attribute("label", .stringAttributeType)
+            ]
+        let note = ModelBuilder.entity("Note", className: "NSManagedObject")
+        note.properties = [ModelBuilder.attribute("text", .stringAttributeType)]
+        let model = ModelBuilder.model(wide, note)
+        do {
+            let context = try Self.container(url, model: model).viewContext
+            for index in 0..<2_345 {
+                let row = NSEntityDescription.insertNewObject(forEntityName: "Wide", into: context)
+                for column in 0..<70 where (index + column) % 7 != 0 {
+                    row.setValue(Int64(index * 100 + column), forKey: "v\(column)")
+                }
+                row.setValue(index % 5 == 0 ? nil : "wide \(index)", forKey: "label")
+                let text = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+                text.setValue("note \(index) ✎", forKey: "text")
+            }
+            try context.save()
+        }
+        let context = try Self.container(url, model: model).viewContext
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Wide")
+        request.sortDescriptors = [NSSortDescriptor(key: "v1", ascending: true)]
+        let rows = try context.fetch(request)
+        #expect(rows.count == 2_345)
+        var labels = Set<String>()
+        for row in rows {
+            let label = row.value(forKey: "label") as? String
+            let index = try #require(
+                (1...2).lazy.compactMap { column in
+                    (row.value(forKey: "v\(column)") as? Int64).map { Int(($0 - Int64(column)) / 100) }
+                }.first)
+            for column in 0..<70 {
+                let expected: Int64? = (index + column) % 7 == 0 ? nil : Int64(index * 100 + column)
+                #expect(row.value(forKey: "v\(column)") as? Int64 == expected, "row \(index) v\(column)")
+            }
+            #expect(label == (index % 5 == 0 ? nil : "wide \(index)"))
+            if let label { labels.insert(label) }
+        }
+        #expect(labels.count == 2_345 - 469)
+        let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
+        #expect(Set(notes.compactMap { $0.value(forKey: "text") as? String }).count == 2_345)
+    }
+
+    /// Rows are read in PostgreSQL's binary format; a column altered by hand to a type whose
+    /// binary format the client does not read is read as text instead, with its value.
+    @Test func aColumnAlteredToAnotherTypeIsStillReadWithItsValue() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        do {
+            let context = try Self.container(url).viewContext
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Colette", forKey: "name")
+            author.setValue(Int64(1_873), forKey: "score")
+            try context.save()
+        }
+        let connection = try PostgreSQLConnection(url: url)
+        try connection.execute("ALTER TABLE ZAUTHOR ALTER COLUMN ZSCORE TYPE oid")
+        connection.close()
+        let context = try Self.container(url).viewContext
+        let author = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first)
+        #expect(author.value(forKey: "score") as? Int64 == 1_873)
+        #expect(author.value(forKey: "name") as? String == "Colette")
+    }
+
     @Test func predicatesSortingCountsAndDictionariesRunInTheDatabase() throws {
         let url = try PostgreSQLTestServer.makeDatabase()
         let container = try Self.container(url)

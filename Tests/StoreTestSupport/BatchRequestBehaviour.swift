@@ -15,6 +15,7 @@ public enum BatchRequestBehaviour: String, CaseIterable, Sendable {
     case deleteCascadesNullifiesAndRemovesJoinRows
     case deleteRefusesADenyRuleWithDestinationsAndChangesNothing
     case deleteReportsTheMatchedRowsNotTheCascadedOnes
+    case deleteOfRowsWithoutRelationshipsTakesTheMatchesAndHonoursTheWindow
     case subentitiesShareTheirRootsKeys
     case mergedContextsSeeBatchChanges
 
@@ -30,6 +31,7 @@ public enum BatchRequestBehaviour: String, CaseIterable, Sendable {
         case .deleteCascadesNullifiesAndRemovesJoinRows: try suite.deleteAppliesRules()
         case .deleteRefusesADenyRuleWithDestinationsAndChangesNothing: try suite.deleteRefusesDeny()
         case .deleteReportsTheMatchedRowsNotTheCascadedOnes: try suite.deleteReportsMatchedRows()
+        case .deleteOfRowsWithoutRelationshipsTakesTheMatchesAndHonoursTheWindow: try suite.deleteWithoutRelationships()
         case .subentitiesShareTheirRootsKeys: try suite.subentitiesShareKeys()
         case .mergedContextsSeeBatchChanges: try suite.mergedContextsSeeChanges()
         }
@@ -290,6 +292,39 @@ extension BatchRequestBehaviour {
                 #expect(Set(ids) == [north.objectID, south.objectID])
                 #expect(try stored("Animal", "name", as: String.self) == ["Kit"])
                 #expect(try stored("Shelter", "name", as: String.self) == ["East"])
+            }
+        }
+
+        /// Members have no relationships, so a delete is one statement: it takes the rows the
+        /// predicate matches whatever the sort, and with a window only the window's rows, in order.
+        func deleteWithoutRelationships() throws {
+            try context.performAndWait {
+                for (index, name) in ["ada", "bob", "cy", "dan", "eve", "fay"].enumerated() {
+                    _ = insert("Member", ["name": name, "email": "\(name)@\(index % 2 == 0 ? "a" : "b").org"])
+                }
+                try context.save()
+                func delete(_ configure: (NSFetchRequest<NSFetchRequestResult>) -> Void) throws -> Int? {
+                    let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Member")
+                    configure(fetch)
+                    let delete = NSBatchDeleteRequest(fetchRequest: fetch)
+                    delete.resultType = .resultTypeCount
+                    return (try context.execute(delete) as? NSBatchDeleteResult)?.result as? Int
+                }
+                let sorted = try delete {
+                    $0.predicate = NSPredicate(format: "email >= %@ AND email < %@ AND name != %@", "c", "f", "dan")
+                    $0.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
+                }
+                #expect(sorted == 2)
+                #expect(try stored("Member", "name", as: String.self) == ["ada", "bob", "dan", "fay"])
+                let windowed = try delete {
+                    $0.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
+                    $0.fetchLimit = 2
+                }
+                #expect(windowed == 2)
+                #expect(try stored("Member", "name", as: String.self) == ["ada", "bob"])
+                #expect(try delete { $0.predicate = NSPredicate(format: "name == %@", "nobody") } == 0)
+                #expect(try delete { _ in } == 2)
+                #expect(try count("Member") == 0)
             }
         }
 

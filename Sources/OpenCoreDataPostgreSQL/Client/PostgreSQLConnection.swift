@@ -103,11 +103,16 @@ package final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Runs one statement with values bound to its `$1`, `$2`… placeholders.
     ///
+    /// - Parameter binaryResults: Whether the server sends the rows in its binary format,
+    ///   which it writes and the client reads without formatting and parsing numbers as text
+    ///   (row fetches, where that is most of the work); text otherwise.
     /// - Returns: The result: rows for a query, the affected row count for a change.
     /// - Throws: ``PostgreSQLError``: `statementFailed` with the server's SQLSTATE and
     ///   message, or `connectionLost`.
     @discardableResult
-    package func execute(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws -> PostgreSQLResult {
+    package func execute(
+        _ sql: String, _ parameters: [PostgreSQLValue] = [], binaryResults: Bool = false
+    ) throws -> PostgreSQLResult {
         for case .text(let text) in parameters where text.utf8.contains(0) {
             // libpq reads text parameters up to their first NUL, and PostgreSQL's text cannot
             // hold one: refuse rather than store a shortened string.
@@ -118,7 +123,8 @@ package final class PostgreSQLConnection: @unchecked Sendable {
         return try lock.withLock {
             try checkOpen(sql)
             let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
-                PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+                PQexecParams(
+                    handle, sql, Int32(parameters.count), types, values, lengths, formats, binaryResults ? 1 : 0)
             }
             return try checked(result, statement: sql)
         }

@@ -1,14 +1,20 @@
 internal import CLibPQ
 import Foundation
 
-/// The rows (or the affected-row count) a statement returned, in PostgreSQL's text format.
+/// The rows (or the affected-row count) a statement returned, in PostgreSQL's text format or,
+/// when the statement asked for it, its binary format.
 ///
 /// Owns libpq's result and frees it when released; read it before the next statement on a
 /// shared connection only if that matters to you (results do not depend on the connection).
 package final class PostgreSQLResult {
     private let handle: OpaquePointer
+    /// Whether the values are in the binary format (the statement asked for every column so).
+    private let isBinary: Bool
 
-    init(handle: OpaquePointer) { self.handle = handle }
+    init(handle: OpaquePointer) {
+        self.handle = handle
+        isBinary = PQnfields(handle) > 0 && PQfformat(handle, 0) == 1
+    }
     deinit { PQclear(handle) }
 
     /// How many rows came back.
@@ -27,6 +33,12 @@ package final class PostgreSQLResult {
     /// The name of column `column`.
     package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
 
+    /// Whether every column's binary format is one this client reads (the store's column types,
+    /// numbers and text); a binary result that is not should be asked for again as text.
+    package var readsEveryColumn: Bool {
+        !isBinary || (0..<PQnfields(handle)).allSatisfy { Self.binaryReadable.contains(PQftype(handle, $0)) }
+    }
+
     /// Whether the value at `row`, `column` is SQL NULL.
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
 
@@ -34,40 +46,84 @@ package final class PostgreSQLResult {
     /// and bytes as such, anything else as its text.
     package func value(_ row: Int, _ column: Int) -> PostgreSQLValue {
         guard !isNull(row, column) else { return .null }
+        let type = PQftype(handle, Int32(column))
+        if isBinary {
+            switch type {
+            case Self.int8, Self.int4, Self.int2: return integer(row, column).map(PostgreSQLValue.integer) ?? .null
+            case Self.float8, Self.float4: return real(row, column).map(PostgreSQLValue.real) ?? .null
+            case Self.numeric: return numeric(row, column)
+            case Self.bool: return .boolean(field(row, column).first == 1)
+            case Self.bytea: return .bytes(Data(field(row, column)))
+            // Text-like types (``readsEveryColumn`` tells whether there are others).
+            default: return .text(String(decoding: field(row, column), as: UTF8.self))
+            }
+        }
         let text = self.text(row, column) ?? ""
-        switch PQftype(handle, Int32(column)) {
-        case 20, 21, 23: return Int64(text).map(PostgreSQLValue.integer) ?? .text(text)  // int8, int2, int4
-        case 700, 701: return Double(text).map(PostgreSQLValue.real) ?? .text(text)  // float4, float8
-        case 1700:
+        switch type {
+        case Self.int8, Self.int2, Self.int4: return Int64(text).map(PostgreSQLValue.integer) ?? .text(text)
+        case Self.float4, Self.float8: return Double(text).map(PostgreSQLValue.real) ?? .text(text)
+        case Self.numeric:
             // numeric: SUM and AVG of integers give it; whole values that fit stay integers, as
             // in memory, where a sum of integers is an integer while it fits.
             if let integer = Int64(text) { return .integer(integer) }
             return Double(text).map(PostgreSQLValue.real) ?? .text(text)
-        case 16: return .boolean(text == "t")
-        case 17: return bytes(row, column).map(PostgreSQLValue.bytes) ?? .null
+        case Self.bool: return .boolean(text == "t")
+        case Self.bytea: return bytes(row, column).map(PostgreSQLValue.bytes) ?? .null
         default: return .text(text)
         }
     }
 
-    /// The value as text, or `nil` for NULL.
+    /// The value as text, or `nil` for NULL (in the binary format, a number's decimal text).
     package func text(_ row: Int, _ column: Int) -> String? {
         guard !isNull(row, column) else { return nil }
-        return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
+        guard isBinary else { return String(cString: PQgetvalue(handle, Int32(row), Int32(column))) }
+        switch value(row, column) {
+        case .integer(let value): return String(value)
+        case .real(let value): return PostgreSQLValue.text(of: value)
+        case .text(let value): return value
+        case .boolean(let value): return value ? "t" : "f"
+        case .null, .bytes: return String(decoding: field(row, column), as: UTF8.self)
+        }
     }
 
     /// The value as an integer, or `nil` for NULL or a value that is not one.
     package func integer(_ row: Int, _ column: Int) -> Int64? {
-        text(row, column).flatMap { Int64($0) }
+        guard isBinary else { return text(row, column).flatMap { Int64($0) } }
+        guard !isNull(row, column) else { return nil }
+        let bytes = field(row, column)
+        switch (PQftype(handle, Int32(column)), bytes.count) {
+        case (Self.int8, 8): return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+        case (Self.int4, 4): return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case (Self.int2, 2): return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        case (Self.numeric, _):
+            if case .integer(let value) = numeric(row, column) { return value }
+            return nil
+        default: return nil
+        }
     }
 
     /// The value as a double, or `nil` for NULL or a value that is not a number.
     package func real(_ row: Int, _ column: Int) -> Double? {
-        text(row, column).flatMap { Double($0) }
+        guard isBinary else { return text(row, column).flatMap { Double($0) } }
+        guard !isNull(row, column) else { return nil }
+        let bytes = field(row, column)
+        switch (PQftype(handle, Int32(column)), bytes.count) {
+        case (Self.float8, 8): return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        case (Self.float4, 4): return Double(Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))))
+        case (Self.numeric, _):
+            switch numeric(row, column) {
+            case .integer(let value): return Double(value)
+            case .real(let value): return value
+            default: return nil
+            }
+        default: return integer(row, column).map(Double.init)
+        }
     }
 
     /// A `bytea` value's bytes, or `nil` for NULL.
     package func bytes(_ row: Int, _ column: Int) -> Data? {
         guard !isNull(row, column) else { return nil }
+        if isBinary { return Data(field(row, column)) }
         var length = 0
         guard let unescaped = PQunescapeBytea(PQgetvalue(handle, Int32(row), Int32(column)), &length) else {
             return nil
@@ -75,4 +131,58 @@ package final class PostgreSQLResult {
         defer { PQfreemem(unescaped) }
         return Data(bytes: unescaped, count: length)
     }
+
+    // MARK: The binary format
+
+    /// The bytes of a value, valid while the result lives.
+    private func field(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(
+            start: PQgetvalue(handle, Int32(row), Int32(column)),
+            count: Int(PQgetlength(handle, Int32(row), Int32(column))))
+    }
+
+    /// A binary `numeric`: a count of base-10,000 digits, the weight of the first, a sign and
+    /// the display scale, then the digits. Whole values that fit are integers (as in the text
+    /// format); others are read as their decimal text, as the text format's are.
+    private func numeric(_ row: Int, _ column: Int) -> PostgreSQLValue {
+        let bytes = field(row, column)
+        func word(_ index: Int) -> Int {
+            Int(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)))
+        }
+        guard bytes.count >= 8 else { return .null }
+        let count = word(0), weight = Int(Int16(truncatingIfNeeded: word(1))), sign = word(2), scale = word(3)
+        guard bytes.count >= 8 + count * 2 else { return .null }
+        switch sign {
+        case 0xC000: return .real(.nan)
+        case 0xD000: return .real(.infinity)
+        case 0xF000: return .real(-.infinity)
+        default: break
+        }
+        let digits = (0..<count).map { word(4 + $0) }
+        // Digit i is worth 10,000^(weight − i); the text writes each as four decimal digits.
+        func group(_ digit: Int) -> String {
+            let text = String(digit)
+            return String(repeating: "0", count: max(4 - text.count, 0)) + text
+        }
+        let whole =
+            weight < 0
+            ? "0"
+            : (0...weight).map { $0 < digits.count ? digits[$0] : 0 }.enumerated()
+                .map { $0.offset == 0 ? String($0.element) : group($0.element) }.joined()
+        var fraction =
+            String(repeating: "0000", count: max(-weight - 1, 0))
+            + digits.dropFirst(max(weight + 1, 0)).map(group).joined()
+        while fraction.last == "0" { fraction.removeLast() }
+        let text = (sign == 0x4000 ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
+        // A scale writes decimals (`3.00`), which the text format reads as a double too.
+        if scale == 0, let integer = Int64(text) { return .integer(integer) }
+        return Double(text).map(PostgreSQLValue.real) ?? .text(text)
+    }
+
+    // The type OIDs of PostgreSQL's catalog that the store's columns and aggregates have.
+    private static let bool: Oid = 16, bytea: Oid = 17, int8: Oid = 20, int2: Oid = 21, int4: Oid = 23
+    private static let float4: Oid = 700, float8: Oid = 701, numeric: Oid = 1700
+    /// Types whose binary format is their text's UTF-8 bytes: text, varchar, bpchar, name, unknown.
+    private static let textLike: Set<Oid> = [25, 1043, 1042, 19, 705]
+    private static let binaryReadable = textLike.union([bool, bytea, int8, int2, int4, float4, float8, numeric])
 }

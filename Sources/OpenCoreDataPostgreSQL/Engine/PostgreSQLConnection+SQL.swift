@@ -18,10 +18,12 @@ extension PostgreSQLValue {
 }
 
 extension PostgreSQLConnection {
-    /// Runs a statement built by OpenCoreDataSQL.
+    /// Runs a statement built by OpenCoreDataSQL (its rows in the binary format when `binaryResults`).
     @discardableResult
-    func run(_ statement: SQLFragment) throws -> PostgreSQLResult {
-        try execute(PostgreSQLPlaceholders.numbered(statement.sql), statement.arguments.map(PostgreSQLValue.init))
+    func run(_ statement: SQLFragment, binaryResults: Bool = false) throws -> PostgreSQLResult {
+        try execute(
+            PostgreSQLPlaceholders.numbered(statement.sql), statement.arguments.map(PostgreSQLValue.init),
+            binaryResults: binaryResults)
     }
 
     /// Runs a template with `values` bound to its placeholders, in order.

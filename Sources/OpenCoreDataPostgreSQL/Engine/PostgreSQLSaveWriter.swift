@@ -6,19 +6,37 @@ import OpenCoreDataSQL
 /// gives: deletes, inserts, updates (only changed columns, with the `Z_OPT` optimistic-lock
 /// check), then relationship memberships, each statement sent with its values through libpq.
 ///
+/// Consecutive inserts into one table with the same columns go as one multi-row `INSERT`
+/// (up to ``rowsPerInsert`` rows): a round trip and a statement per row would cost more than
+/// the rows themselves. Any other statement sends the pending rows first, and ``writeAll(_:)``
+/// sends the last, so the statements still run in the order the save gives.
+///
 /// Under READ COMMITTED an `UPDATE … WHERE Z_OPT = ?` re-reads a row another
 /// transaction committed meanwhile, so a version that changed after the save's checks
 /// still changes no row here, and the save fails as a conflict instead of overwriting.
 final class PostgreSQLSaveWriter: SQLSaveWriting {
     let connection: PostgreSQLConnection
     let schema: SQLSchema
+    /// Rows per multi-row `INSERT`; fewer when their values would pass PostgreSQL's limit of
+    /// 65,535 parameters a statement.
+    static let rowsPerInsert = 1_000
+    private static let parameterLimit = 65_535
+    /// Inserted rows not sent yet: their table, columns and values, row after row.
+    private var pending: (table: String, columns: [String], values: [PostgreSQLValue], rows: Int)?
 
     init(connection: PostgreSQLConnection, schema: SQLSchema) {
         self.connection = connection
         self.schema = schema
     }
 
+    /// Writes `request` and sends the rows still pending.
+    func writeAll(_ request: StoreSaveRequest) throws {
+        try write(request)
+        try sendPendingInserts()
+    }
+
     func deleteRow(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
+        try sendPendingInserts()
         let table = try schema.table(for: row.entity)
         let deleted = try connection.run(
             SQLSaveStatements.deleteRow(from: table.name), [.integer(row.primaryKey), .integer(expectedVersion)])
@@ -27,13 +45,32 @@ final class PostgreSQLSaveWriter: SQLSaveWriting {
 
     func insert(_ row: StoreSaveRequest.RowWrite) throws {
         let (columns, values) = try self.columns(of: row)
-        let table = try schema.table(for: row.entity)
-        try connection.run(
-            SQLSaveStatements.insertRow(into: table.name, columns: columns),
-            [.integer(row.primaryKey), .integer(Int64(row.entity.facts.entityNumber)), .integer(1)] + values)
+        let table = try schema.table(for: row.entity).name
+        let rowValues =
+            [.integer(row.primaryKey), .integer(Int64(row.entity.facts.entityNumber)), .integer(1)]
+            + values.map(PostgreSQLValue.init)
+        if let current = pending, current.table == table, current.columns == columns,
+            current.rows < Self.rowsPerInsert, current.values.count + rowValues.count <= Self.parameterLimit
+        {
+            pending!.values += rowValues
+            pending!.rows += 1
+        } else {
+            try sendPendingInserts()
+            pending = (table, columns, rowValues, 1)
+        }
+    }
+
+    /// Sends the pending rows as one `INSERT … VALUES (…), (…)`.
+    private func sendPendingInserts() throws {
+        guard let batch = pending else { return }
+        pending = nil
+        try connection.execute(
+            PostgreSQLStatements.insertRows(into: batch.table, columns: batch.columns, count: batch.rows),
+            batch.values)
     }
 
     func update(_ row: StoreSaveRequest.RowWrite) throws {
+        try sendPendingInserts()
         let (columns, values) = try self.columns(of: row)
         let table = try schema.table(for: row.entity)
         let updated = try connection.run(
@@ -88,6 +125,7 @@ final class PostgreSQLSaveWriter: SQLSaveWriting {
     }
 
     func run(_ statement: SQLTemplate, _ first: Int64, _ second: Int64?, _ third: Int64?) throws {
+        try sendPendingInserts()
         try connection.run(statement, [first, second, third].compactMap { $0 }.map(SQLScalar.integer))
     }
 }

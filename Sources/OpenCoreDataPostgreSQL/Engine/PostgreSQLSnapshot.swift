@@ -29,9 +29,9 @@ final class PostgreSQLSnapshot: StoreSnapshot, @unchecked Sendable {
     /// Runs a read inside the snapshot's transaction. A lost connection took the snapshot
     /// with it: reading the latest state instead would break the generation's promise, so
     /// that throws.
-    func run(_ statement: SQLFragment) throws -> PostgreSQLResult {
+    func run(_ statement: SQLFragment, binaryResults: Bool = false) throws -> PostgreSQLResult {
         do {
-            return try connection.run(statement)
+            return try connection.run(statement, binaryResults: binaryResults)
         } catch let error as PostgreSQLError where error.kind == .connectionLost {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError,

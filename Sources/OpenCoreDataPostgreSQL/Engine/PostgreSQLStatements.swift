@@ -68,6 +68,23 @@ enum PostgreSQLStatements {
         "SELECT nextval('\(raw: sequence(of: table))') FROM generate_series(1, \(.bind(count.sqlScalar)))"
     }
 
+    /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES ($1, …), ($n, …), …` for
+    /// `count` rows, numbered as PostgreSQL's placeholders are (a save's inserts of one table).
+    static func insertRows(into table: String, columns: [String], count: Int) -> String {
+        let width = columns.count + 3
+        var sql = "INSERT INTO \(table) (\(SQLList.of(["Z_PK", "Z_ENT", "Z_OPT"] + columns))) VALUES "
+        sql.reserveCapacity(sql.utf8.count + count * width * 8)
+        for row in 0..<count {
+            sql += row == 0 ? "(" : ", ("
+            for column in 0..<width {
+                if column > 0 { sql += ", " }
+                sql += "$\(row * width + column + 1)"
+            }
+            sql += ")"
+        }
+        return sql
+    }
+
     /// The tables every store has besides its entities' (and history's, when it keeps history).
     static let bookkeepingTables = [
         "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING",

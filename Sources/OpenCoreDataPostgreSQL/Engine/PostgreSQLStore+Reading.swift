@@ -14,7 +14,11 @@ extension PostgreSQLStore {
         each: ((PostgreSQLResult, Int, StoreRow) -> Void)? = nil
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
-        let result = try query(statement)
+        // Binary: the columns of a row query are the tables' own (BIGINT, DOUBLE PRECISION,
+        // TEXT, BYTEA), read without numbers formatted as text and parsed back. A table
+        // altered to other types is read as text instead.
+        var result = try query(statement, binaryResults: true)
+        if !result.readsEveryColumn { result = try query(statement) }
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
         rows.reserveCapacity(result.rowCount)
@@ -32,15 +36,15 @@ extension PostgreSQLStore {
 
     /// Runs a read statement. Translated ones were checked where they were built
     /// (``statement(of:_:)``, the dictionary fetch); reads by key translate nothing.
-    private func query(_ statement: SQLFragment) throws -> PostgreSQLResult {
+    private func query(_ statement: SQLFragment, binaryResults: Bool = false) throws -> PostgreSQLResult {
         if let readingSnapshot {
             do {
-                return try readingSnapshot.run(statement)
+                return try readingSnapshot.run(statement, binaryResults: binaryResults)
             } catch let error as PostgreSQLError {
                 throw wrap(error, code: NSPersistentStoreOperationError)
             }
         }
-        return try reading { try connection.run(statement) }
+        return try reading { try connection.run(statement, binaryResults: binaryResults) }
     }
 
     /// The statement `build` makes of `fetch`, or ``StoreFetchInMemory`` when it needs what

@@ -89,6 +89,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `column` is one of the keys in `text` (made by ``keyListText(_:)``): SQLite tests
+    /// membership in ``keyList(_:)``; PostgreSQL compares with the array itself
+    /// (`= ANY(…)`), which it plans as an index scan in a fraction of the time a subquery
+    /// takes to plan (batch faults run it once per batch).
+    package func keyMembership(_ column: String, _ text: String) -> SQLFragment {
+        switch self {
+        case .sqlite: "\(raw: column) IN (\(keyList(text)))"
+        case .postgreSQL: "\(raw: column) = ANY(CAST(\(.bind(text.sqlScalar)) AS BIGINT[]))"
+        }
+    }
+
     /// `keys` as the text ``keyList(_:)`` binds: a JSON array for SQLite, an array literal for PostgreSQL.
     package func keyListText(_ keys: [Int64]) -> String {
         var text = self == .sqlite ? "[" : "{"

@@ -23,7 +23,7 @@ package enum SQLObjectReadStatements {
 
     /// The rows of `keys` in `table`.
     package static func rows(_ columns: String, table: String, keys: [Int64], dialect: SQLDialect) -> SQLFragment {
-        "SELECT \(raw: columns) FROM \(raw: table) t0 WHERE t0.Z_PK IN (\(keySet(keys, dialect)))"
+        "SELECT \(raw: columns) FROM \(raw: table) t0 WHERE \(member("t0.Z_PK", of: keys, dialect))"
     }
 
     /// The keys and entity numbers of the members of the to-many stored as `storage`
@@ -53,14 +53,14 @@ package enum SQLObjectReadStatements {
         case .joinTable(let join):
             let order = join.orderColumn.map { ", j.\($0)" } ?? ""
             return
-                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keySet(keys, dialect))) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
+                "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destinationTable) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE \(member("j.\(join.sourceColumn)", of: keys, dialect)) ORDER BY j.\(raw: join.sourceColumn)\(raw: order)"
         case .hiddenColumn(let hidden):
             return
-                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: hidden) IN (\(keySet(keys, dialect)))"
+                "SELECT t0.\(raw: hidden), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE \(member("t0.\(hidden)", of: keys, dialect))"
         case .inverseKey(_, let column, let orderColumn):
             let order = orderColumn.map { " ORDER BY t0.\(column), t0.\($0), t0.Z_PK" } ?? ""
             return
-                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE t0.\(raw: column) IN (\(keySet(keys, dialect)))\(raw: order)"
+                "SELECT t0.\(raw: column), \(raw: columns) FROM \(raw: destinationTable) t0 WHERE \(member("t0.\(column)", of: keys, dialect))\(raw: order)"
         }
     }
 
@@ -70,7 +70,7 @@ package enum SQLObjectReadStatements {
     /// lock in the same order), so no other writer can change them between the check and
     /// the write; for engines whose write transactions do not exclude each other.
     package static func versions(of keys: [Int64], table: String, dialect: SQLDialect, locking: Bool) -> SQLFragment {
-        let query: SQLFragment = "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE Z_PK IN (\(keySet(keys, dialect)))"
+        let query: SQLFragment = "SELECT Z_PK, Z_OPT FROM \(raw: table) WHERE \(member("Z_PK", of: keys, dialect))"
         return locking ? "\(query) ORDER BY Z_PK FOR UPDATE" : query
     }
 
@@ -113,9 +113,9 @@ package enum SQLObjectReadStatements {
             of: entity, table: try schema.table(for: entity.facts.root).name, where: columns, equal: arguments)
     }
 
-    /// `SELECT value FROM json_each(?)`, bound to `keys` as one JSON array (`[1,2,3]`);
-    /// PostgreSQL's equivalent in its dialect.
-    package static func keySet(_ keys: [Int64], _ dialect: SQLDialect) -> SQLFragment {
-        dialect.keyList(dialect.keyListText(keys))
+    /// `column` is one of `keys`, bound as one value (a JSON array for SQLite, an array for
+    /// PostgreSQL), so a batch of any size is one statement.
+    private static func member(_ column: String, of keys: [Int64], _ dialect: SQLDialect) -> SQLFragment {
+        dialect.keyMembership(column, dialect.keyListText(keys))
     }
 }

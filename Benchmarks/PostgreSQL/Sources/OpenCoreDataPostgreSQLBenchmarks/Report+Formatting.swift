@@ -1,0 +1,1 @@
+../../../OpenCoreDataBenchmarks/Report+Formatting.swift

@@ -1,0 +1,1 @@
+../../../OpenCoreDataBenchmarks/SizeOption.swift
