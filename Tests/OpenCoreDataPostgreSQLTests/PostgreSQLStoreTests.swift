@@ -200,14 +200,22 @@ struct PostgreSQLStoreTests {
             let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
             author.setValue("Colette", forKey: "name")
             author.setValue(Int64(1_873), forKey: "score")
+            author.setValue(0.1, forKey: "rating")
+            author.setValue(true, forKey: "active")
             try context.save()
         }
+        // An integer kept as text, a double as a 4-byte real, a Boolean as an oid: each read as
+        // the text format reads it, whatever the others' columns are.
         let connection = try PostgreSQLConnection(url: url)
-        try connection.execute("ALTER TABLE ZAUTHOR ALTER COLUMN ZSCORE TYPE oid")
+        try connection.execute("ALTER TABLE ZAUTHOR ALTER COLUMN ZSCORE TYPE text")
+        try connection.execute("ALTER TABLE ZAUTHOR ALTER COLUMN ZRATING TYPE real")
+        try connection.execute("ALTER TABLE ZAUTHOR ALTER COLUMN ZACTIVE TYPE oid")
         connection.close()
         let context = try Self.container(url).viewContext
         let author = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first)
         #expect(author.value(forKey: "score") as? Int64 == 1_873)
+        #expect(author.value(forKey: "rating") as? Double == 0.1)
+        #expect(author.value(forKey: "active") as? Bool == true)
         #expect(author.value(forKey: "name") as? String == "Colette")
     }
 

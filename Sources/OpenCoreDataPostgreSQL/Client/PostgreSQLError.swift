@@ -24,7 +24,8 @@ package struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
     package var description: String {
         var text = message
         if let sqlState { text += " (SQLSTATE \(sqlState))" }
-        if let statement { text += " in: \(statement)" }
+        // A multi-row INSERT's text runs to hundreds of kilobytes: its start says enough.
+        if let statement { text += " in: \(statement.count > 500 ? statement.prefix(500) + "…" : statement)" }
         return text
     }
 

@@ -33,11 +33,11 @@ package final class PostgreSQLResult {
     /// The name of column `column`.
     package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
 
-    /// Whether every column's binary format is one this client reads (the store's column types,
-    /// numbers and text); a binary result that is not should be asked for again as text.
-    package var readsEveryColumn: Bool {
-        !isBinary || (0..<PQnfields(handle)).allSatisfy { Self.binaryReadable.contains(PQftype(handle, $0)) }
-    }
+    /// Whether the values are in PostgreSQL's binary format (the statement asked for it).
+    package var isBinaryFormat: Bool { isBinary }
+
+    /// The type OID of column `column` (``PostgreSQLType``).
+    package func columnType(_ column: Int) -> UInt32 { UInt32(PQftype(handle, Int32(column))) }
 
     /// Whether the value at `row`, `column` is SQL NULL.
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
@@ -54,7 +54,7 @@ package final class PostgreSQLResult {
             case Self.numeric: return numeric(row, column)
             case Self.bool: return .boolean(field(row, column).first == 1)
             case Self.bytea: return .bytes(Data(field(row, column)))
-            // Text-like types (``readsEveryColumn`` tells whether there are others).
+            // Text, and types whose binary format is their text (varchar, name).
             default: return .text(String(decoding: field(row, column), as: UTF8.self))
             }
         }
@@ -98,7 +98,15 @@ package final class PostgreSQLResult {
         case (Self.numeric, _):
             if case .integer(let value) = numeric(row, column) { return value }
             return nil
-        default: return nil
+        case (Self.float8, 8):
+            // The text format writes whole doubles below 10^15 as plain digits, which read as integers.
+            let value = Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+            return abs(value) < 1e15 ? Int64(exactly: value) : nil
+        case (Self.int8, _), (Self.int4, _), (Self.int2, _), (Self.float8, _), (Self.float4, _), (Self.bool, _),
+            (Self.bytea, _):
+            return nil
+        // Text (and other types read as their text), as the text format reads it.
+        default: return text(row, column).flatMap { Int64($0) }
         }
     }
 
@@ -109,7 +117,10 @@ package final class PostgreSQLResult {
         let bytes = field(row, column)
         switch (PQftype(handle, Int32(column)), bytes.count) {
         case (Self.float8, 8): return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
-        case (Self.float4, 4): return Double(Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))))
+        case (Self.float4, 4):
+            // As the text format reads it: the float's shortest decimal, then as a double.
+            let float = Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+            return float.isFinite ? Double(float.description) : Double(float)
         case (Self.numeric, _):
             switch numeric(row, column) {
             case .integer(let value): return Double(value)
@@ -182,7 +193,12 @@ package final class PostgreSQLResult {
     // The type OIDs of PostgreSQL's catalog that the store's columns and aggregates have.
     private static let bool: Oid = 16, bytea: Oid = 17, int8: Oid = 20, int2: Oid = 21, int4: Oid = 23
     private static let float4: Oid = 700, float8: Oid = 701, numeric: Oid = 1700
-    /// Types whose binary format is their text's UTF-8 bytes: text, varchar, bpchar, name, unknown.
-    private static let textLike: Set<Oid> = [25, 1043, 1042, 19, 705]
-    private static let binaryReadable = textLike.union([bool, bytea, int8, int2, int4, float4, float8, numeric])
+}
+
+/// The type OIDs of the column types the store creates (PostgreSQL's catalog numbers).
+package enum PostgreSQLType {
+    package static let bigint: UInt32 = 20
+    package static let doublePrecision: UInt32 = 701
+    package static let text: UInt32 = 25
+    package static let bytea: UInt32 = 17
 }

@@ -5,6 +5,39 @@ import OpenCoreDataSQL
 /// Decoding libpq's rows with the layout. PostgreSQL's columns are typed (`BIGINT`,
 /// `DOUBLE PRECISION`, `TEXT`, `BYTEA`), so each field reads the one form its column holds.
 extension SQLRowLayout {
+    /// Whether `result`, in the binary format, has every column in the type its field reads:
+    /// `BIGINT` for keys, integers, Booleans and to-one keys, `DOUBLE PRECISION` for reals and
+    /// dates, `TEXT` for strings, and one of the store's four types for the rest. Only then
+    /// are binary values what the text format would give; otherwise the text format is read.
+    func readsInBinary(_ result: PostgreSQLResult, offset: Int) -> Bool {
+        guard result.isBinaryFormat else { return true }
+        let storeTypes: Set<UInt32> = [
+            PostgreSQLType.bigint, PostgreSQLType.doublePrecision, PostgreSQLType.text, PostgreSQLType.bytea,
+        ]
+        guard (0..<result.columnCount).allSatisfy({ storeTypes.contains(result.columnType($0)) }) else { return false }
+        func isType(_ type: UInt32, _ column: Int32) -> Bool { result.columnType(Int(column) + offset) == type }
+        guard (0..<3).allSatisfy({ isType(PostgreSQLType.bigint, $0) }) else { return false }
+        for plan in plans.compactMap({ $0 }) {
+            for field in plan.fields {
+                switch field.decoder {
+                case .integer16, .integer32, .integer64, .boolean:
+                    guard isType(PostgreSQLType.bigint, field.column) else { return false }
+                case .double, .float, .date:
+                    guard isType(PostgreSQLType.doublePrecision, field.column) else { return false }
+                case .string:
+                    guard isType(PostgreSQLType.text, field.column) else { return false }
+                case .toOne(_, let entityColumn):
+                    guard isType(PostgreSQLType.bigint, field.column),
+                        entityColumn.map({ isType(PostgreSQLType.bigint, $0) }) ?? true
+                    else { return false }
+                case .general, .external:
+                    break
+                }
+            }
+        }
+        return true
+    }
+
     /// Row `row` of `result` (columns from `offset` on), or `nil` for a row whose key or
     /// entity number is missing or names no entity of the model.
     func decode(

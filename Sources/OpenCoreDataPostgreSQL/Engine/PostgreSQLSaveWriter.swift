@@ -6,10 +6,11 @@ import OpenCoreDataSQL
 /// gives: deletes, inserts, updates (only changed columns, with the `Z_OPT` optimistic-lock
 /// check), then relationship memberships, each statement sent with its values through libpq.
 ///
-/// Consecutive inserts into one table with the same columns go as one multi-row `INSERT`
-/// (up to ``rowsPerInsert`` rows): a round trip and a statement per row would cost more than
-/// the rows themselves. Any other statement sends the pending rows first, and ``writeAll(_:)``
-/// sends the last, so the statements still run in the order the save gives.
+/// A save's inserts into one table with the same columns go as multi-row `INSERT`s (up to
+/// ``rowsPerInsert`` rows): a round trip and a statement per row would cost more than the rows
+/// themselves. Rows are held per table while the save inserts (its inserts come together, and
+/// the schema has no foreign keys, so tables' rows need no order among them); any other
+/// statement sends them first, and ``finish()`` sends the last.
 ///
 /// Under READ COMMITTED an `UPDATE … WHERE Z_OPT = ?` re-reads a row another
 /// transaction committed meanwhile, so a version that changed after the save's checks
@@ -21,19 +22,24 @@ final class PostgreSQLSaveWriter: SQLSaveWriting {
     /// 65,535 parameters a statement.
     static let rowsPerInsert = 1_000
     private static let parameterLimit = 65_535
-    /// Inserted rows not sent yet: their table, columns and values, row after row.
-    private var pending: (table: String, columns: [String], values: [PostgreSQLValue], rows: Int)?
+
+    /// Inserted rows not sent yet, of one table and column list, row after row.
+    private struct PendingRows {
+        let table: String
+        let columns: [String]
+        var values: [PostgreSQLValue]
+        var count: Int
+    }
+    /// In the order of each table's first row.
+    private var pending: [PendingRows] = []
 
     init(connection: PostgreSQLConnection, schema: SQLSchema) {
         self.connection = connection
         self.schema = schema
     }
 
-    /// Writes `request` and sends the rows still pending.
-    func writeAll(_ request: StoreSaveRequest) throws {
-        try write(request)
-        try sendPendingInserts()
-    }
+    /// Sends the rows still held back.
+    func finish() throws { try sendPendingInserts() }
 
     func deleteRow(_ row: StoreSaveRequest.RowReference, expectedVersion: Int64) throws {
         try sendPendingInserts()
@@ -49,23 +55,33 @@ final class PostgreSQLSaveWriter: SQLSaveWriting {
         let rowValues =
             [.integer(row.primaryKey), .integer(Int64(row.entity.facts.entityNumber)), .integer(1)]
             + values.map(PostgreSQLValue.init)
-        if let current = pending, current.table == table, current.columns == columns,
-            current.rows < Self.rowsPerInsert, current.values.count + rowValues.count <= Self.parameterLimit
+        guard let index = pending.firstIndex(where: { $0.table == table && $0.columns == columns }) else {
+            pending.append(PendingRows(table: table, columns: columns, values: rowValues, count: 1))
+            return
+        }
+        if pending[index].count == Self.rowsPerInsert
+            || pending[index].values.count + rowValues.count > Self.parameterLimit
         {
-            pending!.values += rowValues
-            pending!.rows += 1
+            try send(pending[index])
+            pending[index].values = rowValues
+            pending[index].count = 1
         } else {
-            try sendPendingInserts()
-            pending = (table, columns, rowValues, 1)
+            pending[index].values += rowValues
+            pending[index].count += 1
         }
     }
 
-    /// Sends the pending rows as one `INSERT … VALUES (…), (…)`.
+    /// Sends every table's held rows.
     private func sendPendingInserts() throws {
-        guard let batch = pending else { return }
-        pending = nil
+        let batches = pending
+        pending = []
+        for batch in batches { try send(batch) }
+    }
+
+    /// Sends rows as one `INSERT … VALUES (…), (…)`.
+    private func send(_ batch: PendingRows) throws {
         try connection.execute(
-            PostgreSQLStatements.insertRows(into: batch.table, columns: batch.columns, count: batch.rows),
+            PostgreSQLStatements.insertRows(into: batch.table, columns: batch.columns, count: batch.count),
             batch.values)
     }
 

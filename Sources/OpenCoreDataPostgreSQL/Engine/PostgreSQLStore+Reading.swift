@@ -15,10 +15,11 @@ extension PostgreSQLStore {
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
         // Binary: the columns of a row query are the tables' own (BIGINT, DOUBLE PRECISION,
-        // TEXT, BYTEA), read without numbers formatted as text and parsed back. A table
-        // altered to other types is read as text instead.
+        // TEXT, BYTEA), read without numbers formatted as text and parsed back. A column of
+        // another type than its field reads (a table altered by hand) is read as text instead,
+        // whose conversions the decoder makes.
         var result = try query(statement, binaryResults: true)
-        if !result.readsEveryColumn { result = try query(statement) }
+        if !layout.readsInBinary(result, offset: offset) { result = try query(statement) }
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
         rows.reserveCapacity(result.rowCount)

@@ -55,7 +55,7 @@ extension PostgreSQLStore {
             let tombstones =
                 try history?.tombstones(database, of: request.deletes.map { ($0.row.entity, $0.row.primaryKey) })
                 ?? [:]
-            try PostgreSQLSaveWriter(connection: connection, schema: schema).writeAll(request)
+            try PostgreSQLSaveWriter(connection: connection, schema: schema).write(request)
             // Last, so the history counter stays locked (saves recording history wait) only briefly.
             let transaction = try history?.record(
                 database, origin: request.origin, changes: request.historyChanges, tombstones: tombstones)

@@ -29,6 +29,9 @@ package protocol SQLSaveWriting: AnyObject {
     ) throws -> PreparedStatement
     /// Runs `statement` with keys and numbers bound to its placeholders, in order.
     func run(_ statement: PreparedStatement, _ first: Int64, _ second: Int64?, _ third: Int64?) throws
+    /// Sends what the writer still holds back (rows it sends several at a time), when the
+    /// request is written; ``write(_:)`` calls it last.
+    func finish() throws
 }
 
 extension SQLSaveWriting {
@@ -45,7 +48,11 @@ extension SQLSaveWriting {
         where schema.storage(of: change.relationship)?.joinTable?.isWritingSide != false { try apply(change) }
         for change in request.memberships
         where schema.storage(of: change.relationship)?.joinTable?.isWritingSide == false { try apply(change) }
+        try finish()
     }
+
+    /// Nothing held back: every statement runs when it is written.
+    package func finish() throws {}
 
     /// Deletes the join rows of a deleted source row.
     private func deleteJoinRows(of row: StoreSaveRequest.RowReference) throws {
