@@ -326,11 +326,11 @@ extension PostgreSQLValue {
     var typeOID: Oid {
         switch self {
         case .null: 0
-        case .integer: 20  // int8
-        case .real: 701  // float8
-        case .text: 25  // text
-        case .bytes: 17  // bytea
-        case .boolean: 16  // bool
+        case .integer: PostgreSQLType.bigint
+        case .real: PostgreSQLType.doublePrecision
+        case .text: PostgreSQLType.text
+        case .bytes: PostgreSQLType.bytea
+        case .boolean: PostgreSQLType.boolean
         }
     }
 }

@@ -8,12 +8,12 @@ import Foundation
 /// shared connection only if that matters to you (results do not depend on the connection).
 package final class PostgreSQLResult {
     private let handle: OpaquePointer
-    /// Whether the values are in the binary format (the statement asked for every column so).
-    private let isBinary: Bool
+    /// Whether the values are in PostgreSQL's binary format (the statement asked for it).
+    package let isBinaryFormat: Bool
 
     init(handle: OpaquePointer) {
         self.handle = handle
-        isBinary = PQnfields(handle) > 0 && PQfformat(handle, 0) == 1
+        isBinaryFormat = PQnfields(handle) > 0 && PQfformat(handle, 0) == 1
     }
     deinit { PQclear(handle) }
 
@@ -33,9 +33,6 @@ package final class PostgreSQLResult {
     /// The name of column `column`.
     package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
 
-    /// Whether the values are in PostgreSQL's binary format (the statement asked for it).
-    package var isBinaryFormat: Bool { isBinary }
-
     /// The type OID of column `column` (``PostgreSQLType``).
     package func columnType(_ column: Int) -> UInt32 { UInt32(PQftype(handle, Int32(column))) }
 
@@ -47,28 +44,32 @@ package final class PostgreSQLResult {
     package func value(_ row: Int, _ column: Int) -> PostgreSQLValue {
         guard !isNull(row, column) else { return .null }
         let type = PQftype(handle, Int32(column))
-        if isBinary {
+        if isBinaryFormat {
             switch type {
-            case Self.int8, Self.int4, Self.int2: return integer(row, column).map(PostgreSQLValue.integer) ?? .null
-            case Self.float8, Self.float4: return real(row, column).map(PostgreSQLValue.real) ?? .null
-            case Self.numeric: return numeric(row, column)
-            case Self.bool: return .boolean(field(row, column).first == 1)
-            case Self.bytea: return .bytes(Data(field(row, column)))
+            case PostgreSQLType.bigint, PostgreSQLType.integer, PostgreSQLType.smallint:
+                return integer(row, column).map(PostgreSQLValue.integer) ?? .null
+            case PostgreSQLType.doublePrecision, PostgreSQLType.real:
+                return real(row, column).map(PostgreSQLValue.real) ?? .null
+            case PostgreSQLType.numeric: return numeric(row, column)
+            case PostgreSQLType.boolean: return .boolean(field(row, column).first == 1)
+            case PostgreSQLType.bytea: return .bytes(Data(field(row, column)))
             // Text, and types whose binary format is their text (varchar, name).
             default: return .text(String(decoding: field(row, column), as: UTF8.self))
             }
         }
         let text = self.text(row, column) ?? ""
         switch type {
-        case Self.int8, Self.int2, Self.int4: return Int64(text).map(PostgreSQLValue.integer) ?? .text(text)
-        case Self.float4, Self.float8: return Double(text).map(PostgreSQLValue.real) ?? .text(text)
-        case Self.numeric:
+        case PostgreSQLType.bigint, PostgreSQLType.smallint, PostgreSQLType.integer:
+            return Int64(text).map(PostgreSQLValue.integer) ?? .text(text)
+        case PostgreSQLType.real, PostgreSQLType.doublePrecision:
+            return Double(text).map(PostgreSQLValue.real) ?? .text(text)
+        case PostgreSQLType.numeric:
             // numeric: SUM and AVG of integers give it; whole values that fit stay integers, as
             // in memory, where a sum of integers is an integer while it fits.
             if let integer = Int64(text) { return .integer(integer) }
             return Double(text).map(PostgreSQLValue.real) ?? .text(text)
-        case Self.bool: return .boolean(text == "t")
-        case Self.bytea: return bytes(row, column).map(PostgreSQLValue.bytes) ?? .null
+        case PostgreSQLType.boolean: return .boolean(text == "t")
+        case PostgreSQLType.bytea: return bytes(row, column).map(PostgreSQLValue.bytes) ?? .null
         default: return .text(text)
         }
     }
@@ -76,7 +77,7 @@ package final class PostgreSQLResult {
     /// The value as text, or `nil` for NULL (in the binary format, a number's decimal text).
     package func text(_ row: Int, _ column: Int) -> String? {
         guard !isNull(row, column) else { return nil }
-        guard isBinary else { return String(cString: PQgetvalue(handle, Int32(row), Int32(column))) }
+        guard isBinaryFormat else { return String(cString: PQgetvalue(handle, Int32(row), Int32(column))) }
         switch value(row, column) {
         case .integer(let value): return String(value)
         case .real(let value): return PostgreSQLValue.text(of: value)
@@ -88,22 +89,23 @@ package final class PostgreSQLResult {
 
     /// The value as an integer, or `nil` for NULL or a value that is not one.
     package func integer(_ row: Int, _ column: Int) -> Int64? {
-        guard isBinary else { return text(row, column).flatMap { Int64($0) } }
+        guard isBinaryFormat else { return text(row, column).flatMap { Int64($0) } }
         guard !isNull(row, column) else { return nil }
         let bytes = field(row, column)
         switch (PQftype(handle, Int32(column)), bytes.count) {
-        case (Self.int8, 8): return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
-        case (Self.int4, 4): return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
-        case (Self.int2, 2): return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
-        case (Self.numeric, _):
+        case (PostgreSQLType.bigint, 8): return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+        case (PostgreSQLType.integer, 4): return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case (PostgreSQLType.smallint, 2): return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        case (PostgreSQLType.numeric, _):
             if case .integer(let value) = numeric(row, column) { return value }
             return nil
-        case (Self.float8, 8):
+        case (PostgreSQLType.doublePrecision, 8):
             // The text format writes whole doubles below 10^15 as plain digits, which read as integers.
             let value = Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
             return abs(value) < 1e15 ? Int64(exactly: value) : nil
-        case (Self.int8, _), (Self.int4, _), (Self.int2, _), (Self.float8, _), (Self.float4, _), (Self.bool, _),
-            (Self.bytea, _):
+        case (PostgreSQLType.bigint, _), (PostgreSQLType.integer, _), (PostgreSQLType.smallint, _),
+            (PostgreSQLType.doublePrecision, _), (PostgreSQLType.real, _), (PostgreSQLType.boolean, _),
+            (PostgreSQLType.bytea, _):
             return nil
         // Text (and other types read as their text), as the text format reads it.
         default: return text(row, column).flatMap { Int64($0) }
@@ -112,16 +114,17 @@ package final class PostgreSQLResult {
 
     /// The value as a double, or `nil` for NULL or a value that is not a number.
     package func real(_ row: Int, _ column: Int) -> Double? {
-        guard isBinary else { return text(row, column).flatMap { Double($0) } }
+        guard isBinaryFormat else { return text(row, column).flatMap { Double($0) } }
         guard !isNull(row, column) else { return nil }
         let bytes = field(row, column)
         switch (PQftype(handle, Int32(column)), bytes.count) {
-        case (Self.float8, 8): return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
-        case (Self.float4, 4):
+        case (PostgreSQLType.doublePrecision, 8):
+            return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        case (PostgreSQLType.real, 4):
             // As the text format reads it: the float's shortest decimal, then as a double.
             let float = Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
             return float.isFinite ? Double(float.description) : Double(float)
-        case (Self.numeric, _):
+        case (PostgreSQLType.numeric, _):
             switch numeric(row, column) {
             case .integer(let value): return Double(value)
             case .real(let value): return value
@@ -134,7 +137,7 @@ package final class PostgreSQLResult {
     /// A `bytea` value's bytes, or `nil` for NULL.
     package func bytes(_ row: Int, _ column: Int) -> Data? {
         guard !isNull(row, column) else { return nil }
-        if isBinary { return Data(field(row, column)) }
+        if isBinaryFormat { return Data(field(row, column)) }
         var length = 0
         guard let unescaped = PQunescapeBytea(PQgetvalue(handle, Int32(row), Int32(column)), &length) else {
             return nil
@@ -189,16 +192,4 @@ package final class PostgreSQLResult {
         if scale == 0, let integer = Int64(text) { return .integer(integer) }
         return Double(text).map(PostgreSQLValue.real) ?? .text(text)
     }
-
-    // The type OIDs of PostgreSQL's catalog that the store's columns and aggregates have.
-    private static let bool: Oid = 16, bytea: Oid = 17, int8: Oid = 20, int2: Oid = 21, int4: Oid = 23
-    private static let float4: Oid = 700, float8: Oid = 701, numeric: Oid = 1700
-}
-
-/// The type OIDs of the column types the store creates (PostgreSQL's catalog numbers).
-package enum PostgreSQLType {
-    package static let bigint: UInt32 = 20
-    package static let doublePrecision: UInt32 = 701
-    package static let text: UInt32 = 25
-    package static let bytea: UInt32 = 17
 }

@@ -60,20 +60,18 @@ package struct SQLBatchDeleteBuilder {
         guard fetch.matchingEntities.allSatisfy({ !$0.facts.hasRelationships && !$0.facts.hasExternalStorage }) else {
             return nil
         }
-        let builder = SQLQueryBuilder(schema: schema, entity: fetch.entity)
         let table = try schema.table(for: fetch.entity).name
         let window = SQLQueryBuilder.window(fetch, schema.dialect)
-        if window.isEmpty, schema.dialect == .postgreSQL {
-            // PostgreSQL deletes through the alias the conditions name (`DELETE FROM <table> t0
-            // WHERE …`) when they need no join: the key subquery's self-join takes it twice as
-            // long. Without a window the order does not matter.
-            var unordered = fetch
-            unordered.sortDescriptors = []
-            let body = try builder.fromAndWhere(unordered)
-            let from = "FROM \(table) t0"
-            if body.sql == from || body.sql.hasPrefix(from + " WHERE ") { return "DELETE \(body)" }
+        // Without a window the order does not matter.
+        var selecting = fetch
+        if window.isEmpty { selecting.sortDescriptors = [] }
+        let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(selecting)
+        // PostgreSQL deletes through the alias the conditions name (`DELETE FROM <table> t0
+        // WHERE …`) when they need no join: the key subquery's self-join takes it twice as long.
+        let from = "FROM \(table) t0"
+        if window.isEmpty, schema.dialect == .postgreSQL, body.sql == from || body.sql.hasPrefix(from + " WHERE ") {
+            return "DELETE \(body)"
         }
-        let body = try builder.fromAndWhere(fetch)
         return "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT t0.Z_PK \(body)\(raw: window))"
     }
 

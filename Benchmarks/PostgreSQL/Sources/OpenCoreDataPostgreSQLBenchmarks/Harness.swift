@@ -90,15 +90,13 @@ struct Harness {
         while runs < repetitions, best < 60 || runs == 0 {
             runs += 1
             let run = try await prepare()
-            let start = clock.now
+            let elapsed: Duration
             do {
+                let start = clock.now
                 checksum = try await run.body()
+                elapsed = start.duration(to: clock.now)
+                try await run.check()
             } catch {
-                await run.finish()
-                throw error
-            }
-            let elapsed = start.duration(to: clock.now)
-            do { try await run.check() } catch {
                 await run.finish()
                 throw error
             }
