@@ -79,6 +79,71 @@ struct PostgreSQLBatchRequestTests {
         #expect(try admin.execute("SELECT ZAGE FROM ZANIMAL").integer(0, 0) == 102)
     }
 
+    /// A batch delete locks every row it gathers before it reads what points at it. A
+    /// writer on another server linking a new animal to a shelter being deleted waits for
+    /// the delete, then fails on the shelter's deletion, as a save meeting a deleted object
+    /// does; without the lock its link would point at a row that is gone. The delete is held
+    /// in its middle by a lock on the join row of the animal it cascades to.
+    @Test func aSaveLinkingToARowABatchDeleteGatheredWaitsAndMeetsTheDeletion() throws {
+        let url = try Self.engine.location()
+        let model = BatchRequestBehaviour.model()
+        let deleter = try Self.engine.context(url, model: model, options: nil)
+        let linker = try Self.engine.context(url, model: model, options: nil)
+        try deleter.performAndWait {
+            let shelter = NSEntityDescription.insertNewObject(forEntityName: "Shelter", into: deleter)
+            shelter.setValue("North", forKey: "name")
+            let rex = NSEntityDescription.insertNewObject(forEntityName: "Animal", into: deleter)
+            rex.setValue("Rex", forKey: "name")
+            rex.setValue(shelter, forKey: "shelter")
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: deleter)
+            tag.setValue("calm", forKey: "label")
+            rex.setValue(Set([tag]), forKey: "tags")
+            try deleter.save()
+        }
+        let admin = try PostgreSQLConnection(url: url)
+        let joinTable = try #require(
+            admin.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'z\\_%tags'"
+            ).text(0, 0))
+        try admin.execute("BEGIN")
+        try admin.execute("SELECT * FROM \(joinTable) FOR UPDATE")
+
+        let deleted = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var deleteFailure: (any Error)?
+        deleter.perform {
+            let request = NSBatchDeleteRequest(
+                fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Shelter"))
+            do { _ = try deleter.execute(request) } catch { deleteFailure = error }
+            deleted.signal()
+        }
+        #expect(deleted.wait(timeout: .now() + 0.5) == .timedOut, "the delete waits for the join row")
+        let linked = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var linkFailure: (any Error)?
+        linker.perform {
+            do {
+                let shelter = try linker.fetch(NSFetchRequest<NSManagedObject>(entityName: "Shelter"))[0]
+                let bella = NSEntityDescription.insertNewObject(forEntityName: "Animal", into: linker)
+                bella.setValue("Bella", forKey: "name")
+                bella.setValue(shelter, forKey: "shelter")
+                try linker.save()
+            } catch {
+                linkFailure = error
+            }
+            linked.signal()
+        }
+        #expect(linked.wait(timeout: .now() + 0.5) == .timedOut, "the link waits for the delete")
+        try admin.execute("COMMIT")
+        #expect(deleted.wait(timeout: .now() + 10) == .success)
+        #expect(linked.wait(timeout: .now() + 10) == .success)
+        #expect(deleteFailure == nil)
+        #expect((linkFailure as NSError?)?.code == NSManagedObjectMergeError, "\(String(describing: linkFailure))")
+        let dangling = try admin.execute(
+            "SELECT count(*) FROM ZANIMAL a WHERE a.ZSHELTER IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ZSHELTER s WHERE s.Z_PK = a.ZSHELTER)"
+        ).integer(0, 0)
+        #expect(dangling == 0)
+        #expect(try admin.execute("SELECT count(*) FROM ZANIMAL").integer(0, 0) == 0)
+    }
+
     @Test func anotherServerHearsABatchChange() throws {
         let url = try Self.engine.location()
         let model = BatchRequestBehaviour.model()

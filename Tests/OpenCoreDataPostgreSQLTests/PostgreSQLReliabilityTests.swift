@@ -200,6 +200,58 @@ struct PostgreSQLReliabilityTests {
     /// the one the last committed save wrote, in the commit order persistent history gives,
     /// as a serial replay of the reported saves would leave it (store trump and rollback
     /// keep the store's, so there the label is one a reported save wrote).
+    /// PostgreSQL gives up a transaction that deadlocked (`40P01`) or could not be serialized
+    /// (`40001`), and nothing of it is written: the store runs it again, whole, up to five
+    /// times. A trigger plays the server: it fails the first `failures` inserts into the
+    /// authors' table with the code, counting in a sequence (which a rollback does not undo).
+    @Test(arguments: ["40001", "40P01"], [2, 9])
+    func aTransactionTheServerGaveUpRunsAgainWhole(_ code: String, failures: Int) throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let container = try PostgreSQLStoreTests.container(url)
+        let admin = try PostgreSQLConnection(url: url)
+        try admin.executeScript(
+            """
+            CREATE SEQUENCE attempts;
+            CREATE FUNCTION give_up() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              IF nextval('attempts') <= \(failures) THEN
+                RAISE EXCEPTION 'given up on purpose' USING ERRCODE = '\(code)';
+              END IF;
+              RETURN NULL;
+            END $$;
+            CREATE TRIGGER give_up BEFORE INSERT ON ZAUTHOR FOR EACH STATEMENT EXECUTE FUNCTION give_up();
+            """)
+        let context = container.newBackgroundContext()
+        let outcome = context.performAndWait { () -> Result<Void, any Error> in
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Colette", forKey: "name")
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            book.setValue("Chéri", forKey: "title")
+            book.setValue(author, forKey: "author")
+            return Result { try context.save() }
+        }
+        let attempts = try #require(admin.execute("SELECT last_value FROM attempts").integer(0, 0))
+        let authors = try admin.execute("SELECT count(*) FROM ZAUTHOR").integer(0, 0)
+        let books = try admin.execute("SELECT count(*) FROM ZBOOK").integer(0, 0)
+        if failures < 5 {
+            // Given up twice, written on the third run: once, with its book.
+            #expect(throws: Never.self) { try outcome.get() }
+            #expect(attempts == Int64(failures) + 1)
+            #expect(authors == 1 && books == 1)
+        } else {
+            // Five runs, then the server's error, and nothing written.
+            #expect(attempts == 5)
+            #expect(authors == 0 && books == 0)
+            guard case .failure(let failure) = outcome else {
+                Issue.record("a save the server gave up five times was reported saved")
+                return
+            }
+            let error = failure as NSError
+            #expect(error.code == NSPersistentStoreSaveError)
+            #expect(error.userInfo["SQLSTATE"] as? String == code)
+        }
+    }
+
     @Test(arguments: PolicyWorkload.policies)
     func processesOfSeveralContextsWriteUnderEveryMergePolicy(_ policy: String) throws {
         let seconds = Double(ProcessInfo.processInfo.environment["OPENCOREDATA_RELIABILITY_SECONDS"] ?? "") ?? 6

@@ -50,7 +50,17 @@ package struct SQLBatchDeleteBuilder {
         let body = try SQLQueryBuilder(schema: schema, entity: fetch.entity).fromAndWhere(fetch)
         let root = fetch.entity.facts.root.facts.entityNumber
         return
-            "INSERT INTO \(raw: keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect))"
+            "INSERT INTO \(raw: keysTable) (Z_ROOT, Z_PK, Z_ENT, Z_WAVE) SELECT \(raw: String(root)), t0.Z_PK, t0.Z_ENT, 0 \(body)\(raw: SQLQueryBuilder.window(fetch, schema.dialect))\(raw: locking("t0"))"
+    }
+
+    /// Where writers run at once (PostgreSQL), every gathered row is locked as it is
+    /// gathered, before the next wave reads what points at it: a save linking an object to
+    /// one of them changes that row too (its inverse, its version), so it waits for the
+    /// delete and then meets the deletion as a conflict, instead of leaving a link to a row
+    /// that is gone. The lock also re-checks the row's conditions against what a writer
+    /// committed meanwhile. SQLite has one writer at a time and needs none.
+    private func locking(_ alias: String) -> String {
+        schema.dialect == .postgreSQL ? " FOR UPDATE OF \(alias)" : ""
     }
 
     /// One `DELETE` for a fetch whose entities have no relationships and no external
@@ -84,7 +94,7 @@ package struct SQLBatchDeleteBuilder {
     package func cascade(wave: Int, present: Set<Int>) throws -> [SQLFragment] {
         try relationships(present: present).filter { $0.deleteRule == .cascadeDeleteRule }.compactMap { relationship in
             guard let destination = relationship.destinationEntity,
-                let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: wave))
+                let condition = try destinations(relationship, of: keys(of: relationship.entity, wave: wave))
             else { return nil }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
@@ -92,7 +102,8 @@ package struct SQLBatchDeleteBuilder {
                 sql: schema.dialect.insertIgnoringDuplicates(
                     into: keysTable, columns: "Z_ROOT, Z_PK, Z_ENT, Z_WAVE",
                     values:
-                        "SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE d.Z_PK IN (\(targets))"))
+                        "SELECT \(root), d.Z_PK, d.Z_ENT, \(wave + 1) FROM \(table) d WHERE \(condition)\(locking("d"))"
+                ))
         }
     }
 
@@ -107,14 +118,14 @@ package struct SQLBatchDeleteBuilder {
                 relationship.deleteRule == .nullifyDeleteRule
                 && relationship.inverseRelationship.map { !$0.isOptional } == true
             guard isDeny || clearsRequired, let destination = relationship.destinationEntity,
-                let targets = try destinationKeys(relationship, of: keys(of: relationship.entity, wave: nil))
+                let condition = try destinations(relationship, of: keys(of: relationship.entity, wave: nil))
             else { continue }
             let table = try schema.table(for: destination).name
             let root = destination.facts.root.facts.entityNumber
             let check = Check(
                 statement: SQLFragment(
                     sql:
-                        "SELECT d.Z_PK FROM \(table) d WHERE d.Z_PK IN (\(targets)) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
+                        "SELECT d.Z_PK FROM \(table) d WHERE \(condition) AND d.Z_PK NOT IN (SELECT Z_PK FROM \(keysTable) WHERE Z_ROOT = \(root)) LIMIT 1"
                 ),
                 relationship: relationship)
             if isDeny {
@@ -258,20 +269,23 @@ package struct SQLBatchDeleteBuilder {
         return sql
     }
 
-    /// A `SELECT` of the keys of the destinations of `relationship` for the source rows `sources`.
-    private func destinationKeys(_ relationship: NSRelationshipDescription, of sources: String) throws -> String? {
-        guard let destination = relationship.destinationEntity, let owner = relationship.entity else { return nil }
+    /// The condition on a destination row `d` of `relationship` that it is related to one of
+    /// the source rows `sources`. A key held by the destination row is compared on `d` itself,
+    /// so a lock on `d` re-checks it.
+    private func destinations(_ relationship: NSRelationshipDescription, of sources: String) throws -> String? {
+        guard let owner = relationship.entity else { return nil }
         if !relationship.isToMany {
             guard let column = schema.column(for: relationship) else { return nil }
             let table = try schema.table(for: owner).name
-            return "SELECT s.\(column) FROM \(table) s WHERE s.Z_PK IN (\(sources)) AND s.\(column) IS NOT NULL"
+            return
+                "d.Z_PK IN (SELECT s.\(column) FROM \(table) s WHERE s.Z_PK IN (\(sources)) AND s.\(column) IS NOT NULL)"
         }
-        let table = try schema.table(for: destination).name
         switch schema.storage(of: relationship) {
         case .joinTable(let join):
-            return "SELECT j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(sources))"
+            return
+                "d.Z_PK IN (SELECT j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(sources)))"
         case .hiddenColumn(let column), .inverseKey(_, let column, _):
-            return "SELECT x.Z_PK FROM \(table) x WHERE x.\(column) IN (\(sources))"
+            return "d.\(column) IN (\(sources))"
         case nil:
             return nil
         }

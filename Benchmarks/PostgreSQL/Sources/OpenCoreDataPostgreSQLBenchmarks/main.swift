@@ -39,7 +39,7 @@ do {
     let version = try await databases.serverVersion()
     print("# OpenCoreData on PostgreSQL: benchmarks")
     print(
-        "\n\(version); sizes \(options.sizes.map(Report.count).joined(separator: ", ")); times are the best of \(options.sizes.map { "\(Harness.repetitions(for: $0))" }.joined(separator: "/")) runs; every contender on one loopback connection."
+        "\n\(version); sizes \(options.sizes.map(Report.count).joined(separator: ", ")); times are the best of \(options.sizes.map { "\(Harness.repetitions(for: $0))" }.joined(separator: "/")) runs (batch deletes at least 5, each from a copy of one database); every contender on one loopback connection."
     )
     do {
         let results = try await Harness(
