@@ -160,6 +160,63 @@ struct PostgreSQLConnectionTests {
         #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 3)
     }
 
+    /// A transaction's `BEGIN` goes with its first statement and its `COMMIT` with its
+    /// notifications (two round trips for a one-statement transaction): a failure in either
+    /// pair is the failing statement's, a connection lost with the first is a statement that
+    /// committed nothing, one lost at the commit names `COMMIT` (its outcome unknown), and the
+    /// connection goes on as before.
+    @Test func aTransactionsFirstStatementAndCommitGoTogetherWithTheirNeighbours() throws {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        let connection = try PostgreSQLConnection(url: url)
+        try connection.execute("CREATE TABLE item (id bigint PRIMARY KEY)")
+        let divided = #expect(throws: PostgreSQLError.self) {
+            try connection.transaction { try connection.execute("SELECT 1 / $1", [.integer(0)]) }
+        }
+        #expect(divided?.sqlState == "22012")
+        #expect(divided?.statement == "SELECT 1 / $1")
+        #expect(try connection.execute("SELECT 41 + 1").integer(0, 0) == 42, "the connection goes on")
+        let before = connection.roundTrips
+        try connection.transaction {
+            try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])
+            try connection.notify(channel: "items", payload: "1")
+        }
+        #expect(connection.roundTrips - before == 2)
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1)
+
+        let ended = #expect(throws: PostgreSQLError.self) {
+            try connection.transaction { try connection.execute("SELECT pg_terminate_backend(pg_backend_pid())") }
+        }
+        #expect(ended?.kind == .connectionLost, "\(String(describing: ended))")
+        #expect(ended?.statement == "SELECT pg_terminate_backend(pg_backend_pid())")
+        try connection.reconnect()
+
+        // A check deferred to the commit ends the session there.
+        try connection.executeScript(
+            """
+            CREATE FUNCTION end_session() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              PERFORM pg_terminate_backend(pg_backend_pid());
+              PERFORM pg_sleep(1);
+              RETURN NULL;
+            END $$;
+            CREATE CONSTRAINT TRIGGER end_session AFTER INSERT ON item DEFERRABLE INITIALLY DEFERRED
+              FOR EACH ROW EXECUTE FUNCTION end_session();
+            """)
+        let listener = try PostgreSQLConnection(url: url)
+        try listener.listen(to: "items")
+        let atCommit = #expect(throws: PostgreSQLError.self) {
+            try connection.transaction {
+                try connection.execute("INSERT INTO item VALUES ($1)", [.integer(2)])
+                try connection.notify(channel: "items", payload: "2")
+            }
+        }
+        #expect(atCommit?.kind == .connectionLost, "\(String(describing: atCommit))")
+        #expect(atCommit?.statement == "COMMIT")
+        #expect(try listener.notifications(waitingUpTo: .milliseconds(300)).isEmpty)
+        try connection.reconnect()
+        #expect(try connection.execute("SELECT count(*) FROM item").integer(0, 0) == 1)
+    }
+
     @Test func textHoldingANulCharacterIsRefusedNotShortened() throws {
         let connection = try connect()
         try connection.execute("CREATE TABLE item (name text)")

@@ -108,4 +108,45 @@ struct PostgreSQLMigrationTests {
         #expect(try tables(url).contains("zshelf"))
         #expect(!(try tables(url)).contains { $0.hasPrefix("ocdmig_") })
     }
+
+    /// During a rolling deploy an old server opens the store the new ones migrated: it is
+    /// refused, not migrated back (which would drop every nickname); on purpose, with
+    /// `NSPostgreSQLAllowsMigratingBackOption`, it goes back, and forward again after.
+    @Test func aServerWithTheModelTheStoreLeftIsRefusedUnlessItMayMigrateBack() throws {
+        let url = try Self.engine.location()
+        let old = MigrationBehaviour.library()
+        let new = MigrationBehaviour.library([.nicknameAndShelf])
+        _ = try Self.engine.context(url, model: old, options: [:])
+        let updated = try Self.engine.context(url, model: new, options: MigrationBehaviour.migrating)
+        try updated.performAndWait {
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: updated)
+            author.setValue("Colette", forKey: "name")
+            author.setValue("Sidonie", forKey: "nickname")
+            try updated.save()
+        }
+        let error = try #require(throws: NSError.self) {
+            _ = try Self.engine.context(url, model: old, options: MigrationBehaviour.migrating)
+        }
+        #expect(error.code == NSPersistentStoreIncompatibleVersionHashError)
+        #expect(error.localizedDescription.contains("NSPostgreSQLAllowsMigratingBackOption"))
+        func nicknames() throws -> [String] {
+            let reader = try Self.engine.context(url, model: new, options: MigrationBehaviour.migrating)
+            return try reader.performAndWait {
+                try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).compactMap {
+                    $0.value(forKey: "nickname") as? String
+                }
+            }
+        }
+        #expect(try nicknames() == ["Sidonie"])
+
+        var back = MigrationBehaviour.migrating
+        back[NSPostgreSQLAllowsMigratingBackOption] = true as NSNumber
+        let oldAgain = try Self.engine.context(url, model: old, options: back)
+        #expect(
+            try oldAgain.performAndWait {
+                try oldAgain.count(for: NSFetchRequest<NSManagedObject>(entityName: "Author"))
+            } == 1)
+        // Migrated back on purpose, the store forgot the newer version: it may go forward again.
+        #expect(try nicknames() == ["none"])
+    }
 }

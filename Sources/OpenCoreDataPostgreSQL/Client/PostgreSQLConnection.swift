@@ -21,6 +21,14 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     private var sessionStatements: [String] = []
     /// Whether ``close()`` ended the connection: libpq's handle is gone, every call throws.
     private var isClosed = false
+    /// Whether ``transaction(_:)`` began a transaction whose `BEGIN` is not sent yet: it goes
+    /// with the transaction's first statement, in one round trip.
+    private var beginPending = false
+    /// What ``notify(channel:payload:)`` was asked to send inside the open transaction: sent
+    /// with its `COMMIT`, in one round trip (PostgreSQL delivers notifications at commit anyway).
+    private var notificationsAtCommit: [(channel: String, payload: String)] = []
+    /// Whether ``transaction(_:)`` is running its body (notifications then wait for its commit).
+    private var runsTransaction = false
 
     /// Connects to the server a URL names (`postgres://user@host:port/database?…`, any form
     /// libpq accepts: `host=/path` in the query names a Unix socket folder).
@@ -122,18 +130,98 @@ package final class PostgreSQLConnection: @unchecked Sendable {
         }
         return try lock.withLock {
             try checkOpen(sql)
-            let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
-                PQexecParams(
-                    handle, sql, Int32(parameters.count), types, values, lengths, formats, binaryResults ? 1 : 0)
+            if beginPending {
+                beginPending = false
+                return try pipelined([("BEGIN", []), (sql, parameters)], binaryResults: binaryResults)
             }
-            return try checked(result, statement: sql)
+            return try exchange(sql, parameters, binaryResults: binaryResults)
         }
+    }
+
+    /// How many times this connection sent statements and waited for their results.
+    package private(set) var roundTrips = 0
+
+    /// Sends one statement and waits for its result.
+    private func exchange(
+        _ sql: String, _ parameters: [PostgreSQLValue], binaryResults: Bool
+    ) throws
+        -> PostgreSQLResult
+    {
+        roundTrips += 1
+        let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
+            PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, binaryResults ? 1 : 0)
+        }
+        return try checked(result, statement: sql)
+    }
+
+    /// Sends `statements` together (libpq's pipeline mode) and reads their results after: one
+    /// round trip instead of one per statement. Statements after one that fails are skipped
+    /// by the server; the first failure is thrown. Without pipeline mode (libpq before 14) the
+    /// statements go one at a time.
+    /// - Returns: The last statement's result.
+    private func pipelined(
+        _ statements: [(sql: String, parameters: [PostgreSQLValue])], binaryResults: Bool = false
+    ) throws -> PostgreSQLResult {
+        guard ocd_pq_enter_pipeline_mode(handle) == 1 else {
+            var last: PostgreSQLResult?
+            for (index, statement) in statements.enumerated() {
+                let binary = binaryResults && index == statements.count - 1
+                last = try exchange(statement.sql, statement.parameters, binaryResults: binary)
+            }
+            return last!
+        }
+        defer { _ = ocd_pq_exit_pipeline_mode(handle) }
+        roundTrips += 1
+        for (index, statement) in statements.enumerated() {
+            let binary = binaryResults && index == statements.count - 1
+            let sent = Self.withWireParameters(statement.parameters) { types, values, lengths, formats in
+                PQsendQueryParams(
+                    handle, statement.sql, Int32(statement.parameters.count), types, values, lengths, formats,
+                    binary ? 1 : 0)
+            }
+            guard sent == 1 else { throw lostOrFailed(statement.sql) }
+        }
+        guard ocd_pq_pipeline_sync(handle) == 1 else { throw lostOrFailed(statements[0].sql) }
+        var last: PostgreSQLResult?
+        var failure: PostgreSQLError?
+        for statement in statements {
+            // Each statement's results end with a null result; a missing one means a lost connection.
+            guard let result = PQgetResult(handle) else { throw lostOrFailed(statement.sql) }
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+            if ocd_pq_pipeline_result_kind(result) == 2 {
+                PQclear(result)
+                continue
+            }
+            do {
+                last = try checked(result, statement: statement.sql)
+            } catch let error as PostgreSQLError {
+                failure = failure ?? error
+            }
+        }
+        // The sync point ends the pipeline's results.
+        if let sync = PQgetResult(handle) { PQclear(sync) }
+        if let failure { throw failure }
+        guard let last else { throw lostOrFailed(statements[statements.count - 1].sql) }
+        return last
+    }
+
+    /// The error of a statement libpq could not send or read: the connection is lost, or
+    /// libpq says why.
+    private func lostOrFailed(_ statement: String) -> PostgreSQLError {
+        PostgreSQLError(
+            kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: nil,
+            message: Self.message(of: handle), statement: statement)
     }
 
     /// Runs statements separated by semicolons, without parameters (a schema's DDL).
     package func executeScript(_ sql: String) throws {
         try lock.withLock {
             try checkOpen(sql)
+            if beginPending {
+                beginPending = false
+                try execute("BEGIN")
+            }
+            roundTrips += 1
             _ = try checked(PQexec(handle, sql), statement: sql)
         }
     }
@@ -144,12 +232,24 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// A statement that failed inside `body` aborts the transaction even when `body` caught
     /// its error: the transaction is then rolled back and throws, never reported committed.
     /// Called inside another transaction, `body` joins it.
+    ///
+    /// `BEGIN` goes with the body's first statement and `COMMIT` with the notifications the
+    /// body sent, so a transaction of one statement takes two round trips, not four. A
+    /// connection lost in the first of them lost nothing committed; in the last, the outcome
+    /// is unknown, and the error's statement is `COMMIT`.
     @discardableResult
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
             try checkOpen(nil)
-            guard PQtransactionStatus(handle) == PQTRANS_IDLE else { return try body() }
-            try execute("BEGIN")
+            guard PQtransactionStatus(handle) == PQTRANS_IDLE, !beginPending else { return try body() }
+            beginPending = true
+            runsTransaction = true
+            notificationsAtCommit = []
+            defer {
+                beginPending = false
+                runsTransaction = false
+                notificationsAtCommit = []
+            }
             let value: T
             do {
                 value = try body()
@@ -157,20 +257,43 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                 rollBackIfConnected()
                 throw error
             }
+            if beginPending {
+                // Nothing ran: there is no transaction to end, only notifications to send.
+                beginPending = false
+                for notification in notificationsAtCommit {
+                    try execute("SELECT pg_notify($1, $2)", [.text(notification.channel), .text(notification.payload)])
+                }
+                return value
+            }
             guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
                 rollBackIfConnected()
                 throw PostgreSQLError(
                     kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: "25P02",
                     message: "The transaction was rolled back: a statement in it failed", statement: nil)
             }
-            try execute("COMMIT")
+            let notifications = notificationsAtCommit.map {
+                (sql: "SELECT pg_notify($1, $2)", parameters: [PostgreSQLValue.text($0.channel), .text($0.payload)])
+            }
+            do {
+                _ = try pipelined(notifications + [("COMMIT", [])])
+            } catch let error as PostgreSQLError where error.kind == .connectionLost {
+                // The commit may have been sent: its outcome is the question, whichever statement failed.
+                throw PostgreSQLError(
+                    kind: .connectionLost, sqlState: error.sqlState, message: error.message, statement: "COMMIT")
+            } catch {
+                rollBackIfConnected()
+                throw error
+            }
             return value
         }
     }
 
     /// Ends the failed transaction on the server; a lost connection has already ended it.
     private func rollBackIfConnected() {
-        if PQstatus(handle) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+        guard !beginPending else { return }
+        if PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE {
+            _ = try? execute("ROLLBACK")
+        }
     }
 
     // MARK: Notifications
@@ -184,7 +307,13 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// transaction commits (at once outside a transaction). PostgreSQL refuses payloads of
     /// 8,000 bytes or more.
     package func notify(channel: String, payload: String) throws {
-        try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+        try lock.withLock {
+            if runsTransaction {
+                notificationsAtCommit.append((channel, payload))
+            } else {
+                try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+            }
+        }
     }
 
     /// The notifications that arrived, waiting up to `timeout` for the first when none has.
@@ -242,8 +371,11 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             var message = PQresultErrorField(result, Self.primaryMessageField).map { String(cString: $0) }
             if message == nil { message = String(cString: PQresultErrorMessage(result)) }
             if let detail = PQresultErrorField(result, Self.detailField) { message! += ": " + String(cString: detail) }
+            // A FATAL error ends the session, even while libpq has not yet seen the socket close
+            // (a statement's error read in the middle of a pipeline).
+            let severity = PQresultErrorField(result, Self.severityField).map { String(cString: $0) }
             PQclear(result)
-            let lost = PQstatus(handle) != CONNECTION_OK
+            let lost = PQstatus(handle) != CONNECTION_OK || severity == "FATAL" || severity == "PANIC"
             throw PostgreSQLError(
                 kind: lost ? .connectionLost : .statementFailed, sqlState: sqlState,
                 message: (message ?? "").trimmingCharacters(in: .whitespacesAndNewlines), statement: statement)
@@ -251,10 +383,12 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// libpq's error-field codes (`PG_DIAG_SQLSTATE`, `PG_DIAG_MESSAGE_PRIMARY`,
-    /// `PG_DIAG_MESSAGE_DETAIL`): character constants C macros give and Swift does not import.
+    /// `PG_DIAG_MESSAGE_DETAIL`, `PG_DIAG_SEVERITY_NONLOCALIZED`): character constants C macros give and Swift does not import.
     private static let sqlStateField = Int32(UInt8(ascii: "C"))
     private static let primaryMessageField = Int32(UInt8(ascii: "M"))
     private static let detailField = Int32(UInt8(ascii: "D"))
+    /// `PG_DIAG_SEVERITY_NONLOCALIZED`: the severity in English whatever the server's language.
+    private static let severityField = Int32(UInt8(ascii: "V"))
 
     private static func message(of handle: OpaquePointer) -> String {
         String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -35,6 +35,9 @@ extension PostgreSQLStore {
                 [NSFilePathErrorKey: settings.displayURL, "metadata": metadata])
         }
         let sourceEntities = try found.model.migrationSourceEntities(configuration: configuration)
+        let earlier = try earlierVersions(
+            metadata, migratingFrom: found.model, sourceEntities: sourceEntities, to: model, entities: entities,
+            options: options, settings: settings)
         let sourceSchema = SQLSchema(entities: sourceEntities, dialect: .postgreSQL)
         let database = PostgreSQLDatabaseAdapter(connection: connection)
         for table in sourceSchema.tables.map(\.name) + sourceSchema.joinTables.map(\.name)
@@ -84,11 +87,47 @@ extension PostgreSQLStore {
         }
         var migrated = metadata
         for (key, value) in StoreVersionMetadata.entries(model: model, entities: entities) { migrated[key] = value }
+        migrated[earlierVersionsKey] = earlier
         try connection.run(SQLMetadataStatements.update(plist: try SQLStoreMetadata.propertyList(migrated)))
         // The migration emptied the cache of the old version; the new one takes its place.
         if let content = SQLModelCache.content(of: model) {
             try connection.run(SQLMetadataStatements.insertModelCache(content))
         }
         return migrated
+    }
+
+    /// The metadata key listing the checksums of the model versions the store was migrated
+    /// away from, oldest first.
+    static let earlierVersionsKey = "OCDEarlierModelVersionChecksums"
+
+    /// The store's earlier model versions once it is migrated from `source` to `model`.
+    ///
+    /// Servers of a rolling deploy run the old model beside the new one: an old server
+    /// opening a store the new ones migrated would migrate it back, and an inferred migration
+    /// back drops the values of every attribute the new version added. A model the store was
+    /// migrated away from is therefore refused, unless ``NSPostgreSQLAllowsMigratingBackOption``
+    /// is set; migrating back on purpose forgets that version and the ones after it.
+    ///
+    /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` for a model the store left.
+    private static func earlierVersions(
+        _ metadata: [String: Any], migratingFrom source: NSManagedObjectModel, sourceEntities: [NSEntityDescription],
+        to model: NSManagedObjectModel, entities: [NSEntityDescription], options: [AnyHashable: Any]?,
+        settings: PostgreSQLConnectionSettings
+    ) throws -> [String] {
+        func checksum(_ model: NSManagedObjectModel, _ entities: [NSEntityDescription]) -> String {
+            StoreVersionMetadata.entries(model: model, entities: entities)["NSStoreModelVersionChecksumKey"] as? String
+                ?? ""
+        }
+        let earlier = metadata[earlierVersionsKey] as? [String] ?? []
+        guard let position = earlier.firstIndex(of: checksum(model, entities)) else {
+            return earlier + [checksum(source, sourceEntities)]
+        }
+        guard NSPersistentStore.isSet(options?[NSPostgreSQLAllowsMigratingBackOption]) else {
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleVersionHashError,
+                "The PostgreSQL store at \(settings.displayURL) was migrated from this model version to a newer one; migrating it back would drop the values of what the newer version added. Open it with the newer model (a server not yet updated in a rolling deploy), or set NSPostgreSQLAllowsMigratingBackOption to migrate it back",
+                [NSFilePathErrorKey: settings.displayURL, "metadata": metadata])
+        }
+        return Array(earlier[..<position])
     }
 }

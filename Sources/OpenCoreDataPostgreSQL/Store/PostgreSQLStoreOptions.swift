@@ -5,7 +5,7 @@ import OpenCoreDataCore
 /// `addPersistentStore(ofType:…)`. The store's URL is the database's
 /// (`postgres://user@host:port/database`).
 ///
-/// The engine behind this type is being built: until it is, a coordinator refuses a store of
+/// Linking this module gives the type its engine; without it a coordinator refuses a store of
 /// this type with `NSPersistentStoreInvalidTypeError`, as it refuses any type it has no engine for.
 public let NSPostgreSQLStoreType = "PostgreSQL"
 
@@ -27,6 +27,11 @@ public let NSPostgreSQLSchemaNameOption = "NSPostgreSQLSchemaNameOption"
 /// Option key: the longest a statement may run before the server cancels it, in seconds (a
 /// number; no limit when not given).
 public let NSPostgreSQLStatementTimeoutOption = "NSPostgreSQLStatementTimeoutOption"
+/// Option key: whether a store may be migrated back to a model version it was migrated away
+/// from (a Boolean; no when not given). Servers in a rolling deploy still run the older model
+/// while updated ones have migrated the shared store, and migrating it back would drop the
+/// values of what the newer version added, so such a store is refused unless this is set.
+public let NSPostgreSQLAllowsMigratingBackOption = "NSPostgreSQLAllowsMigratingBackOption"
 
 /// How a PostgreSQL store connects: its URL and options, checked once when the store is added.
 package struct PostgreSQLConnectionSettings: Sendable, Equatable {
