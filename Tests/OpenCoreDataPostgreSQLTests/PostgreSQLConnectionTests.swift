@@ -175,6 +175,14 @@ struct PostgreSQLConnectionTests {
         #expect(divided?.sqlState == "22012")
         #expect(divided?.statement == "SELECT 1 / $1")
         #expect(try connection.execute("SELECT 41 + 1").integer(0, 0) == 42, "the connection goes on")
+        // libpq refuses to send more than 65,535 values, after the transaction's BEGIN was queued.
+        let refused = #expect(throws: PostgreSQLError.self) {
+            try connection.transaction {
+                try connection.execute("SELECT 1", Array(repeating: .integer(1), count: 70_000))
+            }
+        }
+        #expect(refused?.statement == "SELECT 1")
+        #expect(try connection.execute("SELECT 41 + 1").integer(0, 0) == 42, "the connection left pipeline mode")
         let before = connection.roundTrips
         try connection.transaction {
             try connection.execute("INSERT INTO item VALUES ($1)", [.integer(1)])

@@ -192,14 +192,6 @@ struct PostgreSQLReliabilityTests {
         #expect(stored == Dictionary(uniqueKeysWithValues: (0..<60).map { ($0, 30) }), "each exactly once, whole")
     }
 
-    /// For each merge policy, three processes of four contexts label shared counters and
-    /// record each label in a row of its own; under the error policy they also raise the
-    /// counters, retrying what it reports. Afterwards: every reported save's row is there
-    /// once and no other; the error policy lost no increment; and where the policy keeps
-    /// the saving context's values (error, overwrite, object trump), each counter's label is
-    /// the one the last committed save wrote, in the commit order persistent history gives,
-    /// as a serial replay of the reported saves would leave it (store trump and rollback
-    /// keep the store's, so there the label is one a reported save wrote).
     /// PostgreSQL gives up a transaction that deadlocked (`40P01`) or could not be serialized
     /// (`40001`), and nothing of it is written: the store runs it again, whole, up to five
     /// times. A trigger plays the server: it fails the first `failures` inserts into the
@@ -252,6 +244,14 @@ struct PostgreSQLReliabilityTests {
         }
     }
 
+    /// For each merge policy, three processes of four contexts label shared counters and
+    /// record each label in a row of its own; under the error policy they also raise the
+    /// counters, retrying what it reports. Afterwards: every reported save's row is there
+    /// once and no other; the error policy lost no increment; and where the policy keeps
+    /// the saving context's values (error, overwrite, object trump), each counter's label is
+    /// the one the last committed save wrote, in the commit order persistent history gives,
+    /// as a serial replay of the reported saves would leave it (store trump and rollback
+    /// keep the store's, so there the label is one a reported save wrote).
     @Test(arguments: PolicyWorkload.policies)
     func processesOfSeveralContextsWriteUnderEveryMergePolicy(_ policy: String) throws {
         let seconds = Double(ProcessInfo.processInfo.environment["OPENCOREDATA_RELIABILITY_SECONDS"] ?? "") ?? 6

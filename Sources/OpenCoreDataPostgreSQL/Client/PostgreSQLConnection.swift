@@ -139,7 +139,8 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// How many times this connection sent statements and waited for their results.
-    package private(set) var roundTrips = 0
+    package var roundTrips: Int { lock.withLock { exchanges } }
+    private var exchanges = 0
 
     /// Sends one statement and waits for its result.
     private func exchange(
@@ -147,7 +148,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     ) throws
         -> PostgreSQLResult
     {
-        roundTrips += 1
+        exchanges += 1
         let result = Self.withWireParameters(parameters) { types, values, lengths, formats in
             PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, binaryResults ? 1 : 0)
         }
@@ -170,8 +171,9 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             }
             return last!
         }
-        defer { _ = ocd_pq_exit_pipeline_mode(handle) }
-        roundTrips += 1
+        exchanges += 1
+        var failure: PostgreSQLError?
+        var queued = 0
         for (index, statement) in statements.enumerated() {
             let binary = binaryResults && index == statements.count - 1
             let sent = Self.withWireParameters(statement.parameters) { types, values, lengths, formats in
@@ -179,16 +181,28 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                     handle, statement.sql, Int32(statement.parameters.count), types, values, lengths, formats,
                     binary ? 1 : 0)
             }
-            guard sent == 1 else { throw lostOrFailed(statement.sql) }
+            guard sent == 1 else {
+                failure = lostOrFailed(statement.sql)
+                break
+            }
+            queued += 1
         }
-        guard ocd_pq_pipeline_sync(handle) == 1 else { throw lostOrFailed(statements[0].sql) }
+        // What was queued is synced and read to the end even after a failed send, so the
+        // connection leaves pipeline mode idle.
+        if ocd_pq_pipeline_sync(handle) != 1 {
+            failure = failure ?? lostOrFailed(statements[0].sql)
+            queued = 0
+        }
         var last: PostgreSQLResult?
-        var failure: PostgreSQLError?
-        for statement in statements {
+        for statement in statements.prefix(queued) {
             // Each statement's results end with a null result; a missing one means a lost connection.
-            guard let result = PQgetResult(handle) else { throw lostOrFailed(statement.sql) }
+            guard let result = PQgetResult(handle) else {
+                failure = failure ?? lostOrFailed(statement.sql)
+                break
+            }
             while let extra = PQgetResult(handle) { PQclear(extra) }
             if ocd_pq_pipeline_result_kind(result) == 2 {
+                // Skipped: an earlier statement failed.
                 PQclear(result)
                 continue
             }
@@ -198,8 +212,21 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                 failure = failure ?? error
             }
         }
-        // The sync point ends the pipeline's results.
-        if let sync = PQgetResult(handle) { PQclear(sync) }
+        // Up to the sync point, which ends the pipeline's results.
+        while let result = PQgetResult(handle) {
+            let isSync = ocd_pq_pipeline_result_kind(result) == 1
+            PQclear(result)
+            if isSync { break }
+        }
+        if ocd_pq_exit_pipeline_mode(handle) != 1 {
+            // libpq still waits for results that will not come: this session cannot go on, so
+            // a new one starts, and the caller sees a lost connection (which it may retry).
+            try? reconnect()
+            throw PostgreSQLError(
+                kind: .connectionLost, sqlState: failure?.sqlState,
+                message: failure?.message ?? "The connection was left waiting for results, and was made again",
+                statement: failure?.statement ?? statements[0].sql)
+        }
         if let failure { throw failure }
         guard let last else { throw lostOrFailed(statements[statements.count - 1].sql) }
         return last
@@ -221,7 +248,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                 beginPending = false
                 try execute("BEGIN")
             }
-            roundTrips += 1
+            exchanges += 1
             _ = try checked(PQexec(handle, sql), statement: sql)
         }
     }
