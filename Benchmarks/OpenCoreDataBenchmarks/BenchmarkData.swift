@@ -1,6 +1,8 @@
 // The data every implementation works on, generated from a fixed seed so that all
 // three stores hold the same rows, and the query parameters they all use.
+import Foundation
 import OpenCoreData
+import Synchronization
 
 /// SplitMix64: a tiny seeded generator, so every run and every implementation sees the same values.
 struct SeededGenerator: RandomNumberGenerator {
@@ -120,4 +122,17 @@ protocol ItemAttributes {
     var created: Date? { get }
     var flag: Bool { get }
     var note: String? { get }
+}
+
+extension BenchmarkData {
+    /// Runs `body(0)` … `body(count - 1)` at once, each on a thread of its own, and sums the
+    /// checksums they return (workload 11); the first error is thrown.
+    static func checksumOfConcurrentRuns(_ count: Int, _ body: @Sendable (Int) throws -> Int) throws -> Int {
+        let results = Mutex([Result<Int, any Error>](repeating: .success(0), count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let result = Result { try body(index) }
+            results.withLock { $0[index] = result }
+        }
+        return try results.withLock { $0 }.reduce(0) { $0 &+ (try $1.get()) }
+    }
 }

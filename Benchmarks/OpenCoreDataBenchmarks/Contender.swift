@@ -49,6 +49,10 @@ protocol Contender: AnyObject {
     func keyValueFetchAndRead() throws -> PreparedRun
     /// Workload 9: every item fetched, every attribute read, and the result held until `finish`.
     func fetchAndHold() throws -> PreparedRun
+    /// Workload 10: workload 1 written as generic code writes (by name and key, where the contender has such a way).
+    func keyValueInsert(_ items: [ItemValues]) throws -> PreparedRun
+    /// Workload 11: workload 2 run twice at once, on two threads with a reader each; the sum of both checksums.
+    func concurrentFetchAndRead() throws -> PreparedRun
     /// Whether the contender runs `workload` (all do every one, but OpenSwiftData).
     static func supports(_ workload: Workload) -> Bool
 }

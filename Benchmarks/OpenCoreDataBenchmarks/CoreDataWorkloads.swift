@@ -18,6 +18,31 @@ enum CoreDataWorkloads {
         return items.count
     }
 
+    /// Workload 10: workload 1 as generic code (an importer, a ported app) writes it: objects
+    /// made by entity name, every value set by key as the `Any` it arrives as.
+    static func keyValueInsert(_ items: [ItemValues], in context: NSManagedObjectContext) throws -> Int {
+        for values in items {
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue(values.name, forKey: "name")
+            item.setValue(values.number, forKey: "number")
+            item.setValue(values.amount, forKey: "amount")
+            item.setValue(values.created, forKey: "created")
+            item.setValue(values.flag, forKey: "flag")
+            item.setValue(values.note, forKey: "note")
+        }
+        try context.save()
+        return items.count
+    }
+
+    /// Workload 11: workload 2 in every one of `contexts` at once, each on a thread of its own
+    /// (as a server's requests do); the sum of their checksums.
+    static func concurrentFetchAndRead(in contexts: [NSManagedObjectContext]) throws -> Int {
+        nonisolated(unsafe) let contexts = contexts
+        return try BenchmarkData.checksumOfConcurrentRuns(contexts.count) { index in
+            try contexts[index].performAndWait { try fetchAndRead(in: contexts[index]) }
+        }
+    }
+
     /// Workload 2: the items with the fetch predicate, sorted by `number`, every attribute read.
     static func fetchAndRead(in context: NSManagedObjectContext) throws -> Int {
         let request = NSFetchRequest<Item>(entityName: "Item")

@@ -54,16 +54,32 @@ final class GRDBContender: Contender {
     }
 
     func fetchAndRead() throws -> PreparedRun {
-        try prepare { queue in
-            let items = try queue.read { db in
-                try ItemRecord
-                    .filter(ItemRecord.Columns.amount >= BenchmarkData.fetchMinimumAmount)
-                    .order(ItemRecord.Columns.number)
-                    .fetchAll(db)
-            }
-            let checksum = BenchmarkData.checksum(of: items)
-            return checksum
-        }
+        try prepare { queue in BenchmarkData.checksum(of: try queue.read(Self.fetchedItems)) }
+    }
+
+    /// Workload 2's records.
+    private static func fetchedItems(_ db: Database) throws -> [ItemRecord] {
+        try ItemRecord
+            .filter(ItemRecord.Columns.amount >= BenchmarkData.fetchMinimumAmount)
+            .order(ItemRecord.Columns.number)
+            .fetchAll(db)
+    }
+
+    /// GRDB has no writing by key: workload 1's records.
+    func keyValueInsert(_ items: [ItemValues]) throws -> PreparedRun { try insert(items) }
+
+    /// A `DatabasePool`, GRDB's way to read at once: two of its readers, each on a thread of its own.
+    func concurrentFetchAndRead() throws -> PreparedRun {
+        var configuration = Configuration()
+        configuration.maximumReaderCount = 2
+        let pool = try DatabasePool(path: storeURL.path, configuration: configuration)
+        return PreparedRun(
+            body: {
+                try BenchmarkData.checksumOfConcurrentRuns(2) { _ in
+                    BenchmarkData.checksum(of: try pool.read(Self.fetchedItems))
+                }
+            },
+            finish: { try? pool.close() })
     }
 
     /// GRDB's reading by name: database rows, every value by its column name.

@@ -40,7 +40,7 @@ struct Harness {
             let repetitions = Self.repetitions(for: size)
             var hasItems = false
             for workload in workloads {
-                if workload.needsItems, !hasItems, workload != .insert {
+                if workload.needsItems, !hasItems, workload != .insert, workload != .keyValueInsert {
                     progress("size \(size): inserting items (untimed, workload 1 not selected)")
                     for contender in contenders where type(of: contender).supports(.insert) {
                         try measure(repetitions: 1) { try contender.insert(items) }
@@ -71,6 +71,8 @@ struct Harness {
                         case .batchDelete: try contender.batchDelete(scratch: scratch)
                         case .keyValueFetch: try contender.keyValueFetchAndRead()
                         case .heldMemory: try contender.fetchAndHold()
+                        case .keyValueInsert: try contender.keyValueInsert(items)
+                        case .concurrentFetch: try contender.concurrentFetchAndRead()
                         }
                     }
                     results[workload, size, label] = measurement

@@ -53,6 +53,21 @@ class OpenCoreDataContender: Contender {
 
     func fetchAndRead() throws -> PreparedRun { try prepare { try CoreDataWorkloads.fetchAndRead(in: $0) } }
 
+    func keyValueInsert(_ items: [ItemValues]) throws -> PreparedRun {
+        try StoreFiles.copy(template, to: storeURL)
+        return try prepare { try CoreDataWorkloads.keyValueInsert(items, in: $0) }
+    }
+
+    /// Two private-queue contexts of one coordinator, as two requests of a server.
+    func concurrentFetchAndRead() throws -> PreparedRun {
+        let (coordinator, store, first) = try open(storeURL)
+        let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        second.persistentStoreCoordinator = coordinator
+        return PreparedRun(
+            body: { try CoreDataWorkloads.concurrentFetchAndRead(in: [first, second]) },
+            finish: { try? coordinator.remove(store) })
+    }
+
     func keyValueFetchAndRead() throws -> PreparedRun {
         try prepare { try CoreDataWorkloads.keyValueFetchAndRead(in: $0) }
     }

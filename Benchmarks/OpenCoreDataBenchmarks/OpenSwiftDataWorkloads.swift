@@ -266,6 +266,8 @@ final class OpenSwiftDataContender: Contender {
     func insertFamilies(_ families: [FamilyValues]) throws { throw Self.unsupported(.prefetch) }
     func sumChildren() throws -> PreparedRun { throw Self.unsupported(.prefetch) }
     func keyValueFetchAndRead() throws -> PreparedRun { throw Self.unsupported(.keyValueFetch) }
+    func keyValueInsert(_ items: [ItemValues]) throws -> PreparedRun { throw Self.unsupported(.keyValueInsert) }
+    func concurrentFetchAndRead() throws -> PreparedRun { throw Self.unsupported(.concurrentFetch) }
 
     private static func unsupported(_ workload: Workload) -> BenchmarkError {
         BenchmarkError("workload \(workload.rawValue) is not written for \(label)")

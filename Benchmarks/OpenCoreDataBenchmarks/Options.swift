@@ -11,10 +11,12 @@ struct Options {
     var contenders: [any Contender.Type] = Harness.allContenders
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata,opencoredata+history]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,10,11,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata,opencoredata+history]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
-                       8 fetch read by key, 9 memory per held object,
+                       8 fetch read by key, 9 memory per held object, 10 insert by key,
+                       11 two contexts fetching at once (its target compares with workload 2,
+                       which runs with it),
                        parse (predicate parsing), migrate (lightweight migration),
                        results (NSFetchedResultsController); default all
           --contenders which implementations run: opencoredata, raw, grdb, openswiftdata,
@@ -63,6 +65,8 @@ struct Options {
             }
         }
         sizes = Array(Set(sizes)).sorted()
+        // Workload 11's target is a ratio to workload 2 at the same size.
+        if workloads.contains(.concurrentFetch) { workloads.append(.fetch) }
         workloads = Array(Set(workloads)).sorted()
         if sizes.isEmpty { throw UsageError(message: "no sizes given") }
     }

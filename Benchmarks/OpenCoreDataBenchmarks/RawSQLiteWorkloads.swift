@@ -82,13 +82,30 @@ final class RawSQLiteContender: Contender {
     }
 
     func fetchAndRead() throws -> PreparedRun {
-        try prepare { db in
-            let select = try db.prepare(
-                "SELECT \(Self.itemColumns) FROM ZITEM t0 WHERE t0.ZAMOUNT >= ? ORDER BY t0.ZNUMBER ASC")
-            select.bind(BenchmarkData.fetchMinimumAmount, at: 1)
-            let checksum = BenchmarkData.checksum(of: try Self.readAll(select))
-            return checksum
-        }
+        try prepare { db in try Self.fetchAndRead(db) }
+    }
+
+    private static func fetchAndRead(_ db: RawConnection) throws -> Int {
+        let select = try db.prepare(
+            "SELECT \(itemColumns) FROM ZITEM t0 WHERE t0.ZAMOUNT >= ? ORDER BY t0.ZNUMBER ASC")
+        select.bind(BenchmarkData.fetchMinimumAmount, at: 1)
+        return BenchmarkData.checksum(of: try readAll(select))
+    }
+
+    /// The C API has no other way to write: workload 1's statements.
+    func keyValueInsert(_ items: [ItemValues]) throws -> PreparedRun { try insert(items) }
+
+    /// Two connections to the file, each read on a thread of its own.
+    func concurrentFetchAndRead() throws -> PreparedRun {
+        let connections = try (0..<2).map { _ in try RawConnection(path: storeURL.path) }
+        return PreparedRun(
+            body: {
+                nonisolated(unsafe) let connections = connections
+                return try BenchmarkData.checksumOfConcurrentRuns(connections.count) {
+                    try Self.fetchAndRead(connections[$0])
+                }
+            },
+            finish: { connections.forEach { $0.close() } })
     }
 
     /// The C API reads columns by index whatever the caller's style: workload 2's reading.

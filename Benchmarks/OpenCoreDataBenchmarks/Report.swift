@@ -19,7 +19,7 @@ enum Report {
                 guard let mine = results[workload, size, ours] else { continue }
                 let theirs = results[workload, size, raw]
                 let other = results[workload, size, grdb]
-                let met = workload.isMet(ours: mine, raw: theirs, grdb: other)
+                let met = workload.isMet(ours: mine, raw: theirs, grdb: other, single: results[.fetch, size, ours])
                 rows.append(
                     [
                         count(size),

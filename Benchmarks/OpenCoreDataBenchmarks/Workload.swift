@@ -1,8 +1,9 @@
-// The workloads of issues 4 and 18 and the target each one has to meet.
+// The workloads of issues 4, 18 and 36 and the target each one has to meet.
 
 /// A benchmark workload, numbered as on the command line.
 enum Workload: Int, CaseIterable, Comparable {
     case insert = 1, fetch, count, batchedFetch, update, prefetch, batchDelete, keyValueFetch, heldMemory
+    case keyValueInsert, concurrentFetch
 
     static func < (lhs: Workload, rhs: Workload) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -19,6 +20,10 @@ enum Workload: Int, CaseIterable, Comparable {
         case .keyValueFetch:
             "fetch ~0.9·N items as workload 2, read every attribute by key (value(forKey:); GRDB: Row by column name)"
         case .heldMemory: "fetch all N items, read every attribute and hold them: memory per object"
+        case .keyValueInsert:
+            "insert N items as generic code does, every value through setValue(_:forKey:), and save (raw and GRDB: as workload 1)"
+        case .concurrentFetch:
+            "workload 2 in two contexts at once, each on its own queue (raw: two connections; GRDB: a DatabasePool's two readers)"
         }
     }
 
@@ -37,6 +42,8 @@ enum Workload: Int, CaseIterable, Comparable {
         case .batchDelete: "≤ 1.2× raw"
         case .keyValueFetch: "≤ 2.5× raw, ≤ 1× GRDB"
         case .heldMemory: "≤ 300 B per object"
+        case .keyValueInsert: "≤ 3× raw"
+        case .concurrentFetch: "≤ 1.25× ours in workload 2 (≥ 1.6× one context's throughput)"
         }
     }
 
@@ -55,7 +62,8 @@ enum Workload: Int, CaseIterable, Comparable {
     }
 
     /// Whether OpenCoreData met the target at one size (nil when a measurement is missing).
-    func isMet(ours: Measurement, raw: Measurement?, grdb: Measurement?) -> Bool? {
+    /// `single`: ours in workload 2 at that size, which workload 11's target compares with.
+    func isMet(ours: Measurement, raw: Measurement?, grdb: Measurement?, single: Measurement? = nil) -> Bool? {
         func ratio(_ limit: Double) -> Bool? { raw.map { ours.seconds <= limit * $0.seconds } }
         func both(_ rawLimit: Double, _ grdbLimit: Double) -> Bool? {
             guard let withinRaw = ratio(rawLimit), let grdb else { return nil }
@@ -75,6 +83,8 @@ enum Workload: Int, CaseIterable, Comparable {
         case .batchDelete: return ratio(1.2)
         case .keyValueFetch: return both(2.5, 1)
         case .heldMemory: return ours.heldBytesPerRow.map { $0 <= 300 }
+        case .keyValueInsert: return ratio(3)
+        case .concurrentFetch: return single.map { ours.seconds <= 1.25 * $0.seconds }
         }
     }
 }
