@@ -29,7 +29,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Indexes the store creates for this entity's table, beyond single indexed properties.
     open var indexes: [NSFetchIndexDescription] = [] {
         willSet { assertMutable() }
-        didSet { for index in indexes { index.entity = self } }
+        didSet {
+            for old in oldValue where old.entity === self { old.entity = nil }
+            for index in indexes { index.entity = self }
+        }
     }
 
     /// Storage of ``codeGenerationType`` (an OpenCoreData code-generation hint).
@@ -38,7 +41,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The model that contains the entity.
     open package(set) weak var managedObjectModel: NSManagedObjectModel!
     /// The entity this one inherits from.
-    open package(set) weak var superentity: NSEntityDescription?
+    ///
+    /// Unretained, and cleared by the superentity when it lets this entity go or deallocates:
+    /// on Linux a `weak` reference would move every entity's reference count to a side table,
+    /// and every object and object ID retains its entity, on the slow path that then takes
+    /// (Core Data's reference is unretained too).
+    open package(set) unowned(unsafe) var superentity: NSEntityDescription?
 
     /// The entities that inherit from this one. Setting it makes this entity their superentity.
     open var subentities: [NSEntityDescription] {
@@ -59,6 +67,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         get { (superentity?.properties ?? []) + ownProperties }
         set {
             assertMutable()
+            let kept = Set(newValue.map(ObjectIdentifier.init))
+            for old in ownProperties where old.entity === self && !kept.contains(ObjectIdentifier(old)) {
+                old.entity = nil
+            }
             ownProperties = newValue
             for property in newValue { property.entity = self }
         }
@@ -107,6 +119,14 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Creates an empty entity description.
     public override init() { super.init() }
+
+    /// What this entity owns references it unretained: they are cleared here, so none of
+    /// them is left pointing at a deallocated entity.
+    deinit {
+        for property in ownProperties where property.entity === self { property.entity = nil }
+        for index in indexes where index.entity === self { index.entity = nil }
+        for sub in _subentities where sub.superentity === self { sub.superentity = nil }
+    }
 
     package final func assertMutable() {
         if let managedObjectModel, managedObjectModel.isFrozen {

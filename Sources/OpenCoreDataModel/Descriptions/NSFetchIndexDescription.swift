@@ -15,7 +15,10 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// Restricts the index to the rows matching the predicate (a partial index).
     open var partialIndexPredicate: NSPredicate? { willSet { assertMutable() } }
     /// The entity the index belongs to; set when it is added to `NSEntityDescription.indexes`.
-    open package(set) weak var entity: NSEntityDescription?
+    ///
+    /// Unretained, and cleared by the entity when it lets the index go or deallocates (see
+    /// ``NSEntityDescription/superentity`` for why not `weak`).
+    open package(set) unowned(unsafe) var entity: NSEntityDescription?
 
     /// Creates an index named `name` over `elements`.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {

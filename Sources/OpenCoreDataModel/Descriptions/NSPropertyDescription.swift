@@ -24,7 +24,10 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// computes it; see ``NSEntityDescription/versionHash``.
     open var versionHash: Data { VersionHasher.hash(of: self) }
     /// The entity that owns the property; set when the property is added to an entity.
-    open package(set) weak var entity: NSEntityDescription!
+    ///
+    /// Unretained, and cleared by the entity when it lets the property go or deallocates (see
+    /// ``NSEntityDescription/superentity`` for why not `weak`).
+    open package(set) unowned(unsafe) var entity: NSEntityDescription!
 
     /// Predicates a value must satisfy on save, in order.
     open private(set) var validationPredicates: [NSPredicate] = []

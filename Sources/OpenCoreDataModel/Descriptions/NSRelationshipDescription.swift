@@ -21,7 +21,10 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
         get { _destinationEntity }
         set { assertMutable(); _destinationEntity = newValue }
     }
-    private weak var _destinationEntity: NSEntityDescription?
+    /// `unowned`, not `weak` (see ``NSEntityDescription/superentity``): the model keeps its
+    /// entities alive, and reading a destination that is gone (its model released, or never in
+    /// one) traps, where Core Data's unretained reference would read freed memory.
+    private unowned var _destinationEntity: NSEntityDescription?
     /// The relationship that points back (set both sides, as Core Data expects).
     open var inverseRelationship: NSRelationshipDescription? {
         get { _inverse }

@@ -122,6 +122,54 @@ import Testing
         )
     }
 
+    /// A description's entity is an unretained reference its entity keeps right: a property,
+    /// index or subentity the entity lets go, or outlives, no longer names it.
+    @Test func descriptionsForgetAnEntityThatLetThemGoOrIsGone() {
+        let kept = NSAttributeDescription()
+        kept.name = "kept"
+        let dropped = NSAttributeDescription()
+        dropped.name = "dropped"
+        let index = NSFetchIndexDescription(
+            name: "byKept", elements: [NSFetchIndexElementDescription(property: kept, collationType: .binary)])
+        let child = NSEntityDescription()
+        child.name = "Child"
+        do {
+            let entity = NSEntityDescription()
+            entity.name = "Parent"
+            entity.properties = [kept, dropped]
+            entity.indexes = [index]
+            entity.subentities = [child]
+            #expect(dropped.entity === entity && child.superentity === entity && index.entity === entity)
+            entity.properties = [kept]
+            #expect(dropped.entity == nil, "a property the entity let go")
+            #expect(kept.entity === entity)
+            entity.indexes = []
+            #expect(index.entity == nil, "an index the entity let go")
+            entity.indexes = [index]
+        }
+        // The entity is gone; what it owned is not, and names no entity.
+        #expect(kept.entity == nil)
+        #expect(index.entity == nil)
+        #expect(child.superentity == nil)
+
+        // A property one entity let go to another, and a subentity two entities listed, stay
+        // with the one that still claims them when the other is released.
+        let moved = NSAttributeDescription()
+        moved.name = "moved"
+        let owner = NSEntityDescription()
+        owner.name = "Owner"
+        do {
+            let first = NSEntityDescription()
+            first.name = "First"
+            first.properties = [moved]
+            first.subentities = [child]
+            owner.properties = [moved]
+            owner.subentities = [child]
+        }
+        #expect(moved.entity === owner)
+        #expect(child.superentity === owner)
+    }
+
     @Test func indexElementsKnowTheirIndex() {
         let property = NSAttributeDescription()
         property.name = "title"
