@@ -37,8 +37,7 @@ enum CoreDataWorkloads {
     /// Workload 11: workload 2 in every one of `contexts` at once, each on a thread of its own
     /// (as a server's requests do); the sum of their checksums.
     static func concurrentFetchAndRead(in contexts: [NSManagedObjectContext]) throws -> Int {
-        nonisolated(unsafe) let contexts = contexts
-        return try BenchmarkData.checksumOfConcurrentRuns(contexts.count) { index in
+        try BenchmarkData.checksumOfConcurrentRuns(contexts.count) { index in
             try contexts[index].performAndWait { try fetchAndRead(in: contexts[index]) }
         }
     }
