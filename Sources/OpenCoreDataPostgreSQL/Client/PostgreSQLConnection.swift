@@ -24,9 +24,9 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// Whether ``transaction(_:)`` began a transaction whose `BEGIN` is not sent yet: it goes
     /// with the transaction's first statement, in one round trip.
     private var beginPending = false
-    /// What ``notify(channel:payload:)`` was asked to send inside the open transaction: sent
+    /// The `pg_notify` statements ``notify(channel:payload:)`` made inside the open transaction: sent
     /// with its `COMMIT`, in one round trip (PostgreSQL delivers notifications at commit anyway).
-    private var notificationsAtCommit: [(channel: String, payload: String)] = []
+    private var notificationsAtCommit: [(sql: String, parameters: [PostgreSQLValue])] = []
     /// Whether ``transaction(_:)`` is running its body (notifications then wait for its commit).
     private var runsTransaction = false
 
@@ -287,9 +287,7 @@ package final class PostgreSQLConnection: @unchecked Sendable {
             if beginPending {
                 // Nothing ran: there is no transaction to end, only notifications to send.
                 beginPending = false
-                for notification in notificationsAtCommit {
-                    try execute("SELECT pg_notify($1, $2)", [.text(notification.channel), .text(notification.payload)])
-                }
+                for notification in notificationsAtCommit { try execute(notification.sql, notification.parameters) }
                 return value
             }
             guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
@@ -298,11 +296,8 @@ package final class PostgreSQLConnection: @unchecked Sendable {
                     kind: PQstatus(handle) == CONNECTION_OK ? .statementFailed : .connectionLost, sqlState: "25P02",
                     message: "The transaction was rolled back: a statement in it failed", statement: nil)
             }
-            let notifications = notificationsAtCommit.map {
-                (sql: "SELECT pg_notify($1, $2)", parameters: [PostgreSQLValue.text($0.channel), .text($0.payload)])
-            }
             do {
-                _ = try pipelined(notifications + [("COMMIT", [])])
+                _ = try pipelined(notificationsAtCommit + [("COMMIT", [])])
             } catch let error as PostgreSQLError where error.kind == .connectionLost {
                 // The commit may have been sent: its outcome is the question, whichever statement failed.
                 throw PostgreSQLError(
@@ -335,10 +330,13 @@ package final class PostgreSQLConnection: @unchecked Sendable {
     /// 8,000 bytes or more.
     package func notify(channel: String, payload: String) throws {
         try lock.withLock {
+            let statement = (
+                sql: "SELECT pg_notify($1, $2)", parameters: [PostgreSQLValue.text(channel), .text(payload)]
+            )
             if runsTransaction {
-                notificationsAtCommit.append((channel, payload))
+                notificationsAtCommit.append(statement)
             } else {
-                try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+                try execute(statement.sql, statement.parameters)
             }
         }
     }
