@@ -40,8 +40,20 @@ package final class EntityFacts {
     let defaultStorage: SlotValues
     /// Storage without values (a fault's), shared until written.
     let emptyStorage: SlotValues
-    /// The class found for the entity's objects, once it is not the `NSManagedObject` fallback.
-    private let resolvedClass = Mutex<NSManagedObject.Type?>(nil)
+    /// The class found for the entity's objects, once it is not the `NSManagedObject`
+    /// fallback, as its metadata pointer's bits (0: none yet). Every new object reads it,
+    /// on any thread: an atomic load, where a lock's cache line would bounce between the
+    /// threads of contexts creating objects at once.
+    private let resolvedClass = Atomic<UInt>(0)
+
+    private var knownClass: NSManagedObject.Type? {
+        let bits = resolvedClass.load(ordering: .acquiring)
+        return bits == 0 ? nil : unsafeBitCast(bits, to: NSManagedObject.Type.self)
+    }
+
+    private func setKnownClass(_ objectClass: NSManagedObject.Type) {
+        resolvedClass.store(unsafeBitCast(objectClass, to: UInt.self), ordering: .releasing)
+    }
     /// Classes already compared with the entity's class name (the comparison builds strings).
     private let checkedClasses = Mutex<Set<ObjectIdentifier>>([])
 
@@ -92,20 +104,20 @@ package final class EntityFacts {
 
     /// The class that represents the entity's objects (cached: the registry's lookup builds strings).
     func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
-        if let known = resolvedClass.withLock({ $0 }) { return known }
+        if let known = knownClass { return known }
         let found = ManagedObjectClassRegistry.shared.objectClass(for: entity)
-        if found != NSManagedObject.self { resolvedClass.withLock { $0 = found } }
+        if found != NSManagedObject.self { setKnownClass(found) }
         return found
     }
 
     /// Called by every new object: the first object of a subclass the entity names
     /// teaches the registry that class (so fetches create it too).
     func noteInstantiated(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
-        guard objectClass != NSManagedObject.self, resolvedClass.withLock({ $0 }) != objectClass,
+        guard objectClass != NSManagedObject.self, knownClass != objectClass,
             checkedClasses.withLock({ $0.insert(ObjectIdentifier(objectClass)).inserted }),
             ManagedObjectClassRegistry.names(objectClass, entity: entity)
         else { return }
         ManagedObjectClassRegistry.shared.register(objectClass)
-        resolvedClass.withLock { $0 = objectClass }
+        setKnownClass(objectClass)
     }
 }

@@ -22,6 +22,10 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Option key: SQLite pragmas to set (a dictionary of pragma name → value).
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option key: how many requests a store may serve at once (an `NSNumber`): for an SQLite
+/// file, the connections its reads may use together, its main connection included (default
+/// 4; 1 makes reads take turns on the main connection, and smaller values count as 1).
+public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
 /// Option key: migrate the store automatically when the model changed.
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 /// Option key: infer the mapping model for automatic migration.

@@ -1,8 +1,10 @@
 internal import Synchronization
 /// Connects contexts to stores through one model.
 ///
-/// Several contexts share a coordinator; it serializes their calls into the stores
-/// (with a lock, as Core Data's coordinator does) so each store sees one request at a time.
+/// Several contexts share a coordinator; it orders their calls into the stores with a
+/// lock, as Core Data's coordinator does. Saves and every other change run alone; reads
+/// of a store that serves several at once (an SQLite file, through a pool of read
+/// connections as Core Data's own) run side by side.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model, frozen from now on.
     public let managedObjectModel: NSManagedObjectModel
@@ -11,17 +13,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// A name for debugging.
     open var name: String?
 
-    private let lock = NSRecursiveLock()
-    /// Snapshots shared by the contexts (changed under `lock`; the cache locks itself
-    /// too, because rows leave it as they deallocate, on any thread).
+    let lock = CoordinatorLock()
+    /// Snapshots shared by the contexts (filled by reads sharing `lock`, so the cache
+    /// locks itself, as it must anyway: rows leave it as they deallocate, on any thread).
     private let rowCache = RowCache()
-    /// Bumped (under `lock`) whenever saves or batch requests change cached rows; read
+    /// Bumped (holding `lock` alone) whenever saves or batch requests change cached rows; read
     /// without the lock by faults checking that the row their fetch read is still current.
     private let cacheGeneration = Atomic<Int>(0)
 
     /// Caches rows read for a context: rows of a query generation in that generation's
     /// cache (see ``QueryGeneration``), others in the shared cache stamped with the
-    /// current cache generation (call under `lock`).
+    /// current cache generation (call holding or sharing `lock`).
     private func cache(_ rows: some Collection<StoreRow>, at queryGeneration: QueryGeneration? = nil) {
         if let queryGeneration {
             // Never current for an unpinned reader: it looks for a newer row first.
@@ -50,17 +52,29 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try block()
+        try lock.exclusively(block)
+    }
+
+    /// Runs a context's read of `store` (the first store when `nil`): beside other such
+    /// reads when the store's engine serves several at once and no query generation pins
+    /// the read, else alone as ``performAndWait(_:)``. Reads sharing the lock change
+    /// nothing of the coordinator but the row cache, which locks itself.
+    private func performReading<T>(
+        _ store: NSPersistentStore?, at generation: QueryGeneration?, _ block: () throws -> T
+    ) rethrows -> T {
+        try lock.shared {
+            // Query generations open and switch snapshots: those reads run alone.
+            guard generation == nil, (store ?? persistentStores.first)?.backend?.readsConcurrently == true else {
+                return try lock.exclusively(block)
+            }
+            return try block()
+        }
     }
 
     /// Runs `block` on the coordinator if no other thread is working on it, else does
     /// nothing: for callers that must not wait (an object's deallocation).
     final func performIfFree(_ block: () -> Void) {
-        guard lock.try() else { return }
-        defer { lock.unlock() }
-        block()
+        _ = lock.exclusivelyIfFree(block)
     }
 
     /// Runs `block` on the coordinator, asynchronously.
@@ -600,7 +614,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Requests from contexts
 
-    /// Runs a read on `store`'s engine (call under `lock`): at the query generation's
+    /// Runs a read on `store`'s engine (call holding or sharing `lock`): at the query generation's
     /// snapshot of the store when the context is pinned, else on the latest data.
     /// `nil` when the store has no engine (it was never opened). An incremental store's
     /// subclass is handed `context`, the context the read is for.
@@ -635,7 +649,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     // the store as it is.
 
     func fetch(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> [StoreRow] {
-        try performAndWait {
+        try performReading(nil, at: generation) {
             let rows = try reading(fetch.entity, at: generation) { try $0.fetch(fetch) }
             cache(rows, at: generation)
             return rows
@@ -643,7 +657,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     func fetchObjectIDs(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> StoreObjectList {
-        try performAndWait { try reading(fetch.entity, at: generation) { try $0.fetchObjectIDs(fetch) } }
+        try performReading(nil, at: generation) {
+            try reading(fetch.entity, at: generation) { try $0.fetchObjectIDs(fetch) }
+        }
     }
 
     /// The rows of these objects, read together (one query per table) and cached.
@@ -653,7 +669,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         guard let first = objectIDs.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
             return []
         }
-        return try performAndWait {
+        return try performReading(store, at: generation) {
             let rows = try reading(store, at: generation, by: context) { try $0.rows(for: objectIDs) } ?? []
             cache(rows, at: generation)
             return rows
@@ -668,7 +684,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         guard let first = sources.first(where: { !$0.isTemporaryID }), let store = first.persistentStore else {
             return []
         }
-        return try performAndWait {
+        return try performReading(store, at: generation) {
             let related =
                 try reading(store, at: generation, by: context) {
                     try $0.relatedRows(of: sources, relationship: relationship)
@@ -679,11 +695,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     func count(_ fetch: StoreFetch, at generation: QueryGeneration?) throws -> Int {
-        try performAndWait { try reading(fetch.entity, at: generation) { try $0.count(fetch) } }
+        try performReading(nil, at: generation) { try reading(fetch.entity, at: generation) { try $0.count(fetch) } }
     }
 
     func fetchDictionaries(_ fetch: StoreDictionaryFetch, at generation: QueryGeneration?) throws -> [NSDictionary] {
-        try performAndWait { try reading(fetch.fetch.entity, at: generation) { try $0.fetchDictionaries(fetch) } }
+        try performReading(nil, at: generation) {
+            try reading(fetch.fetch.entity, at: generation) { try $0.fetchDictionaries(fetch) }
+        }
     }
 
     /// The snapshot of one object: from the row cache when it is at most `maxAge`
@@ -693,7 +711,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         for objectID: NSManagedObjectID, maxAge: TimeInterval, at generation: QueryGeneration?,
         by context: NSManagedObjectContext
     ) throws -> StoreRow? {
-        try performAndWait {
+        try performReading(objectID.persistentStore, at: generation) {
             let cache = generation?.rows ?? rowCache
             let maxAge = generation == nil ? maxAge : -1
             if maxAge != 0, let cached = cache.row(for: objectID, maxAge: maxAge, now: StoreRow.now()) {
@@ -723,7 +741,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             return try self.row(for: row.objectID, maxAge: -1, at: generation, by: context)
         }
         if row.generation == cacheGeneration.load(ordering: .relaxed) { return row }
-        return try performAndWait {
+        return try performReading(row.objectID.persistentStore, at: nil) {
             if let cached = rowCache.row(for: row.objectID, maxAge: -1, now: 0) {
                 return cached.version >= row.version ? cached : row
             }
@@ -748,7 +766,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         by context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID] {
         guard let store = objectID.persistentStore else { return [] }
-        return try performAndWait {
+        return try performReading(store, at: generation) {
             try reading(store, at: generation, by: context) {
                 try $0.relatedObjectIDs(of: objectID, relationship: relationship)
             } ?? []

@@ -6,9 +6,10 @@ import OpenCoreDataCore
 /// the SELECT list, and per entity the column each stored slot reads with a decoder
 /// chosen from the attribute type, so decoding a row is a loop over plain fields. Each
 /// engine decodes with its client's column reads (SQLite's C API, libpq's text results).
-package final class SQLRowLayout {
+/// Immutable, so reads on several threads share one.
+package final class SQLRowLayout: Sendable {
     /// How one column becomes a slot value.
-    package enum Decoder {
+    package enum Decoder: Sendable {
         case integer16, integer32, integer64, boolean, double, float, date, string
         /// Through `SQLValueCoding` (decimals, data, UUIDs, URLs, transformables, …).
         case general(NSAttributeDescription)
@@ -18,14 +19,14 @@ package final class SQLRowLayout {
         case toOne(NSEntityDescription, entityColumn: Int32?)
     }
 
-    package struct Field {
+    package struct Field: Sendable {
         package let slot: Int
         package let column: Int32
         package let decoder: Decoder
     }
 
     /// A composite attribute: its columns (one per leaf element), assembled into a dictionary.
-    package struct CompositeField {
+    package struct CompositeField: Sendable {
         package let slot: Int
         package let columns: [(index: Int32, column: SQLSchema.CompositeColumn)]
         /// Whether all-NULL columns read as `nil` (an optional composite) rather than `[:]`.

@@ -57,7 +57,7 @@ package final class SQLSchema {
 
     /// One column of a composite attribute: a leaf element (not itself a composite),
     /// the element names leading to it from the attribute, and the column's name.
-    package struct CompositeColumn {
+    package struct CompositeColumn: Sendable {
         package let path: [String]
         package let element: NSAttributeDescription
         package let name: String

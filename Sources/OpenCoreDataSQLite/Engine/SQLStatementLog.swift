@@ -20,11 +20,14 @@ final class SQLStatementLog: Sendable {
         if StoreDebugLog.printsStatements || observers.withLock({ !$0.isEmpty }) { install(on: db) }
     }
 
-    /// Starts reporting every statement (without arguments) to `observer`; returns a token for `removeObserver`.
-    func addObserver(_ observer: @escaping @Sendable (String) -> Void, installingOn database: DatabaseQueue) -> Int {
+    /// Starts reporting every statement (without arguments) to `observer`, installing
+    /// the trace on the store's open connections; returns a token for `removeObserver`.
+    func addObserver(_ observer: @escaping @Sendable (String) -> Void, installingOn databases: [DatabaseQueue]) -> Int {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         observers.withLock { $0[token] = observer }
-        if !StoreDebugLog.printsStatements { database.inDatabase { install(on: $0) } }
+        if !StoreDebugLog.printsStatements {
+            for database in databases { database.inDatabase { install(on: $0) } }
+        }
         return token
     }
 

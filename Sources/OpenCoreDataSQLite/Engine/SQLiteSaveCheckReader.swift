@@ -27,7 +27,9 @@ struct SQLiteSaveCheckReader: StoreSaveCheckReader {
     }
 
     func rows(for references: [StoreSaveRequest.RowReference]) throws -> [StoreRow] {
-        try references.byTree.flatMap { try store.rows(of: $0.root, keys: $0.keys, in: db) }
+        try references.byTree.flatMap {
+            try store.rows(of: $0.root, keys: $0.keys, in: db, on: store.connections.main)
+        }
     }
 
     func objectIDs(

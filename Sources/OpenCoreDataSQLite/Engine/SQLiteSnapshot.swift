@@ -8,23 +8,21 @@ internal import GRDB
 /// or another), so every read on this connection sees that one moment.
 ///
 /// GRDB's `DatabaseSnapshot` does the same but needs a `DatabasePool`; the store keeps
-/// its single `DatabaseQueue`, which is faster for its serialized work, and opens one
-/// such connection per generation instead.
+/// its own connections (``SQLiteReadConnections``) and opens one such connection per
+/// generation instead.
 final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
     /// The connection, inside its read transaction until ``close()``.
-    let database: DatabaseQueue
+    let connection: SQLiteStoreConnection
+    private var database: DatabaseQueue { connection.database }
     /// The store that opened it: a snapshot serves that store's reads only.
     let store: SQLiteStore
-    /// This connection's share of GRDB's statement cache (used under the coordinator's
-    /// lock, like the store's own).
-    var statements = StatementCacheBudget()
     /// Set by the first ``close()`` (the generation's, or the deinit's).
     private var isClosed = false
 
     /// Opens a connection with `configuration` and starts its read transaction.
     init(store: SQLiteStore, path: String, configuration: Configuration) throws {
         self.store = store
-        database = try DatabaseQueue(path: path, configuration: configuration)
+        connection = SQLiteStoreConnection(try DatabaseQueue(path: path, configuration: configuration))
         do {
             try database.inDatabase { db in
                 try db.beginTransaction(.deferred)
@@ -39,7 +37,7 @@ final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
 
     /// Runs `block` inside the open transaction. A transaction that ended (the connection
     /// failed) would read the latest data, so that throws instead.
-    func read<T>(_ block: (Database) throws -> T) throws -> T {
+    func read<T>(_ block: (Database, SQLiteStoreConnection) throws -> T) throws -> T {
         try database.inDatabase { db in
             guard db.isInsideTransaction else {
                 throw CoreDataError.make(
@@ -47,7 +45,7 @@ final class SQLiteSnapshot: StoreSnapshot, @unchecked Sendable {
                     "The query generation's snapshot of the store at \(store.url?.path ?? "?") was lost; set the context's query generation again"
                 )
             }
-            return try block(db)
+            return try block(db, connection)
         }
     }
 

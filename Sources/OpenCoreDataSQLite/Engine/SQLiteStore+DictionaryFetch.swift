@@ -8,7 +8,7 @@ extension SQLiteStore {
     func fetchDictionaries(_ request: StoreDictionaryFetch) throws -> [NSDictionary] {
         guard let store else { return [] }
         let query = try SQLDictionaryQuery(request, schema: schema)
-        let rows = try read { db in try Row.fetchAll(db, query.statement) }
+        let rows = try read { db, _ in try Row.fetchAll(db, query.statement) }
         return try rows.map { row in
             try query.dictionary(
                 reading: { SQLScalar(row[$0] as DatabaseValue) }, schema: schema, store: store,

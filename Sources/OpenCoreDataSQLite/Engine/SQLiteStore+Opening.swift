@@ -159,7 +159,8 @@ extension SQLiteStore {
         let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
         let backend = SQLiteStore(
             database: database, statementLog: log, schema: schema, history: history, model: model, url: url,
-            metadata: metadata, snapshotConfiguration: snapshotConfiguration)
+            metadata: metadata, snapshotConfiguration: snapshotConfiguration,
+            connectionPoolSize: (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber)?.intValue)
         let store = NSPersistentStore(
             type: type, url: url ?? URL(fileURLWithPath: "/dev/null"), configurationName: configurationName,
             options: options, identifier: identifier)

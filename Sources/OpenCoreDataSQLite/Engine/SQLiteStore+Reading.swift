@@ -9,31 +9,26 @@ internal import GRDBSQLite
 /// Statements are prepared once and cached by GRDB; lists of keys are bound as one
 /// JSON array (`json_each`), so a batch of any size reuses one statement.
 extension SQLiteStore {
-    /// A prepared read statement from GRDB's cache of the connection reading now (the
-    /// main one, or a query generation's), kept within that connection's budget.
-    func preparedStatement(_ db: Database, _ sql: String) throws -> Statement {
-        if let readingSnapshot { return try readingSnapshot.statements.statement(db, sql) }
-        return try statements.statement(db, sql)
-    }
-
     /// The layout for rows of these entities, built on first use.
     func layout(for entities: [NSEntityDescription]) -> SQLRowLayout {
         let key = entities.map(ObjectIdentifier.init)
-        if let known = layouts[key] { return known }
-        let layout = SQLRowLayout(entities: entities, schema: schema)
-        layouts[key] = layout
-        return layout
+        return layouts.withLock { layouts in
+            if let known = layouts[key] { return known }
+            let layout = SQLRowLayout(entities: entities, schema: schema)
+            layouts[key] = layout
+            return layout
+        }
     }
 
     /// Runs a row query and decodes every row (from column `offset` on); `each` sees
     /// the statement positioned on each decoded row, to read extra leading columns.
     /// `cached`: whether the statement is kept prepared (not for text that is seldom the same).
     private func decodeRows(
-        _ db: Database, _ query: SQLFragment, layout: SQLRowLayout, offset: Int32 = 0, cached: Bool = true,
-        each: ((SQLiteStatement) -> Void)? = nil
+        _ db: Database, on connection: SQLiteStoreConnection, _ query: SQLFragment, layout: SQLRowLayout,
+        offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
-        let statement = cached ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+        let statement = cached ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
@@ -52,8 +47,8 @@ extension SQLiteStore {
     func fetch(_ fetch: StoreFetch) throws -> [StoreRow] {
         let layout = layout(for: fetch.matchingEntities)
         let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).rows(fetch, columns: layout.selectList)
-        return try read { db in
-            try decodeRows(db, query, layout: layout, cached: fetch.restrictedToKeys == nil)
+        return try read { db, connection in
+            try decodeRows(db, on: connection, query, layout: layout, cached: fetch.restrictedToKeys == nil)
         }
     }
 
@@ -62,10 +57,10 @@ extension SQLiteStore {
         var list = StoreObjectList(entities: fetch.matchingEntities)
         let indexByNumber = Dictionary(
             uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
-        try read { db in
+        try read { db, connection in
             let statement =
                 fetch.restrictedToKeys == nil
-                ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+                ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let handle = statement.sqliteStatement
             // One entity: the query selected its keys alone (see `SQLQueryBuilder.objectIDs`).
@@ -84,10 +79,10 @@ extension SQLiteStore {
 
     func count(_ fetch: StoreFetch) throws -> Int {
         let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch)
-        return try read { db in
+        return try read { db, connection in
             let statement =
                 fetch.restrictedToKeys == nil
-                ? try preparedStatement(db, query.sql) : try db.makeStatement(sql: query.sql)
+                ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
             return try Int.fetchOne(statement, arguments: StatementArguments(query.arguments)) ?? 0
         }
     }
@@ -96,7 +91,7 @@ extension SQLiteStore {
         guard let key = objectID.primaryKey else { return nil }
         let number = objectID.entity.facts.entityNumber
         let read: (layout: SQLRowLayout, statement: SQLTemplate)
-        if let known = singleRowReads[number] {
+        if let known = singleRowReads.withLock({ $0[number] }) {
             read = known
         } else {
             let layout = layout(for: [objectID.entity])
@@ -104,10 +99,10 @@ extension SQLiteStore {
                 layout,
                 SQLObjectReadStatements.row(layout.selectList, table: try schema.table(for: objectID.entity).name)
             )
-            singleRowReads[number] = read
+            singleRowReads.withLock { $0[number] = read }
         }
-        return try self.read { db in
-            try decodeRows(db, read.statement.binding([key.sqlScalar]), layout: read.layout).first
+        return try self.read { db, connection in
+            try decodeRows(db, on: connection, read.statement.binding([key.sqlScalar]), layout: read.layout).first
         }
     }
 
@@ -116,22 +111,25 @@ extension SQLiteStore {
         let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) {
             ObjectIdentifier($0.entity.facts.root)
         }
-        return try read { db in
+        return try read { db, connection in
             var result: [StoreRow] = []
             for ids in byTable.values {
-                result += try rows(of: ids[0].entity.facts.root, keys: ids.compactMap(\.primaryKey), in: db)
+                result += try rows(
+                    of: ids[0].entity.facts.root, keys: ids.compactMap(\.primaryKey), in: db, on: connection)
             }
             return result
         }
     }
 
     /// The rows of `root`'s table (its entity and its subentities) with these keys, read
-    /// on `db`: a read, or a save's transaction.
-    func rows(of root: NSEntityDescription, keys: [Int64], in db: Database) throws -> [StoreRow] {
+    /// on `db` (`connection`'s): a read, or a save's transaction.
+    func rows(
+        of root: NSEntityDescription, keys: [Int64], in db: Database, on connection: SQLiteStoreConnection
+    ) throws -> [StoreRow] {
         let layout = layout(for: root.facts.selfAndDescendants)
         let query = SQLObjectReadStatements.rows(
             layout.selectList, table: try schema.table(for: root).name, keys: keys, dialect: .sqlite)
-        return try decodeRows(db, query, layout: layout)
+        return try decodeRows(db, on: connection, query, layout: layout)
     }
 
     func relatedObjectIDs(
@@ -143,8 +141,8 @@ extension SQLiteStore {
         let destinationTable = try schema.table(for: destination).name
         guard let storage = schema.storage(of: relationship) else { return [] }
         let query = SQLObjectReadStatements.memberIDs(of: key, storage: storage, destinationTable: destinationTable)
-        return try read { db in
-            try Row.fetchAll(preparedStatement(db, query.sql), arguments: StatementArguments(query.arguments))
+        return try read { db, connection in
+            try Row.fetchAll(connection.statement(db, query.sql), arguments: StatementArguments(query.arguments))
                 .compactMap { self.schema.objectID(inKeyColumnsOf: $0, store: store) }
         }
     }
@@ -159,9 +157,9 @@ extension SQLiteStore {
         let query = SQLObjectReadStatements.members(
             of: sources.compactMap(\.primaryKey), storage: storage, destinationTable: destinationTable,
             columns: layout.selectList, dialect: .sqlite)
-        return try read { db in
+        return try read { db, connection in
             var sourceKeys: [Int64] = []
-            let rows = try decodeRows(db, query, layout: layout, offset: 1) {
+            let rows = try decodeRows(db, on: connection, query, layout: layout, offset: 1) {
                 sourceKeys.append(sqlite3_column_int64($0, 0))
             }
             return Array(zip(sourceKeys, rows))

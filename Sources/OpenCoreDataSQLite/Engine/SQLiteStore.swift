@@ -1,13 +1,19 @@
 import OpenCoreDataCore
 import OpenCoreDataSQL
 internal import GRDB
+internal import Synchronization
 
 /// The SQLite store: Core Data's file format, through GRDB.
 ///
-/// One GRDB `DatabaseQueue` per store, in WAL mode for files. Every save is one
-/// transaction that writes only the changed rows and columns.
+/// One GRDB `DatabaseQueue` per store, in WAL mode for files, which every write uses;
+/// reads arriving together from several threads get read-only connections of their own
+/// (``SQLiteReadConnections``). Every save is one transaction that writes only the
+/// changed rows and columns.
 final class SQLiteStore: PersistentStoreBackend {
+    /// The main connection.
     let database: DatabaseQueue
+    /// The connections reads run on, the main one among them.
+    let connections: SQLiteReadConnections
     let schema: SQLSchema
     /// The persistent history writer and reader, when the store tracks history.
     let history: SQLHistory?
@@ -17,18 +23,18 @@ final class SQLiteStore: PersistentStoreBackend {
     let url: URL?
     /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
     let statementLog: SQLStatementLog
-    /// Row layouts by the entities they read (calls are serialized by the coordinator).
-    var layouts: [[ObjectIdentifier]: SQLRowLayout] = [:]
-    /// Per entity number, the layout and statement that read one row by key (every fault that misses the cache).
-    var singleRowReads: [Int: (layout: SQLRowLayout, statement: SQLTemplate)] = [:]
-    /// Bounds the main connection's statement cache (see `preparedStatement`).
-    var statements = StatementCacheBudget()
+    /// Row layouts by the entities they read (locked: reads run side by side).
+    let layouts = Mutex<[[ObjectIdentifier]: SQLRowLayout]>([:])
+    /// Per entity number, the layout and statement that read one row by key (every fault
+    /// that misses the cache).
+    let singleRowReads = Mutex<[Int: (layout: SQLRowLayout, statement: SQLTemplate)]>([:])
     /// How a query generation's connection is opened: read-only, with the store's
     /// functions and connection pragmas; `nil` for an in-memory store, which has no file
     /// another connection could open.
     let snapshotConfiguration: Configuration?
     /// The snapshot that reads are served from while the coordinator runs a pinned
-    /// context's request (see `reading(at:_:)`); `nil` reads the latest data.
+    /// context's request (see `reading(at:_:)`); `nil` reads the latest data. Set only
+    /// while the coordinator runs that request alone.
     var readingSnapshot: SQLiteSnapshot?
     /// The metadata, and which setting of it the file holds.
     let metadataState: SQLStoreMetadata
@@ -48,11 +54,19 @@ final class SQLiteStore: PersistentStoreBackend {
     static let externalStorageThreshold = 128 * 1024
 
     /// A store over an open database; made by the opening code (`SQLiteStore+Opening.swift`).
+    /// `connectionPoolSize`: `NSPersistentStoreConnectionPoolMaxSizeKey`, when given.
     init(
         database: DatabaseQueue, statementLog: SQLStatementLog, schema: SQLSchema, history: SQLHistory?,
-        model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?
+        model: NSManagedObjectModel, url: URL?, metadata: [String: Any], snapshotConfiguration: Configuration?,
+        connectionPoolSize: Int? = nil
     ) {
         self.database = database
+        // A query generation's connection keeps its transaction open; a pooled reader must not.
+        var readerConfiguration = snapshotConfiguration
+        readerConfiguration?.allowsUnsafeTransactions = false
+        connections = SQLiteReadConnections(
+            main: database, path: url?.path, configuration: readerConfiguration,
+            maximumReaders: connectionPoolSize.map { max($0, 1) - 1 } ?? SQLiteReadConnections.defaultMaximumReaders)
         self.snapshotConfiguration = snapshotConfiguration
         self.statementLog = statementLog
         self.schema = schema
@@ -92,7 +106,7 @@ final class SQLiteStore: PersistentStoreBackend {
     func historyTransactions(in range: StoreHistoryRange, withChanges: Bool) throws -> [NSPersistentHistoryTransaction]
     {
         guard let history, let store else { return [] }
-        return try read { db in
+        return try read { db, _ in
             try history.transactions(
                 SQLiteDatabaseAdapter(db), in: range, withChanges: withChanges, store: store, decode: decodeAttribute)
         }
@@ -107,7 +121,7 @@ final class SQLiteStore: PersistentStoreBackend {
     }
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
-        try read { db in
+        try read { db, _ in
             try SQLHistory.bounds(SQLiteDatabaseAdapter(db))
         }
     }
@@ -121,8 +135,12 @@ final class SQLiteStore: PersistentStoreBackend {
     func close() {
         watcher?.cancel()
         watcher = nil
-        try? database.close()
+        connections.close()
     }
+
+    /// A file's reads may run side by side, each on a connection of its own; a database
+    /// in memory (or an immutable file) has only its main connection.
+    var readsConcurrently: Bool { snapshotConfiguration != nil }
 
     // MARK: Reading
 
@@ -137,12 +155,14 @@ final class SQLiteStore: PersistentStoreBackend {
         return SQLValueCoding.value(value, of: attribute, coordinator: store?.persistentStoreCoordinator)
     }
 
-    /// Runs a read: on the main connection, or inside the snapshot of the query
+    /// Runs a read: on a connection of the pool, or inside the snapshot of the query
     /// generation the coordinator is reading at.
-    func read<T>(_ block: (Database) throws -> T) throws -> T {
+    func read<T>(_ block: (Database, SQLiteStoreConnection) throws -> T) throws -> T {
         do {
             if let readingSnapshot { return try readingSnapshot.read(block) }
-            return try database.read(block)
+            return try connections.withConnection { connection in
+                try connection.database.read { db in try block(db, connection) }
+            }
         } catch let error as DatabaseError {
             throw Self.wrap(error, url: url, opening: false)
         }
@@ -154,7 +174,7 @@ final class SQLiteStore: PersistentStoreBackend {
         // An in-memory store has no file to read an older state from.
         guard snapshotConfiguration != nil else { return false }
         // Only WAL keeps an older state readable while others write.
-        let mode = try read { db in try String.fetchOne(db, SQLCatalogStatements.journalMode) } ?? ""
+        let mode = try read { db, _ in try String.fetchOne(db, SQLCatalogStatements.journalMode) } ?? ""
         return mode.lowercased() == "wal"
     }
 

@@ -115,6 +115,17 @@ func openContainer(at url: URL, model: NSManagedObjectModel) throws -> NSPersist
     return container
 }
 
+/// Whether `condition` holds within 20 seconds, checked every 5 ms (for tests of work on
+/// other threads).
+func waitUntil(_ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while !condition() {
+        if Date() > deadline { return false }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return true
+}
+
 /// Another private-queue context on `context`'s coordinator (sharing its store and row cache).
 func siblingContext(of context: NSManagedObjectContext) -> NSManagedObjectContext {
     let sibling = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -133,7 +144,8 @@ final class SQLRecorder: @unchecked Sendable {
     init(_ context: NSManagedObjectContext) {
         let store = context.persistentStoreCoordinator!.persistentStores[0].backend as! SQLiteStore
         log = store.statementLog
-        token = log.addObserver({ [weak self] sql in self?.add(sql) }, installingOn: store.database)
+        token = log.addObserver(
+            { [weak self] sql in self?.add(sql) }, installingOn: store.connections.all.map(\.database))
     }
 
     deinit { log.removeObserver(token) }

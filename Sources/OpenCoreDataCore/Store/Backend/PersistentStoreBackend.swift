@@ -1,8 +1,10 @@
 /// What a store engine does for a coordinator. Every store type sits behind this
 /// protocol: the SQLite store today (files and `:memory:`), a PostgreSQL store next.
 ///
-/// Calls arrive serialized by the coordinator. Rows come back in `StoreRow` form
-/// and changes go in as `StoreSaveRequest`; SQL, if any, is the engine's business.
+/// Calls arrive serialized by the coordinator, except reads of an engine that says it
+/// ``readsConcurrently``: those may arrive side by side, never beside a write. Rows come
+/// back in `StoreRow` form and changes go in as `StoreSaveRequest`; SQL, if any, is the
+/// engine's business.
 package protocol PersistentStoreBackend: AnyObject {
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, …).
     var metadata: [String: Any] { get }
@@ -79,4 +81,14 @@ package protocol PersistentStoreBackend: AnyObject {
     func openSnapshot() throws -> (any StoreSnapshot)?
     /// Runs `body` with every read of this engine served from `snapshot` (one it opened).
     func reading<T>(at snapshot: any StoreSnapshot, _ body: () throws -> T) throws -> T
+
+    /// Whether reads (fetches, counts, rows, related rows and IDs, dictionary fetches)
+    /// may run on several threads at once, while no write runs. Reads at a snapshot
+    /// never do.
+    var readsConcurrently: Bool { get }
+}
+
+extension PersistentStoreBackend {
+    /// One read at a time, unless the engine says otherwise.
+    package var readsConcurrently: Bool { false }
 }
