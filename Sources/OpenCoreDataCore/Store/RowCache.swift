@@ -1,5 +1,3 @@
-internal import Synchronization
-
 /// The snapshots a coordinator's contexts share (Core Data's row cache).
 ///
 /// A snapshot lives as long as some object uses it: objects hold theirs strongly, the
@@ -18,7 +16,7 @@ final class RowCache: Sendable {
 
     /// 32 bytes a row (key, reference, version); the timestamp is read from the row once
     /// it is loaded, outside the lock.
-    private let entries = Mutex(ObjectKeyTable<Entry>())
+    private let entries = LockedValue(ObjectKeyTable<Entry>())
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {

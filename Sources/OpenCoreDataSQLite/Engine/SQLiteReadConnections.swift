@@ -1,6 +1,5 @@
 import OpenCoreDataCore
 internal import GRDB
-internal import Synchronization
 
 /// The connections a file store reads on: its main connection, and read-only ones
 /// opened when reads from several threads arrive at once (the coordinator lets reads
@@ -15,7 +14,7 @@ final class SQLiteReadConnections: Sendable {
     let main: SQLiteStoreConnection
     /// Where and how a read-only connection opens; `nil`: never.
     private let opening: (path: String, configuration: Configuration)?
-    private let pool: Mutex<Pool>
+    private let pool: LockedValue<Pool>
 
     private struct Pool {
         var idle: [SQLiteStoreConnection]
@@ -39,7 +38,7 @@ final class SQLiteReadConnections: Sendable {
         self.main = SQLiteStoreConnection(main)
         self.maximumReaders = maximumReaders
         if let path, let configuration { opening = (path, configuration) } else { opening = nil }
-        pool = Mutex(Pool(idle: [self.main]))
+        pool = LockedValue(Pool(idle: [self.main]))
     }
 
     /// Every open connection, the main one first.

@@ -1,7 +1,6 @@
 import OpenCoreDataCore
 import OpenCoreDataSQL
 internal import GRDB
-internal import Synchronization
 
 /// The SQLite store: Core Data's file format, through GRDB.
 ///
@@ -24,10 +23,10 @@ final class SQLiteStore: PersistentStoreBackend {
     /// The statements this store runs, for `OPENCOREDATA_SQL_DEBUG` and tests.
     let statementLog: SQLStatementLog
     /// Row layouts by the entities they read (locked: reads run side by side).
-    let layouts = Mutex<[[ObjectIdentifier]: SQLRowLayout]>([:])
+    let layouts = LockedValue<[[ObjectIdentifier]: SQLRowLayout]>([:])
     /// Per entity number, the layout and statement that read one row by key (every fault
     /// that misses the cache).
-    let singleRowReads = Mutex<[Int: (layout: SQLRowLayout, statement: SQLTemplate)]>([:])
+    let singleRowReads = LockedValue<[Int: (layout: SQLRowLayout, statement: SQLTemplate)]>([:])
     /// How a query generation's connection is opened: read-only, with the store's
     /// functions and connection pragmas; `nil` for an in-memory store, which has no file
     /// another connection could open.
