@@ -22,11 +22,15 @@ final class SQLStatementLog: Sendable {
 
     /// Starts reporting every statement (without arguments) to `observer`, installing
     /// the trace on the store's open connections; returns a token for `removeObserver`.
-    func addObserver(_ observer: @escaping @Sendable (String) -> Void, installingOn databases: [DatabaseQueue]) -> Int {
+    /// `databases` is asked after the observer is registered: a connection opened from then
+    /// on installs the trace itself (`prepare`), so none is missed in between.
+    func addObserver(
+        _ observer: @escaping @Sendable (String) -> Void, installingOn databases: () -> [DatabaseQueue]
+    ) -> Int {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         observers.withLock { $0[token] = observer }
         if !StoreDebugLog.printsStatements {
-            for database in databases { database.inDatabase { install(on: $0) } }
+            for database in databases() { database.inDatabase { install(on: $0) } }
         }
         return token
     }

@@ -21,7 +21,7 @@ import Testing
                 context.persistentStoreCoordinator?.persistentStores.first?.backend as? SQLiteStore)
             log = store.statementLog
             token = store.statementLog.addObserver(
-                { [weak self] sql in self?.arrive(sql) }, installingOn: store.connections.all.map(\.database))
+                { [weak self] sql in self?.arrive(sql) }, installingOn: { store.connections.all.map(\.database) })
         }
 
         deinit { log?.removeObserver(token) }

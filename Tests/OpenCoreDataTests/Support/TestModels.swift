@@ -145,7 +145,7 @@ final class SQLRecorder: @unchecked Sendable {
         let store = context.persistentStoreCoordinator!.persistentStores[0].backend as! SQLiteStore
         log = store.statementLog
         token = log.addObserver(
-            { [weak self] sql in self?.add(sql) }, installingOn: store.connections.all.map(\.database))
+            { [weak self] sql in self?.add(sql) }, installingOn: { store.connections.all.map(\.database) })
     }
 
     deinit { log.removeObserver(token) }
