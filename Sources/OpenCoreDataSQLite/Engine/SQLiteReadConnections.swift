@@ -70,7 +70,15 @@ final class SQLiteReadConnections: Sendable {
             return true
         }
         guard mayOpen else { return nil }
-        let reader = try? DatabaseQueue(path: opening.path, configuration: opening.configuration)
+        let reader: DatabaseQueue?
+        do {
+            reader = try DatabaseQueue(path: opening.path, configuration: opening.configuration)
+        } catch {
+            reader = nil
+            StoreDebugLog.annotate(
+                "The SQLite store at \(opening.path) could not open a read connection (\(error)); its reads take turns on its main connection"
+            )
+        }
         return pool.withLock { pool in
             pool.opening -= 1
             guard let reader else {

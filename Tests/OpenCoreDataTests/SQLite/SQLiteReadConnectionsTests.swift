@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 import Testing
 
@@ -67,8 +68,13 @@ import Testing
         let missing = url.deletingLastPathComponent().appendingPathComponent("missing/Pool.sqlite")
         let pool = SQLiteReadConnections(main: main, path: missing.path, configuration: Self.readOnly())
         defer { pool.close() }
+        let notes = LockedValue<[String]>([])
+        let token = StoreDebugLog.addAnnotationObserver { note in notes.withLock { $0.append(note) } }
+        defer { StoreDebugLog.removeAnnotationObserver(token) }
         let taken = try Self.nest(pool, depth: 3)
         #expect(taken.allSatisfy { $0 === pool.main })
         #expect(pool.all.count == 1)
+        // Said once (OPENCOREDATA_SQL_DEBUG prints it): later reads do not try again.
+        #expect(notes.withLock { $0.filter { $0.contains(missing.path) } }.count == 1)
     }
 }
