@@ -28,7 +28,7 @@ extension SQLiteStore {
         offset: Int32 = 0, cached: Bool = true, each: ((SQLiteStatement) -> Void)? = nil
     ) throws -> [StoreRow] {
         guard let persistentStore = store else { return [] }
-        let statement = cached ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
+        let statement = try connection.statement(db, query.sql, cached: cached)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
         let timestamp = StoreRow.now()
         var rows: [StoreRow] = []
@@ -58,9 +58,7 @@ extension SQLiteStore {
         let indexByNumber = Dictionary(
             uniqueKeysWithValues: list.entities.enumerated().map { ($1.facts.entityNumber, $0) })
         try read { db, connection in
-            let statement =
-                fetch.restrictedToKeys == nil
-                ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            let statement = try connection.statement(db, query.sql, cached: fetch.restrictedToKeys == nil)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(query.arguments))
             let handle = statement.sqliteStatement
             // One entity: the query selected its keys alone (see `SQLQueryBuilder.objectIDs`).
@@ -80,9 +78,7 @@ extension SQLiteStore {
     func count(_ fetch: StoreFetch) throws -> Int {
         let query = try SQLQueryBuilder(schema: schema, entity: fetch.entity).count(fetch)
         return try read { db, connection in
-            let statement =
-                fetch.restrictedToKeys == nil
-                ? try connection.statement(db, query.sql) : try db.makeStatement(sql: query.sql)
+            let statement = try connection.statement(db, query.sql, cached: fetch.restrictedToKeys == nil)
             return try Int.fetchOne(statement, arguments: StatementArguments(query.arguments)) ?? 0
         }
     }
@@ -90,16 +86,18 @@ extension SQLiteStore {
     func row(for objectID: NSManagedObjectID) throws -> StoreRow? {
         guard let key = objectID.primaryKey else { return nil }
         let number = objectID.entity.facts.entityNumber
-        let read: (layout: SQLRowLayout, statement: SQLTemplate)
-        if let known = singleRowReads.withLock({ $0[number] }) {
-            read = known
-        } else {
+        // One lock for the lookup and, the first time, the making (`layouts` is another lock,
+        // never taken the other way round).
+        let read = try singleRowReads.withLock { reads in
+            if let known = reads[number] { return known }
             let layout = layout(for: [objectID.entity])
-            read = (
-                layout,
-                SQLObjectReadStatements.row(layout.selectList, table: try schema.table(for: objectID.entity).name)
+            let made = (
+                layout: layout,
+                statement: SQLObjectReadStatements.row(
+                    layout.selectList, table: try schema.table(for: objectID.entity).name)
             )
-            singleRowReads.withLock { $0[number] = read }
+            reads[number] = made
+            return made
         }
         return try self.read { db, connection in
             try decodeRows(db, on: connection, read.statement.binding([key.sqlScalar]), layout: read.layout).first

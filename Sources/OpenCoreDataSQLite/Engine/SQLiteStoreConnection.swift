@@ -13,9 +13,10 @@ final class SQLiteStoreConnection: @unchecked Sendable {
         self.database = database
     }
 
-    /// The prepared statement for `sql` from this connection's cache; `db` is this
-    /// connection's, inside its access.
-    func statement(_ db: Database, _ sql: String) throws -> Statement {
-        try statements.statement(db, sql)
+    /// The prepared statement for `sql`: from this connection's cache, or made for this one
+    /// use when `cached` is false (text that is seldom the same, such as a fetch restricted
+    /// to listed keys). `db` is this connection's, inside its access.
+    func statement(_ db: Database, _ sql: String, cached: Bool = true) throws -> Statement {
+        cached ? try statements.statement(db, sql) : try db.makeStatement(sql: sql)
     }
 }
