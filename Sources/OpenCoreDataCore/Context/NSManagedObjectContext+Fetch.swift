@@ -40,7 +40,7 @@ extension NSManagedObjectContext {
             // Objects of exactly the requested class (the usual case) are reinterpreted,
             // not cast: the runtime's general cast costs more per object than registering it.
             let exactClass = T.self as? NSManagedObject.Type
-            return try objects.map { object in
+            return try converted(objects) { object in
                 if let exactClass, type(of: object) == exactClass { return unsafeBitCast(object, to: T.self) }
                 guard let typed = object as? T else {
                     throw CoreDataError.make(
@@ -145,9 +145,9 @@ extension NSManagedObjectContext {
     /// The objects for rows a fetch read, registered (as faults when the request says so).
     private func registerFetched<T>(_ rows: [StoreRow], for request: NSFetchRequest<T>) -> [NSManagedObject] {
         registry.reserveCapacity(forAdditional: rows.count)
-        return rows.map {
-            register($0, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects)
-        }
+        // Read once: each of the request's properties is a checked access.
+        let asFault = request.returnsObjectsAsFaults, refresh = request.shouldRefreshRefetchedObjects
+        return rows.map { register($0, asFault: asFault, refresh: refresh) }
     }
 
     func fetchObjects<T>(

@@ -19,7 +19,7 @@ extension NSManagedObjectContext {
     /// `values` as the request's result type, or an error naming the mismatch (an
     /// `NSFetchRequest<Person>` cannot hold the dictionaries of `.dictionaryResultType`).
     func results<T>(_ values: [Any], of request: NSFetchRequest<T>, kind: String) throws -> [T] {
-        try values.map { value in
+        try converted(values) { value in
             guard let typed = value as? T else {
                 throw CoreDataError.make(
                     NSCoreDataError,
@@ -27,6 +27,23 @@ extension NSManagedObjectContext {
                 )
             }
             return typed
+        }
+    }
+
+    /// `values`, each converted to the request's `T`, without `map`.
+    ///
+    /// `T` is not specialized here (the library is compiled apart from the app's entity
+    /// classes), and the generic `Collection.map` then reads each element through
+    /// `Collection`'s read accessor, a coroutine whose frame is heap-allocated: one
+    /// `malloc` per fetched object. This loop reads the array directly.
+    func converted<Element, T>(_ values: [Element], _ convert: (Element) throws -> T) rethrows -> [T] {
+        try [T](unsafeUninitializedCapacity: values.count) { buffer, initialized in
+            var index = 0
+            while index < values.count {
+                (buffer.baseAddress.unsafelyUnwrapped + index).initialize(to: try convert(values[index]))
+                index += 1
+                initialized = index
+            }
         }
     }
 }

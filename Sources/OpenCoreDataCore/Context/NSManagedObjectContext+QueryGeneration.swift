@@ -80,9 +80,11 @@ extension NSManagedObjectContext {
     /// The generation this context's store reads run at: its own, or for a child context
     /// its root's (children defer to their parent's data). Any queue.
     var readGeneration: QueryGeneration? {
-        var root = self
-        while let parent = root.parent { root = parent }
-        return root.pinnedGeneration.withLock { $0 }
+        // Recursive rather than a loop over a `root` variable: each step would retain a
+        // context, which objects reference weakly (the runtime's slower reference counts).
+        if let parent { return parent.readGeneration }
+        guard isPinned.load(ordering: .acquiring) else { return nil }
+        return pinnedGeneration.withLock { $0 }
     }
 
     /// Moves a pinned context to the latest generation, taken at its next read (after a
@@ -99,6 +101,7 @@ extension NSManagedObjectContext {
         let released = pinnedGeneration.withLock { pin in
             let old = pin
             pin = next(old)
+            isPinned.store(pin != nil, ordering: .releasing)
             return old
         }
         withExtendedLifetime(released) {}

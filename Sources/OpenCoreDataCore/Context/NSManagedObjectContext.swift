@@ -45,14 +45,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             ownCoordinator = newValue
         }
     }
-    private var ownCoordinator: NSPersistentStoreCoordinator?
+    // Set once before use, read for every fault and fetch: no run-time exclusivity check.
+    @exclusivity(unchecked) private var ownCoordinator: NSPersistentStoreCoordinator?
     /// The context this one reads from and saves into (a child context), instead of a
     /// coordinator: the child sees the parent's unsaved changes, and its `save()` makes
     /// its changes the parent's, reaching the store only when the parent saves.
     ///
     /// Set it once, before use. Setting it on a context that has its own coordinator is
     /// a programmer error that traps, as Core Data raises.
-    open var parent: NSManagedObjectContext? {
+    @exclusivity(unchecked) open var parent: NSManagedObjectContext? {
         didSet {
             precondition(
                 parent == nil || ownCoordinator == nil, "Context already has a coordinator; cannot set a parent context"
@@ -116,6 +117,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// ``queryGenerationToken``. Changed on this context's queue, read by its children on
     /// theirs (they read at their root's generation), hence the lock.
     let pinnedGeneration = Mutex<QueryGeneration?>(nil)
+    /// Whether ``pinnedGeneration`` holds one, written with it under its lock: a fault
+    /// reads the context's generation, and most contexts are never pinned.
+    let isPinned = Atomic<Bool>(false)
 
     /// The undo manager that records the context's changes; `nil` (the default, as on
     /// iOS) records nothing.

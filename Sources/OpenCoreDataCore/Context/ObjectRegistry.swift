@@ -1,44 +1,103 @@
-internal import Synchronization
-
 /// The objects a context knows, one per object ID.
 ///
 /// As in Core Data (`retainsRegisteredObjects` false by default), the registry does
 /// not keep objects alive: the app's references and the context's change sets do.
-/// Entries are ``UnretainedReference``s, and an object leaves its registry in its
-/// `deinit` (``objectWillDeallocate(_:id:)``). That can happen on any thread (the
-/// app's last reference may go anywhere), so the tables are behind a lock; every
-/// other call comes from the context's queue.
+/// Entries are ``UnretainedReference``s, and an object notes its departure in its
+/// `deinit` (``objectWillDeallocate(_:id:)``); the entry is taken out before the tables
+/// are next used (``Departures``). That can happen on any thread (the app's last
+/// reference may go anywhere), so the tables are behind a lock; every other call comes
+/// from the context's queue.
 ///
 /// Nothing is released while the lock is held: a release may end an object's life,
 /// and its `deinit` takes the lock again.
 final class ObjectRegistry: @unchecked Sendable {
-    private struct Tables {
+    private struct Tables: SettlingDepartures {
         var permanent = ObjectKeyTable<UnretainedReference<NSManagedObject>>()
         /// Objects with temporary IDs, apart: a save gives them all permanent IDs at
         /// once, and dropping this table whole costs less than removing each entry.
         var temporary = ObjectKeyTable<UnretainedReference<NSManagedObject>>()
+        /// Objects that deallocated since the tables were last used.
+        var departures = Departures()
 
+        // The table is chosen by the key (`ObjectKey.isTemporary`), as settling chooses it,
+        // never by the overridable `isTemporaryID`.
         subscript(id: NSManagedObjectID) -> UnretainedReference<NSManagedObject>? {
-            get { id.isTemporaryID ? temporary[id.key] : permanent[id.key] }
-            set {
-                if id.isTemporaryID { temporary[id.key] = newValue } else { permanent[id.key] = newValue }
+            id.key.isTemporary ? temporary[id.key] : permanent[id.key]
+        }
+
+        /// Files `reference` under `id`. An object whose entry this replaces (one that is
+        /// deallocating while its ID is registered again) becomes a stray.
+        mutating func file(_ reference: UnretainedReference<NSManagedObject>, under id: NSManagedObjectID) {
+            let replaced =
+                id.key.isTemporary
+                ? temporary.updateValue(reference, forKey: id.key) : permanent.updateValue(reference, forKey: id.key)
+            if let replaced, replaced.objectIdentity != reference.objectIdentity {
+                departures.markStray(replaced.objectIdentity)
             }
+            departures.clearStray(reference.objectIdentity)
         }
 
         mutating func remove(_ id: NSManagedObjectID, ifIdenticalTo object: ObjectIdentifier) {
-            if id.isTemporaryID {
-                temporary.removeValue(forKey: id.key) { $0.refers(to: object) }
+            remove(id.key, temporary: id.key.isTemporary, ifIdenticalTo: object)
+        }
+
+        mutating func remove(_ key: ObjectKey, temporary isTemporary: Bool, ifIdenticalTo object: ObjectIdentifier) {
+            if isTemporary {
+                temporary.removeValue(forKey: key) { $0.refers(to: object) }
             } else {
-                permanent.removeValue(forKey: id.key) { $0.refers(to: object) }
+                permanent.removeValue(forKey: key) { $0.refers(to: object) }
             }
         }
 
-        var objects: [NSManagedObject] {
-            permanent.values.compactMap { $0.load() } + temporary.values.compactMap { $0.load() }
+        /// Takes out the entries of departed objects (every use of the tables starts here).
+        mutating func settle() {
+            guard !departures.isEmpty else { return }
+            let entryCount = permanent.count + temporary.count
+            assert(departures.count <= entryCount, "a departure names no entry of the registry")
+            let allDeparted = departures.count == entryCount
+            if !allDeparted || Departures.verifiesWholeDrops {
+                for record in departures.records {
+                    remove(record.key, temporary: record.key.isTemporary, ifIdenticalTo: record.identity)
+                }
+                assert(
+                    !allDeparted || permanent.count + temporary.count == 0,
+                    "dropped whole, the registry would lose a living object")
+            }
+            if allDeparted {
+                // Every entry's object is gone: nothing to look up, and the memory goes back.
+                permanent = ObjectKeyTable()
+                temporary = ObjectKeyTable()
+            }
+            departures.settled()
+        }
+
+        /// Notes an object's departure, settling at once when it was the last entry's, so a
+        /// registry whose objects all died gives its memory back without waiting for its next use.
+        mutating func note(_ key: ObjectKey, _ object: ObjectIdentifier) {
+            departures.note(key: key, identity: object)
+            if departures.count == permanent.count + temporary.count { settle() }
+        }
+
+        /// The live objects; those deallocating (their records not in yet) become strays
+        /// when `abandoningTheRest`, as the tables are about to be dropped.
+        mutating func objects(abandoningTheRest: Bool = false) -> [NSManagedObject] {
+            var objects: [NSManagedObject] = []
+            objects.reserveCapacity(permanent.count + temporary.count)
+            for table in [permanent, temporary] {
+                table.forEach { _, reference in
+                    if let object = reference.load() {
+                        objects.append(object)
+                    } else if abandoningTheRest {
+                        departures.markStray(reference.objectIdentity)
+                    }
+                }
+            }
+            return objects
         }
     }
 
-    private let tables = Mutex(Tables())
+    private let tables = LockedValue(Tables())
+
     /// The recorder of the context's undo manager, if it has one. It lives here because
     /// every registered object holds its registry strongly: a property write reaches the
     /// recorder without the weak load of the object's context (context's queue only).
@@ -61,7 +120,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// The registered object with `objectID`, unless it is being deallocated.
     subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        tables.withLock { $0[objectID]?.load() }
+        tables.withSettled { $0[objectID]?.load() }
     }
 
     /// Registers `object` under its current ID and tells the object, which remembers
@@ -81,7 +140,7 @@ final class ObjectRegistry: @unchecked Sendable {
             }
         }
         let reference = UnretainedReference(object)
-        tables.withLock { $0[id] = reference }
+        tables.withSettled { $0.file(reference, under: id) }
         object.registry = self
         object.registeredID = id
         retained?[ObjectIdentifier(object)] = object
@@ -92,7 +151,7 @@ final class ObjectRegistry: @unchecked Sendable {
     func reserveCapacity(forAdditional additional: Int) {
         // Not count + additional: a fetch often returns rows already registered, and the
         // table never shrinks back from an oversized reservation.
-        tables.withLock { $0.permanent.reserveCapacity(max($0.permanent.count, additional)) }
+        tables.withSettled { $0.permanent.reserveCapacity(max($0.permanent.count, additional)) }
     }
 
     /// Unregisters `object` (under the ID it was registered with) and forgets it.
@@ -101,44 +160,65 @@ final class ObjectRegistry: @unchecked Sendable {
         if let id = object.registeredID, id.isInIncrementalStore {
             Self.tellIncrementalStores(about: [id], registered: false)
         }
-        removeEntry(of: object)
+        removeEntry(of: object, forgettingStray: true)
         object.registry = nil
         object.registeredID = nil
         retained?[ObjectIdentifier(object)] = nil
     }
 
     /// Takes out the entry `object` was filed under, if it is still the object's.
-    private func removeEntry(of object: NSManagedObject) {
+    /// When `forgettingStray`, the object will not note a departure here: if it was a stray
+    /// (its entry replaced), it is one no longer.
+    private func removeEntry(of object: NSManagedObject, forgettingStray: Bool = false) {
         guard let id = object.registeredID else { return }
         let identity = ObjectIdentifier(object)
-        tables.withLock { $0.remove(id, ifIdenticalTo: identity) }
+        tables.withSettled { tables in
+            tables.remove(id, ifIdenticalTo: identity)
+            if forgettingStray { tables.departures.clearStray(identity) }
+        }
     }
 
     /// Re-registers objects a save just gave permanent IDs (`oldIDs`: their temporary ones).
     ///
     /// Every object a save promotes was registered here when it was inserted, so when
-    /// the counts match, the table holds exactly those objects and is dropped whole.
+    /// the counts match and each object is still filed under its old ID, the table holds
+    /// exactly those objects and is dropped whole.
     func promote(_ objects: [NSManagedObject], from oldIDs: [NSManagedObjectID]) {
         let references = objects.map { (id: $0.objectID, reference: UnretainedReference($0)) }
         let identities = objects.map(ObjectIdentifier.init)
-        tables.withLock { tables in
-            if tables.temporary.count == oldIDs.count {
+        let allFiledHere = zip(objects, oldIDs).allSatisfy { $0.registry === self && $0.registeredID === $1 }
+        tables.withSettled { tables in
+            if allFiledHere, tables.temporary.count == oldIDs.count {
+                assert(
+                    !Departures.verifiesWholeDrops || Self.holdsOnly(Set(identities), tables.temporary),
+                    "dropped whole, the temporary table would lose an object the save did not promote")
                 tables.temporary = ObjectKeyTable()
             } else {
                 for (identity, id) in zip(identities, oldIDs) { tables.remove(id, ifIdenticalTo: identity) }
             }
-            for (id, reference) in references { tables[id] = reference }
+            for (id, reference) in references { tables.file(reference, under: id) }
         }
         for object in objects { object.registeredID = object.objectID }
+    }
+
+    /// Whether every entry of `table` is one of `identities` (for a debug check).
+    private static func holdsOnly(
+        _ identities: Set<ObjectIdentifier>, _ table: ObjectKeyTable<UnretainedReference<NSManagedObject>>
+    ) -> Bool {
+        var holdsOthers = false
+        table.forEach { _, reference in holdsOthers = holdsOthers || !identities.contains(reference.objectIdentity) }
+        return !holdsOthers
     }
 
     /// Forgets every object (they stay alive as long as others reference them) and
     /// returns them, so the caller can finish with them after they left the tables.
     @discardableResult
     func removeAll() -> [NSManagedObject] {
-        let objects = tables.withLock { tables in
-            defer { tables = Tables() }
-            return tables.objects
+        let objects = tables.withSettled { tables in
+            let objects = tables.objects(abandoningTheRest: true)
+            tables.permanent = ObjectKeyTable()
+            tables.temporary = ObjectKeyTable()
+            return objects
         }
         Self.tellIncrementalStores(about: objects.compactMap(\.registeredID), registered: false)
         for object in objects {
@@ -150,17 +230,19 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// The live objects.
-    var objects: [NSManagedObject] { tables.withLock { $0.objects } }
+    var objects: [NSManagedObject] { tables.withSettled { $0.objects() } }
 
     /// The live objects registered under temporary IDs.
-    var temporaryObjects: [NSManagedObject] { tables.withLock { $0.temporary.values.compactMap { $0.load() } } }
+    var temporaryObjects: [NSManagedObject] { tables.withSettled { $0.temporary.values.compactMap { $0.load() } } }
 
     /// How many objects are registered (an object whose deallocation has begun may still count).
-    var count: Int { tables.withLock { $0.permanent.count + $0.temporary.count } }
+    var count: Int { tables.withSettled { $0.permanent.count + $0.temporary.count } }
 
-    /// Called by an object's `deinit`, on whatever thread released it last.
+    /// Called by an object's `deinit`, on whatever thread released it last: notes the
+    /// departure, which the next use of the tables settles.
     func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
-        tables.withLock { $0.remove(id, ifIdenticalTo: object) }
+        let key = id.key
+        tables.withLock { $0.note(key, object) }
         if id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: false) }
     }
 

@@ -34,7 +34,8 @@ open class NSManagedObject: NSObject {
     /// thread (such an object belongs to no queue yet, so one thread uses it).
     @exclusivity(unchecked) private var assignedID: NSManagedObjectID?
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
-    open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    /// Written on the context's queue only (objects are confined to it): no run-time exclusivity check.
+    @exclusivity(unchecked) open internal(set) weak var managedObjectContext: NSManagedObjectContext?
     /// The registry of the context the object is registered with; the object leaves it
     /// when it deallocates (the registry does not keep it alive).
     @exclusivity(unchecked) var registry: ObjectRegistry?

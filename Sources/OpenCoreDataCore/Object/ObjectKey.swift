@@ -9,6 +9,9 @@ struct ObjectKey: Hashable {
     let table: Int32
     let primaryKey: Int64
 
+    /// Whether this is a temporary ID's key (store 0, which no store has: store numbers start at 1).
+    var isTemporary: Bool { owner == 0 }
+
     init(owner: UInt32, table: Int, primaryKey: Int64) {
         self.owner = owner
         self.table = Int32(truncatingIfNeeded: table)

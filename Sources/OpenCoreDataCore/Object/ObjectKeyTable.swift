@@ -77,6 +77,36 @@ struct ObjectKeyTable<Value> {
         }
     }
 
+    /// Stores `value` for `key` with one probe, returning the value it replaces.
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey key: ObjectKey) -> Value? {
+        update(key) { entry in
+            defer { entry = value }
+            return entry
+        }
+    }
+
+    /// Lets `body` read and change the value for `key` (`nil`: none, or remove it) with one
+    /// probe, for a caller that decides from the value it finds.
+    mutating func update<Result>(_ key: ObjectKey, _ body: (inout Value?) -> Result) -> Result {
+        var (index, found) = position(of: key)
+        var entry = found ? buckets[index].value : nil
+        let result = body(&entry)
+        switch (found, entry) {
+        case (true, let value?): buckets[index].value = value
+        case (true, nil): remove(at: index)
+        case (false, let value?):
+            if (count + 1) * 2 > buckets.count {
+                resize(to: buckets.count * 2)
+                index = position(of: key).index
+            }
+            buckets[index] = Bucket(key: key, value: value)
+            count += 1
+        case (false, nil): break
+        }
+        return result
+    }
+
     /// Removes the value for `key` when `condition` holds for it, with one lookup (an entry
     /// leaves as its object deallocates, only if it still refers to that object).
     mutating func removeValue(forKey key: ObjectKey, if condition: (Value) -> Bool) {
@@ -96,6 +126,11 @@ struct ObjectKeyTable<Value> {
         let kept = buckets.filter { $0.value != nil && !shouldRemove($0.key) }
         // Sized for what is left (rebuild doubles the capacity until it is at most half full).
         rebuild(kept, capacity: Self.minimumCapacity)
+    }
+
+    /// Calls `body` with every key and its value, in no particular order.
+    func forEach(_ body: (ObjectKey, Value) throws -> Void) rethrows {
+        for bucket in buckets { if let value = bucket.value { try body(bucket.key, value) } }
     }
 
     /// How far the farthest key sits from its home bucket: what the slowest lookup

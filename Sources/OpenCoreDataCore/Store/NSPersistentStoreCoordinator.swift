@@ -24,7 +24,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Caches rows read for a context: rows of a query generation in that generation's
     /// cache (see ``QueryGeneration``), others in the shared cache stamped with the
     /// current cache generation (call holding or sharing `lock`).
-    private func cache(_ rows: some Collection<StoreRow>, at queryGeneration: QueryGeneration? = nil) {
+    private func cache(_ rows: [StoreRow], at queryGeneration: QueryGeneration? = nil) {
         if let queryGeneration {
             // Never current for an unpinned reader: it looks for a newer row first.
             for row in rows { row.generation = -1 }
@@ -723,7 +723,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 cache.remove([objectID])
                 return nil
             }
-            self.cache(CollectionOfOne(row), at: generation)
+            self.cache([row], at: generation)
             return row
         }
     }

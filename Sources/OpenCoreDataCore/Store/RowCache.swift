@@ -1,7 +1,8 @@
 /// The snapshots a coordinator's contexts share (Core Data's row cache).
 ///
 /// A snapshot lives as long as some object uses it: objects hold theirs strongly, the
-/// cache holds ``UnretainedReference``s and a row leaves the cache in its `deinit`.
+/// cache holds ``UnretainedReference``s and a row notes its departure in its `deinit`
+/// (taken out before the cache is next used, see ``Departures``).
 /// So a fault can fire from the cache without touching the store, and memory is
 /// released with the objects. Rows die on whatever thread drops them last, so the
 /// table has its own lock; nothing is released while it is held.
@@ -14,17 +15,46 @@ final class RowCache: Sendable {
         let version: Int64
     }
 
-    /// 32 bytes a row (key, reference, version); the timestamp is read from the row once
-    /// it is loaded, outside the lock.
-    private let entries = LockedValue(ObjectKeyTable<Entry>())
+    private struct Table: SettlingDepartures {
+        /// 32 bytes a row (key, reference, version); the timestamp is read from the row once
+        /// it is loaded, outside the lock.
+        var entries = ObjectKeyTable<Entry>()
+        /// Rows that deallocated since the table was last used (see ``Departures``).
+        var departures = Departures()
+
+        /// Takes out the entries of departed rows; every use of the table starts here.
+        mutating func settle() {
+            guard !departures.isEmpty else { return }
+            assert(departures.count <= entries.count, "a departure names no entry of the row cache")
+            let allDeparted = departures.count == entries.count
+            if !allDeparted || Departures.verifiesWholeDrops {
+                for record in departures.records {
+                    entries.removeValue(forKey: record.key) { $0.row.refers(to: record.identity) }
+                }
+                assert(!allDeparted || entries.count == 0, "dropped whole, the cache would lose a living row")
+            }
+            if allDeparted { entries = ObjectKeyTable() }
+            departures.settled()
+        }
+
+        /// Notes a row's departure, settling at once when it was the last entry's, so a
+        /// cache whose rows all died gives its memory back without waiting for its next use.
+        mutating func note(_ key: ObjectKey, _ row: ObjectIdentifier) {
+            departures.note(key: key, identity: row)
+            if departures.count == entries.count { settle() }
+        }
+
+    }
+
+    private let table = LockedValue(Table())
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
         // Loaded under the lock, judged outside it: if it is too old, dropping it may be
         // its last release. (Spelled out: the one-line `withLock { $0[key]?.row.load() }`
         // loaded a null reference in debug builds with Swift 6.3.)
-        let loaded: StoreRow? = entries.withLock { entries in
-            guard let entry = entries[objectID.key] else { return nil }
+        let loaded: StoreRow? = table.withSettled { table in
+            guard let entry = table.entries[objectID.key] else { return nil }
             return entry.row.load()
         }
         guard let row = loaded else { return nil }
@@ -34,45 +64,70 @@ final class RowCache: Sendable {
 
     /// Makes `rows` current, keeping a cached row that is newer than the one read (a
     /// save through this coordinator can land between a read and its caching).
-    func insert(_ rows: some Collection<StoreRow>) {
+    func insert(_ rows: [StoreRow]) {
         for row in rows {
             // A row in two caches would leave the first one's entry dangling when it dies.
             precondition(row.cache == nil || row.cache === self, "a snapshot belongs to one row cache")
             row.cache = self
         }
-        entries.withLock { entries in
+        table.withSettled { table in
             // Rows already cached come back often: room for the larger of the two, not the sum.
-            entries.reserveCapacity(max(entries.count, rows.count))
+            table.entries.reserveCapacity(max(table.entries.count, rows.count))
             for row in rows {
-                let key = row.objectID.key
-                if let cached = entries[key], cached.version > row.version { continue }
-                entries[key] = Entry(row: UnretainedReference(row), version: row.version)
+                let identity = ObjectIdentifier(row)
+                // One probe: the entry is judged and replaced where it was found.
+                let stray: ObjectIdentifier? = table.entries.update(row.objectID.key) { entry in
+                    if let cached = entry {
+                        // The newer row stays; this one, not filed, will still note its
+                        // departure (its `cache` is this one).
+                        if cached.version > row.version { return identity }
+                        if cached.row.refers(to: identity) { return nil }
+                        entry = Entry(row: UnretainedReference(row), version: row.version)
+                        return cached.row.objectIdentity
+                    }
+                    entry = Entry(row: UnretainedReference(row), version: row.version)
+                    return nil
+                }
+                if let stray { table.departures.markStray(stray) }
+                if stray != identity { table.departures.clearStray(identity) }
             }
         }
     }
 
     /// Forgets the snapshots of these objects.
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        entries.withLock { entries in
-            for id in objectIDs { entries[id.key] = nil }
+        table.withSettled { table in
+            for id in objectIDs {
+                let dropped = table.entries.update(id.key) { entry -> ObjectIdentifier? in
+                    defer { entry = nil }
+                    return entry?.row.objectIdentity
+                }
+                // The row, alive elsewhere, becomes a stray.
+                if let dropped { table.departures.markStray(dropped) }
+            }
         }
     }
 
     /// Forgets every snapshot of these entities.
     func remove(entities: [NSEntityDescription]) {
         let doomed = Set(entities.map { $0.facts.root.facts.entityNumber })
-        entries.withLock { entries in
-            entries.removeAll { doomed.contains(Int($0.table)) }
+        table.withSettled { table in
+            // Their rows, alive elsewhere, become strays.
+            var dropped: [ObjectIdentifier] = []
+            table.entries.forEach { key, entry in
+                if doomed.contains(Int(key.table)) { dropped.append(entry.row.objectIdentity) }
+            }
+            for row in dropped { table.departures.markStray(row) }
+            table.entries.removeAll { doomed.contains(Int($0.table)) }
         }
     }
 
     /// How many snapshots are alive (for tests and diagnostics).
-    var liveCount: Int { entries.withLock { $0.count } }
+    var liveCount: Int { table.withSettled { $0.entries.count } }
 
-    /// Called by a row's `deinit`, on whatever thread released it last.
+    /// Called by a row's `deinit`, on whatever thread released it last: notes the
+    /// departure, which the next use of the table settles.
     func rowWillDeallocate(_ row: ObjectIdentifier, key: ObjectKey) {
-        entries.withLock { entries in
-            entries.removeValue(forKey: key) { $0.row.refers(to: row) }
-        }
+        table.withLock { $0.note(key, row) }
     }
 }

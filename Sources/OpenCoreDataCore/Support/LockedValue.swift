@@ -10,7 +10,8 @@ import Foundation
 /// concurrency suites stay clean under `--sanitize=thread`.
 package final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    /// Only touched under the lock, which already excludes overlapping access.
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value

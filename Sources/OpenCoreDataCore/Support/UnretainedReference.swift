@@ -45,6 +45,9 @@ struct UnretainedReference<Object: AnyObject>: @unchecked Sendable {
         #endif
     }
 
+    /// The referenced object's identity (its address), usable after the object is gone.
+    var objectIdentity: ObjectIdentifier { identity }
+
     /// Whether this references the object with `identity` (`ObjectIdentifier(object)`,
     /// safe to take in the object's `deinit`: nothing is retained).
     func refers(to identity: ObjectIdentifier) -> Bool { self.identity == identity }

@@ -49,7 +49,7 @@ extension SQLRowLayout {
             let plan = plans[Int(truncatingIfNeeded: number)]
         else { return nil }
         let version = result.integer(row, offset + 2) ?? 0
-        var values = SlotValues(layout: plan.entity.facts.slotLayout)
+        var values = SlotValues(layout: plan.slotLayout)
         let coordinator = persistentStore.persistentStoreCoordinator
         for field in plan.fields {
             let column = Int(field.column) + offset

@@ -37,8 +37,22 @@ package final class SQLRowLayout: Sendable {
     package let selectList: String
     /// How many columns the SELECT list has.
     package let columnCount: Int32
-    /// How one entity's rows decode: the entity, and its fields.
-    package typealias Plan = (entity: NSEntityDescription, fields: [Field], composites: [CompositeField])
+    /// How one entity's rows decode: the entity, its slot layout and its fields. A class, so
+    /// that a row's decoding takes one reference to it instead of copying three out of a tuple.
+    package final class Plan: Sendable {
+        package let entity: NSEntityDescription
+        /// The entity's slot layout, kept here: every decoded row is made with it.
+        package let slotLayout: SlotLayout
+        package let fields: [Field]
+        package let composites: [CompositeField]
+
+        init(entity: NSEntityDescription, fields: [Field], composites: [CompositeField]) {
+            self.entity = entity
+            self.slotLayout = entity.facts.slotLayout
+            self.fields = fields
+            self.composites = composites
+        }
+    }
     /// Indexed by entity number (small and dense, from 1): an array index per row where
     /// a dictionary would hash.
     package let plans: [Plan?]
@@ -86,7 +100,7 @@ package final class SQLRowLayout: Sendable {
             let number = entity.facts.entityNumber
             guard number >= 0 else { continue }  // numbered from 1; never negative
             if number >= plans.count { plans += Array(repeating: nil, count: number - plans.count + 1) }
-            plans[number] = (entity, fields, composites)
+            plans[number] = Plan(entity: entity, fields: fields, composites: composites)
         }
         self.plans = plans
         self.selectList = SQLObjectReadStatements.selectList(columns)

@@ -21,7 +21,7 @@ extension SQLRowLayout {
         guard plans.indices.contains(number), let plan = plans[number] else { return nil }
         let key = sqlite3_column_int64(statement, offset)
         let version = sqlite3_column_int64(statement, offset + 2)
-        var values = SlotValues(layout: plan.entity.facts.slotLayout)
+        var values = SlotValues(layout: plan.slotLayout)
         for field in plan.fields {
             let column = field.column + offset
             let type = sqlite3_column_type(statement, column)

@@ -181,13 +181,23 @@ import OpenCoreDataStoreTestSupport
         }
         for step in 0..<40_000 {
             let key = randomKey()
-            switch random.next() % 10 {
-            case 0..<5:
+            switch random.next() % 12 {
+            case 0..<3:
                 table[key] = step
                 model[key] = step
+            case 3..<5:
+                #expect(table.updateValue(step, forKey: key) == model.updateValue(step, forKey: key))
             case 5..<9:
                 table[key] = nil
                 model[key] = nil
+            case 9..<11:
+                // Decided from the value found: an odd one goes, an even one becomes odd, none stays none.
+                let found = table.update(key) { entry -> Int? in
+                    defer { entry = entry.flatMap { $0 % 2 == 0 ? $0 + 1 : nil } }
+                    return entry
+                }
+                #expect(found == model[key])
+                model[key] = model[key].flatMap { $0 % 2 == 0 ? $0 + 1 : nil }
             default:
                 #expect(table[key] == model[key])
             }
