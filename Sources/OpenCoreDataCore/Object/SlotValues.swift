@@ -398,3 +398,74 @@ extension SlotValues {
     /// Writes a `String` (see ``setNative(_:at:)``).
     package mutating func setNative(_ value: String?, at slot: Int) { setNativeValue(value, at: slot) }
 }
+
+/// The empty slots of a fresh ``SlotValues`` buffer, written in place: how a store's row
+/// decoder fills a row.
+///
+/// Each slot is written once, with a value of exactly the type its field keeps (the
+/// decoder was chosen from the same layout), so a write checks neither sharing nor a
+/// previous value, which ``SlotValues/setNative(_:at:)`` does for every value it stores.
+/// A value of another type than the field's traps: it would otherwise overwrite the field
+/// with the wrong layout.
+package struct FreshSlots: ~Copyable {
+    private let base: UnsafeMutableRawPointer
+    private let fields: UnsafeBufferPointer<SlotLayout.Field>
+
+    fileprivate init(base: UnsafeMutableRawPointer, fields: UnsafeBufferPointer<SlotLayout.Field>) {
+        self.base = base
+        self.fields = fields
+    }
+
+    /// Writes an `Int16` into `slot`, whose field keeps one.
+    package func set(_ value: Int16, at slot: Int) { write(value, slot) }
+    /// Writes an `Int32` into `slot`, whose field keeps one.
+    package func set(_ value: Int32, at slot: Int) { write(value, slot) }
+    /// Writes an `Int64` into `slot`, whose field keeps one.
+    package func set(_ value: Int64, at slot: Int) { write(value, slot) }
+    /// Writes a `Bool` into `slot`, whose field keeps one.
+    package func set(_ value: Bool, at slot: Int) { write(value, slot) }
+    /// Writes a `Double` into `slot`, whose field keeps one.
+    package func set(_ value: Double, at slot: Int) { write(value, slot) }
+    /// Writes a `Float` into `slot`, whose field keeps one.
+    package func set(_ value: Float, at slot: Int) { write(value, slot) }
+    /// Writes a `Date` into `slot`, whose field keeps one.
+    package func set(_ value: Date, at slot: Int) { write(value, slot) }
+    /// Writes a `String` into `slot`, whose field keeps one.
+    package func set(_ value: String, at slot: Int) { write(value, slot) }
+    /// Writes any value into `slot`, whose field keeps values boxed (relationships, data, …).
+    package func set(boxed value: Any, at slot: Int) {
+        write(value as Any, slot)  // `as Any`: keeps Swift from opening the existential into `V`
+    }
+
+    /// Writes `value` as the field that keeps exactly a `V` (an `Any`: a boxed field).
+    @inline(__always)
+    private func write<V>(_ value: V, _ slot: Int) {
+        let field = fields[slot]
+        precondition(
+            field.representation == (SlotRepresentation.of(V.self) ?? .boxed),
+            "a value of another type than its slot's field")
+        assert(base.load(fromByteOffset: slot, as: UInt8.self) == 0, "a slot written twice")
+        (base + field.offset).initializeMemory(as: V.self, to: value)
+        base.storeBytes(of: 1, toByteOffset: slot, as: UInt8.self)
+    }
+}
+
+extension SlotValues {
+    /// Runs `body` with these values' slots to fill in place (see ``FreshSlots``). The values
+    /// must be new and every slot empty: made with ``init(layout:)`` and not written since.
+    /// Not generic: the stores' modules call it, where a generic entry point runs unspecialized.
+    package mutating func fillingFreshSlots(_ body: (borrowing FreshSlots) throws -> Void) rethrows {
+        precondition(
+            isKnownUniquelyReferenced(&buffer) && buffer.headerFields.pointee.objectID == nil,
+            "fresh slots are filled in new values only")
+        let buffer = self.buffer
+        try buffer.layout.fields.withUnsafeBufferPointer { fields in
+            try buffer.withUnsafeMutablePointerToElements { words in
+                assert(
+                    (0..<buffer.layout.presenceWordCount).allSatisfy { words[$0] == 0 },
+                    "fresh slots are filled in empty values only")
+                try body(FreshSlots(base: UnsafeMutableRawPointer(words), fields: fields))
+            }
+        }
+    }
+}

@@ -46,9 +46,9 @@ package final class SQLRowLayout: Sendable {
         package let fields: [Field]
         package let composites: [CompositeField]
 
-        init(entity: NSEntityDescription, fields: [Field], composites: [CompositeField]) {
+        init(entity: NSEntityDescription, slotLayout: SlotLayout, fields: [Field], composites: [CompositeField]) {
             self.entity = entity
-            self.slotLayout = entity.facts.slotLayout
+            self.slotLayout = slotLayout
             self.fields = fields
             self.composites = composites
         }
@@ -69,9 +69,11 @@ package final class SQLRowLayout: Sendable {
         }
         var plans: [Plan?] = []
         for entity in entities {
+            // One read of the entity's facts: the decoders follow the very layout rows are made with.
+            let facts = entity.facts
             var fields: [Field] = []
             var composites: [CompositeField] = []
-            for property in entity.facts.slots where property.isStored {
+            for property in facts.slots where property.isStored {
                 if let columns = schema.compositeColumns(for: property) {
                     composites.append(
                         CompositeField(
@@ -84,8 +86,8 @@ package final class SQLRowLayout: Sendable {
                     fields.append(
                         Field(
                             slot: property.slot, column: index(of: column),
-                            decoder: Self.decoder(
-                                for: attribute, entity.facts.slotLayout.representation(of: property.slot))))
+                            decoder: Self.decoder(for: attribute, facts.slotLayout.representation(of: property.slot))
+                        ))
                 } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
                     let destination = relationship.destinationEntity
                 {
@@ -97,10 +99,11 @@ package final class SQLRowLayout: Sendable {
                             decoder: .toOne(destination, entityColumn: entityColumn)))
                 }
             }
-            let number = entity.facts.entityNumber
+            let number = facts.entityNumber
             guard number >= 0 else { continue }  // numbered from 1; never negative
             if number >= plans.count { plans += Array(repeating: nil, count: number - plans.count + 1) }
-            plans[number] = Plan(entity: entity, fields: fields, composites: composites)
+            plans[number] = Plan(
+                entity: entity, slotLayout: facts.slotLayout, fields: fields, composites: composites)
         }
         self.plans = plans
         self.selectList = SQLObjectReadStatements.selectList(columns)
@@ -111,7 +114,7 @@ package final class SQLRowLayout: Sendable {
     /// attribute types are unboxed; the decoder follows it).
     private static func decoder(for attribute: NSAttributeDescription, _ representation: SlotRepresentation) -> Decoder
     {
-        if attribute.allowsExternalBinaryDataStorage { return .external(attribute) }
+        if attribute.allowsExternalBinaryDataStorage, representation == .boxed { return .external(attribute) }
         switch representation {
         case .int16: return .integer16
         case .int32: return .integer32

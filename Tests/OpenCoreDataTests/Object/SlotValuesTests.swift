@@ -9,6 +9,38 @@ import Testing
 
     private static let layout = SlotLayout([.int16, .int32, .int64, .bool, .double, .float, .date, .string, .boxed])
 
+    /// A row decoder's writes: each slot filled in place once, read back as set and
+    /// released with the values (a string and a boxed object).
+    @Test func freshSlotsAreFilledInPlace() {
+        weak var watched: NSObject?
+        do {
+            let tracked = NSObject()
+            watched = tracked
+            var values = SlotValues(layout: Self.layout)
+            values.fillingFreshSlots { slots in
+                slots.set(Int16(-3), at: 0)
+                slots.set(Int32(70_000), at: 1)
+                slots.set(Int64.max, at: 2)
+                slots.set(true, at: 3)
+                slots.set(2.5, at: 4)
+                slots.set(Float(1.5), at: 5)
+                slots.set(Date(timeIntervalSinceReferenceDate: 42), at: 6)
+                slots.set(String(repeating: "long string ", count: 4), at: 7)
+                slots.set(boxed: tracked, at: 8)
+            }
+            #expect(values.native(0, as: Int16.self) == .some(-3))
+            #expect(values.native(1, as: Int32.self) == .some(70_000))
+            #expect(values.native(2, as: Int64.self) == .some(.max))
+            #expect(values.native(3, as: Bool.self) == .some(true))
+            #expect(values.native(4, as: Double.self) == .some(2.5))
+            #expect(values.native(5, as: Float.self) == .some(1.5))
+            #expect(values.native(6, as: Date.self) == .some(Date(timeIntervalSinceReferenceDate: 42)))
+            #expect(values.native(7, as: String.self) == .some(String(repeating: "long string ", count: 4)))
+            #expect(values[8] as AnyObject? === tracked)
+        }
+        #expect(watched == nil, "released with the values")
+    }
+
     private static func filled() -> SlotValues {
         var values = SlotValues(layout: layout)
         values[0] = Int16(-7)
