@@ -49,33 +49,15 @@ final class ObjectRegistry: @unchecked Sendable {
             }
         }
 
-        /// Takes out the entries of departed objects (every use of the tables starts here).
-        mutating func settle() {
-            guard !departures.isEmpty else { return }
-            let entryCount = permanent.count + temporary.count
-            assert(departures.count <= entryCount, "a departure names no entry of the registry")
-            let allDeparted = departures.count == entryCount
-            if !allDeparted || Departures.verifiesWholeDrops {
-                for record in departures.records {
-                    remove(record.key, temporary: record.key.isTemporary, ifIdenticalTo: record.identity)
-                }
-                assert(
-                    !allDeparted || permanent.count + temporary.count == 0,
-                    "dropped whole, the registry would lose a living object")
-            }
-            if allDeparted {
-                // Every entry's object is gone: nothing to look up, and the memory goes back.
-                permanent = ObjectKeyTable()
-                temporary = ObjectKeyTable()
-            }
-            departures.settled()
+        var entryCount: Int { permanent.count + temporary.count }
+
+        mutating func removeEntry(_ record: Departures.Record) {
+            remove(record.key, temporary: record.key.isTemporary, ifIdenticalTo: record.identity)
         }
 
-        /// Notes an object's departure, settling at once when it was the last entry's, so a
-        /// registry whose objects all died gives its memory back without waiting for its next use.
-        mutating func note(_ key: ObjectKey, _ object: ObjectIdentifier) {
-            departures.note(key: key, identity: object)
-            if departures.count == permanent.count + temporary.count { settle() }
+        mutating func removeAllEntries() {
+            permanent = ObjectKeyTable()
+            temporary = ObjectKeyTable()
         }
 
         /// The live objects; those deallocating (their records not in yet) become strays
@@ -242,7 +224,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// departure, which the next use of the tables settles.
     func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
         let key = id.key
-        tables.withLock { $0.note(key, object) }
+        tables.withLock { $0.noteDeparture(key: key, identity: object) }
         if id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: false) }
     }
 

@@ -57,24 +57,7 @@ struct ObjectKeyTable<Value> {
             let (index, found) = position(of: key)
             return found ? buckets[index].value : nil
         }
-        set {
-            guard let newValue else {
-                let (index, found) = position(of: key)
-                if found { remove(at: index) }
-                return
-            }
-            var (index, found) = position(of: key)
-            if found {
-                buckets[index].value = newValue
-                return
-            }
-            if (count + 1) * 2 > buckets.count {
-                resize(to: buckets.count * 2)
-                index = position(of: key).index
-            }
-            buckets[index] = Bucket(key: key, value: newValue)
-            count += 1
-        }
+        set { update(key) { $0 = newValue } }
     }
 
     /// Stores `value` for `key` with one probe, returning the value it replaces.
@@ -110,8 +93,9 @@ struct ObjectKeyTable<Value> {
     /// Removes the value for `key` when `condition` holds for it, with one lookup (an entry
     /// leaves as its object deallocates, only if it still refers to that object).
     mutating func removeValue(forKey key: ObjectKey, if condition: (Value) -> Bool) {
-        let (index, found) = position(of: key)
-        if found, let value = buckets[index].value, condition(value) { remove(at: index) }
+        update(key) { entry in
+            if let value = entry, condition(value) { entry = nil }
+        }
     }
 
     /// Grows the table once so that `minimumCount` keys fit, instead of doubling step by step

@@ -22,28 +22,13 @@ final class RowCache: Sendable {
         /// Rows that deallocated since the table was last used (see ``Departures``).
         var departures = Departures()
 
-        /// Takes out the entries of departed rows; every use of the table starts here.
-        mutating func settle() {
-            guard !departures.isEmpty else { return }
-            assert(departures.count <= entries.count, "a departure names no entry of the row cache")
-            let allDeparted = departures.count == entries.count
-            if !allDeparted || Departures.verifiesWholeDrops {
-                for record in departures.records {
-                    entries.removeValue(forKey: record.key) { $0.row.refers(to: record.identity) }
-                }
-                assert(!allDeparted || entries.count == 0, "dropped whole, the cache would lose a living row")
-            }
-            if allDeparted { entries = ObjectKeyTable() }
-            departures.settled()
+        var entryCount: Int { entries.count }
+
+        mutating func removeEntry(_ record: Departures.Record) {
+            entries.removeValue(forKey: record.key) { $0.row.refers(to: record.identity) }
         }
 
-        /// Notes a row's departure, settling at once when it was the last entry's, so a
-        /// cache whose rows all died gives its memory back without waiting for its next use.
-        mutating func note(_ key: ObjectKey, _ row: ObjectIdentifier) {
-            departures.note(key: key, identity: row)
-            if departures.count == entries.count { settle() }
-        }
-
+        mutating func removeAllEntries() { entries = ObjectKeyTable() }
     }
 
     private let table = LockedValue(Table())
@@ -128,6 +113,6 @@ final class RowCache: Sendable {
     /// Called by a row's `deinit`, on whatever thread released it last: notes the
     /// departure, which the next use of the table settles.
     func rowWillDeallocate(_ row: ObjectIdentifier, key: ObjectKey) {
-        table.withLock { $0.note(key, row) }
+        table.withLock { $0.noteDeparture(key: key, identity: row) }
     }
 }

@@ -70,10 +70,40 @@ struct Departures {
     }
 }
 
-/// A table that takes the entries of departed objects out before it is used.
+/// A table that takes the entries of departed objects out before it is used: the registry's
+/// and the row cache's, which settle their departures the same way.
 protocol SettlingDepartures {
-    /// Takes out the entries named by the departures noted since the last call.
-    mutating func settle()
+    /// The departures noted since the table was last used.
+    var departures: Departures { get set }
+    /// How many entries the table holds.
+    var entryCount: Int { get }
+    /// Takes out the entry `record` names, if it is still the departed object's.
+    mutating func removeEntry(_ record: Departures.Record)
+    /// Drops every entry (each one departed), giving the table's memory back.
+    mutating func removeAllEntries()
+}
+
+extension SettlingDepartures {
+    /// Takes out the entries named by the departures noted since the last call; every use of
+    /// the table starts here.
+    mutating func settle() {
+        guard !departures.isEmpty else { return }
+        assert(departures.count <= entryCount, "a departure names no entry of its table")
+        let allDeparted = departures.count == entryCount
+        if !allDeparted || Departures.verifiesWholeDrops {
+            for record in departures.records { removeEntry(record) }
+            assert(!allDeparted || entryCount == 0, "dropped whole, the table would lose a living entry")
+        }
+        if allDeparted { removeAllEntries() }
+        departures.settled()
+    }
+
+    /// Notes an object's departure, settling at once when it was the last entry's, so a table
+    /// whose objects all died gives its memory back without waiting for its next use.
+    mutating func noteDeparture(key: ObjectKey, identity: ObjectIdentifier) {
+        departures.note(key: key, identity: identity)
+        if departures.count == entryCount { settle() }
+    }
 }
 
 extension LockedValue where Value: SettlingDepartures {
