@@ -104,7 +104,7 @@ extension NSManagedObjectContext {
                 constraint: entry.names,
                 database: entry.databaseRow.map { register($0, asFault: true) },
                 databaseSnapshot: entry.databaseRow.map {
-                    ConflictSnapshot.dictionary($0.values, of: $0.objectID.entity)
+                    ConflictSnapshot.dictionary($0.values, of: $0.entity)
                 },
                 conflicting: entry.objects,
                 conflictingSnapshots: entry.objects.map { object in

@@ -234,11 +234,11 @@ extension NSManagedObjectContext {
             return InheritanceTreeKeys.readingAsNil {
                 let matched = objects.filter { fetch.predicate?.evaluate(with: $0) ?? true }
                 return (fetch.sortDescriptors.isEmpty ? matched : matched.sorted(using: fetch.sortDescriptors))
-                    .map(\.objectID)
+                    .map(\.objectKey)
             }
         }
         let registered = Dictionary(
-            registerFetched(rows, for: request).map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+            registerFetched(rows, for: request).map { ($0.objectKey, $0) }, uniquingKeysWith: { first, _ in first })
         let stored = matchedIDs.compactMap { registered[$0] }
         guard pending.isEmpty else {
             // The store's answer, then this context's unsaved changes over it, as a store fetch gets them.

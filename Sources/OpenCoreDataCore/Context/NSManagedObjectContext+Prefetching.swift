@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
                     "relationshipKeyPathsForPrefetching names '\(name)', which is not a relationship of entity '\(entity.name ?? "?")'"
                 )
             }
-            let sources = objects.filter { !$0.objectID.isTemporaryID && $0.lifecycle != .deleted }
+            let sources = objects.filter { !$0.hasTemporaryID && $0.lifecycle != .deleted }
             let loaded =
                 relationship.isToMany
                 ? try prefetchToMany(relationship, of: sources, coordinator: coordinator)
@@ -59,7 +59,7 @@ extension NSManagedObjectContext {
             destinations.append(object)
         }
         for object in pending {
-            let members = ManagedObjectSet(membersByKey[object.objectID.primaryKey ?? -1] ?? [])
+            let members = ManagedObjectSet(membersByKey[object.objectKey.primaryKey] ?? [])
             object.storage[relationship.slot] = ToManyRelationship(members: members, committed: members)
         }
         return destinations
@@ -86,14 +86,14 @@ extension NSManagedObjectContext {
             if let registered = registry[id], !registered.isFaultStorage || registered.snapshot != nil { continue }
             wanted.append(id)
         }
-        var destinations: [NSManagedObjectID: NSManagedObject] = [:]
+        var destinations: [ObjectKey: NSManagedObject] = [:]
         for row in try coordinator.rows(for: wanted, at: readGeneration, by: self) {
-            destinations[row.objectID] = register(row, asFault: true)
+            destinations[row.key] = register(row, asFault: true)
         }
         var result: [NSManagedObject] = []
         for object in holders {
             guard let id = object.storage[relationship.slot] as? NSManagedObjectID else { continue }
-            let destination = destinations[id] ?? self.object(with: id)
+            let destination = destinations[id.key] ?? self.object(with: id)
             object.storage[relationship.slot] = destination
             result.append(destination)
         }

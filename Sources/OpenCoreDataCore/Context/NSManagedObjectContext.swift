@@ -359,6 +359,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return registry[temporary]
     }
 
+    /// The registered object for `row`'s ID, found by its key; the ID is made only in a
+    /// child context holding objects under temporary IDs its parent's save replaced.
+    func registered(_ row: StoreRow) -> NSManagedObject? {
+        if let object = registry[row.key] { return object }
+        return temporaryIDsBySourceID.isEmpty ? nil : registered(row.objectID)
+    }
+
     /// The object for `objectID`: the registered one, or a fault that loads on first use.
     ///
     /// Like Core Data, this does not check that the row exists; use
@@ -384,7 +391,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// changes win, as in Core Data — unless `refresh` asks for the row's values.
     func register(_ row: StoreRow, asFault: Bool, refresh: Bool = false) -> NSManagedObject {
         let object: NSManagedObject
-        if let registered = registered(row.objectID) {
+        if let registered = registered(row) {
             object = registered
             if object.isFaultStorage {
                 object.snapshot = row
@@ -397,8 +404,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 return object
             }
         } else {
-            object = row.objectID.entity.instantiate(insertInto: nil)
-            object.objectID = row.objectID
+            // No ID yet: the row keeps its parts, and the object makes it when asked.
+            object = row.entity.instantiate(insertInto: nil)
             object.isFaultStorage = true
             object.snapshot = row
             object.lifecycle = .persisted

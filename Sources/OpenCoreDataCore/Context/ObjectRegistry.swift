@@ -2,8 +2,9 @@
 ///
 /// As in Core Data (`retainsRegisteredObjects` false by default), the registry does
 /// not keep objects alive: the app's references and the context's change sets do.
-/// Entries are ``UnretainedReference``s, and an object notes its departure in its
-/// `deinit` (``objectWillDeallocate(_:id:)``); the entry is taken out before the tables
+/// Entries are ``UnretainedReference``s, filed by ``ObjectKey`` (an object without its ID
+/// yet under its row's key), and an object notes its departure in its `deinit`
+/// (``objectWillDeallocate(_:id:)`` or ``objectWillDeallocate(_:key:)``); the entry is taken out before the tables
 /// are next used (``Departures``). That can happen on any thread (the app's last
 /// reference may go anywhere), so the tables are behind a lock; every other call comes
 /// from the context's queue.
@@ -21,28 +22,24 @@ final class ObjectRegistry: @unchecked Sendable {
 
         // The table is chosen by the key (`ObjectKey.isTemporary`), as settling chooses it,
         // never by the overridable `isTemporaryID`.
-        subscript(id: NSManagedObjectID) -> UnretainedReference<NSManagedObject>? {
-            id.key.isTemporary ? temporary[id.key] : permanent[id.key]
+        subscript(key: ObjectKey) -> UnretainedReference<NSManagedObject>? {
+            key.isTemporary ? temporary[key] : permanent[key]
         }
 
-        /// Files `reference` under `id`. An object whose entry this replaces (one that is
+        /// Files `reference` under `key`. An object whose entry this replaces (one that is
         /// deallocating while its ID is registered again) becomes a stray.
-        mutating func file(_ reference: UnretainedReference<NSManagedObject>, under id: NSManagedObjectID) {
+        mutating func file(_ reference: UnretainedReference<NSManagedObject>, under key: ObjectKey) {
             let replaced =
-                id.key.isTemporary
-                ? temporary.updateValue(reference, forKey: id.key) : permanent.updateValue(reference, forKey: id.key)
+                key.isTemporary
+                ? temporary.updateValue(reference, forKey: key) : permanent.updateValue(reference, forKey: key)
             if let replaced, replaced.objectIdentity != reference.objectIdentity {
                 departures.markStray(replaced.objectIdentity)
             }
             departures.clearStray(reference.objectIdentity)
         }
 
-        mutating func remove(_ id: NSManagedObjectID, ifIdenticalTo object: ObjectIdentifier) {
-            remove(id.key, temporary: id.key.isTemporary, ifIdenticalTo: object)
-        }
-
-        mutating func remove(_ key: ObjectKey, temporary isTemporary: Bool, ifIdenticalTo object: ObjectIdentifier) {
-            if isTemporary {
+        mutating func remove(_ key: ObjectKey, ifIdenticalTo object: ObjectIdentifier) {
+            if key.isTemporary {
                 temporary.removeValue(forKey: key) { $0.refers(to: object) }
             } else {
                 permanent.removeValue(forKey: key) { $0.refers(to: object) }
@@ -52,7 +49,7 @@ final class ObjectRegistry: @unchecked Sendable {
         var entryCount: Int { permanent.count + temporary.count }
 
         mutating func removeEntry(_ record: Departures.Record) {
-            remove(record.key, temporary: record.key.isTemporary, ifIdenticalTo: record.identity)
+            remove(record.key, ifIdenticalTo: record.identity)
         }
 
         mutating func removeAllEntries() {
@@ -101,32 +98,36 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// The registered object with `objectID`, unless it is being deallocated.
-    subscript(objectID: NSManagedObjectID) -> NSManagedObject? {
-        tables.withSettled { $0[objectID]?.load() }
+    subscript(objectID: NSManagedObjectID) -> NSManagedObject? { self[objectID.key] }
+
+    /// The registered object with `key`, unless it is being deallocated.
+    subscript(key: ObjectKey) -> NSManagedObject? {
+        tables.withSettled { $0[key]?.load() }
     }
 
-    /// Registers `object` under its current ID and tells the object, which remembers
-    /// the ID: its `deinit` and ``remove(_:)`` take the entry out under that ID even if
-    /// the object's ID changed since.
+    /// Registers `object` under its current ID (or, before it has one, its row's key) and
+    /// tells the object, which remembers the ID (`registeredID`, `nil` when filed under its
+    /// row's key): its `deinit` and ``remove(_:)`` take the entry out under that key even
+    /// if the object's ID changed since.
     func insert(_ object: NSManagedObject) {
-        let id = object.objectID
+        let (key, id) = object.registrationIdentity
         var alreadyHere = false
         // Out of its old place first (here or another registry), so no entry outlives
         // the object: its `deinit` only knows the newest one.
         if let previous = object.registry {
             if previous === self {
-                alreadyHere = object.registeredID == id
+                alreadyHere = object.filedKey == key
                 removeEntry(of: object)
             } else {
                 previous.remove(object)
             }
         }
         let reference = UnretainedReference(object)
-        tables.withSettled { $0.file(reference, under: id) }
+        tables.withSettled { $0.file(reference, under: key) }
         object.registry = self
         object.registeredID = id
         retained?[ObjectIdentifier(object)] = object
-        if !alreadyHere, id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: true) }
+        if !alreadyHere, let id, id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: true) }
     }
 
     /// Makes room for `additional` more saved objects at once (a fetch's rows).
@@ -152,10 +153,10 @@ final class ObjectRegistry: @unchecked Sendable {
     /// When `forgettingStray`, the object will not note a departure here: if it was a stray
     /// (its entry replaced), it is one no longer.
     private func removeEntry(of object: NSManagedObject, forgettingStray: Bool = false) {
-        guard let id = object.registeredID else { return }
+        guard let key = object.filedKey else { return }
         let identity = ObjectIdentifier(object)
         tables.withSettled { tables in
-            tables.remove(id, ifIdenticalTo: identity)
+            tables.remove(key, ifIdenticalTo: identity)
             if forgettingStray { tables.departures.clearStray(identity) }
         }
     }
@@ -176,9 +177,9 @@ final class ObjectRegistry: @unchecked Sendable {
                     "dropped whole, the temporary table would lose an object the save did not promote")
                 tables.temporary = ObjectKeyTable()
             } else {
-                for (identity, id) in zip(identities, oldIDs) { tables.remove(id, ifIdenticalTo: identity) }
+                for (identity, id) in zip(identities, oldIDs) { tables.remove(id.key, ifIdenticalTo: identity) }
             }
-            for (id, reference) in references { tables.file(reference, under: id) }
+            for (id, reference) in references { tables.file(reference, under: id.key) }
         }
         for object in objects { object.registeredID = object.objectID }
     }
@@ -223,9 +224,13 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Called by an object's `deinit`, on whatever thread released it last: notes the
     /// departure, which the next use of the tables settles.
     func objectWillDeallocate(_ object: ObjectIdentifier, id: NSManagedObjectID) {
-        let key = id.key
-        tables.withLock { $0.noteDeparture(key: key, identity: object) }
+        objectWillDeallocate(object, key: id.key)
         if id.isInIncrementalStore { Self.tellIncrementalStores(about: [id], registered: false) }
+    }
+
+    /// The departure of an object filed under its row's key (no incremental store's: those are filed by ID).
+    func objectWillDeallocate(_ object: ObjectIdentifier, key: ObjectKey) {
+        tables.withLock { $0.noteDeparture(key: key, identity: object) }
     }
 
     /// Tells the incremental stores among `ids`' stores that a context started (or

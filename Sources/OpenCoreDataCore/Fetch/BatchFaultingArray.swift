@@ -113,7 +113,7 @@ public struct BatchFaultingArray<Element>: RandomAccessCollection {
                     for: missing, at: context.readGeneration, by: context)
             {
                 var loaded: [ObjectKey: NSManagedObject] = [:]
-                for row in rows { loaded[row.objectID.key] = context.register(row, asFault: asFaults) }
+                for row in rows { loaded[row.key] = context.register(row, asFault: asFaults) }
                 for index in objects.indices where objects[index] == nil { objects[index] = loaded[ids[index].key] }
             }
             batch = zip(ids, objects).map { $1 ?? context.object(with: $0) }

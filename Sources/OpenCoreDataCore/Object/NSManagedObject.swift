@@ -1,4 +1,5 @@
 internal import OrderedCollections
+internal import Synchronization
 
 /// An object whose state Core Data tracks, validates and persists.
 ///
@@ -18,28 +19,48 @@ open class NSManagedObject: NSObject {
     /// constant here costs less than the entity's mutable `compiled` (an exclusivity check).
     let entityFacts: EntityFacts
     /// The object's identity; temporary until the object is first saved.
+    ///
+    /// Safe to read from any thread, as in Core Data (the one property apps pass between
+    /// queues): an ID made on first use is made once, under a lock the context's queue
+    /// also takes before the object's row can go.
     open internal(set) var objectID: NSManagedObjectID {
-        get {
-            if let assignedID { return assignedID }
-            let temporary = NSManagedObjectID(temporaryFor: entity)
-            assignedID = temporary
-            return temporary
+        get { assignedID ?? makeObjectID() }
+        set {
+            let replaced = assignedIDReference.exchange(
+                Unmanaged.passRetained(newValue), ordering: .acquiringAndReleasing)
+            replaced?.release()
         }
-        set { assignedID = newValue }
     }
-    /// The ID once known. A new object's temporary ID is made on first use: objects a
-    /// fetch creates are given their permanent ID at once and never need one. An object
-    /// inserted into a context gets its ID during insertion, on the context's queue;
-    /// only an object created without a context makes it later, on its first reader's
-    /// thread (such an object belongs to no queue yet, so one thread uses it).
-    @exclusivity(unchecked) private var assignedID: NSManagedObjectID?
+    /// The ID once made, published atomically (it may be read off the object's queue). A
+    /// fetched object has none until asked: its row keeps the ID's parts, and a fetch that
+    /// only reads values never allocates one. A new object's temporary ID is made on first
+    /// use too (an object inserted into a context, during insertion).
+    private let assignedIDReference = Atomic<Unmanaged<NSManagedObjectID>?>(nil)
+
+    private var assignedID: NSManagedObjectID? {
+        assignedIDReference.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+
+    /// Makes the ID from the object's row (or a temporary one) unless another thread just
+    /// did. The lock keeps the row alive while it is read: the queue takes the same lock
+    /// before it lets the row of an object without an ID go (`snapshot`'s `willSet`).
+    private func makeObjectID() -> NSManagedObjectID {
+        let lock = IdentityLocks.lock(for: self)
+        lock.lock()
+        defer { lock.unlock() }
+        if let id = assignedID { return id }
+        let id = snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
+        assignedIDReference.store(Unmanaged.passRetained(id), ordering: .releasing)
+        return id
+    }
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     /// Written on the context's queue only (objects are confined to it): no run-time exclusivity check.
     @exclusivity(unchecked) open internal(set) weak var managedObjectContext: NSManagedObjectContext?
     /// The registry of the context the object is registered with; the object leaves it
     /// when it deallocates (the registry does not keep it alive).
     @exclusivity(unchecked) var registry: ObjectRegistry?
-    /// The ID the registry files the object under (its ID when registered or last promoted).
+    /// The ID the registry files the object under (its ID when registered or last promoted);
+    /// `nil` for an object registered before its ID was made, filed under its row's key.
     @exclusivity(unchecked) var registeredID: NSManagedObjectID?
 
     // MARK: Storage
@@ -58,7 +79,17 @@ open class NSManagedObject: NSObject {
     @exclusivity(unchecked) var committed: SlotValues?
     /// The shared snapshot the object was loaded from (keeping it alive in the row cache),
     /// or, while the object is a fault, the row a fetch already read for it.
-    @exclusivity(unchecked) var snapshot: StoreRow?
+    ///
+    /// An object without its ID yet is identified by this row, which stays until the ID
+    /// is made: before another row replaces it or it goes, the ID is made from it (and, if
+    /// the object is registered under the row's key, remembered as the registered ID).
+    @exclusivity(unchecked) var snapshot: StoreRow? {
+        willSet {
+            guard let snapshot, newValue !== snapshot else { return }
+            let id = assignedID ?? makeObjectID()
+            if registry != nil, registeredID == nil { registeredID = id.key == snapshot.key ? id : snapshot.objectID }
+        }
+    }
     /// Assignments refused because the key is unknown or the value has the wrong type.
     /// Reported by validation, so the next save throws instead of losing data silently.
     @exclusivity(unchecked) var rejectedAssignments: [String: String] = [:]
@@ -130,7 +161,13 @@ open class NSManagedObject: NSObject {
     public override init() { fatalError("unavailable") }
 
     deinit {
-        if let registry, let registeredID { registry.objectWillDeallocate(ObjectIdentifier(self), id: registeredID) }
+        assignedIDReference.load(ordering: .relaxed)?.release()
+        guard let registry else { return }
+        if let registeredID {
+            registry.objectWillDeallocate(ObjectIdentifier(self), id: registeredID)
+        } else if let snapshot {
+            registry.objectWillDeallocate(ObjectIdentifier(self), key: snapshot.key)
+        }
     }
 
     /// The entity whose class is this class in any model in use.
@@ -164,6 +201,37 @@ open class NSManagedObject: NSObject {
         return entity
     }
 
+    // MARK: Identity without the ID
+
+    /// The key the object is filed under in a registry and, unless that is its row's,
+    /// its ID. An object with no ID yet is filed under its row's key (making the ID for the
+    /// registry alone would cost an allocation per fetched row), except an incremental
+    /// store's object: its store is told about registrations by ID.
+    var registrationIdentity: (key: ObjectKey, id: NSManagedObjectID?) {
+        if assignedID == nil, let snapshot, !(snapshot.persistentStore?.isIncremental ?? false) {
+            return (snapshot.key, nil)
+        }
+        let id = objectID
+        return (id.key, id)
+    }
+
+    /// The key of the object's ID, without making the ID.
+    var objectKey: ObjectKey { assignedID?.key ?? snapshot?.key ?? objectID.key }
+
+    /// The key the object's registry filed it under; `nil` when it is in none.
+    var filedKey: ObjectKey? { registry == nil ? nil : registeredID?.key ?? snapshot?.key }
+
+    /// Whether the object's ID is temporary, without making the ID: a row's is temporary
+    /// only when the row is a child context's copy of its parent's unsaved object.
+    var hasTemporaryID: Bool {
+        if let assignedID { return assignedID.isTemporaryID }
+        if let snapshot { return snapshot.persistentStore == nil }
+        return true
+    }
+
+    /// Whether the object's ID has been made (for tests of fetches that should make none).
+    var hasMadeObjectID: Bool { assignedID != nil }
+
     // MARK: State
 
     /// Whether the object was inserted and not saved yet.
@@ -171,7 +239,7 @@ open class NSManagedObject: NSObject {
     /// Whether the object's source has no state for it yet: new in this context, or, in a
     /// root context, not in the store (a temporary ID). In a child context an object with
     /// a temporary ID may be the parent's unsaved object, whose relationships load from it.
-    var isUnsaved: Bool { lifecycle == .inserted || (objectID.isTemporaryID && managedObjectContext?.parent == nil) }
+    var isUnsaved: Bool { lifecycle == .inserted || (hasTemporaryID && managedObjectContext?.parent == nil) }
     /// Whether the object has unsaved changes to its properties.
     open var isUpdated: Bool { managedObjectContext?.isUpdated(self) ?? false }
     /// Whether the object will be deleted at the next save.

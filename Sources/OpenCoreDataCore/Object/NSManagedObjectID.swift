@@ -10,17 +10,29 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// The store that holds the object, `nil` while the ID is temporary.
     open var persistentStore: NSPersistentStore? { store }
     /// Held strongly: a weak reference costs an atomic side-table update per ID, and
-    /// IDs are made for every fetched row.
+    /// IDs are made often (every object whose ID is asked for).
     private let store: NSPersistentStore?
     /// The ID's identity as a plain value, for the dictionaries of the context and the
     /// row cache: the row's key, or for a temporary ID its token. An ID holds nothing
-    /// else, as one is made for every row a fetch reads.
+    /// else; a row keeps the same parts, from which its object makes the ID when asked.
     let key: ObjectKey
 
     package init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
         self.store = store
-        self.key = ObjectKey(owner: store.number, table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
+        self.key = Self.key(of: entity, in: store, primaryKey: primaryKey)
+    }
+
+    /// The ID whose parts a row keeps (``StoreRow/objectID``): equal to the ID the row was made for.
+    init(entity: NSEntityDescription, key: ObjectKey, store: NSPersistentStore?) {
+        self.entity = entity
+        self.store = store
+        self.key = key
+    }
+
+    /// The key of the row `primaryKey` of `entity`'s table in `store`.
+    static func key(of entity: NSEntityDescription, in store: NSPersistentStore, primaryKey: Int64) -> ObjectKey {
+        ObjectKey(owner: store.number, table: entity.facts.root.facts.entityNumber, primaryKey: primaryKey)
     }
 
     /// Temporary IDs are a process-wide UUID and a counter, as Core Data's are: a

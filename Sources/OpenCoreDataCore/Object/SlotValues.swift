@@ -102,8 +102,14 @@ package final class SlotLayout: Sendable {
 /// row (``StoreRow``), the row's identity and bookkeeping.
 package struct SlotHeader {
     let layout: SlotLayout
-    /// The row's object; `nil` for values that are no row (an object's own changes, defaults).
-    var objectID: NSManagedObjectID?
+    /// The row's entity; `nil` for values that are no row (an object's own changes, defaults).
+    /// With `key` and `store`, everything an object ID holds: the ID itself is made only
+    /// when asked (``SlotBuffer/objectID``), as a fetch that reads values never needs it.
+    var entity: NSEntityDescription?
+    /// The row's store, `nil` for a temporary ID's row (a child context's copy of its
+    /// parent's unsaved object). Held strongly, as an ID holds it.
+    var store: NSPersistentStore?
+    var key = ObjectKey(owner: 0, table: 0, primaryKey: 0)
     var version: Int64 = 0
     var timestamp: TimeInterval = 0
     var generation = 0
@@ -134,8 +140,8 @@ package final class SlotBuffer: ManagedBuffer<SlotHeader, UInt64>, @unchecked Se
     }
 
     deinit {
-        if let cache = headerFields.pointee.cache, let objectID = headerFields.pointee.objectID {
-            cache.rowWillDeallocate(ObjectIdentifier(self), key: objectID.key)
+        if let cache = headerFields.pointee.cache {
+            cache.rowWillDeallocate(ObjectIdentifier(self), key: headerFields.pointee.key)
         }
         let layout = self.layout
         guard layout.holdsReferences else { return }
@@ -274,7 +280,7 @@ package struct SlotValues: @unchecked Sendable {
     /// Makes the buffer this value's own, copying it when shared or when it is a row (the
     /// row cache may hand out a row nobody else holds right now: it must never change).
     mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&buffer) || buffer.headerFields.pointee.objectID != nil { buffer = buffer.copy() }
+        if !isKnownUniquelyReferenced(&buffer) || buffer.headerFields.pointee.entity != nil { buffer = buffer.copy() }
     }
 
     /// Moves every value into boxed fields, for a value its typed field cannot hold.
@@ -456,7 +462,7 @@ extension SlotValues {
     /// Not generic: the stores' modules call it, where a generic entry point runs unspecialized.
     package mutating func fillingFreshSlots(_ body: (borrowing FreshSlots) throws -> Void) rethrows {
         precondition(
-            isKnownUniquelyReferenced(&buffer) && buffer.headerFields.pointee.objectID == nil,
+            isKnownUniquelyReferenced(&buffer) && buffer.headerFields.pointee.entity == nil,
             "fresh slots are filled in new values only")
         let buffer = self.buffer
         try buffer.layout.fields.withUnsafeBufferPointer { fields in

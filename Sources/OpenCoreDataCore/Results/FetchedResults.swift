@@ -180,7 +180,7 @@ final class FetchedResults: @unchecked Sendable {
         }
         try install(found)
         isTracking = true
-        for case let object as NSManagedObject in objects where object.objectID.isTemporaryID {
+        for case let object as NSManagedObject in objects where object.hasTemporaryID {
             temporaryIDs[ObjectIdentifier(object)] = (object, object.objectID)
         }
     }

@@ -741,8 +741,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             return try self.row(for: row.objectID, maxAge: -1, at: generation, by: context)
         }
         if row.generation == cacheGeneration.load(ordering: .relaxed) { return row }
-        return try performReading(row.objectID.persistentStore, at: nil) {
-            if let cached = rowCache.row(for: row.objectID, maxAge: -1, now: 0) {
+        return try performReading(row.persistentStore, at: nil) {
+            if let cached = rowCache.row(forKey: row.key, maxAge: -1, now: 0) {
                 return cached.version >= row.version ? cached : row
             }
             return try self.row(for: row.objectID, maxAge: 0, at: nil, by: context)

@@ -35,11 +35,16 @@ final class RowCache: Sendable {
 
     /// The cached row for `objectID` when it is no older than `maxAge` seconds (negative: any age).
     func row(for objectID: NSManagedObjectID, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
+        row(forKey: objectID.key, maxAge: maxAge, now: now)
+    }
+
+    /// The cached row with `key` when it is no older than `maxAge` seconds (negative: any age).
+    func row(forKey key: ObjectKey, maxAge: TimeInterval, now: TimeInterval) -> StoreRow? {
         // Loaded under the lock, judged outside it: if it is too old, dropping it may be
         // its last release. (Spelled out: the one-line `withLock { $0[key]?.row.load() }`
         // loaded a null reference in debug builds with Swift 6.3.)
         let loaded: StoreRow? = table.withSettled { table in
-            guard let entry = table.entries[objectID.key] else { return nil }
+            guard let entry = table.entries[key] else { return nil }
             return entry.row.load()
         }
         guard let row = loaded else { return nil }
@@ -61,7 +66,7 @@ final class RowCache: Sendable {
             for row in rows {
                 let identity = ObjectIdentifier(row)
                 // One probe: the entry is judged and replaced where it was found.
-                let stray: ObjectIdentifier? = table.entries.update(row.objectID.key) { entry in
+                let stray: ObjectIdentifier? = table.entries.update(row.key) { entry in
                     if let cached = entry {
                         // The newer row stays; this one, not filed, will still note its
                         // departure (its `cache` is this one).

@@ -96,7 +96,7 @@ extension SQLRowLayout {
             if let value { values[composite.slot] = value }
         }
         return StoreRow.make(
-            objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,
-            values: consume values, timestamp: timestamp)
+            entity: plan.entity, store: persistentStore, primaryKey: key, version: version, values: consume values,
+            timestamp: timestamp)
     }
 }

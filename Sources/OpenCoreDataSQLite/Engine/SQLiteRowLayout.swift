@@ -90,7 +90,7 @@ extension SQLRowLayout {
             }
         }
         return StoreRow.make(
-            objectID: NSManagedObjectID(entity: plan.entity, store: persistentStore, primaryKey: key), version: version,
-            values: consume values, timestamp: timestamp)
+            entity: plan.entity, store: persistentStore, primaryKey: key, version: version, values: consume values,
+            timestamp: timestamp)
     }
 }

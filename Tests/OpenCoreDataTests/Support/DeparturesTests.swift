@@ -31,19 +31,8 @@ import OpenCoreDataStoreTestSupport
         #expect(departures.isEmpty && Array(departures.records).isEmpty)
     }
 
-    /// A store with `count` notes, saved; the context is reset.
-    private func seeded(_ count: Int) throws -> NSManagedObjectContext {
-        let context = try makeContext(ModelBuilder.notesModel())
-        try context.performAndWait {
-            for index in 0..<count { Note(context: context).text = "note \(index)" }
-            try context.save()
-            context.reset()
-        }
-        return context
-    }
-
     @Test func objectsDroppedTogetherOrInPartLeaveTheTablesAndTheSurvivorsStay() throws {
-        let context = try seeded(40)
+        let context = try seededNotes(40)
         let coordinator = try #require(context.persistentStoreCoordinator)
         try context.performAndWait {
             do { _ = try context.fetch(Note.fetchRequest()).map(\.text) }
@@ -64,7 +53,7 @@ import OpenCoreDataStoreTestSupport
     /// departure must not count as the replacement's, or the cache would be emptied while
     /// the replacement lives.
     @Test func aReplacedRowThatDiesLeavesItsReplacementCached() throws {
-        let context = try seeded(1)
+        let context = try seededNotes(1)
         let coordinator = try #require(context.persistentStoreCoordinator)
         let other = siblingContext(of: context)
         let third = siblingContext(of: context)
@@ -118,7 +107,7 @@ extension DeparturesTests {
     /// A row dropped from the cache (its object deleted by another context's save) dies
     /// later with the object still holding it, when the cache holds one other row.
     @Test func aRowDroppedFromTheCacheThatDiesLeavesTheOthersCached() throws {
-        let context = try seeded(2)
+        let context = try seededNotes(2)
         let coordinator = try #require(context.persistentStoreCoordinator)
         let other = siblingContext(of: context)
         try context.performAndWait {

@@ -92,6 +92,17 @@ func makeContext(
     return context
 }
 
+/// A context on a new SQLite store holding `count` saved notes ("note 0", "note 1", …), reset.
+func seededNotes(_ count: Int) throws -> NSManagedObjectContext {
+    let context = try makeContext(ModelBuilder.notesModel())
+    try context.performAndWait {
+        for index in 0..<count { Note(context: context).text = "note \(index)" }
+        try context.save()
+        context.reset()
+    }
+    return context
+}
+
 /// Removes every store of `context`'s coordinator, closing their files.
 func closeStores(of context: NSManagedObjectContext) throws {
     guard let coordinator = context.persistentStoreCoordinator else { return }

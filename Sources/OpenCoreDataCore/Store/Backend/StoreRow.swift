@@ -9,24 +9,56 @@
 package typealias StoreRow = SlotBuffer
 
 extension SlotBuffer {
-    /// A row of `values` (the buffer itself when nothing else holds it, else a copy).
+    /// A row of `values` (the buffer itself when nothing else holds it, else a copy) for
+    /// the object `objectID` names.
     package static func make(
         objectID: NSManagedObjectID, version: Int64, values: consuming SlotValues, timestamp: TimeInterval
+    ) -> StoreRow {
+        make(
+            entity: objectID.entity, store: objectID.persistentStore, key: objectID.key, version: version,
+            values: values, timestamp: timestamp)
+    }
+
+    /// A row of `values` for the object with primary key `primaryKey` in `store`: what a
+    /// store's row decoder calls, making no object ID.
+    package static func make(
+        entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64, version: Int64,
+        values: consuming SlotValues, timestamp: TimeInterval
+    ) -> StoreRow {
+        make(
+            entity: entity, store: store, key: NSManagedObjectID.key(of: entity, in: store, primaryKey: primaryKey),
+            version: version, values: values, timestamp: timestamp)
+    }
+
+    private static func make(
+        entity: NSEntityDescription, store: NSPersistentStore?, key: ObjectKey, version: Int64,
+        values: consuming SlotValues, timestamp: TimeInterval
     ) -> StoreRow {
         values.makeUnique()
         let row = values.buffer
         let header = row.headerFields
-        header.pointee.objectID = objectID
+        header.pointee.entity = entity
+        header.pointee.store = store
+        header.pointee.key = key
         header.pointee.version = version
         header.pointee.timestamp = timestamp
         return row
     }
 
-    /// The row's object (asked only of rows: other buffers have none).
+    /// The row's object ID, made on each call (rows are shared between threads and keep
+    /// only its parts): a fetch's path for every row uses ``key`` and ``entity`` instead.
     package var objectID: NSManagedObjectID {
-        assert(headerFields.pointee.objectID != nil, "objectID asked of values that are no row")
-        return headerFields.pointee.objectID.unsafelyUnwrapped
+        NSManagedObjectID(entity: entity, key: key, store: headerFields.pointee.store)
     }
+    /// The row's entity (asked only of rows: other buffers have none).
+    package var entity: NSEntityDescription {
+        assert(headerFields.pointee.entity != nil, "entity asked of values that are no row")
+        return headerFields.pointee.entity.unsafelyUnwrapped
+    }
+    /// The row's identity in the registry and the row cache.
+    var key: ObjectKey { headerFields.pointee.key }
+    /// The row's store, `nil` for a temporary ID's row.
+    package var persistentStore: NSPersistentStore? { headerFields.pointee.store }
     /// The row version, Core Data's `Z_OPT`.
     package var version: Int64 { headerFields.pointee.version }
     package var values: SlotValues { SlotValues(buffer: self) }
