@@ -20,9 +20,10 @@ open class NSManagedObject: NSObject {
     let entityFacts: EntityFacts
     /// The object's identity; temporary until the object is first saved.
     ///
-    /// Safe to read from any thread, as in Core Data (the one property apps pass between
+    /// Readable from another thread, as in Core Data (the one property apps pass between
     /// queues): an ID made on first use is made once, under a lock the context's queue
-    /// also takes before the object's row can go.
+    /// also takes before the object's row can go. While the queue replaces a temporary ID
+    /// at a save, a read elsewhere races the replacement (docs/DEVIATIONS.md).
     open internal(set) var objectID: NSManagedObjectID {
         get { assignedID ?? makeObjectID() }
         set {
@@ -50,8 +51,13 @@ open class NSManagedObject: NSObject {
         defer { lock.unlock() }
         if let id = assignedID { return id }
         let id = snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
-        assignedIDReference.store(Unmanaged.passRetained(id), ordering: .releasing)
-        return id
+        let made = Unmanaged.passRetained(id)
+        // Published only if no ID came meanwhile: the setter (on the queue) does not take the lock.
+        let (published, current) = assignedIDReference.compareExchange(
+            expected: nil, desired: made, successOrdering: .releasing, failureOrdering: .acquiring)
+        guard !published, let current else { return id }
+        made.release()
+        return current.takeUnretainedValue()
     }
     /// The context that owns the object, `nil` once it is deleted and saved, or before insertion.
     /// Written on the context's queue only (objects are confined to it): no run-time exclusivity check.
