@@ -12,7 +12,7 @@ package enum PredicateFunctions {
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "trunc:", "abs:",
         "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
-        "uppercase:", "lowercase:", "length:", "now", "random", "random:", "noindex:", index, cast,
+        "uppercase:", "lowercase:", "canonical:", "length:", "now", "random", "random:", "noindex:", index, cast,
     ]
 
     /// The result of function `name` applied to `arguments`, or `nil` when the
@@ -30,6 +30,10 @@ package enum PredicateFunctions {
             return ValueCasting.cast(arguments[0], to: type)
         case ("uppercase:", 1): return StringMatching.string(from: arguments[0])?.uppercased()
         case ("lowercase:", 1): return StringMatching.string(from: arguments[0])?.lowercased()
+        // Core Data's derivation for search: case- and diacritic-folded ("Ünïcödé" → "unicode").
+        case ("canonical:", 1):
+            return StringMatching.string(from: arguments[0])?.folding(
+                options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         // NSString's length (UTF-16 units), as the `length` key path gives.
         case ("length:", 1): return StringMatching.string(from: arguments[0])?.utf16.count
         case ("sum:", _), ("count:", _), ("min:", _), ("max:", _), ("average:", _), ("median:", _), ("mode:", _),

@@ -90,7 +90,10 @@ package enum ModelValidator {
         let label = "attribute '\(entity).\(attribute.name)'"
         switch attribute.attributeType {
         case .undefinedAttributeType:
-            return ["\(label) has an undefined attribute type"]
+            // A transient attribute without a type holds any value in memory (Core Data and
+            // momc accept it); a stored one would need a column type.
+            return attribute.isTransient
+                ? [] : ["\(label) has an undefined attribute type (only a transient attribute may)"]
         case .compositeAttributeType:
             guard let composite = attribute as? NSCompositeAttributeDescription else {
                 return [
@@ -192,9 +195,6 @@ package enum ModelValidator {
         }
         if relationship.maxCount > 0 && relationship.minCount > relationship.maxCount {
             problems.append("\(label) has a minimum count above its maximum")
-        }
-        if relationship.isOrdered && !relationship.isToMany {
-            problems.append("\(label) is ordered but to-one")
         }
         if let inverse = relationship.inverseRelationship {
             guard let inverseOwner = inverse.entity else {

@@ -124,7 +124,8 @@ package enum VersionHasher {
             if let inverse = relationship.inverseRelationship, inverse !== relationship { hasher.feed(inverse.name) }
             hasher.feed(uint32: UInt32(bitPattern: Int32(truncatingIfNeeded: relationship.maxCount)))
             hasher.feed(uint32: UInt32(bitPattern: Int32(truncatingIfNeeded: relationship.minCount)))
-            if relationship.isOrdered { hasher.update(data: Data([1, 0])) }
+            // `ordered` on a to-one is ignored, as Core Data ignores it (docs/DEVIATIONS.md).
+            if relationship.isOrdered && relationship.isToMany { hasher.update(data: Data([1, 0])) }
         } else {
             return base
         }

@@ -72,9 +72,11 @@ package enum AttributeValue {
             return nil
         case .objectIDAttributeType:
             return (value as? any StoredObjectID).map { $0 as Any }
-        case .transformableAttributeType:
+        // A transformable holds what its transformer takes; a transient attribute without a
+        // type, anything (Core Data keeps it in memory only).
+        case .transformableAttributeType, .undefinedAttributeType:
             return value
-        case .undefinedAttributeType, .compositeAttributeType:
+        case .compositeAttributeType:
             return nil
         }
     }

@@ -42,8 +42,10 @@ package enum ModelPropertyReader {
             throw values.error("has deletionRule \"\(ruleName)\", which is not Nullify, Cascade, Deny or No Action")
         }
         relationship.deleteRule = rule
+        // Kept as written even on a to-one (Xcode writes it when a to-many is made to-one);
+        // Core Data ignores it there, and so does everything here (`isOrdered` only counts
+        // with `isToMany`).
         relationship.isOrdered = try values.flag("ordered")
-        if relationship.isOrdered && !isToMany { throw values.error("is ordered but not to-many") }
         return relationship
     }
 
