@@ -305,7 +305,7 @@ extension NSManagedObject {
                 else {
                     refuse(
                         value, for: property,
-                        expected: "a collection of \(relationship.destinationEntity?.name ?? "?") objects")
+                        expected: "a collection of \(relationship.acceptedEntity?.name ?? "?") objects")
                     return
                 }
                 if maintainingInverse {
@@ -315,7 +315,7 @@ extension NSManagedObject {
                 }
             } else {
                 guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
-                    refuse(value, for: property, expected: "a \(relationship.destinationEntity?.name ?? "?") object")
+                    refuse(value, for: property, expected: "a \(relationship.acceptedEntity?.name ?? "?") object")
                     return
                 }
                 let target = value as? NSManagedObject

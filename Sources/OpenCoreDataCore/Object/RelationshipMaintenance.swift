@@ -203,10 +203,20 @@ extension NSManagedObject {
 }
 
 extension NSRelationshipDescription {
-    /// Whether `object` can be a destination: its entity is the destination entity or inherits from it.
+    /// The entity whose objects can be destinations: the destination entity, or the
+    /// subentity of it that declares the inverse (Core Data accepts such models; only that
+    /// subentity's objects hold the inverse, so only they can take part).
+    var acceptedEntity: NSEntityDescription? {
+        guard let destinationEntity, let owner = inverseRelationship?.entity, owner !== destinationEntity,
+            owner.isKindOf(entity: destinationEntity)
+        else { return destinationEntity }
+        return owner
+    }
+
+    /// Whether `object` can be a destination: its entity is the accepted entity or inherits from it.
     func accepts(_ object: NSManagedObject) -> Bool {
-        guard let destinationEntity else { return false }
-        return object.entity.isKindOf(entity: destinationEntity)
+        guard let acceptedEntity else { return false }
+        return object.entity.isKindOf(entity: acceptedEntity)
     }
 
     /// Traps for a destination of the wrong entity, as Core Data raises for the same
@@ -214,7 +224,7 @@ extension NSRelationshipDescription {
     func requireAcceptable(_ object: NSManagedObject) {
         precondition(
             accepts(object),
-            "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(destinationEntity?.name ?? "?"), given \(object.entity.name ?? "?")"
+            "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(acceptedEntity?.name ?? "?"), given \(object.entity.name ?? "?")"
         )
     }
 }

@@ -205,7 +205,12 @@ package enum ModelValidator {
                     "\(label) has inverse '\(inverseOwner.name ?? "?").\(inverse.name)', which is not on its destination '\(destination.name ?? "?")'"
                 )
             }
-            if let back = inverse.destinationEntity, !entity.isKindOf(entity: back) {
+            // The inverse may point back at a superentity or a subentity of the entity that
+            // declares the relationship (Core Data and momc accept both).
+            let declaring = relationship.entity ?? entity
+            if let back = inverse.destinationEntity, !declaring.isKindOf(entity: back),
+                !back.isKindOf(entity: declaring)
+            {
                 problems.append(
                     "\(label) has inverse '\(inverse.name)', whose destination '\(back.name ?? "?")' is not '\(entity.name ?? "?")'"
                 )

@@ -282,6 +282,20 @@ package struct CompiledModelDecoder {
         }
     }
 
+    /// The relationship `name` of `entity` or, failing that, of the first of its
+    /// subentities (depth first) that has one.
+    private static func relationship(
+        named name: String, onOrBelow entity: NSEntityDescription
+    )
+        -> NSRelationshipDescription?
+    {
+        if let found = entity.relationshipsByName[name] { return found }
+        for subentity in entity.subentities {
+            if let found = relationship(named: name, onOrBelow: subentity) { return found }
+        }
+        return nil
+    }
+
     private func linkRelationships(_ state: inout State) throws {
         for (relationship, archived, entity) in state.pendingRelationships {
             state.context = "entity '\(entity.name ?? "")' relationship '\(relationship.name)'"
@@ -299,7 +313,8 @@ package struct CompiledModelDecoder {
                 try archived.string("_NSInverseRelationshipName")
                 ?? archived.field("NSInverseRelationship")?.string("NSPropertyName")
             if let inverseName {
-                guard let inverse = destination.relationshipsByName[inverseName] else {
+                // The inverse may be declared on a subentity of the destination (Core Data accepts that).
+                guard let inverse = Self.relationship(named: inverseName, onOrBelow: destination) else {
                     throw failure(
                         state.context,
                         "names inverse '\(inverseName)', which entity '\(destination.name ?? "")' does not have")

@@ -10,6 +10,18 @@ import Testing
         try #require(NSManagedObjectModel(contentsOf: try ModelFixtures.url("Shapes.xcdatamodel")))
     }
 
+    /// A private-queue context on a new store of `type` for the fixture model `name`
+    /// (a new SQLite file, or in memory).
+    static func context(on name: String, type: String = NSInMemoryStoreType) throws -> NSManagedObjectContext {
+        let model = try #require(NSManagedObjectModel(contentsOf: try ModelFixtures.url(name)))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = type == NSSQLiteStoreType ? temporaryStoreURL(name) : nil
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
     @Test func theShapesLoadAsXcodeWroteThem() throws {
         let model = try shapes()
         let person = try #require(model.entitiesByName["Person"])
@@ -39,12 +51,7 @@ import Testing
     }
 
     @Test func derivedValuesAreComputedAtSaveAndTypelessTransientsHoldAnything() throws {
-        let model = try shapes()
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = temporaryStoreURL("Shapes")
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try Self.context(on: "Shapes.xcdatamodel", type: NSSQLiteStoreType)
         try context.performAndWait {
             let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
             person.setValue("Ünïcödé Straße", forKey: "name")
@@ -71,6 +78,57 @@ import Testing
             #expect((again.value(forKey: "totalAge") as? NSNumber)?.intValue == 7)
             #expect(again.value(forKey: "scratch") == nil, "transients are not stored")
             #expect((again.value(forKey: "bestPet") as? NSManagedObject)?.entity.name == "Pet")
+        }
+    }
+
+    /// An inverse whose entity is a subentity of the relationship's destination (`animals`
+    /// to `Animal`, inverse `Dog.owner`), and one whose destination is a superentity of the
+    /// relationship's entity (`favorite` to `Dog`, inverse `Animal.fans`): both load and
+    /// their objects save and read back both ways.
+    @Test func inversesOnSubentitiesAndSuperentitiesWork() throws {
+        let context = try Self.context(on: "SubentityInverse.xcdatamodel", type: NSSQLiteStoreType)
+        try context.performAndWait {
+            let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            let dog = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+            dog.setValue("Rex", forKey: "name")
+            owner.mutableSetValue(forKey: "animals").add(dog)
+            owner.setValue(dog, forKey: "favorite")
+            #expect(dog.value(forKey: "owner") as? NSManagedObject === owner, "the inverse follows")
+            #expect((dog.value(forKey: "fans") as? Set<NSManagedObject>)?.contains(owner) == true)
+            try context.save()
+            context.reset()
+
+            let fetched = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner")).first)
+            let animals = try #require(fetched.value(forKey: "animals") as? Set<NSManagedObject>)
+            #expect(animals.map { $0.value(forKey: "name") as? String } == ["Rex"])
+            let rex = try #require(animals.first)
+            #expect(rex.entity.name == "Dog")
+            #expect(rex.value(forKey: "owner") as? NSManagedObject === fetched)
+            #expect(fetched.value(forKey: "favorite") as? NSManagedObject === rex)
+            #expect((rex.value(forKey: "fans") as? Set<NSManagedObject>)?.contains(fetched) == true)
+        }
+    }
+
+    /// A `Cat` is an `Animal` but has no `owner`, the inverse of `animals`: key-value coding
+    /// refuses it (the next save throws, naming the entity that can be a member), and a
+    /// mutable set proxy traps, as Core Data raises for a destination it cannot maintain.
+    @Test func aDestinationWithoutTheInverseIsRefused() async throws {
+        let context = try Self.context(on: "SubentityInverse.xcdatamodel")
+        try context.performAndWait {
+            let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            let cat = NSEntityDescription.insertNewObject(forEntityName: "Cat", into: context)
+            owner.setValue(Set([cat]), forKey: "animals")
+            #expect((owner.value(forKey: "animals") as? Set<NSManagedObject>)?.isEmpty == true)
+            let error = #expect(throws: NSError.self) { try context.save() }
+            #expect(error?.localizedDescription.contains("a collection of Dog objects") == true)
+        }
+        await #expect(processExitsWith: .failure) {
+            let context = try ModelShapesTests.context(on: "SubentityInverse.xcdatamodel")
+            context.performAndWait {
+                let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+                let cat = NSEntityDescription.insertNewObject(forEntityName: "Cat", into: context)
+                owner.mutableSetValue(forKey: "animals").add(cat)
+            }
         }
     }
 }
