@@ -105,7 +105,9 @@ public enum ModelDiff {
         }
         if let old = old as? NSRelationshipDescription, let new = new as? NSRelationshipDescription {
             if old.isToMany != new.isToMany { facts.append(new.isToMany ? "to-one → to-many" : "to-many → to-one") }
-            if old.isOrdered != new.isOrdered { facts.append(new.isOrdered ? "now ordered" : "no longer ordered") }
+            // `ordered` counts only on a to-many (the version hash ignores it on a to-one).
+            let (wasOrdered, isOrdered) = (old.isOrdered && old.isToMany, new.isOrdered && new.isToMany)
+            if wasOrdered != isOrdered { facts.append(isOrdered ? "now ordered" : "no longer ordered") }
             if old.destinationEntity?.name != new.destinationEntity?.name {
                 facts.append(
                     "destination \(old.destinationEntity?.name ?? "?") → \(new.destinationEntity?.name ?? "?")")

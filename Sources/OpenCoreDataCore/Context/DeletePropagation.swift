@@ -11,7 +11,7 @@ enum DeletePropagation {
             switch relationship.deleteRule {
             case .nullifyDeleteRule:
                 guard let inverse = relationship.inverseRelationship else { continue }
-                for target in destinations(of: object, relationship) {
+                for target in destinations(of: object, relationship) where target.hasProperty(inverse) {
                     if inverse.isToMany {
                         var members = target.toMany(inverse).members
                         if members.remove(object) != nil { target.primitiveSetMembers(inverse, members) }

@@ -301,7 +301,8 @@ extension NSManagedObject {
         let value = CollectionValue.unwrapNull(value)
         if let relationship = property as? NSRelationshipDescription {
             if relationship.isToMany {
-                guard let objects = Self.managedObjects(in: value), objects.allSatisfy({ relationship.accepts($0) })
+                guard let objects = Self.managedObjects(in: value),
+                    objects.allSatisfy({ relationship.accepts($0, from: self) })
                 else {
                     refuse(
                         value, for: property,
@@ -314,7 +315,8 @@ extension NSManagedObject {
                     primitiveSetMembers(relationship, ManagedObjectSet(objects), notifying: notifying)
                 }
             } else {
-                guard value == nil || (value as? NSManagedObject).map(relationship.accepts) == true else {
+                guard value == nil || (value as? NSManagedObject).map({ relationship.accepts($0, from: self) }) == true
+                else {
                     refuse(value, for: property, expected: "a \(relationship.acceptedEntity?.name ?? "?") object")
                     return
                 }

@@ -68,7 +68,7 @@ extension NSManagedObject {
 
     /// Sets a to-one destination and updates the inverse of the old and new destinations.
     func setToOne(_ relationship: NSRelationshipDescription, _ target: NSManagedObject?) {
-        if let target { relationship.requireAcceptable(target) }
+        if let target { relationship.requireAcceptable(target, from: self) }
         let old = toOne(relationship)
         guard old !== target else { return }
         primitiveSetToOne(relationship, target)
@@ -79,7 +79,7 @@ extension NSManagedObject {
 
     /// Replaces the members of a to-many relationship, keeping the given order.
     func setToMany(_ relationship: NSRelationshipDescription, _ objects: [NSManagedObject]) {
-        for object in objects { relationship.requireAcceptable(object) }
+        for object in objects { relationship.requireAcceptable(object, from: self) }
         let current = toMany(relationship).members
         let new = ManagedObjectSet(objects)
         guard current != new else { return }
@@ -115,6 +115,8 @@ extension NSManagedObject {
 
     /// Makes `source` no longer a destination of this object's `relationship` (the inverse side).
     private func detach(_ source: NSManagedObject, from relationship: NSRelationshipDescription) {
+        // An object without the inverse (a store's row of a sibling entity) has nothing to undo.
+        guard hasProperty(relationship) else { return }
         if relationship.isToMany {
             var members = toMany(relationship).members
             if members.remove(source) != nil { primitiveSetMembers(relationship, members) }
@@ -130,6 +132,7 @@ extension NSManagedObject {
         _ source: NSManagedObject, to relationship: NSRelationshipDescription,
         mirroring sourceRelationship: NSRelationshipDescription
     ) {
+        guard hasProperty(relationship) else { return }
         if relationship.isToMany {
             var members = toMany(relationship).members
             if members.append(source).inserted { primitiveSetMembers(relationship, members) }
@@ -145,6 +148,12 @@ extension NSManagedObject {
         } else if previous.toOne(sourceRelationship) === self {
             previous.primitiveSetToOne(sourceRelationship, nil)
         }
+    }
+
+    /// Whether `property` is one of this object's own (its entity or a superentity declares
+    /// it): an inverse declared on a subentity is not every destination's.
+    func hasProperty(_ property: NSPropertyDescription) -> Bool {
+        property.entity.map { entity.isKindOf(entity: $0) } ?? false
     }
 
     // MARK: Primitive writes (record the change, no inverse work)
@@ -213,18 +222,21 @@ extension NSRelationshipDescription {
         return owner
     }
 
-    /// Whether `object` can be a destination: its entity is the accepted entity or inherits from it.
-    func accepts(_ object: NSManagedObject) -> Bool {
-        guard let acceptedEntity else { return false }
-        return object.entity.isKindOf(entity: acceptedEntity)
+    /// Whether `object` can be a destination of this relationship of `source`: its entity is
+    /// the accepted entity or inherits from it, and `source` can be the destination of the
+    /// inverse (an inverse may point back at a subentity of the relationship's entity).
+    func accepts(_ object: NSManagedObject, from source: NSManagedObject) -> Bool {
+        guard let acceptedEntity, object.entity.isKindOf(entity: acceptedEntity) else { return false }
+        guard let back = inverseRelationship?.destinationEntity else { return true }
+        return source.entity.isKindOf(entity: back)
     }
 
     /// Traps for a destination of the wrong entity, as Core Data raises for the same
     /// mistake: storing it would write into another entity's property slots.
-    func requireAcceptable(_ object: NSManagedObject) {
+    func requireAcceptable(_ object: NSManagedObject, from source: NSManagedObject) {
         precondition(
-            accepts(object),
-            "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)': desired entity \(acceptedEntity?.name ?? "?"), given \(object.entity.name ?? "?")"
+            accepts(object, from: source),
+            "Unacceptable type of value for relationship '\(entity?.name ?? "?").\(name)' of a \(source.entity.name ?? "?"): desired entity \(acceptedEntity?.name ?? "?")\(inverseRelationship?.destinationEntity.map { " (and a source of entity \($0.name ?? "?"), the inverse's destination)" } ?? ""), given \(object.entity.name ?? "?")"
         )
     }
 }

@@ -313,8 +313,14 @@ package struct CompiledModelDecoder {
                 try archived.string("_NSInverseRelationshipName")
                 ?? archived.field("NSInverseRelationship")?.string("NSPropertyName")
             if let inverseName {
-                // The inverse may be declared on a subentity of the destination (Core Data accepts that).
-                guard let inverse = Self.relationship(named: inverseName, onOrBelow: destination) else {
+                // The inverse may be declared on a subentity of the destination (Core Data accepts
+                // that): the archived inverse names its entity; older archives only its name.
+                let inverseOwner = try archived.field("NSInverseRelationship")?.field("NSEntity")?.objectIndex
+                    .flatMap { state.entityByIndex[$0] }
+                guard
+                    let inverse = inverseOwner?.relationshipsByName[inverseName]
+                        ?? Self.relationship(named: inverseName, onOrBelow: destination)
+                else {
                     throw failure(
                         state.context,
                         "names inverse '\(inverseName)', which entity '\(destination.name ?? "")' does not have")

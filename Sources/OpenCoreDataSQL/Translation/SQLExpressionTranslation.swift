@@ -126,7 +126,7 @@ extension SQLTranslator {
             "leftshift:by:", "rightshift:by:", "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "trunc:", "abs:",
             "onesComplement:", "random:":
             return all(.number) ? call(.number) : .constant(nil)
-        case "uppercase:", "lowercase:":
+        case "uppercase:", "lowercase:", "canonical:":
             return all(.string) ? call(.string) : .constant(nil)
         case "length:":
             return all(.string) ? call(.number) : .constant(nil)

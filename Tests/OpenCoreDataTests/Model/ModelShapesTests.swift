@@ -42,12 +42,15 @@ import Testing
         #expect(!bestPet.isToMany && bestPet.isOrdered, "kept as written, ignored as Core Data ignores it")
     }
 
-    /// `ordered` on a to-one changes nothing, the version hash included.
+    /// `ordered` on a to-one changes nothing, the version hash included; on a to-many it does.
     @Test func orderedOnAToOneIsIgnored() throws {
         let written = try shapes()
         let plain = try shapes()
-        plain.entitiesByName["Person"]?.relationshipsByName["bestPet"]?.isOrdered = false
+        try #require(plain.entitiesByName["Person"]?.relationshipsByName["bestPet"]).isOrdered = false
         #expect(written.entityVersionHashesByName == plain.entityVersionHashesByName)
+        let orderedPets = try shapes()
+        try #require(orderedPets.entitiesByName["Person"]?.relationshipsByName["pets"]).isOrdered = true
+        #expect(orderedPets.entityVersionHashesByName["Person"] != written.entityVersionHashesByName["Person"])
     }
 
     @Test func derivedValuesAreComputedAtSaveAndTypelessTransientsHoldAnything() throws {
@@ -122,7 +125,9 @@ import Testing
             let error = #expect(throws: NSError.self) { try context.save() }
             #expect(error?.localizedDescription.contains("a collection of Dog objects") == true)
         }
-        await #expect(processExitsWith: .failure) {
+        // The model loads here first, so the child process can only fail at the trap.
+        _ = try Self.context(on: "SubentityInverse.xcdatamodel")
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let context = try ModelShapesTests.context(on: "SubentityInverse.xcdatamodel")
             context.performAndWait {
                 let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
@@ -130,5 +135,35 @@ import Testing
                 owner.mutableSetValue(forKey: "animals").add(cat)
             }
         }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("desired entity Dog"), "the trap names the entity that can be a member")
+    }
+
+    /// `favorite` (to `Dog`) has the inverse `Animal.fans`, so only a `Dog` can hold an owner
+    /// among its fans: from a `Cat`, key-value coding refuses it.
+    @Test func aSourceTheInverseCannotPointAtIsRefused() throws {
+        let context = try Self.context(on: "SubentityInverse.xcdatamodel")
+        try context.performAndWait {
+            let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            let cat = NSEntityDescription.insertNewObject(forEntityName: "Cat", into: context)
+            cat.setValue(Set([owner]), forKey: "fans")
+            #expect(owner.value(forKey: "favorite") == nil, "a Cat never becomes a Dog's place")
+            #expect(throws: NSError.self) { try context.save() }
+        }
+    }
+
+    /// Two subentities each declare an inverse named `owner`: a compiled model links each
+    /// relationship to its own (the archive names the inverse's entity).
+    @Test func compiledInversesOnSubentitiesLinkToTheirOwnEntity() throws {
+        let model = try #require(
+            NSManagedObjectModel(contentsOf: try ModelFixtures.url("SubentityInverse.xcdatamodel")))
+        let folder = try ModelFixtures.temporaryFolder()
+        let compiled = folder.appendingPathComponent("SubentityInverse.mom")
+        try model.compiledModelData().write(to: compiled)
+        let loaded = try #require(NSManagedObjectModel(contentsOf: compiled))
+        let owner = try #require(loaded.entitiesByName["Owner"])
+        #expect(owner.relationshipsByName["animals"]?.inverseRelationship?.entity?.name == "Dog")
+        #expect(owner.relationshipsByName["cats"]?.inverseRelationship?.entity?.name == "Cat")
+        #expect(loaded.entityVersionHashesByName == model.entityVersionHashesByName)
     }
 }
