@@ -25,6 +25,23 @@ import Testing
         #expect(text.contains("  fetched property cheapItems: Item where shelf == $FETCH_SOURCE AND price < 10\n"))
     }
 
+    /// The model shapes Core Data accepts (issue 37), from the library tests' fixtures.
+    @Test func modelPrintsTheShapesCoreDataAccepts() throws {
+        let library = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("OpenCoreDataTests/Fixtures")
+        let shapes = try ModelFile.load(at: library.appendingPathComponent("Shapes.xcdatamodel"))
+        #expect(shapes.problemsPreventingUse.isEmpty)
+        let text = ModelDescription.text(of: shapes)
+        #expect(text.contains("  attribute searchName: String, derived from canonical:(name), optional\n"))
+        #expect(text.contains("  attribute scratch: Undefined, optional, transient\n"))
+        #expect(text.contains("  relationship bestPet: to-one Pet, inverse none,"))
+        let inverses = try ModelFile.load(at: library.appendingPathComponent("SubentityInverse.xcdatamodel"))
+        #expect(inverses.problemsPreventingUse.isEmpty)
+        #expect(
+            ModelDescription.text(of: inverses).contains(
+                "  relationship animals: to-many Animal, inverse owner, delete rule cascade, optional, count 0…∞\n"))
+    }
+
     @Test func invalidModelsAndBadPathsGiveClearErrors() throws {
         let invalid = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Invalid.xcdatamodel"))
         let problems = invalid.problemsPreventingUse
