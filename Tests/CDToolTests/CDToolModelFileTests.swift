@@ -1,3 +1,4 @@
+import OpenCoreDataTestSupport
 @testable import CDToolCore
 import OpenCoreData
 import Testing
@@ -40,6 +41,35 @@ import Testing
         #expect(
             ModelDescription.text(of: inverses).contains(
                 "  relationship animals: to-many Animal, inverse owner, delete rule cascade, optional, count 0…∞\n"))
+    }
+
+    /// A store made with each shape opens in `cdtool inspect`: the model fits it, and the
+    /// compiled model cached in the store reads back with the same version hashes.
+    @Test func inspectOpensStoresMadeWithTheShapes() throws {
+        let library = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("OpenCoreDataTests/Fixtures")
+        for (name, entity) in [("Shapes", "Person"), ("SubentityInverse", "Owner")] {
+            let model = try ModelFile.load(at: library.appendingPathComponent("\(name).xcdatamodel"))
+            let directory = testFilesFolder.appendingPathComponent("cdtool-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent("\(name).sqlite")
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                _ = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                try context.save()
+            }
+            try coordinator.remove(store)
+
+            let inspection = try StoreInspection.inspect(storeAt: url, model: model)
+            #expect(inspection.compatibility?.isCompatible == true, "\(name)")
+            #expect(inspection.entities.first { $0.name == entity }?.rows == 1)
+            let cached = try StoreInspection.inspect(storeAt: url, model: nil)
+            #expect(cached.inferredModelSource == .modelCache)
+            #expect(cached.inferredModel?.entityVersionHashesByName == model.entityVersionHashesByName, "\(name)")
+        }
     }
 
     @Test func invalidModelsAndBadPathsGiveClearErrors() throws {
