@@ -11,14 +11,7 @@ enum DeletePropagation {
             switch relationship.deleteRule {
             case .nullifyDeleteRule:
                 guard let inverse = relationship.inverseRelationship else { continue }
-                for target in destinations(of: object, relationship) where target.hasProperty(inverse) {
-                    if inverse.isToMany {
-                        var members = target.toMany(inverse).members
-                        if members.remove(object) != nil { target.primitiveSetMembers(inverse, members) }
-                    } else if target.toOne(inverse) === object {
-                        target.primitiveSetToOne(inverse, nil)
-                    }
-                }
+                for target in destinations(of: object, relationship) { target.detach(object, from: inverse) }
             case .cascadeDeleteRule:
                 for target in destinations(of: object, relationship) where target.lifecycle != .deleted {
                     context.delete(target)

@@ -113,8 +113,9 @@ extension NSManagedObject {
         setToMany(relationship, Array(members))
     }
 
-    /// Makes `source` no longer a destination of this object's `relationship` (the inverse side).
-    private func detach(_ source: NSManagedObject, from relationship: NSRelationshipDescription) {
+    /// Makes `source` no longer a destination of this object's `relationship` (the inverse
+    /// side); also the nullify delete rule's step.
+    func detach(_ source: NSManagedObject, from relationship: NSRelationshipDescription) {
         // An object without the inverse (a store's row of a sibling entity) has nothing to undo.
         guard hasProperty(relationship) else { return }
         if relationship.isToMany {
@@ -141,13 +142,7 @@ extension NSManagedObject {
         let previous = toOne(relationship)
         guard previous !== source else { return }
         primitiveSetToOne(relationship, source)
-        guard let previous else { return }
-        if sourceRelationship.isToMany {
-            var members = previous.toMany(sourceRelationship).members
-            if members.remove(self) != nil { previous.primitiveSetMembers(sourceRelationship, members) }
-        } else if previous.toOne(sourceRelationship) === self {
-            previous.primitiveSetToOne(sourceRelationship, nil)
-        }
+        previous?.detach(self, from: sourceRelationship)
     }
 
     /// Whether `property` is one of this object's own (its entity or a superentity declares
