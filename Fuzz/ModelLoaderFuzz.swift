@@ -1,6 +1,7 @@
 // libFuzzer entry point for model files: any bytes, read as a model's `contents` XML and
 // as a compiled `.mom` (a keyed archive), must give a model or a ModelLoadingError —
-// never a crash, another kind of error, or a hang (libFuzzer's -timeout).
+// never a crash, another kind of error, or a hang (libFuzzer's -timeout); a model that
+// loads is written back as `contents` XML or refused by name, never a crash.
 // Built and run by Fuzz/run-model-fuzz.sh.
 import Foundation
 import OpenCoreDataModelFiles
@@ -32,6 +33,14 @@ public func modelLoaderFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         _ = model.problemsPreventingUse
         _ = model.entityVersionHashesByName
         _ = model.isEqual(model)
+        // And to write as `contents` (what `cdtool model --upgrade` does): the writer checks
+        // that its XML reads back with the same hashes, or refuses by name.
+        do {
+            _ = try ModelContentsWriter.contents(of: model)
+        } catch is CompiledModelEncodingError {
+        } catch {
+            fatalError("writing contents threw \(type(of: error)): \(error)")
+        }
     }
     return 0
 }

@@ -7,7 +7,7 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract:
-            "Print a model's entities, attributes, relationships and version hashes, and validate it; or, with --diff, what changed from it to another version."
+            "Print a model's entities, attributes, relationships and version hashes, and validate it; or, with --diff, what changed from it to another version; or, with --upgrade, write an Xcode 3 model's 'contents'."
     )
 
     @Argument(help: "A model: .xcdatamodeld or .momd bundle, .xcdatamodel folder or .mom file.")
@@ -19,8 +19,24 @@ struct ModelCommand: ParsableCommand {
     )
     var diff: String?
 
+    @Flag(
+        help:
+            "Write today's 'contents' XML beside an Xcode 3 model folder's 'elements' archive (every such version of a .xcdatamodeld), checked to keep the version hashes."
+    )
+    var upgrade = false
+
+    func validate() throws {
+        if upgrade, diff != nil { throw ValidationError("--upgrade and --diff cannot be used together") }
+    }
+
     func run() throws {
         try CommandSupport.run {
+            if upgrade {
+                for line in try ModelUpgrade.upgrade(at: CommandSupport.url(path)) {
+                    CommandSupport.output(line + "\n")
+                }
+                return
+            }
             let model = try ModelFile.load(at: CommandSupport.url(path))
             let problems = model.problemsPreventingUse
             guard problems.isEmpty else {

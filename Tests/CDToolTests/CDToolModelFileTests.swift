@@ -72,6 +72,45 @@ import Testing
         }
     }
 
+    /// An Xcode 3 bundle (issue 37): `cdtool model` reads its `elements` archives, and
+    /// `--upgrade` writes each version's `contents` beside them, with the same hashes.
+    @Test func modelReadsAndUpgradesAnXcode3Bundle() throws {
+        let fixture = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("OpenCoreDataTests/Fixtures/Xcode3/Kitchen.xcdatamodeld")
+        let bundle = testFilesFolder.appendingPathComponent("cdtool-\(UUID().uuidString)/Kitchen.xcdatamodeld")
+        try FileManager.default.createDirectory(
+            at: bundle.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture, to: bundle)
+        let before = try ModelFile.load(at: bundle)
+        #expect(before.problemsPreventingUse.isEmpty)
+        #expect(ModelDescription.text(of: before).contains("entity Knife : Utensil (class NSManagedObject)\n"))
+
+        let lines = try ModelUpgrade.upgrade(at: bundle)
+        #expect(
+            lines == [
+                "Kitchen.xcdatamodel: wrote 'contents' (5 entities, version hashes unchanged); 'elements' and 'layout' left in place",
+                "Kitchen 2.xcdatamodel: wrote 'contents' (5 entities, version hashes unchanged); 'elements' and 'layout' left in place",
+            ])
+        for version in ["Kitchen", "Kitchen 2"] {
+            let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("contents").path))
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("elements").path))
+        }
+        let after = try ModelFile.load(at: bundle)
+        #expect(after.entityVersionHashesByName == before.entityVersionHashesByName)
+        #expect(ModelDescription.text(of: after) == ModelDescription.text(of: before))
+        #expect(
+            try ModelUpgrade.upgrade(at: bundle.appendingPathComponent("Kitchen.xcdatamodel")) == [
+                "Kitchen.xcdatamodel: already has 'contents' (today's format); left as it is"
+            ])
+        #expect(
+            throws: CDToolError(
+                "--upgrade takes a .xcdatamodel folder or .xcdatamodeld bundle, not Catalog.xcdatamodeld.mom")
+        ) {
+            try ModelUpgrade.upgrade(at: URL(fileURLWithPath: "/tmp/Catalog.xcdatamodeld.mom"))
+        }
+    }
+
     @Test func invalidModelsAndBadPathsGiveClearErrors() throws {
         let invalid = try ModelFile.load(at: Self.fixtures.appendingPathComponent("Invalid.xcdatamodel"))
         let problems = invalid.problemsPreventingUse

@@ -65,6 +65,26 @@ package struct ArchivedValue {
         return name
     }
 
+    /// The object's class followed by its superclasses (`$classes` of its `$class`), as
+    /// the archiving process recorded them; empty for plain values.
+    package var classChain: [String] {
+        guard let reference = fields?["$class"], let info = try? archive.resolve(reference).fields,
+            case let .array(names)? = info["$classes"]
+        else { return className.map { [$0] } ?? [] }
+        let chain = names.compactMap { name -> String? in
+            if case let .string(text) = name { return text }
+            return nil
+        }
+        return chain.isEmpty ? (className.map { [$0] } ?? []) : chain
+    }
+
+    /// The first class of the object's ``classChain`` that `known` holds: an object of a
+    /// class only its writer has (an editor's subclass of a framework class) reads as its
+    /// nearest ancestor the reader knows; `nil` when no class of the chain is known.
+    package func nearestClass(in known: Set<String>) -> String? {
+        classChain.first { known.contains($0) }
+    }
+
     /// Whether the object has a field named `key`.
     package func contains(_ key: String) -> Bool { fields?[key] != nil }
 

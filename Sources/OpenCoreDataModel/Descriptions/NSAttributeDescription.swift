@@ -7,7 +7,8 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         get { explicitValueClassName ?? Self.defaultValueClassName(for: attributeType) }
         set { explicitValueClassName = newValue }
     }
-    private var explicitValueClassName: String?
+    /// The class name the model set, `nil` when it is the type's default.
+    package private(set) var explicitValueClassName: String?
     /// Storage of ``usesScalarValueType`` (an OpenCoreData code-generation hint).
     package final var scalarValueTypeHint = false
     /// The value a new object starts with. `nil` means no default.

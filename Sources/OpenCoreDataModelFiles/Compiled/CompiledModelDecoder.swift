@@ -5,6 +5,10 @@
 /// passes: entities, then inheritance, then properties, then what refers to entities
 /// (relationship destinations and inverses, fetch requests, configurations). Anything
 /// missing or of an unknown kind is a ``ModelLoadingError`` naming the entity and property.
+///
+/// An object is read as the nearest Core Data class in its recorded class chain, so the
+/// same reader takes the archives of Xcode 3's `.xcdatamodel/elements` files, whose
+/// objects are the editor's subclasses (the model's root is an `XDPMModel`).
 package struct CompiledModelDecoder {
     package let source: ModelFileSource
     private let predicates = ArchivedPredicateDecoder()
@@ -18,9 +22,11 @@ package struct CompiledModelDecoder {
         var state = State()
         do {
             let root = try KeyedArchive(data: data).topObject(forKey: "root")
-            guard root.className == "NSManagedObjectModel" else {
+            guard Self.kind(of: root) == "NSManagedObjectModel" else {
                 throw failure(
-                    nil, "is not a compiled Core Data model (its root object is \(root.className ?? "not an object"))")
+                    nil,
+                    "is not a Core Data model archive: its root object is \(Self.describeClass(of: root)), not a kind of NSManagedObjectModel"
+                )
             }
             try declareEntities(root, &state)
             try linkSuperentities(&state)
@@ -52,8 +58,8 @@ package struct CompiledModelDecoder {
     private func declareEntities(_ root: ArchivedValue, _ state: inout State) throws {
         for (key, archived) in try root.field("NSEntities")?.entries() ?? [] {
             state.context = "entity '\(key)'"
-            guard archived.className == "NSEntityDescription", let index = archived.objectIndex else {
-                throw failure(state.context, "is a \(archived.className ?? "plain value"), not an entity")
+            guard Self.kind(of: archived) == "NSEntityDescription", let index = archived.objectIndex else {
+                throw failure(state.context, "is \(Self.describeClass(of: archived)), not an entity")
             }
             let entity = NSEntityDescription()
             let name = try archived.string("NSEntityName") ?? key
@@ -129,7 +135,7 @@ package struct CompiledModelDecoder {
         _ value: ArchivedValue, entity: NSEntityDescription, _ state: inout State
     ) throws -> NSPropertyDescription {
         let property: NSPropertyDescription
-        switch value.className {
+        switch Self.kind(of: value) {
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
             property = try makeAttribute(value, depth: 0)
         case "NSRelationshipDescription":
@@ -147,8 +153,8 @@ package struct CompiledModelDecoder {
             let fetched = NSFetchedPropertyDescription()
             state.pendingFetchedProperties.append((fetched, value, entity))
             property = fetched
-        case let other:
-            throw failure(state.context, "is a \(other ?? "plain value"), which is not a kind of property")
+        default:
+            throw failure(state.context, "is \(Self.describeClass(of: value)), which is not a kind of property")
         }
         try readCommonFields(value, into: property)
         return property
@@ -156,7 +162,7 @@ package struct CompiledModelDecoder {
 
     private func makeAttribute(_ value: ArchivedValue, depth: Int) throws -> NSAttributeDescription {
         let attribute: NSAttributeDescription
-        switch value.className {
+        switch Self.kind(of: value) {
         case "NSDerivedAttributeDescription":
             let derived = NSDerivedAttributeDescription()
             derived.derivationExpression = try value.field("NSDerivationExpression").map {
@@ -391,7 +397,7 @@ package struct CompiledModelDecoder {
         }
         request.resultType = NSFetchRequestResultType(rawValue: UInt(resultType))
         request.sortDescriptors = try archived.field("NSSortDescriptors")?.members().map { descriptor in
-            guard descriptor.className == "NSSortDescriptor", let key = try descriptor.string("NSKey") else {
+            guard Self.kind(of: descriptor) == "NSSortDescriptor", let key = try descriptor.string("NSKey") else {
                 throw failure(
                     state.context,
                     "has a sort descriptor that is not a plain key sort (\(descriptor.className ?? "plain value"))")
@@ -458,6 +464,27 @@ package struct CompiledModelDecoder {
         case NSValidationStringPatternMatchingError: "string does not match the pattern"
         default: "validation rule \(code) failed"
         }
+    }
+
+    /// The classes a model archive is made of, by which its objects are read.
+    private static let modelClasses: Set<String> = [
+        "NSManagedObjectModel", "NSEntityDescription", "NSAttributeDescription", "NSDerivedAttributeDescription",
+        "NSCompositeAttributeDescription", "NSRelationshipDescription", "NSFetchedPropertyDescription",
+        "NSSortDescriptor",
+    ]
+
+    /// The Core Data class `value` is read as: its own, or the nearest ancestor in its
+    /// class chain (an editor's subclass such as Xcode 3's `XDPMEntity`).
+    private static func kind(of value: ArchivedValue) -> String? {
+        value.nearestClass(in: modelClasses)
+    }
+
+    /// An object's class for messages: `of class Foo`, with its ancestors when it has
+    /// some (`of class XDPMModel (XDPMModel → NSObject)`), or `a plain value`.
+    private static func describeClass(of value: ArchivedValue) -> String {
+        let chain = value.classChain
+        guard let name = chain.first else { return "a plain value" }
+        return chain.count > 1 ? "of class \(name) (\(chain.joined(separator: " → ")))" : "of class \(name)"
     }
 
     private func failure(_ context: String?, _ reason: String) -> ModelLoadingError {

@@ -22,7 +22,8 @@ public struct ManagedObjectModelBundle: @unchecked Sendable {
 package enum ModelFile {
     /// Xcode's XML (`.xcdatamodel/contents`).
     case contents(URL)
-    /// A compiled model (`.mom`), a keyed archive.
+    /// A keyed archive of the model: a compiled model (`.mom`), or an Xcode 3 folder's
+    /// `elements`.
     case compiled(URL)
 
     package func load(into model: NSManagedObjectModel) throws {
@@ -50,6 +51,8 @@ package enum ModelBundleLayout {
     /// A compiled bundle's counterpart of `.xccurrentversion`.
     package static let compiledVersionFile = "VersionInfo.plist"
     package static let compiledCurrentVersionKey = "NSManagedObjectModel_CurrentVersionName"
+    /// The archive an Xcode 3 `.xcdatamodel` folder holds in place of `contents`.
+    package static let xcode3ElementsFile = "elements"
 
     /// The bundle's versions (`.xcdatamodel` folders, or `.mom` files in a `.momd`) by
     /// name, in Xcode's order.
@@ -109,14 +112,17 @@ package enum ModelBundleLayout {
     }
 
     /// The file to read for `url`: a bundle's current version, a version folder's
-    /// `contents`, a `.mom`, or the file itself.
+    /// `contents` (or, for an Xcode 3 folder, `elements`), a `.mom`, or the file itself.
     package static func modelFile(for url: URL) throws -> ModelFile {
         let source = ModelFileSource(url: url)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ModelLoadingError(source: source, line: nil, element: nil, reason: "does not exist")
         }
-        guard isDirectory.boolValue else { return url.pathExtension == "mom" ? .compiled(url) : .contents(url) }
+        guard isDirectory.boolValue else {
+            let isArchive = url.pathExtension == "mom" || url.lastPathComponent == xcode3ElementsFile
+            return isArchive ? .compiled(url) : .contents(url)
+        }
         switch url.pathExtension {
         case "xcdatamodeld", "momd":
             let versions = try versions(in: url)
@@ -128,11 +134,16 @@ package enum ModelBundleLayout {
             return try modelFile(for: version.url)
         default:
             let contents = url.appendingPathComponent("contents")
-            guard FileManager.default.fileExists(atPath: contents.path) else {
-                throw ModelLoadingError(
-                    source: source, line: nil, element: nil, reason: "is a folder without a model 'contents' file")
-            }
-            return .contents(contents)
+            if FileManager.default.fileExists(atPath: contents.path) { return .contents(contents) }
+            // Xcode 3 kept the model as a keyed archive of its editor's subclasses of
+            // Core Data's classes, which the compiled-model reader takes through them.
+            let elements = url.appendingPathComponent(xcode3ElementsFile)
+            if FileManager.default.fileExists(atPath: elements.path) { return .compiled(elements) }
+            throw ModelLoadingError(
+                source: source, line: nil, element: nil,
+                reason:
+                    "is a folder without a model: neither a 'contents' file (Xcode 4 and later) nor an 'elements' archive (Xcode 3)"
+            )
         }
     }
 }

@@ -4,12 +4,12 @@ package struct ModelFileSource: Sendable {
     package let url: URL
 
     package init(url: URL) { self.url = url }
-    /// The file as messages show it: `Model.xcdatamodel/contents`, with the
-    /// `.xcdatamodeld` bundle in front for a version of one.
+    /// The file as messages show it: `Model.xcdatamodel/contents` (or `elements`), with
+    /// the `.xcdatamodeld` bundle in front for a version of one.
     package var displayName: String {
         let components = url.standardizedFileURL.pathComponents
         var shown = [components.last ?? url.path]
-        if shown[0] == "contents", components.count >= 2 {
+        if shown[0] == "contents" || shown[0] == ModelBundleLayout.xcode3ElementsFile, components.count >= 2 {
             shown.insert(components[components.count - 2], at: 0)
             if components.count >= 3, components[components.count - 3].hasSuffix(".xcdatamodeld") {
                 shown.insert(components[components.count - 3], at: 0)

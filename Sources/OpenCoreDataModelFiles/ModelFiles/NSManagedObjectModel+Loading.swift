@@ -5,7 +5,8 @@ extension NSManagedObjectModel {
     /// Loads the model at `url`, or returns `nil` when it cannot be loaded, as Core Data does.
     ///
     /// `url` is a `.xcdatamodeld` or `.momd` bundle (its current version is loaded), a
-    /// `.xcdatamodel` folder, a model's `contents` file, or a compiled `.mom` file. Use ``load(contentsOf:)`` to
+    /// `.xcdatamodel` folder (Xcode 3's, holding an `elements` archive, too), a model's
+    /// `contents` file, or a compiled `.mom` file. Use ``load(contentsOf:)`` to
     /// learn what is wrong with a model that does not load.
     ///
     /// - Parameter url: The model file or bundle.
@@ -38,7 +39,9 @@ extension NSManagedObjectModel {
         let bundles = ["xcdatamodeld", "momd"]
         if bundles.contains(url.pathExtension) { return url }
         var parent = url.deletingLastPathComponent()
-        if url.lastPathComponent == "contents" { parent = parent.deletingLastPathComponent() }
+        if ["contents", ModelBundleLayout.xcode3ElementsFile].contains(url.lastPathComponent) {
+            parent = parent.deletingLastPathComponent()
+        }
         return bundles.contains(parent.pathExtension) ? parent : nil
     }
 
