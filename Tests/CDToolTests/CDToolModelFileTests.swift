@@ -72,15 +72,21 @@ import Testing
         }
     }
 
-    /// An Xcode 3 bundle (issue 37): `cdtool model` reads its `elements` archives, and
-    /// `--upgrade` writes each version's `contents` beside them, with the same hashes.
-    @Test func modelReadsAndUpgradesAnXcode3Bundle() throws {
-        let fixture = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+    /// A copy of the library tests' Xcode 3 bundle (`Kitchen.xcdatamodeld`) in a new folder.
+    static func copyOfXcode3Bundle() throws -> URL {
+        let fixture = fixtures.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("OpenCoreDataTests/Fixtures/Xcode3/Kitchen.xcdatamodeld")
         let bundle = testFilesFolder.appendingPathComponent("cdtool-\(UUID().uuidString)/Kitchen.xcdatamodeld")
         try FileManager.default.createDirectory(
             at: bundle.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: fixture, to: bundle)
+        return bundle
+    }
+
+    /// An Xcode 3 bundle (issue 37): `cdtool model` reads its `elements` archives, and
+    /// `--upgrade` writes each version's `contents` beside them, with the same hashes.
+    @Test func modelReadsAndUpgradesAnXcode3Bundle() throws {
+        let bundle = try Self.copyOfXcode3Bundle()
         let before = try ModelFile.load(at: bundle)
         #expect(before.problemsPreventingUse.isEmpty)
         #expect(ModelDescription.text(of: before).contains("entity Knife : Utensil (class NSManagedObject)\n"))
@@ -109,6 +115,25 @@ import Testing
         ) {
             try ModelUpgrade.upgrade(at: URL(fileURLWithPath: "/tmp/Catalog.xcdatamodeld.mom"))
         }
+    }
+
+    /// A version that cannot be upgraded leaves the whole bundle as it was; a `contents`
+    /// that does not load is reported, not taken for an upgrade already made.
+    @Test func upgradeWritesAllVersionsOrNone() throws {
+        let bundle = try Self.copyOfXcode3Bundle()
+        let broken = bundle.appendingPathComponent("Kitchen 2.xcdatamodel/elements")
+        try Data("not an archive".utf8).write(to: broken)
+        #expect(throws: CDToolError.self) { try ModelUpgrade.upgrade(at: bundle) }
+        let first = bundle.appendingPathComponent("Kitchen.xcdatamodel/contents")
+        #expect(!FileManager.default.fileExists(atPath: first.path))
+
+        try Data("<model".utf8).write(to: first)
+        let error = #expect(throws: CDToolError.self) {
+            try ModelUpgrade.upgrade(at: bundle.appendingPathComponent("Kitchen.xcdatamodel"))
+        }
+        #expect(error?.description.contains("Kitchen.xcdatamodel/contents") == true, "\(String(describing: error))")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: first.deletingLastPathComponent().path)
+        #expect(leftovers.sorted() == ["contents", "elements", "layout"])
     }
 
     @Test func invalidModelsAndBadPathsGiveClearErrors() throws {

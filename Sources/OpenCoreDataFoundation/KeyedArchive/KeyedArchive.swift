@@ -75,7 +75,9 @@ package struct ArchivedValue {
             if case let .string(text) = name { return text }
             return nil
         }
-        return chain.isEmpty ? (className.map { [$0] } ?? []) : chain
+        // The class itself comes first even when `$classes` leaves it out or disagrees.
+        guard let className else { return chain }
+        return chain.first == className ? chain : [className] + chain
     }
 
     /// The first class of the object's ``classChain`` that `known` holds: an object of a

@@ -400,7 +400,7 @@ package struct CompiledModelDecoder {
             guard Self.kind(of: descriptor) == "NSSortDescriptor", let key = try descriptor.string("NSKey") else {
                 throw failure(
                     state.context,
-                    "has a sort descriptor that is not a plain key sort (\(descriptor.className ?? "plain value"))")
+                    "has a sort descriptor that is not a plain key sort (it is \(Self.describeClass(of: descriptor)))")
             }
             return NSSortDescriptor(key: key, ascending: try descriptor.bool("NSAscending") ?? true)
         }

@@ -4,22 +4,23 @@
 /// `cdtool model --upgrade` uses it to give an Xcode 3 model folder, which holds only the
 /// `elements` archive, the file today's Xcode and every tool read. What the XML can say is
 /// written; what it cannot (a validation predicate other than Xcode's minimum, maximum
-/// and pattern fields, a default value of a type without a text form) throws a
-/// ``CompiledModelEncodingError`` naming the element, so nothing is dropped quietly. The
-/// diagram's positions (`<elements>`) are left out: Xcode lays the entities out again.
+/// and pattern fields, a fetch request's sort descriptors, a default value without a text
+/// form) throws a ``CompiledModelEncodingError``, and so does any other difference the
+/// read-back finds, so nothing is dropped quietly. The diagram's positions (`<elements>`)
+/// are left out: Xcode lays the entities out again.
 package enum ModelContentsWriter {
-    /// The `contents` XML of `model`, checked to read back with the same entity version
-    /// hashes: a model the XML cannot hold faithfully (a name or shape only compiled
-    /// models allow) throws instead of giving a file that would not load or would change.
+    /// The `contents` XML of `model`, checked to read back as the same model (the same
+    /// entity version hashes and ``ModelFingerprint`` lines): a model the XML cannot hold
+    /// faithfully throws instead of giving a file that would not load or would differ.
     package static func contents(of model: NSManagedObjectModel) throws -> String {
         let text = try unverifiedContents(of: model)
         let back = NSManagedObjectModel()
         do {
             try ModelFileLoader(contentsFile: URL(fileURLWithPath: "/contents")).load(Data(text.utf8), into: back)
         } catch let error as ModelLoadingError {
-            let element = error.element.map { " (\($0), line \(error.line ?? 0) of the XML)" } ?? ""
+            let place = error.line.map { " (line \($0) of the XML)" } ?? ""
             throw CompiledModelEncodingError(
-                element: nil, reason: "would not read back as XML\(element): it \(error.reason)")
+                element: error.element, reason: "would not read back as XML\(place): it \(error.reason)")
         }
         let changed = model.entityVersionHashesByName.filter { back.entityVersionHashesByName[$0.key] != $0.value }
         guard changed.isEmpty, back.entities.count == model.entities.count else {
@@ -28,6 +29,16 @@ package enum ModelContentsWriter {
                 reason:
                     "would read back as XML with other version hashes (entities \(changed.keys.sorted().joined(separator: ", ")))"
             )
+        }
+        let (before, after) = (ModelFingerprint.lines(of: model), ModelFingerprint.lines(of: back))
+        if before != after {
+            let index =
+                zip(before, after).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(before.count, after.count)
+            let was = index < before.count ? before[index].trimmingCharacters(in: .whitespaces) : "nothing"
+            let now = index < after.count ? after[index].trimmingCharacters(in: .whitespaces) : "nothing"
+            throw CompiledModelEncodingError(
+                element: nil, reason: "would read back as XML differently: \"\(was)\" would become \"\(now)\"")
         }
         return text
     }
@@ -57,12 +68,17 @@ package enum ModelContentsWriter {
             for member in members { writer.empty("memberEntity", [("name", member.name ?? "")]) }
             writer.close("configuration")
         }
-        for (name, composite) in composites.definitions {
+        // A composite's elements may name further composites, which join the list as they
+        // are met.
+        var written = 0
+        while written < composites.definitions.count {
+            let (name, composite) = composites.definitions[written]
             writer.open("composite", [("name", name)])
             for element in composite.elements {
                 try attributeElement(element, context: "composite '\(name)'", &writer, &composites)
             }
             writer.close("composite")
+            written += 1
         }
         writer.close("model")
         return writer.text
@@ -283,7 +299,9 @@ package enum ModelContentsWriter {
         _ comparison: NSComparisonPredicate, type: NSAttributeType
     ) -> (String, String)? {
         let left = comparison.leftExpression
-        guard comparison.rightExpression.expressionType == .constantValue,
+        // Xcode's fields state plain comparisons only: no `[cd]` options, no ANY/ALL.
+        guard comparison.options.isEmpty, comparison.comparisonPredicateModifier == .direct,
+            comparison.rightExpression.expressionType == .constantValue,
             let bound = comparison.rightExpression.constantValue
         else { return nil }
         let onLength = left.expressionType == .keyPath && left.keyPath == "length"
@@ -300,7 +318,8 @@ package enum ModelContentsWriter {
                 )
             }
             let lengthTyped = type == .stringAttributeType || type == .binaryDataAttributeType
-            guard lengthTyped ? onLength : (onSelf && type.isNumeric), let value = (bound as? NSNumber)?.doubleValue
+            let numeric = type.isNumeric && type != .booleanAttributeType
+            guard lengthTyped ? onLength : (onSelf && numeric), let value = (bound as? NSNumber)?.doubleValue
             else { return nil }
             return (isMinimum ? "minValueString" : "maxValueString", number(value))
         default:
@@ -320,6 +339,11 @@ package enum ModelContentsWriter {
     ) throws {
         guard let entityName = request.entity?.name ?? request.entityName else {
             throw CompiledModelEncodingError(element: context, reason: "has a fetch request without an entity")
+        }
+        if !(request.sortDescriptors ?? []).isEmpty || !(request.relationshipKeyPathsForPrefetching ?? []).isEmpty {
+            throw CompiledModelEncodingError(
+                element: context,
+                reason: "has a fetch request with sort descriptors or prefetching, which Xcode's XML cannot state")
         }
         var fields = [("name", name), ("entity", entityName)]
         if let predicate = request.predicate { fields.append(("predicateString", predicate.predicateFormat)) }
