@@ -16,8 +16,9 @@ import PackageDescription
 // - swift-argument-parser: the `cdtool` and example apps' command lines (subcommands,
 //   options, help and usage errors, exit codes), the standard parser for Swift tools.
 // - FlyingFox: the small HTTP server the Virtual Tourist example starts on the loopback
-//   interface as its photo service; plain sockets and Swift concurrency, so it builds in
-//   seconds where a SwiftNIO server would add minutes to every clean build.
+//   interface as its photo service, and the store browser's (`cdtool serve`); plain sockets
+//   and Swift concurrency, so it builds in seconds where a SwiftNIO server (Hummingbird)
+//   would add minutes to every clean build.
 // - swift-docc-plugin: `swift package generate-documentation`, the standard way to build
 //   DocC documentation from SwiftPM: the articles (Sources/OpenCoreData/OpenCoreData.docc)
 //   and the doc comments, as one combined archive of the library's modules. CI runs it
@@ -48,6 +49,7 @@ let package = Package(
         .executable(name: "CoolNotes", targets: ["CoolNotes"]),
         .executable(name: "VirtualTourist", targets: ["VirtualTourist"]),
         .executable(name: "AcquaintanceServer", targets: ["AcquaintanceServer"]),
+        .executable(name: "cdtool-serve", targets: ["cdtool-serve"]),
         .executable(name: "cdtool", targets: ["cdtool"]),
         .plugin(name: "OpenCoreDataCodegen", targets: ["OpenCoreDataCodegen"]),
         .plugin(name: "OpenCoreDataModelCompiler", targets: ["OpenCoreDataModelCompiler"]),
@@ -289,6 +291,22 @@ let package = Package(
             name: "cdtool",
             dependencies: ["CDToolCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The store browser's pages (`cdtool serve`), apart from any server so that tests
+        // call them directly; HTML is written here, escaped in one place.
+        .target(
+            name: "StoreBrowser",
+            dependencies: ["CDToolCore", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The store browser's web server, a separate executable that `cdtool serve` hands
+        // over to: the server library stays out of `cdtool`, which the codegen plugin builds.
+        // FlyingFox, as the examples' servers (no SwiftNIO to build).
+        .executableTarget(
+            name: "cdtool-serve",
+            dependencies: [
+                "StoreBrowser", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ]
+        ),
         // Runs `cdtool codegen` on a target's `.xcdatamodeld`/`.xcdatamodel` files at
         // build time, like Xcode's "Class Definition" codegen.
         .plugin(
@@ -321,6 +339,10 @@ let package = Package(
             resources: [.copy("Bookshelf.xcdatamodeld")],
             swiftSettings: [.swiftLanguageMode(.v5)],
             plugins: ["OpenCoreDataModelCompiler"]
+        ),
+        .testTarget(
+            name: "StoreBrowserTests",
+            dependencies: ["StoreBrowser", "CDToolCore", "OpenCoreData", "OpenCoreDataTestSupport"]
         ),
         .testTarget(
             name: "CDToolTests",

@@ -5,10 +5,10 @@ import OpenCoreData
 /// Relationships become object-ID URIs (`x-coredata://<store UUID>/<Entity>/p<pk>`, as
 /// `NSManagedObjectID.uriRepresentation()`), so a dump can be joined back together
 /// without nesting objects; dates are ISO 8601, binary data base64, UUIDs and URLs strings.
-enum DumpValue {
+package enum DumpValue {
     /// The property `property` of `object`: `nil`, a string, a number, a Boolean or an
     /// array of URI strings (to-many relationships).
-    static func value(of property: NSPropertyDescription, in object: NSManagedObject) -> Any? {
+    package static func value(of property: NSPropertyDescription, in object: NSManagedObject) -> Any? {
         if let relationship = property as? NSRelationshipDescription {
             let uris = object.objectIDs(forRelationshipNamed: relationship.name).map {
                 $0.uriRepresentation().absoluteString
@@ -31,7 +31,7 @@ enum DumpValue {
     }
 
     /// URIs ordered by entity, then by primary key as a number (`p9` before `p10`).
-    static func uriOrder(_ lhs: String, _ rhs: String) -> Bool {
+    package static func uriOrder(_ lhs: String, _ rhs: String) -> Bool {
         func parts(_ uri: String) -> (String, Int) {
             guard let slash = uri.lastIndex(of: "/") else { return (uri, 0) }
             return (String(uri[..<slash]), Int(uri[uri.index(after: slash)...].dropFirst()) ?? 0)
@@ -40,7 +40,7 @@ enum DumpValue {
     }
 
     /// A stored value as a JSON-compatible one.
-    static func plain(_ value: Any) -> Any {
+    package static func plain(_ value: Any) -> Any {
         switch value {
         case let string as String: return string
         case let date as Date: return ValueFormatting.iso8601(date)
@@ -63,7 +63,7 @@ enum DumpValue {
 
     /// A plain value as one CSV field's text (before quoting): empty for `nil`, URIs of
     /// a to-many separated by spaces, nested values as JSON.
-    static func text(_ value: Any?) -> String {
+    package static func text(_ value: Any?) -> String {
         switch value {
         case nil: return ""
         case let string as String: return string

@@ -101,7 +101,7 @@ public enum ModelDescription {
         return facts
     }
 
-    static func deleteRuleName(_ rule: NSDeleteRule) -> String {
+    package static func deleteRuleName(_ rule: NSDeleteRule) -> String {
         switch rule {
         case .noActionDeleteRule: "no action"
         case .nullifyDeleteRule: "nullify"

@@ -23,6 +23,8 @@ public struct ObjectDump {
     public var entityName: String?
     /// A predicate format string filtering the objects (needs ``entityName``).
     public var predicate: String?
+    /// The order of the objects of each entity (ties in primary-key order); none by default.
+    public var sortDescriptors: [NSSortDescriptor] = []
     /// The output format.
     public var format: Format = .json
     /// How often a progress line is reported, in objects.
@@ -76,6 +78,7 @@ public struct ObjectDump {
                     let request = NSFetchRequest<NSManagedObject>(entityName: entity.name!)
                     request.includesSubentities = includesSubentities
                     request.predicate = filter
+                    request.sortDescriptors = sortDescriptors
                     request.fetchBatchSize = 1_000
                     let properties = Self.dumpedProperties(of: entity, includingSubentities: includesSubentities)
                     let objects = try context.fetchBatched(request)
@@ -121,21 +124,30 @@ public struct ObjectDump {
     }
 
     private func openContext(model: NSManagedObjectModel, inferred: Bool) throws -> NSManagedObjectContext {
+        try Self.openReadOnly(storeURL, model: model, inferred: inferred).newBackgroundContext()
+    }
+
+    /// A container with the store at `url` opened read-only with `model`; an `inferred`
+    /// model (recovered from the store itself) skips the version check.
+    package static func openReadOnly(
+        _ url: URL, model: NSManagedObjectModel, inferred: Bool
+    ) throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "cdtool", managedObjectModel: model)
-        let description = NSPersistentStoreDescription(url: storeURL)
+        let description = NSPersistentStoreDescription(url: url)
         description.isReadOnly = true
         if inferred { description.setOption(true as NSNumber, forKey: NSIgnorePersistentStoreVersioningOption) }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
         if let loadError { throw loadError }
-        return container.newBackgroundContext()
+        return container
     }
 
     /// The stored properties written for `entity`'s objects, by name; with subentities,
     /// theirs too (empty for objects of other entities).
-    static func dumpedProperties(of entity: NSEntityDescription, includingSubentities: Bool) -> [NSPropertyDescription]
-    {
+    package static func dumpedProperties(
+        of entity: NSEntityDescription, includingSubentities: Bool
+    ) -> [NSPropertyDescription] {
         var byName: [String: NSPropertyDescription] = [:]
         var pending = [entity]
         while let next = pending.popLast() {

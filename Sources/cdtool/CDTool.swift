@@ -11,10 +11,10 @@ struct CDTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdtool",
         abstract:
-            "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, compile models, migrate stores.",
+            "Inspect Core Data models and SQLite stores, export their objects, generate NSManagedObject subclasses, compile models, migrate stores, browse a store in a web page.",
         subcommands: [
             ModelCommand.self, InspectCommand.self, DumpCommand.self, CodegenCommand.self, CompileCommand.self,
-            MigrateCommand.self,
+            MigrateCommand.self, ServeCommand.self,
         ]
     )
 

@@ -288,7 +288,7 @@ extension SQLRecorder {
             _ = try context.fetch(request)
             #expect(
                 recorder.take() == [
-                    "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE, t0.ZPAGES, t0.ZSHELF, t0.ZPUBLISHER FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?)) ORDER BY t0.ZTITLE COLLATE OCD_UNICODE ASC, t0.ZPAGES DESC LIMIT 5 OFFSET 2"
+                    "SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE, t0.ZPAGES, t0.ZSHELF, t0.ZPUBLISHER FROM ZBOOK t0 WHERE ((OCD_STRING_MATCH(t0.ZTITLE, ?, 0, 1)) AND (t0.ZPAGES > ?)) ORDER BY t0.ZTITLE COLLATE OCD_UNICODE ASC, t0.ZPAGES DESC, t0.Z_PK LIMIT 5 OFFSET 2"
                 ])
             _ = try context.count(for: request)
             #expect(

@@ -170,6 +170,6 @@ import Testing
         let sorted = try sql(
             "TRUEPREDICATE", sort: [NSSortDescriptor(key: "name", ascending: true, selector: .localizedStandardCompare)]
         )
-        #expect(sorted == "FROM ZPHOTOGRAPHER t0 ORDER BY t0.ZNAME COLLATE OCD_STANDARD ASC")
+        #expect(sorted == "FROM ZPHOTOGRAPHER t0 ORDER BY t0.ZNAME COLLATE OCD_STANDARD ASC, t0.Z_PK")
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+
+/// One request to the store browser, as any HTTP server hands it over: the pages are
+/// written against this, not against a server library, so tests call them directly.
+public struct BrowserRequest: Sendable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The path, percent-decoded (`/entity/Recipe`).
+    public var path: String
+    /// The query's parameters, decoded; the last of a repeated name wins.
+    public var query: [String: String]
+    /// The cookies the browser sent, by name.
+    public var cookies: [String: String]
+
+    /// A request for `path` with `query` and `cookies`.
+    public init(method: String = "GET", path: String, query: [String: String] = [:], cookies: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.cookies = cookies
+    }
+
+    /// The cookies of a `Cookie` header (`a=1; b=2`).
+    public static func cookies(fromHeader header: String?) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for pair in (header ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            cookies[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return cookies
+    }
+}

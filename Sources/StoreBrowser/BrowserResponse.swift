@@ -1,0 +1,35 @@
+import Foundation
+
+/// What the store browser answers: a status, headers and a body, for any HTTP server to send.
+public struct BrowserResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header fields in order (`Set-Cookie` may repeat).
+    public var headers: [(name: String, value: String)]
+    /// The body's bytes.
+    public var body: Data
+
+    /// A response of `status` with `body` of type `contentType`.
+    public init(status: Int = 200, contentType: String, body: Data) {
+        self.status = status
+        self.headers = [("Content-Type", contentType), ("X-Content-Type-Options", "nosniff")]
+        self.body = body
+    }
+
+    /// An HTML page.
+    static func html(_ page: String, status: Int = 200) -> BrowserResponse {
+        var response = BrowserResponse(status: status, contentType: "text/html; charset=utf-8", body: Data(page.utf8))
+        // Nothing on a page runs script or loads from elsewhere: a store's strings stay text.
+        response.headers.append(
+            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:"))
+        return response
+    }
+
+    /// The body as text (UTF-8), for tests and logs.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The first header named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}

@@ -1,0 +1,207 @@
+import CDToolCore
+import Foundation
+import OpenCoreData
+
+extension StoreBrowser {
+    /// Objects shown on one page of an entity's table.
+    static let pageSize = 100
+
+    /// What an entity page (and its export) asks for: the filter, the order, and where
+    /// the page starts.
+    struct TableQuery {
+        var predicate: NSPredicate?
+        var predicateText: String
+        /// The sort key, or `nil` for primary-key order.
+        var sortKey: String?
+        var ascending: Bool
+        /// The page shown, from 1.
+        var page: Int
+
+        /// The query's parameters as the page's links repeat them.
+        var parameters: [(String, String)] {
+            var parameters: [(String, String)] = []
+            if !predicateText.isEmpty { parameters.append(("predicate", predicateText)) }
+            if let sortKey { parameters.append(("sort", ascending ? sortKey : "-" + sortKey)) }
+            return parameters
+        }
+    }
+
+    /// Reads `?predicate=`, `?sort=` (`key` or `-key`) and `?page=`, checking the predicate
+    /// parses and the sort key is one of the entity's attributes.
+    func tableQuery(_ query: [String: String], entity: NSEntityDescription) throws(PageError) -> TableQuery {
+        let text = query["predicate"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        var predicate: NSPredicate?
+        if !text.isEmpty {
+            do {
+                predicate = try NSPredicate.parse(format: text)
+            } catch {
+                throw PageError(status: 400, message: "The predicate does not parse: \(CDToolError(wrapping: error))")
+            }
+        }
+        var sortKey = query["sort"].flatMap { $0.isEmpty ? nil : $0 }
+        var ascending = true
+        if let key = sortKey, key.hasPrefix("-") {
+            sortKey = String(key.dropFirst())
+            ascending = false
+        }
+        if let sortKey, entity.attributesByName[sortKey] == nil {
+            throw PageError(status: 400, message: "\(entity.name ?? "") has no attribute '\(sortKey)' to sort by.")
+        }
+        let page = query["page"].map { Int($0) ?? 0 } ?? 1
+        guard page >= 1 else {
+            throw PageError(status: 400, message: "The page number must be a whole number from 1.")
+        }
+        return TableQuery(predicate: predicate, predicateText: text, sortKey: sortKey, ascending: ascending, page: page)
+    }
+
+    /// `/entity/NAME`: the entity's objects as rows, a page at a time.
+    func entityPage(_ name: String, _ query: [String: String]) -> BrowserResponse {
+        guard let entity = model.entitiesByName[name] else {
+            return error(404, "The model has no entity named '\(name)'.")
+        }
+        do {
+            let table = try tableQuery(query, entity: entity)
+            let columns = entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.sorted {
+                $0.name < $1.name
+            }
+            let page = try reading { context in try self.page(of: entity, table, columns: columns, in: context) }
+            return .html(
+                HTML.page(
+                    title: name, store: storeURL.lastPathComponent,
+                    body: filterForm(entity, table) + page))
+        } catch let failure as PageError {
+            return error(failure.status, failure.message)
+        } catch {
+            return self.error(400, "The store could not run this query: \(CDToolError(wrapping: error))")
+        }
+    }
+
+    private func filterForm(_ entity: NSEntityDescription, _ table: TableQuery) -> String {
+        let name = HTML.escape(entity.name ?? "")
+        let sort = table.sortKey.map { HTML.escape(table.ascending ? $0 : "-" + $0) } ?? ""
+        return """
+            <form method="get" action="/entity/\(HTML.escape(HTML.component(entity.name ?? "")))">
+            <input name="predicate" size="60" placeholder="NSPredicate, e.g. name BEGINSWITH 'A'" value="\(HTML.escape(table.predicateText))">
+            <input type="hidden" name="sort" value="\(sort)">
+            <button type="submit">Filter \(name)</button>
+            \(HTML.link("Export CSV", to: "/export/\(HTML.component(entity.name ?? "")).csv", query: table.parameters))
+            \(HTML.link("Export JSON", to: "/export/\(HTML.component(entity.name ?? "")).json", query: table.parameters))
+            </form>
+            """
+    }
+
+    /// The fetch request for one page: the filter, the order (ties, and no sort key, in
+    /// primary-key order), the window.
+    ///
+    /// Pages are windows (`fetchOffset`), which SQLite reaches by stepping over the rows
+    /// before them. Keyset paging (starting right after the previous page's last row) needs
+    /// the store to order by primary key past a given row, which predicates cannot say:
+    /// objects do not order among themselves.
+    func request(for entity: NSEntityDescription, _ table: TableQuery, limit: Int) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
+        request.predicate = table.predicate
+        // Objects do not order among themselves, so sorting by `self` leaves every row tied:
+        // primary-key order, which the store uses for ties.
+        request.sortDescriptors = [NSSortDescriptor(key: table.sortKey ?? "self", ascending: table.ascending)]
+        request.fetchOffset = (table.page - 1) * Self.pageSize
+        request.fetchLimit = limit
+        return request
+    }
+
+    private func page(
+        of entity: NSEntityDescription, _ table: TableQuery, columns: [NSPropertyDescription],
+        in context: NSManagedObjectContext
+    ) throws -> String {
+        let objects = try context.fetch(request(for: entity, table, limit: Self.pageSize + 1))
+        let shown = objects.prefix(Self.pageSize)
+        let header =
+            ["Object"]
+            + columns.map { column -> String in
+                guard column is NSAttributeDescription else { return HTML.escape(column.name) }
+                let descending = table.sortKey == column.name && table.ascending
+                var parameters = table.parameters.filter { $0.0 != "sort" }
+                parameters.append(("sort", descending ? "-" + column.name : column.name))
+                let arrow = table.sortKey == column.name ? (table.ascending ? " ▲" : " ▼") : ""
+                return HTML.link(
+                    column.name + arrow, to: "/entity/\(HTML.component(entity.name ?? ""))", query: parameters)
+            }
+        let rows = try shown.map { object -> [String] in
+            let filled = try context.existingObject(with: object.objectID)
+            return [objectLink(filled.objectID)] + columns.map { cell(filled, $0) }
+        }
+        var html = HTML.table(header: header, rows: rows)
+        let count = shown.count
+        html += "<p class=\"muted\">\(count) object\(count == 1 ? "" : "s") on this page.</p>"
+        let here = "/entity/\(HTML.component(entity.name ?? ""))"
+        if objects.count > Self.pageSize {
+            html +=
+                "<p>\(HTML.link("Next page →", to: here, query: table.parameters + [("page", String(table.page + 1))]))</p>"
+        }
+        if table.page > 1 {
+            html += "<p>\(HTML.link("← First page", to: here, query: table.parameters))</p>"
+        }
+        return html
+    }
+
+    /// One cell: a value, a to-one as a link, a to-many as its count linking to the object.
+    func cell(_ object: NSManagedObject, _ property: NSPropertyDescription) -> String {
+        guard object.entity.propertiesByName[property.name] != nil else { return "" }
+        if let relationship = property as? NSRelationshipDescription {
+            let ids = object.objectIDs(forRelationshipNamed: relationship.name)
+            if relationship.isToMany {
+                return HTML.link(
+                    "\(ids.count) \(relationship.destinationEntity?.name ?? "")",
+                    to: "/object/\(path(of: object.objectID))",
+                    fragment: relationship.name)
+            }
+            return ids.first.map(objectLink) ?? "<span class=\"muted\">nil</span>"
+        }
+        return display(object.value(forKey: property.name))
+    }
+
+    /// A value as HTML: text escaped, dates in local time, data as its size and first bytes.
+    func display(_ value: Any?) -> String {
+        switch value {
+        case nil: return "<span class=\"muted\">nil</span>"
+        case let date as Date:
+            return HTML.escape(Self.localTime.string(from: date))
+        case let data as Data:
+            let preview = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
+            return "<code>\(data.count) bytes: \(HTML.escape(preview))\(data.count > 16 ? " …" : "")</code>"
+        case let value?:
+            return HTML.escape(DumpValue.text(DumpValue.plain(value)))
+        }
+    }
+
+    nonisolated(unsafe) static let localTime: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
+        formatter.timeZone = .current
+        return formatter
+    }()
+
+    /// A link to an object's page, labelled with its URI's path (`Recipe/p12`).
+    func objectLink(_ id: NSManagedObjectID) -> String {
+        HTML.link(path(of: id), to: "/object/\(path(of: id))")
+    }
+
+    /// `Entity/p12`: the path of an object ID's URI, which names it within the store.
+    func path(of id: NSManagedObjectID) -> String {
+        let uri = id.uriRepresentation()
+        return uri.pathComponents.suffix(2).joined(separator: "/")
+    }
+
+    /// The object ID of a store object by its URI's path (`Entity/p12`).
+    func objectID(forPath path: String) -> NSManagedObjectID? {
+        guard let uuid = context.persistentStoreCoordinator?.persistentStores.first?.identifier,
+            let url = URL(string: "x-coredata://\(uuid)/\(path)")
+        else { return nil }
+        return context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url)
+    }
+}
+
+/// A page's failure: the status and the message it shows.
+struct PageError: Error {
+    let status: Int
+    let message: String
+}

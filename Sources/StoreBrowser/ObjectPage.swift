@@ -1,0 +1,47 @@
+import CDToolCore
+import Foundation
+import OpenCoreData
+
+extension StoreBrowser {
+    /// `/object/Entity/p12`: every property of one object, its relationships followed
+    /// (each related object a link), and its object ID URI.
+    func objectPage(entity: String, key: String) -> BrowserResponse {
+        let path = "\(entity)/\(key)"
+        guard key.hasPrefix("p"), Int64(key.dropFirst()) != nil, model.entitiesByName[entity] != nil,
+            let id = objectID(forPath: path)
+        else {
+            return error(404, "There is no object \(path) in this store.")
+        }
+        do {
+            let body = try reading { context -> String in
+                let object = try context.existingObject(with: id)
+                var rows: [[String]] = []
+                var sections: [String] = []
+                for property in object.entity.properties.sorted(by: { $0.name < $1.name }) {
+                    if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                        let related = object.objectIDs(forRelationshipNamed: relationship.name)
+                        let links = related.map { "<li>\(objectLink($0))</li>" }.joined()
+                        sections.append(
+                            "<h2 id=\"\(HTML.escape(relationship.name))\">\(HTML.escape(relationship.name)) (\(related.count) \(HTML.escape(relationship.destinationEntity?.name ?? "")))</h2><ul>\(links)</ul>"
+                        )
+                        rows.append([
+                            HTML.escape(property.name),
+                            HTML.link("\(related.count) objects", to: "/object/\(path)", fragment: relationship.name),
+                        ])
+                    } else if property is NSFetchedPropertyDescription {
+                        continue
+                    } else {
+                        rows.append([HTML.escape(property.name), cell(object, property)])
+                    }
+                }
+                let uri = id.uriRepresentation().absoluteString
+                return
+                    "<p>Object ID: <code>\(HTML.escape(uri))</code> · entity \(HTML.link(object.entity.name ?? "", to: "/entity/\(HTML.component(object.entity.name ?? ""))"))</p>"
+                    + HTML.table(header: ["Property", "Value"], rows: rows) + sections.joined(separator: "\n")
+            }
+            return .html(HTML.page(title: path, store: storeURL.lastPathComponent, body: body))
+        } catch {
+            return self.error(404, "There is no object \(path) in this store (\(CDToolError(wrapping: error))).")
+        }
+    }
+}

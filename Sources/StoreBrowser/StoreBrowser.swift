@@ -1,0 +1,130 @@
+import CDToolCore
+import Foundation
+import OpenCoreData
+
+/// A Core Data store as web pages: the store's overview, its model, each entity's objects
+/// (filtered by a predicate, sorted, paged), each object, and exports as CSV or JSON.
+///
+/// The store is opened read-only; nothing a page does can write to it. Every request must
+/// carry ``token`` (as `?token=`, then kept in a cookie) or is answered 401, as notebook
+/// servers do. The pages are plain functions of a ``BrowserRequest``; `cdtool-serve` puts
+/// them behind an HTTP server.
+public final class StoreBrowser: @unchecked Sendable {
+    /// The store file.
+    public let storeURL: URL
+    /// The access token every request must carry.
+    public let token: String
+    /// The model the pages read the store with.
+    let model: NSManagedObjectModel
+    /// Where ``model`` came from, for the overview (`given`, `cached in the store`, …).
+    let modelSource: String
+    /// Whether ``model`` was given (and so checked against the store's version hashes).
+    let modelWasGiven: Bool
+    /// Whether a given model fits the store (`nil` when the model came from the store).
+    let compatibility: StoreInspection.Compatibility?
+    /// The read-only context every page reads through, on its own queue.
+    let context: NSManagedObjectContext
+    /// The name of the cookie that keeps the token.
+    static let cookieName = "cdtool_token"
+
+    /// Opens the store at `storeURL` read-only, with `model` or, without one, the model the
+    /// store caches or one inferred from its tables.
+    ///
+    /// - Throws: A ``CDToolCore/CDToolError`` when the file is missing or not a store, or the
+    ///   model does not fit it.
+    public init(storeURL: URL, model: NSManagedObjectModel?, token: String) throws {
+        self.storeURL = storeURL
+        self.token = token
+        modelWasGiven = model != nil
+        do {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
+            let inspection = try StoreInspection.inspect(storeAt: storeURL, model: model)
+            if let model {
+                self.model = model
+                modelSource = "given"
+                compatibility = inspection.compatibility
+            } else {
+                let recovered = try StoreInspection.recoveredModel(ofStoreAt: storeURL)
+                self.model = recovered.model
+                modelSource = Self.describe(recovered.source)
+                compatibility = nil
+            }
+            context = try ObjectDump.openReadOnly(storeURL, model: self.model, inferred: model == nil)
+                .newBackgroundContext()
+        } catch {
+            throw CDToolError(wrapping: error)
+        }
+    }
+
+    private static func describe(_ source: StoreInspection.RecoveredModelSource) -> String {
+        switch source {
+        case .modelCache: "cached in the store (Z_MODELCACHE)"
+        case .tables: "inferred from the store's tables (the store caches no model)"
+        case .tablesAfterUnreadableCache(let reason):
+            "inferred from the store's tables (the cached model is unreadable: \(reason))"
+        }
+    }
+
+    /// The page, export or error for `request`.
+    public func respond(to request: BrowserRequest) -> BrowserResponse {
+        var cookie: String?
+        if let given = request.query["token"], Self.same(given, token) {
+            cookie = "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+        } else if !(request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false) {
+            return .html(
+                HTML.page(
+                    title: "Access token needed", store: storeURL.lastPathComponent,
+                    body:
+                        "<p>Open the address <code>cdtool serve</code> printed when it started: it ends in <code>?token=…</code>.</p>"
+                ), status: 401)
+        }
+        var response = route(request)
+        if let cookie { response.headers.append(("Set-Cookie", cookie)) }
+        return response
+    }
+
+    private func route(_ request: BrowserRequest) -> BrowserResponse {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return error(405, "This server is read-only: only GET requests are answered.")
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch parts.first {
+        case nil: return overviewPage(request.query)
+        case "model" where parts.count == 1: return modelPage()
+        case "entity" where parts.count == 2: return entityPage(parts[1], request.query)
+        case "object" where parts.count == 3: return objectPage(entity: parts[1], key: parts[2])
+        case "export" where parts.count == 2: return export(parts[1], request.query)
+        default: return error(404, "There is no page at \(request.path).")
+        }
+    }
+
+    /// An error page with `status` and `message`.
+    func error(_ status: Int, _ message: String) -> BrowserResponse {
+        .html(
+            HTML.page(
+                title: "Error \(status)", store: storeURL.lastPathComponent,
+                body: "<p class=\"error\">\(HTML.escape(message))</p>"), status: status)
+    }
+
+    /// Runs `body` on the context's queue.
+    func reading<T>(_ body: (NSManagedObjectContext) throws -> T) rethrows -> T {
+        try context.performAndWait {
+            defer { context.reset() }
+            return try body(context)
+        }
+    }
+
+    /// Compares without stopping at the first difference, so timing tells nothing of the token.
+    static func same(_ given: String, _ token: String) -> Bool {
+        let (a, b) = (Array(given.utf8), Array(token.utf8))
+        var difference = a.count ^ b.count
+        for index in 0..<min(a.count, b.count) { difference |= Int(a[index] ^ b[index]) }
+        return difference == 0
+    }
+
+    /// A new random access token (32 hex digits).
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import CDToolCore
+import FlyingFox
+import Foundation
+import OpenCoreData
+import StoreBrowser
+
+/// `cdtool-serve STORE`: the store browser's web server (`cdtool serve` runs it).
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cdtool-serve",
+        abstract:
+            "Browse a Core Data store in a web page: its model, its objects filtered by a predicate, each object, exports. Read-only.",
+        discussion:
+            "Prints the page's address, access token included, on its first line, then serves until interrupted."
+    )
+
+    @Argument(help: "The store: a SQLite file made by Core Data or OpenCoreData.")
+    var store: String
+
+    @Option(
+        help:
+            "The model to read the store with (.xcdatamodeld, .momd, .xcdatamodel, .mom); by default the one the store caches, or one inferred from its tables."
+    )
+    var model: String?
+
+    @Option(
+        help: "The address to listen on. Anything but loopback shares the store with the network: only with the token.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port (0 picks a free one).")
+    var port: UInt16 = 0
+
+    @Option(help: "The access token (by default a new random one each run).")
+    var token: String?
+
+    @Flag(help: "Open the page in the default browser (xdg-open).")
+    var open = false
+
+    func validate() throws {
+        if let token, token.count < 16 { throw ValidationError("--token must be at least 16 characters") }
+    }
+
+    func run() async throws {
+        let browser: StoreBrowser
+        do {
+            let url = URL(fileURLWithPath: store)
+            let given = try model.map { try ModelFile.load(at: URL(fileURLWithPath: $0)) }
+            browser = try StoreBrowser(storeURL: url, model: given, token: token ?? StoreBrowser.newToken())
+        } catch {
+            FileHandle.standardError.write(Data("cdtool serve: error: \(CDToolError(wrapping: error))\n".utf8))
+            throw ExitCode.failure
+        }
+        let server: HTTPServer
+        do {
+            server = HTTPServer(
+                address: try .inet(ip4: host, port: port), logger: .disabled, handler: BrowserHandler(browser: browser))
+        } catch {
+            FileHandle.standardError.write(Data("cdtool serve: error: \(host) is not an IPv4 address\n".utf8))
+            throw ExitCode.failure
+        }
+        let task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case let .ip4(_, listening)? = await server.listeningAddress else {
+            throw ExitCode.failure
+        }
+        let link = "http://\(host):\(listening)/?token=\(browser.token)"
+        // Unbuffered, so a script reading the first line gets it now.
+        FileHandle.standardOutput.write(Data((link + "\n").utf8))
+        if open { _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/xdg-open"), arguments: [link]) }
+        try await task.value
+    }
+}
+
+/// Hands FlyingFox's requests to the browser's pages and back.
+struct BrowserHandler: HTTPHandler {
+    let browser: StoreBrowser
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var query: [String: String] = [:]
+        for item in request.query { query[item.name] = item.value }
+        let page = browser.respond(
+            to: BrowserRequest(
+                method: request.method.rawValue, path: request.path, query: query,
+                cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie])))
+        var headers = HTTPHeaders()
+        for (name, value) in page.headers { headers.addValue(value, for: HTTPHeader(name)) }
+        return HTTPResponse(
+            statusCode: HTTPStatusCode(page.status, phrase: Self.phrases[page.status] ?? ""), headers: headers,
+            body: page.body)
+    }
+
+    static let phrases = [
+        200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
+        500: "Internal Server Error",
+    ]
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+
+/// `cdtool serve STORE …`: runs `cdtool-serve`, the store browser's server, which is built
+/// beside `cdtool` as its own executable so that the server library stays out of `cdtool`
+/// (the codegen plugin builds `cdtool`).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Browse a store in a web page (read-only): runs cdtool-serve with the same arguments.",
+        discussion: "See 'cdtool-serve --help' for the options: --model, --host, --port, --token, --open."
+    )
+
+    @Argument(parsing: .allUnrecognized, help: "The store and cdtool-serve's options.")
+    var arguments: [String] = []
+
+    func run() throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        let server = directory.appendingPathComponent("cdtool-serve")
+        guard FileManager.default.isExecutableFile(atPath: server.path) else {
+            CommandSupport.report(
+                "cdtool: error: cdtool serve runs cdtool-serve, which is not built beside cdtool (\(directory.path)): build it with 'swift build --product cdtool-serve'"
+            )
+            throw ExitCode.failure
+        }
+        let process = Process()
+        process.executableURL = server
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        throw ExitCode(process.terminationStatus)
+    }
+}

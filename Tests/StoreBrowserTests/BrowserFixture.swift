@@ -1,0 +1,88 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataTestSupport
+import StoreBrowser
+
+/// A store made for the browser's tests: `authors` authors (every third without a rank,
+/// ranks repeating, so sorting has ties and nils) and two books each; the first author's
+/// name and bio hold markup, quotes and control characters.
+enum BrowserFixture {
+    static let token = "0123456789abcdef0123456789abcdef"
+    static let hostileName = "<script>alert('x')</script>\"quoted\" & \u{1}bell"
+
+    static func model() -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = true
+            return attribute
+        }
+        let author = NSEntityDescription()
+        author.name = "Author"
+        let book = NSEntityDescription()
+        book.name = "Book"
+        let books = NSRelationshipDescription()
+        books.name = "books"
+        books.destinationEntity = book
+        books.maxCount = 0
+        books.deleteRule = .cascadeDeleteRule
+        let writer = NSRelationshipDescription()
+        writer.name = "author"
+        writer.destinationEntity = author
+        writer.maxCount = 1
+        books.inverseRelationship = writer
+        writer.inverseRelationship = books
+        author.properties = [
+            attribute("name", .stringAttributeType), attribute("rank", .integer32AttributeType),
+            attribute("born", .dateAttributeType), attribute("photo", .binaryDataAttributeType), books,
+        ]
+        book.properties = [attribute("title", .stringAttributeType), attribute("price", .doubleAttributeType), writer]
+        let model = NSManagedObjectModel()
+        model.entities = [author, book]
+        return model
+    }
+
+    /// A new store file with `authors` authors, closed again.
+    static func store(authors: Int) throws -> URL {
+        let folder = testFilesFolder.appendingPathComponent("StoreBrowser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Library.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for index in 0..<authors {
+                let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+                author.setValue(index == 0 ? hostileName : "Author \(index)", forKey: "name")
+                if index % 3 != 0 { author.setValue(Int32(index % 7), forKey: "rank") }
+                author.setValue(Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 86_400), forKey: "born")
+                author.setValue(Data([0x89, 0x50, 0x4E, 0x47, UInt8(index % 256)]), forKey: "photo")
+                for number in 0..<2 {
+                    let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+                    book.setValue("Book \(index)-\(number)", forKey: "title")
+                    book.setValue(Double(index) + 0.5, forKey: "price")
+                    book.setValue(author, forKey: "author")
+                }
+            }
+            try context.save()
+        }
+        try coordinator.remove(store)
+        return url
+    }
+
+    /// A browser on a new store of `authors` authors, with the store's cached model.
+    static func browser(authors: Int = 5) throws -> StoreBrowser {
+        try StoreBrowser(storeURL: store(authors: authors), model: nil, token: token)
+    }
+}
+
+extension StoreBrowser {
+    /// `path` with `query`, as a browser that already has the token's cookie asks for it.
+    func get(_ path: String, _ query: [String: String] = [:]) -> BrowserResponse {
+        respond(
+            to: BrowserRequest(
+                path: path, query: query, cookies: ["cdtool_token": BrowserFixture.token]))
+    }
+}

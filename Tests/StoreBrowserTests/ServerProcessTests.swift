@@ -1,0 +1,75 @@
+import Foundation
+import StoreBrowser
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `cdtool-serve`, the real server, run as `cdtool serve` runs it: the first line is the
+/// address with the token, the token is required and then kept in a cookie, pages come
+/// back over HTTP.
+@Suite struct ServerProcessTests {
+    static var server: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "cdtool-serve")
+    }
+
+    @Test func theServerPrintsItsAddressAndServesThePages() async throws {
+        let store = try BrowserFixture.store(authors: 3)
+        let process = Process()
+        process.executableURL = Self.server
+        process.arguments = [store.path, "--token", BrowserFixture.token]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { process.terminate() }
+        let line = try #require(Self.firstLine(of: output.fileHandleForReading))
+        #expect(line.hasPrefix("http://127.0.0.1:"))
+        #expect(line.hasSuffix("/?token=\(BrowserFixture.token)"))
+        let base = try #require(URL(string: String(line.prefix { $0 != "?" })))
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        let session = URLSession(configuration: configuration)
+        let (_, refused) = try await session.data(from: base)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 401)
+
+        let (body, response) = try await session.data(from: try #require(URL(string: line)))
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("Library.sqlite"))
+        let cookie = try #require(http.value(forHTTPHeaderField: "Set-Cookie"))
+
+        var request = URLRequest(url: base.appendingPathComponent("entity/Author"))
+        request.setValue(String(cookie.prefix { $0 != ";" }), forHTTPHeaderField: "Cookie")
+        let (page, pageResponse) = try await session.data(for: request)
+        #expect((pageResponse as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: page, as: UTF8.self).contains(#"<a href="/object/Author/p3">Author/p3</a>"#))
+    }
+
+    @Test func aMissingStoreIsAClearErrorAndExitCode() throws {
+        let process = Process()
+        process.executableURL = Self.server
+        process.arguments = ["/nonexistent/store.sqlite"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.hasPrefix("cdtool serve: error: "), "\(message)")
+        #expect(message.contains("/nonexistent/store.sqlite"))
+    }
+
+    /// The first line a process writes, or `nil` if it ends first.
+    static func firstLine(of handle: FileHandle) -> String? {
+        var bytes = Data()
+        while true {
+            let chunk = handle.readData(ofLength: 1)
+            if chunk.isEmpty { return nil }
+            if chunk == Data("\n".utf8) { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(chunk)
+        }
+    }
+}
