@@ -44,11 +44,11 @@ extension StoreBrowser {
             sortKey = String(key.dropFirst())
             ascending = false
         }
-        if let sortKey, entity.attributesByName[sortKey] == nil {
+        if let sortKey, !(entity.attributesByName[sortKey].map(Self.isSortable) ?? false) {
             throw PageError(status: 400, message: "\(entity.name ?? "") has no attribute '\(sortKey)' to sort by.")
         }
         let page = query["page"].map { Int($0) ?? 0 } ?? 1
-        guard page >= 1 else {
+        guard page >= 1, page <= Int32.max else {
             throw PageError(status: 400, message: "The page number must be a whole number from 1.")
         }
         return TableQuery(predicate: predicate, predicateText: text, sortKey: sortKey, ascending: ascending, page: page)
@@ -117,7 +117,9 @@ extension StoreBrowser {
         let header =
             ["Object"]
             + columns.map { column -> String in
-                guard column is NSAttributeDescription else { return HTML.escape(column.name) }
+                guard let attribute = column as? NSAttributeDescription, Self.isSortable(attribute) else {
+                    return HTML.escape(column.name)
+                }
                 let descending = table.sortKey == column.name && table.ascending
                 var parameters = table.parameters.filter { $0.0 != "sort" }
                 parameters.append(("sort", descending ? "-" + column.name : column.name))
@@ -143,6 +145,15 @@ extension StoreBrowser {
         return html
     }
 
+    /// Whether the store can sort by `attribute`: a stored value of a type with an order.
+    static func isSortable(_ attribute: NSAttributeDescription) -> Bool {
+        !attribute.isTransient
+            && ![
+                .binaryDataAttributeType, .transformableAttributeType, .compositeAttributeType, .undefinedAttributeType,
+            ]
+            .contains(attribute.attributeType)
+    }
+
     /// One cell: a value, a to-one as a link, a to-many as its count linking to the object.
     func cell(_ object: NSManagedObject, _ property: NSPropertyDescription) -> String {
         guard object.entity.propertiesByName[property.name] != nil else { return "" }
@@ -151,7 +162,7 @@ extension StoreBrowser {
             if relationship.isToMany {
                 return HTML.link(
                     "\(ids.count) \(relationship.destinationEntity?.name ?? "")",
-                    to: "/object/\(path(of: object.objectID))",
+                    to: objectAddress(object.objectID),
                     fragment: relationship.name)
             }
             return ids.first.map(objectLink) ?? "<span class=\"muted\">nil</span>"
@@ -173,6 +184,7 @@ extension StoreBrowser {
         }
     }
 
+    /// Dates as local time. Used only inside ``reading(_:)``, one page at a time.
     nonisolated(unsafe) static let localTime: DateFormatter = {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
@@ -182,7 +194,12 @@ extension StoreBrowser {
 
     /// A link to an object's page, labelled with its URI's path (`Recipe/p12`).
     func objectLink(_ id: NSManagedObjectID) -> String {
-        HTML.link(path(of: id), to: "/object/\(path(of: id))")
+        HTML.link(path(of: id), to: objectAddress(id))
+    }
+
+    /// The address of an object's page, its entity's name encoded.
+    func objectAddress(_ id: NSManagedObjectID) -> String {
+        "/object/\(HTML.component(id.entity.name ?? ""))/\(id.uriRepresentation().lastPathComponent)"
     }
 
     /// `Entity/p12`: the path of an object ID's URI, which names it within the store.

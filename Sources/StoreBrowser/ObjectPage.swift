@@ -26,7 +26,7 @@ extension StoreBrowser {
                         )
                         rows.append([
                             HTML.escape(property.name),
-                            HTML.link("\(related.count) objects", to: "/object/\(path)", fragment: relationship.name),
+                            HTML.link("\(related.count) objects", to: objectAddress(id), fragment: relationship.name),
                         ])
                     } else if property is NSFetchedPropertyDescription {
                         continue

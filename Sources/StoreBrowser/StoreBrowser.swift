@@ -33,6 +33,9 @@ public final class StoreBrowser: @unchecked Sendable {
     /// - Throws: A ``CDToolCore/CDToolError`` when the file is missing or not a store, or the
     ///   model does not fit it.
     public init(storeURL: URL, model: NSManagedObjectModel?, token: String) throws {
+        guard Self.isValidToken(token) else {
+            throw CDToolError("an access token is at least 16 letters, digits, '-' or '_'")
+        }
         self.storeURL = storeURL
         self.token = token
         modelWasGiven = model != nil
@@ -84,7 +87,7 @@ public final class StoreBrowser: @unchecked Sendable {
     }
 
     private func route(_ request: BrowserRequest) -> BrowserResponse {
-        guard request.method == "GET" || request.method == "HEAD" else {
+        guard request.method == "GET" else {
             return error(405, "This server is read-only: only GET requests are answered.")
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -120,6 +123,15 @@ public final class StoreBrowser: @unchecked Sendable {
         var difference = a.count ^ b.count
         for index in 0..<min(a.count, b.count) { difference |= Int(a[index] ^ b[index]) }
         return difference == 0
+    }
+
+    /// Whether `token` can be an access token: at least 16 characters, all letters,
+    /// digits, `-` or `_`, so it fits a cookie and an address as it is.
+    public static func isValidToken(_ token: String) -> Bool {
+        token.count >= 16
+            && token.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 
     /// A new random access token (32 hex digits).

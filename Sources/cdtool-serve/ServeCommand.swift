@@ -39,7 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
     var open = false
 
     func validate() throws {
-        if let token, token.count < 16 { throw ValidationError("--token must be at least 16 characters") }
+        if let token, !StoreBrowser.isValidToken(token) {
+            throw ValidationError("--token must be at least 16 letters, digits, '-' or '_'")
+        }
     }
 
     func run() async throws {
@@ -78,17 +80,30 @@ struct BrowserHandler: HTTPHandler {
     let browser: StoreBrowser
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var query: [String: String] = [:]
-        for item in request.query { query[item.name] = item.value }
         let page = browser.respond(
             to: BrowserRequest(
-                method: request.method.rawValue, path: request.path, query: query,
+                method: request.method.rawValue, path: request.path,
+                query: Self.formQuery(request.target.query(percentEncoded: true)),
                 cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie])))
         var headers = HTTPHeaders()
         for (name, value) in page.headers { headers.addValue(value, for: HTTPHeader(name)) }
         return HTTPResponse(
             statusCode: HTTPStatusCode(page.status, phrase: Self.phrases[page.status] ?? ""), headers: headers,
             body: page.body)
+    }
+
+    /// A query string as a browser's form sends it: `+` for a space, then percent-decoded
+    /// (`URLComponents` keeps a `+` as it is, which would turn `a == 'b c'` into `a+==+…`).
+    static func formQuery(_ query: String) -> [String: String] {
+        var items: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ part: Substring) -> String {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
+            items[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return items
     }
 
     static let phrases = [

@@ -15,8 +15,9 @@ struct ServeCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
+        // The running executable itself (`arguments[0]` is only `cdtool` when found on PATH).
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let directory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         let server = directory.appendingPathComponent("cdtool-serve")
         guard FileManager.default.isExecutableFile(atPath: server.path) else {
             CommandSupport.report(

@@ -46,6 +46,16 @@ import FoundationNetworking
         let (page, pageResponse) = try await session.data(for: request)
         #expect((pageResponse as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: page, as: UTF8.self).contains(#"<a href="/object/Author/p3">Author/p3</a>"#))
+
+        // A form sends spaces as '+': the predicate arrives as typed.
+        var filtered = URLRequest(
+            url: try #require(
+                URL(string: base.absoluteString + "entity/Author?predicate=name+BEGINSWITH+%27Author+2%27")))
+        filtered.setValue(String(cookie.prefix { $0 != ";" }), forHTTPHeaderField: "Cookie")
+        let (rows, filteredResponse) = try await session.data(for: filtered)
+        #expect((filteredResponse as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: rows, as: UTF8.self).contains(#"<a href="/object/Author/p3">Author/p3</a>"#))
+        #expect(!String(decoding: rows, as: UTF8.self).contains(#"<a href="/object/Author/p2">"#))
     }
 
     @Test func aMissingStoreIsAClearErrorAndExitCode() throws {

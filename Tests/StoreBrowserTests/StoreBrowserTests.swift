@@ -31,6 +31,14 @@ import Testing
         let post = browser.respond(
             to: BrowserRequest(method: "POST", path: "/entity/Author", cookies: ["cdtool_token": BrowserFixture.token]))
         #expect(post.status == 405)
+        let head = browser.respond(
+            to: BrowserRequest(method: "HEAD", path: "/", cookies: ["cdtool_token": BrowserFixture.token]))
+        #expect(head.status == 405)
+        #expect(browser.get("/entity/Author", ["sort": "photo"]).status == 400)
+        #expect(throws: (any Error).self) {
+            try StoreBrowser(storeURL: URL(fileURLWithPath: "/tmp/x.sqlite"), model: nil, token: "short")
+        }
+        #expect(!StoreBrowser.isValidToken("0123456789abcdef;x=1"))
         #expect(browser.get("/nowhere").status == 404)
         #expect(browser.get("/entity/Nobody").status == 404)
         #expect(browser.get("/object/Author/p999").status == 404)
@@ -115,6 +123,7 @@ import Testing
         let all = Self.allRows(browser, "/entity/Author", [:])
         #expect(all == (1...250).map { "Author/p\($0)" })
         #expect(browser.get("/entity/Author", ["page": "0"]).status == 400)
+        #expect(browser.get("/entity/Author", ["page": "9223372036854775807"]).status == 400)
         #expect(Self.rows(of: browser.get("/entity/Author", ["page": "9"])).rows.isEmpty)
     }
 

@@ -93,12 +93,12 @@ package enum ModelXMLDocument {
         }
         // The XML declaration is the one processing instruction model files have. FoundationXML
         // on Linux reads one without data (`<?x?>`) through a null pointer, a crash.
-        let afterDeclaration =
+        // Any `<?` past the declaration's own is refused, even where the declaration is cut
+        // short (`<?xml a="b><x<?y?>`): libxml2 then reads the later one as an instruction.
+        let isDeclaration =
             text.hasPrefix("<?xml")
-                && text.dropFirst(5).first.map({ $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) == true
-            ? text.range(of: "?>").map { text[$0.upperBound...] } ?? ""
-            : text[...]
-        if afterDeclaration.contains("<?") {
+            && text.dropFirst(5).first.map({ $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) == true
+        if (isDeclaration ? text.dropFirst(2) : text[...]).contains("<?") {
             throw refuse("has a processing instruction, which model files do not have")
         }
         guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return }

@@ -81,9 +81,10 @@ package final class SQLQueryBuilder {
             if let having = selected.having { statement = "\(statement) HAVING \(having)" }
         }
         // Rows the descriptors leave tied come in primary-key order, so that a sorted fetch
-        // is the same every time and a page can start after a known row (keyset paging).
-        // An index on the sort key holds the key too, so this costs no extra sort.
-        if !order.isEmpty, selected.map({ !$0.distinct && $0.groupBy == nil }) ?? true {
+        // is the same every time and its windows (offset and limit) tile it; a descriptor
+        // that orders nothing (`self`) leaves every row tied. An index on an ascending sort
+        // key already holds its rows in that order; a descending one sorts each run of ties.
+        if !fetch.sortDescriptors.isEmpty, selected.map({ !$0.distinct && $0.groupBy == nil }) ?? true {
             order.append("t0.Z_PK")
         }
         if !order.isEmpty { statement = "\(statement) ORDER BY \(SQLFragment.joined(order, separator: ", "))" }

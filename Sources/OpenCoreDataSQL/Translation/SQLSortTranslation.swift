@@ -29,8 +29,9 @@ extension SQLTranslator {
                     "sorting by composite attribute '\(composite.keyPath)' as a whole; sort by its elements (\(composite.keyPath).\(composite.composite.elements.first?.name ?? "element"))"
                 )
             case .object, .entity:
-                // Objects (and entities) do not order among themselves; only nil comes first.
-                return ["(\(value.fragment) IS NOT NULL) \(raw: direction)"]
+                // Objects (and entities) do not order among themselves; only nil comes first,
+                // and a value that cannot be nil (the object itself) orders nothing.
+                return value.isNullable ? ["(\(value.fragment) IS NOT NULL) \(raw: direction)"] : []
             case .string:
                 let text = schema.dialect.comparedText(value.fragment)
                 return ["\(text) COLLATE \(raw: Self.collation(for: selector)) \(raw: direction)"]

@@ -670,6 +670,8 @@ extension SplitMix64: RandomNumberGenerator {}
         for text in [
             "<?xml version=\"1.0\"?>\n<model><?x?></model>", "<?xm?>\n<model/>", "<?xml?>\n<model/>",
             "<model/><?pi data?>",
+            // A declaration cut short: the instruction after it looked like part of it.
+            "<?xml vea(=\"Yo>\n<rt\trEnit<?srn?>\ny",
         ] {
             let folder = try ModelFixtures.write(text, header: false)
             let error = #expect(throws: ModelLoadingError.self) { try NSManagedObjectModel.load(contentsOf: folder) }
