@@ -61,11 +61,8 @@ extension StoreBrowser {
         return .html(HTML.page(title: storeURL.lastPathComponent, store: storeURL.lastPathComponent, body: body))
     }
 
-    /// The first value of a one-row SQLite statement, read on a read-only connection.
+    /// The values of a SQLite statement, joined, read on the browser's read-only connection.
     private func sqlite(_ statement: String) -> String? {
-        var configuration = Configuration()
-        configuration.readonly = true
-        guard let queue = try? DatabaseQueue(path: storeURL.path, configuration: configuration) else { return nil }
-        return try? queue.read { db in try String.fetchAll(db, sql: statement).joined(separator: "; ") }
+        try? database.read { db in try String.fetchAll(db, sql: statement).joined(separator: "; ") }
     }
 }

@@ -1,5 +1,6 @@
 import CDToolCore
 import Foundation
+import GRDB
 import OpenCoreData
 
 /// A Core Data store as web pages: the store's overview, its model, each entity's objects
@@ -24,6 +25,13 @@ public final class StoreBrowser: @unchecked Sendable {
     let compatibility: StoreInspection.Compatibility?
     /// The read-only context every page reads through, on its own queue.
     let context: NSManagedObjectContext
+    /// A read-only SQLite connection for what Core Data's API does not say: pages in
+    /// primary-key order that start after a given row, the journal mode, the integrity check.
+    let database: DatabaseQueue
+    /// Each entity's table and the entity numbers of its rows there (its own and its
+    /// subentities'), and each number's entity name.
+    let rowsByEntity: [String: (table: String, numbers: [Int])]
+    let entityNames: [Int: String]
     /// The name of the cookie that keeps the token.
     static let cookieName = "cdtool_token"
 
@@ -54,6 +62,23 @@ public final class StoreBrowser: @unchecked Sendable {
             }
             context = try ObjectDump.openReadOnly(storeURL, model: self.model, inferred: model == nil)
                 .newBackgroundContext()
+            var configuration = Configuration()
+            configuration.readonly = true
+            database = try DatabaseQueue(path: storeURL.path, configuration: configuration)
+            var names: [Int: String] = [:]
+            var children: [String: [String]] = [:]
+            for entity in inspection.entities {
+                names[entity.number] = entity.name
+                if let parent = entity.parent { children[parent, default: []].append(entity.name) }
+            }
+            func descendants(_ name: String) -> [String] { [name] + (children[name] ?? []).flatMap(descendants) }
+            let byName = Dictionary(inspection.entities.map { ($0.name, $0) }) { first, _ in first }
+            var rows: [String: (table: String, numbers: [Int])] = [:]
+            for entity in inspection.entities {
+                rows[entity.name] = (entity.table, descendants(entity.name).compactMap { byName[$0]?.number })
+            }
+            rowsByEntity = rows
+            entityNames = names
         } catch {
             throw CDToolError(wrapping: error)
         }

@@ -119,7 +119,12 @@ import Testing
         let browser = try BrowserFixture.browser(authors: 250)
         let first = Self.rows(of: browser.get("/entity/Author"))
         #expect(first.rows.count == 100)
-        #expect(first.next?["page"] == "2")
+        #expect(first.next?["after"] == "100")
+        #expect(
+            Self.rows(of: browser.get("/entity/Author", ["after": "240"])).rows == (241...250).map { "Author/p\($0)" })
+        #expect(browser.get("/entity/Author", ["after": "x"]).status == 400)
+        // Filtered, pages are windows.
+        #expect(Self.rows(of: browser.get("/entity/Author", ["predicate": "TRUEPREDICATE"])).next?["page"] == "2")
         let all = Self.allRows(browser, "/entity/Author", [:])
         #expect(all == (1...250).map { "Author/p\($0)" })
         #expect(browser.get("/entity/Author", ["page": "0"]).status == 400)
