@@ -128,14 +128,16 @@ public struct ObjectDump {
     }
 
     /// A container with the store at `url` opened read-only with `model`; an `inferred`
-    /// model (recovered from the store itself) skips the version check.
+    /// model (recovered from the store itself) skips the version check, and a store that
+    /// keeps persistent history is opened `trackingHistory`, so its history can be read.
     package static func openReadOnly(
-        _ url: URL, model: NSManagedObjectModel, inferred: Bool
+        _ url: URL, model: NSManagedObjectModel, inferred: Bool, trackingHistory: Bool = false
     ) throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "cdtool", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
         description.isReadOnly = true
         if inferred { description.setOption(true as NSNumber, forKey: NSIgnorePersistentStoreVersioningOption) }
+        if trackingHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }

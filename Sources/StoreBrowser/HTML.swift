@@ -54,17 +54,17 @@ enum HTML {
         main{padding:16px}table{border-collapse:collapse}td,th{border:1px solid #d2d2d7;padding:3px 8px;text-align:left;vertical-align:top}
         th{background:#f5f5f7}.error{color:#b00020;white-space:pre-wrap}.muted{color:#6e6e73}code{font-size:12px}
         </style></head><body>
-        <nav>\(link("Overview", to: "/"))\(link("Model", to: "/model"))</nav>
+        <nav>\(link("Overview", to: "/"))\(link("Model", to: "/model"))\(link("History", to: "/history"))</nav>
         <main><h1>\(escape(title))</h1>
         \(body)
         </main></body></html>
         """
     }
 
-    /// A table with `header` cells and `rows` of cells, all already HTML.
+    /// A table with `header` cells (none for an empty list) and `rows` of cells, all already HTML.
     static func table(header: [String], rows: [[String]]) -> String {
-        let head = header.map { "<th>\($0)</th>" }.joined()
+        let head = header.isEmpty ? "" : "<thead><tr>" + header.map { "<th>\($0)</th>" }.joined() + "</tr></thead>"
         let body = rows.map { "<tr>" + $0.map { "<td>\($0)</td>" }.joined() + "</tr>" }.joined(separator: "\n")
-        return "<table><thead><tr>\(head)</tr></thead><tbody>\n\(body)\n</tbody></table>"
+        return "<table>\(head)<tbody>\n\(body)\n</tbody></table>"
     }
 }

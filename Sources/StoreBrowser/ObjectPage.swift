@@ -34,6 +34,22 @@ extension StoreBrowser {
                         rows.append([HTML.escape(property.name), cell(object, property)])
                     }
                 }
+                if keepsHistory {
+                    let touching = try transactions(in: context, from: .min, to: .max).compactMap {
+                        transaction -> [String]? in
+                        let changes = (transaction.changes ?? []).filter { $0.changedObjectID == id }
+                        guard !changes.isEmpty else { return nil }
+                        return [
+                            String(transaction.transactionNumber),
+                            HTML.escape(Self.localTime.string(from: transaction.timestamp)),
+                            HTML.escape(transaction.author ?? ""), changeList(changes),
+                        ]
+                    }
+                    sections.append(
+                        "<h2 id=\"history\">History</h2>"
+                            + HTML.table(
+                                header: ["Transaction", "Time", "Author", "Change"], rows: touching.reversed()))
+                }
                 let uri = id.uriRepresentation().absoluteString
                 return
                     "<p>Object ID: <code>\(HTML.escape(uri))</code> · entity \(HTML.link(object.entity.name ?? "", to: "/entity/\(HTML.component(object.entity.name ?? ""))"))</p>"

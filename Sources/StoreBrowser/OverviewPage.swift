@@ -15,7 +15,9 @@ extension StoreBrowser {
             return self.error(500, "The store could not be read: \(CDToolError(wrapping: error))")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: storeURL.path)[.size] as? Int) ?? 0
-        let version = inspection.metadata[NSStoreModelVersionIdentifiersKey].map { "\($0)" } ?? "—"
+        let identifiers = (inspection.metadata[NSStoreModelVersionIdentifiersKey] as? [Any] ?? [])
+            .map { "\($0)" }.filter { !$0.isEmpty }
+        let version = identifiers.isEmpty ? "none" : identifiers.joined(separator: ", ")
         var facts: [(String, String)] = [
             ("File", HTML.escape(storeURL.path)),
             ("Size", HTML.escape(ByteCountFormatter.string(fromByteCount: Int64(size), countStyle: .file))),
@@ -42,7 +44,7 @@ extension StoreBrowser {
         if query["check"] == "integrity" {
             facts.append(("Integrity check", HTML.escape(sqlite("PRAGMA integrity_check") ?? "could not run")))
         }
-        let summary = HTML.table(header: ["", ""], rows: facts.map { ["<b>\($0.0)</b>", $0.1] })
+        let summary = HTML.table(header: [], rows: facts.map { ["<b>\($0.0)</b>", $0.1] })
         let hashes = model.entityVersionHashesByName
         let rows = inspection.entities.sorted { $0.name < $1.name }.map { entity in
             [

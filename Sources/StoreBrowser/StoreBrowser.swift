@@ -31,6 +31,8 @@ public final class StoreBrowser: @unchecked Sendable {
     /// Each entity's table and the entity numbers of its rows there (its own and its
     /// subentities'), and each number's entity name.
     let rowsByEntity: [String: (table: String, numbers: [Int])]
+    /// Whether the store keeps persistent history (it has Core Data's history tables).
+    let keepsHistory: Bool
     let entityNames: [Int: String]
     /// The name of the cookie that keeps the token.
     static let cookieName = "cdtool_token"
@@ -60,11 +62,13 @@ public final class StoreBrowser: @unchecked Sendable {
                 modelSource = Self.describe(recovered.source)
                 compatibility = nil
             }
-            context = try ObjectDump.openReadOnly(storeURL, model: self.model, inferred: model == nil)
-                .newBackgroundContext()
             var configuration = Configuration()
             configuration.readonly = true
             database = try DatabaseQueue(path: storeURL.path, configuration: configuration)
+            keepsHistory = try database.read { try $0.tableExists("ATRANSACTION") }
+            context = try ObjectDump.openReadOnly(
+                storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory
+            ).newBackgroundContext()
             var names: [Int: String] = [:]
             var children: [String: [String]] = [:]
             for entity in inspection.entities {
@@ -97,7 +101,8 @@ public final class StoreBrowser: @unchecked Sendable {
     public func respond(to request: BrowserRequest) -> BrowserResponse {
         var cookie: String?
         if let given = request.query["token"], Self.same(given, token) {
-            cookie = "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+            // Kept a day (the token is new each run), so a browser restarted meanwhile still has it.
+            cookie = "\(Self.cookieName)=\(token); Path=/; Max-Age=86400; HttpOnly; SameSite=Strict"
         } else if !(request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false) {
             return .html(
                 HTML.page(
@@ -119,6 +124,7 @@ public final class StoreBrowser: @unchecked Sendable {
         switch parts.first {
         case nil: return overviewPage(request.query)
         case "model" where parts.count == 1: return modelPage()
+        case "history" where parts.count == 1: return historyPage(request.query)
         case "entity" where parts.count == 2: return entityPage(parts[1], request.query)
         case "object" where parts.count == 3: return objectPage(entity: parts[1], key: parts[2])
         case "export" where parts.count == 2: return export(parts[1], request.query)

@@ -43,16 +43,21 @@ enum BrowserFixture {
         return model
     }
 
-    /// A new store file with `authors` authors, closed again.
-    static func store(authors: Int) throws -> URL {
+    /// A new store file with `authors` authors, closed again; with `history`, the store
+    /// keeps persistent history, the authors come in one transaction by "importer" and a
+    /// second one by "editor" renames the second author.
+    static func store(authors: Int, history: Bool = false) throws -> URL {
         let folder = testFilesFolder.appendingPathComponent("StoreBrowser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("Library.sqlite")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: history ? [NSPersistentHistoryTrackingKey: true as NSNumber] : nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
+            context.transactionAuthor = "importer"
             for index in 0..<authors {
                 let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
                 author.setValue(index == 0 ? hostileName : "Author \(index)", forKey: "name")
@@ -67,6 +72,13 @@ enum BrowserFixture {
                 }
             }
             try context.save()
+            if history, authors > 1 {
+                context.transactionAuthor = "editor"
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+                request.predicate = NSPredicate(format: "name == 'Author 1'")
+                try context.fetch(request).first?.setValue("Renamed", forKey: "name")
+                try context.save()
+            }
         }
         try coordinator.remove(store)
         return url

@@ -16,15 +16,8 @@ import FoundationNetworking
     }
 
     @Test func theServerPrintsItsAddressAndServesThePages() async throws {
-        let store = try BrowserFixture.store(authors: 3)
-        let process = Process()
-        process.executableURL = Self.server
-        process.arguments = [store.path, "--token", BrowserFixture.token]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, line) = try Self.serve(try BrowserFixture.store(authors: 3))
         defer { process.terminate() }
-        let line = try #require(Self.firstLine(of: output.fileHandleForReading))
         #expect(line.hasPrefix("http://127.0.0.1:"))
         #expect(line.hasSuffix("/?token=\(BrowserFixture.token)"))
         let base = try #require(URL(string: String(line.prefix { $0 != "?" })))
@@ -70,6 +63,22 @@ import FoundationNetworking
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.hasPrefix("cdtool serve: error: "), "\(message)")
         #expect(message.contains("/nonexistent/store.sqlite"))
+    }
+
+    /// `cdtool-serve` started on `store` with the fixture's token, and the first line it
+    /// printed (the address).
+    static func serve(_ store: URL) throws -> (process: Process, address: String) {
+        let process = Process()
+        process.executableURL = server
+        process.arguments = [store.path, "--token", BrowserFixture.token]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        guard let line = firstLine(of: output.fileHandleForReading) else {
+            process.terminate()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cdtool-serve printed no address"])
+        }
+        return (process, line)
     }
 
     /// The first line a process writes, or `nil` if it ends first.

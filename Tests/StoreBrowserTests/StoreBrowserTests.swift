@@ -82,6 +82,27 @@ import Testing
         #expect(book.contains(#"<td>author</td><td><a href="/object/Author/p2">Author/p2</a></td>"#))
     }
 
+    @Test func historyListsTransactionsNewestFirstWithTheirChanges() throws {
+        let browser = try StoreBrowser(
+            storeURL: BrowserFixture.store(authors: 3, history: true), model: nil, token: BrowserFixture.token)
+        let page = browser.get("/history")
+        #expect(page.status == 200)
+        let text = page.text
+        let editor = try #require(text.range(of: "<td>editor</td>"))
+        let importer = try #require(text.range(of: "<td>importer</td>"))
+        #expect(editor.lowerBound < importer.lowerBound)
+        #expect(text.contains(#"<li>update <a href="/object/Author/p2">Author/p2</a>: name</li>"#))
+        #expect(text.contains(#"<li>insert <a href="/object/Book/p1">Book/p1</a></li>"#))
+        let first = browser.get("/history", ["to": "1"]).text
+        #expect(first.contains("<td>importer</td>") && !first.contains("<td>editor</td>"))
+        #expect(browser.get("/history", ["from": "x"]).status == 400)
+        let object = browser.get("/object/Author/p2").text
+        #expect(object.contains(#"<h2 id="history">History</h2>"#))
+        #expect(object.contains("<td>editor</td>") && object.contains("<td>importer</td>"))
+        let none = try BrowserFixture.browser().get("/history").text
+        #expect(none.contains("keeps no persistent history"))
+    }
+
     // MARK: Tables
 
     /// The objects a table page lists, by their paths (`Author/p3`), and the query of its

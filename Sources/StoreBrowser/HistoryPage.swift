@@ -1,0 +1,92 @@
+import CDToolCore
+import Foundation
+import OpenCoreData
+
+extension StoreBrowser {
+    /// Transactions shown on one history page.
+    static let historyPageSize = 100
+
+    /// `/history`: the store's persistent history, newest first, a hundred transactions a
+    /// page, with `?from=` and `?to=` bounding the transaction numbers (both included).
+    func historyPage(_ query: [String: String]) -> BrowserResponse {
+        guard keepsHistory else {
+            return .html(
+                HTML.page(
+                    title: "History", store: storeURL.lastPathComponent,
+                    body:
+                        "<p>This store keeps no persistent history (it was never opened with NSPersistentHistoryTrackingKey).</p>"
+                ))
+        }
+        var bounds: [String: Int64] = [:]
+        for name in ["from", "to"] {
+            guard let text = query[name], !text.isEmpty else { continue }
+            guard let number = Int64(text) else {
+                return error(400, "?\(name)= takes a transaction number (a whole number).")
+            }
+            bounds[name] = number
+        }
+        do {
+            let body = try reading { context -> String in
+                let transactions = try self.transactions(
+                    in: context, from: bounds["from"] ?? Int64.min, to: bounds["to"] ?? Int64.max)
+                let shown = transactions.suffix(Self.historyPageSize).reversed()
+                let rows = shown.map { transaction in
+                    [
+                        String(transaction.transactionNumber),
+                        HTML.escape(Self.localTime.string(from: transaction.timestamp)),
+                        HTML.escape(transaction.author ?? ""), HTML.escape(transaction.contextName ?? ""),
+                        changeList(transaction.changes ?? []),
+                    ]
+                }
+                var html = """
+                    <form method="get" action="/history">From transaction <input name="from" size="8" value="\(bounds["from"].map(String.init) ?? "")">
+                    to <input name="to" size="8" value="\(bounds["to"].map(String.init) ?? "")"> <button type="submit">Show</button></form>
+                    """
+                html += HTML.table(header: ["Transaction", "Time", "Author", "Context", "Changes"], rows: rows)
+                html +=
+                    "<p class=\"muted\">\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in range"
+                if transactions.count > shown.count, let oldest = shown.last {
+                    html +=
+                        "; \(HTML.link("older", to: "/history", query: [("to", String(oldest.transactionNumber - 1))]))"
+                }
+                return html + ".</p>"
+            }
+            return .html(HTML.page(title: "History", store: storeURL.lastPathComponent, body: body))
+        } catch {
+            return self.error(500, "The history could not be read: \(CDToolError(wrapping: error))")
+        }
+    }
+
+    /// The transactions numbered `from` through `to`, oldest first.
+    func transactions(
+        in context: NSManagedObjectContext, from: Int64, to: Int64
+    ) throws
+        -> [NSPersistentHistoryTransaction]
+    {
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        let result = try context.execute(request) as? NSPersistentHistoryResult
+        let all = result?.result as? [NSPersistentHistoryTransaction] ?? []
+        return all.filter { $0.transactionNumber >= from && $0.transactionNumber <= to }
+    }
+
+    /// A transaction's changes as a list: the kind, the object (a link unless deleted) and,
+    /// for updates, the properties that changed.
+    func changeList(_ changes: [NSPersistentHistoryChange]) -> String {
+        let items = changes.map { change -> String in
+            let kind: String
+            switch change.changeType {
+            case .insert: kind = "insert"
+            case .update: kind = "update"
+            case .delete: kind = "delete"
+            @unknown default: kind = "change"
+            }
+            let target =
+                change.changeType == .delete
+                ? HTML.escape(path(of: change.changedObjectID)) : objectLink(change.changedObjectID)
+            let properties = (change.updatedProperties ?? []).map(\.name).sorted()
+            return
+                "<li>\(kind) \(target)\(properties.isEmpty ? "" : ": " + HTML.escape(properties.joined(separator: ", ")))</li>"
+        }
+        return "<ul>\(items.joined())</ul>"
+    }
+}

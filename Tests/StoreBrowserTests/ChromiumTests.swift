@@ -1,0 +1,111 @@
+import Foundation
+import StoreBrowser
+import Testing
+
+/// The store browser in a real browser: headless Chromium from the system's packages loads
+/// the pages `cdtool-serve` serves, keeps the token's cookie in its profile between runs,
+/// renders tables, filters, pages and links, takes a screenshot, and runs none of the
+/// script a store's strings hold. Skipped where Chromium is not installed, unless
+/// `OPENCOREDATA_REQUIRE_CHROMIUM=1` (CI installs it and sets that).
+@Suite(.serialized) struct ChromiumTests {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static var required: Bool { ProcessInfo.processInfo.environment["OPENCOREDATA_REQUIRE_CHROMIUM"] == "1" }
+
+    /// A running `cdtool-serve` on a store of `authors` authors, and a browser profile.
+    struct Session {
+        let server: Process
+        let address: String
+        let base: String
+        let profile: URL
+
+        /// Chromium's rendered DOM of `path` (after any script would have run).
+        func dom(_ path: String) throws -> String {
+            String(decoding: try ChromiumTests.run(["--dump-dom", base + path], profile: profile), as: UTF8.self)
+        }
+    }
+
+    static func start(authors: Int) throws -> Session {
+        let store = try BrowserFixture.store(authors: authors)
+        let (process, line) = try ServerProcessTests.serve(store)
+        let profile = store.deletingLastPathComponent().appendingPathComponent("chromium-profile")
+        return Session(
+            server: process, address: line, base: String(line.prefix { $0 != "?" }).dropLast() + "", profile: profile)
+    }
+
+    /// Runs headless Chromium with `arguments` and returns what it printed.
+    static func run(_ arguments: [String], profile: URL) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(chromium))
+        process.arguments =
+            ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)"]
+            + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    @Test func aBrowserKeepsTheTokenAndFollowsThePages() throws {
+        guard Self.chromium != nil || Self.required else { return }
+        #expect(Self.chromium != nil, "OPENCOREDATA_REQUIRE_CHROMIUM=1 but no Chromium is installed")
+        let session = try Self.start(authors: 150)
+        defer { session.server.terminate() }
+
+        // Without the token: 401. With it once, the cookie does the rest.
+        #expect(try session.dom("/").contains("Access token needed"))
+        #expect(
+            try String(decoding: Self.run(["--dump-dom", session.address], profile: session.profile), as: UTF8.self)
+                .contains("Library.sqlite"))
+        let overview = try session.dom("/")
+        #expect(overview.contains(#"<a href="/entity/Author">Author</a></td><td>150</td>"#))
+
+        // Page through a table, filter with a predicate, follow a to-many.
+        let first = try session.dom("/entity/Author")
+        #expect(first.components(separatedBy: "<tr><td><a href=\"/object/Author/").count - 1 == 100)
+        #expect(first.contains(#"href="/entity/Author?after=100">Next page"#))
+        let second = try session.dom("/entity/Author?after=100")
+        #expect(second.contains(#"<a href="/object/Author/p150">Author/p150</a>"#))
+        #expect(!second.contains(#"<a href="/object/Author/p100">"#))
+        let filtered = try session.dom("/entity/Author?predicate=name+BEGINSWITH+%27Author+14%27")
+        #expect(filtered.components(separatedBy: "<tr><td><a href=\"/object/Author/").count - 1 == 11)
+        let author = try session.dom("/object/Author/p2")
+        #expect(author.contains(#"<h2 id="books">books (2 Book)</h2>"#))
+        let book = try session.dom("/object/Book/p3")
+        #expect(book.contains(#"<a href="/object/Author/p2">Author/p2</a>"#))
+    }
+
+    /// The store's strings render as text; the markup in them never runs.
+    @Test func storeStringsRunNoScript() throws {
+        guard Self.chromium != nil || Self.required else { return }
+        #expect(Self.chromium != nil, "OPENCOREDATA_REQUIRE_CHROMIUM=1 but no Chromium is installed")
+        let session = try Self.start(authors: 3)
+        defer { session.server.terminate() }
+        _ = try Self.run(["--dump-dom", session.address], profile: session.profile)
+        let dom = try session.dom("/entity/Author")
+        #expect(dom.contains("&lt;script&gt;alert('x')&lt;/script&gt;\"quoted\" &amp; \u{FFFD}bell"))
+        #expect(!dom.contains("<script"))
+    }
+
+    /// A screenshot of a table: a real picture of the page, kept for the README.
+    @Test func aScreenshotShowsTheTable() throws {
+        guard Self.chromium != nil || Self.required else { return }
+        #expect(Self.chromium != nil, "OPENCOREDATA_REQUIRE_CHROMIUM=1 but no Chromium is installed")
+        let session = try Self.start(authors: 30)
+        defer { session.server.terminate() }
+        _ = try Self.run(["--dump-dom", session.address], profile: session.profile)
+        let picture = session.profile.deletingLastPathComponent().appendingPathComponent("table.png")
+        _ = try Self.run(
+            ["--window-size=1200,800", "--screenshot=\(picture.path)", session.base + "/entity/Author"],
+            profile: session.profile)
+        let png = try Data(contentsOf: picture)
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // A blank 1200×800 page compresses to a few kilobytes; a table of text does not.
+        #expect(png.count > 30_000, "\(png.count) bytes")
+    }
+}
