@@ -128,16 +128,21 @@ public struct ObjectDump {
     }
 
     /// A container with the store at `url` opened read-only with `model`; an `inferred`
-    /// model (recovered from the store itself) skips the version check, and a store that
-    /// keeps persistent history is opened `trackingHistory`, so its history can be read.
+    /// model (recovered from the store itself) skips the version check, a store that keeps
+    /// persistent history is opened `trackingHistory`, so its history can be read, and
+    /// `postingRemoteChanges` posts `NSPersistentStoreRemoteChange` for other processes' saves.
     package static func openReadOnly(
-        _ url: URL, model: NSManagedObjectModel, inferred: Bool, trackingHistory: Bool = false
+        _ url: URL, model: NSManagedObjectModel, inferred: Bool, trackingHistory: Bool = false,
+        postingRemoteChanges: Bool = false
     ) throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "cdtool", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
         description.isReadOnly = true
         if inferred { description.setOption(true as NSNumber, forKey: NSIgnorePersistentStoreVersioningOption) }
         if trackingHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
+        if postingRemoteChanges {
+            description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+        }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }

@@ -19,9 +19,13 @@ public struct BrowserResponse: Sendable {
     /// An HTML page.
     static func html(_ page: String, status: Int = 200) -> BrowserResponse {
         var response = BrowserResponse(status: status, contentType: "text/html; charset=utf-8", body: Data(page.utf8))
-        // Nothing on a page runs script or loads from elsewhere: a store's strings stay text.
+        // Nothing on a page loads from elsewhere or runs inline script: a store's strings stay text.
+        // The one script is the browser's own file (live updates); nothing inline runs.
         response.headers.append(
-            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:"))
+            (
+                "Content-Security-Policy",
+                "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:"
+            ))
         return response
     }
 

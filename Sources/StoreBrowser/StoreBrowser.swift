@@ -33,6 +33,8 @@ public final class StoreBrowser: @unchecked Sendable {
     let rowsByEntity: [String: (table: String, numbers: [Int])]
     /// Whether the store keeps persistent history (it has Core Data's history tables).
     let keepsHistory: Bool
+    /// Saves to the store by other processes, for pages that follow them.
+    public let changes: ChangeFeed
     let entityNames: [Int: String]
     /// The name of the cookie that keeps the token.
     static let cookieName = "cdtool_token"
@@ -66,9 +68,11 @@ public final class StoreBrowser: @unchecked Sendable {
             configuration.readonly = true
             database = try DatabaseQueue(path: storeURL.path, configuration: configuration)
             keepsHistory = try database.read { try $0.tableExists("ATRANSACTION") }
-            context = try ObjectDump.openReadOnly(
-                storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory
-            ).newBackgroundContext()
+            let container = try ObjectDump.openReadOnly(
+                storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory,
+                postingRemoteChanges: true)
+            context = container.newBackgroundContext()
+            changes = ChangeFeed(coordinator: container.persistentStoreCoordinator)
             var names: [Int: String] = [:]
             var children: [String: [String]] = [:]
             for entity in inspection.entities {
@@ -95,6 +99,13 @@ public final class StoreBrowser: @unchecked Sendable {
         case .tablesAfterUnreadableCache(let reason):
             "inferred from the store's tables (the cached model is unreadable: \(reason))"
         }
+    }
+
+    /// Whether `request` may open the change stream (`/events`): it carries the token. The
+    /// stream itself is the server's to send, from ``changes``.
+    public func acceptsEventStream(_ request: BrowserRequest) -> Bool {
+        request.method == "GET" && request.path == "/events"
+            && (request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false)
     }
 
     /// The page, export or error for `request`.
@@ -125,6 +136,8 @@ public final class StoreBrowser: @unchecked Sendable {
         case nil: return overviewPage(request.query)
         case "model" where parts.count == 1: return modelPage()
         case "history" where parts.count == 1: return historyPage(request.query)
+        case "browser.js" where parts.count == 1:
+            return BrowserResponse(contentType: "text/javascript; charset=utf-8", body: Data(Self.script.utf8))
         case "entity" where parts.count == 2: return entityPage(parts[1], request.query)
         case "object" where parts.count == 3: return objectPage(entity: parts[1], key: parts[2])
         case "export" where parts.count == 2: return export(parts[1], request.query)
@@ -170,4 +183,23 @@ public final class StoreBrowser: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
+}
+
+extension StoreBrowser {
+    /// The browser's one script: it listens to `/events` and, when another process saves,
+    /// loads the page again and puts its new `<main>` in place (unless the reader is typing
+    /// in a field). The store's strings arrive escaped in that HTML, as in any page.
+    static let script = """
+        "use strict";
+        const source = new EventSource("/events");
+        source.addEventListener("change", async () => {
+          if (document.activeElement && document.activeElement.tagName === "INPUT") return;
+          const response = await fetch(location.href, { credentials: "same-origin" });
+          if (!response.ok) return;
+          const page = new DOMParser().parseFromString(await response.text(), "text/html");
+          const main = page.querySelector("main");
+          const current = document.querySelector("main");
+          if (main && current) current.replaceWith(document.adoptNode(main));
+        });
+        """
 }

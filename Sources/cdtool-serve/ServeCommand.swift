@@ -1,6 +1,7 @@
 import ArgumentParser
 import CDToolCore
 import FlyingFox
+import FlyingSocks
 import Foundation
 import OpenCoreData
 import StoreBrowser
@@ -80,16 +81,49 @@ struct BrowserHandler: HTTPHandler {
     let browser: StoreBrowser
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let cookies = BrowserRequest.cookies(fromHeader: request.headers[.cookie])
+        if browser.acceptsEventStream(
+            BrowserRequest(method: request.method.rawValue, path: request.path, cookies: cookies))
+        {
+            return eventStream()
+        }
         let page = browser.respond(
             to: BrowserRequest(
                 method: request.method.rawValue, path: request.path,
                 query: Self.formQuery(request.target.query(percentEncoded: true)),
-                cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie])))
+                cookies: cookies))
         var headers = HTTPHeaders()
         for (name, value) in page.headers { headers.addValue(value, for: HTTPHeader(name)) }
         return HTTPResponse(
             statusCode: HTTPStatusCode(page.status, phrase: Self.phrases[page.status] ?? ""), headers: headers,
             body: page.body)
+    }
+
+    /// `/events`: server-sent events, a `change` event (with the count of remote changes)
+    /// each time another process saves, and a comment every 15 seconds that keeps the
+    /// connection open through idle proxies.
+    func eventStream() -> HTTPResponse {
+        let updates = browser.changes.updates()
+        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let forward = Task {
+            for await count in updates { continuation.yield(Array("event: change\ndata: \(count)\n\n".utf8)) }
+            continuation.finish()
+        }
+        let ping = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                continuation.yield(Array(": ping\n\n".utf8))
+            }
+        }
+        continuation.onTermination = { _ in
+            forward.cancel()
+            ping.cancel()
+        }
+        continuation.yield(Array(": connected\n\n".utf8))
+        var headers = HTTPHeaders()
+        headers[.contentType] = "text/event-stream"
+        headers[HTTPHeader("Cache-Control")] = "no-store"
+        return HTTPResponse(statusCode: .ok, headers: headers, body: HTTPBodySequence(from: EventBytes(chunks: lines)))
     }
 
     /// A query string as a browser's form sends it: `+` for a space, then percent-decoded
@@ -110,4 +144,33 @@ struct BrowserHandler: HTTPHandler {
         200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
         500: "Internal Server Error",
     ]
+}
+
+/// Chunks of bytes as FlyingFox's buffered body sequence, sent as they come (chunked).
+struct EventBytes: AsyncBufferedSequence, Sendable {
+    typealias Element = UInt8
+    let chunks: AsyncStream<[UInt8]>
+
+    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator()) }
+
+    struct Iterator: AsyncBufferedIteratorProtocol {
+        var base: AsyncStream<[UInt8]>.Iterator
+        var pending: [UInt8] = []
+
+        mutating func next() async -> UInt8? {
+            if pending.isEmpty {
+                guard let chunk = await base.next() else { return nil }
+                pending = chunk
+            }
+            return pending.isEmpty ? nil : pending.removeFirst()
+        }
+
+        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
+            if !pending.isEmpty {
+                defer { pending = [] }
+                return pending
+            }
+            return await base.next()
+        }
+    }
 }

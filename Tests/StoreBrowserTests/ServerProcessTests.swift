@@ -1,5 +1,7 @@
 import Foundation
+import OpenCoreData
 import StoreBrowser
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -51,6 +53,45 @@ import FoundationNetworking
         #expect(!String(decoding: rows, as: UTF8.self).contains(#"<a href="/object/Author/p2">"#))
     }
 
+    /// `/events` tells an open page of every save another process makes: the server
+    /// watches the store and sends a `change` event.
+    @Test func savesByAnotherProcessReachTheEventStream() async throws {
+        let store = try BrowserFixture.store(authors: 2)
+        let (process, line) = try Self.serve(store)
+        defer { process.terminate() }
+        let base = String(line.prefix { $0 != "?" })
+        let events = EventCollector()
+        let session = URLSession(configuration: .ephemeral, delegate: events, delegateQueue: nil)
+        var request = URLRequest(url: try #require(URL(string: base + "events")))
+        request.setValue("cdtool_token=\(BrowserFixture.token)", forHTTPHeaderField: "Cookie")
+        let task = session.dataTask(with: request)
+        task.resume()
+        defer { task.cancel() }
+        #expect(await events.wait(for: ": connected"))
+
+        // This test's process is the other process: it saves to the store the server reads.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Author", into: context).setValue("New", forKey: "name")
+            try context.save()
+        }
+        #expect(await events.wait(for: "event: change\ndata: 1\n\n"))
+
+        let (script, response) = try await URLSession.shared.data(
+            for: {
+                var request = URLRequest(url: URL(string: base + "browser.js")!)
+                request.setValue("cdtool_token=\(BrowserFixture.token)", forHTTPHeaderField: "Cookie")
+                return request
+            }())
+        #expect(
+            (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
+                == "text/javascript; charset=utf-8")
+        #expect(String(decoding: script, as: UTF8.self).contains("new EventSource(\"/events\")"))
+    }
+
     @Test func aMissingStoreIsAClearErrorAndExitCode() throws {
         let process = Process()
         process.executableURL = Self.server
@@ -90,5 +131,23 @@ import FoundationNetworking
             if chunk == Data("\n".utf8) { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(chunk)
         }
+    }
+}
+
+/// Collects what a streaming response sends, for tests that wait for an event.
+final class EventCollector: NSObject, URLSessionDataDelegate, Sendable {
+    private let received = Mutex("")
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+
+    /// Whether `text` arrives within five seconds.
+    func wait(for text: String) async -> Bool {
+        for _ in 0..<100 {
+            if received.withLock({ $0.contains(text) }) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
     }
 }
