@@ -33,8 +33,10 @@ extension StoreBrowser {
                 "<h2 id=\"\(HTML.escape(name))\">\(heading)</h2>\n"
                     + HTML.table(header: ["Property", "Kind", "Type or destination", "Details"], rows: rows) + extra)
         }
+        let diagram = "<h2>Diagram</h2><div class=\"diagram\">\(ModelDiagram.svg(of: model))</div>"
         return .html(
-            HTML.page(title: "Model", store: storeURL.lastPathComponent, body: sections.joined(separator: "\n")))
+            HTML.page(
+                title: "Model", store: storeURL.lastPathComponent, body: diagram + sections.joined(separator: "\n")))
     }
 
     /// A property's kind, type (or destination) and details, as text.

@@ -68,6 +68,12 @@ import Testing
                 "<td>books</td><td>to-many</td><td>Book</td><td>optional, inverse author, delete rule cascade, count 0…∞</td>"
             ))
         #expect(page.contains("<td>rank</td><td>attribute</td><td>Integer 32</td><td>optional</td>"))
+        // The diagram: a box per entity with its attributes, one labelled line per relationship pair.
+        #expect(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(page.components(separatedBy: "<g class=\"entity\">").count - 1 == 2)
+        #expect(page.contains(">rank: Integer 32</text>"))
+        #expect(page.contains(">books * / author</text>"))
+        #expect(page.components(separatedBy: "<line ").count - 1 == 1)
     }
 
     @Test func objectPageFollowsRelationshipsBothWays() throws {
