@@ -24,10 +24,14 @@ extension StoreBrowser {
         var isKeyset: Bool { predicate == nil && sortKey == nil && page == 1 }
 
         /// The query's parameters as the page's links repeat them.
+        /// The columns shown (`?columns=a,b`), or `nil` for all of them.
+        var columns: [String]?
+
         var parameters: [(String, String)] {
             var parameters: [(String, String)] = []
             if !predicateText.isEmpty { parameters.append(("predicate", predicateText)) }
             if let sortKey { parameters.append(("sort", ascending ? sortKey : "-" + sortKey)) }
+            if let columns { parameters.append(("columns", columns.joined(separator: ","))) }
             return parameters
         }
     }
@@ -64,8 +68,15 @@ extension StoreBrowser {
             }
             after = key
         }
+        let columns = query["columns"].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }.flatMap { $0.isEmpty ? nil : $0 }
+        if let unknown = columns?.first(where: { entity.propertiesByName[$0] == nil }) {
+            throw PageError(status: 400, message: "\(entity.name ?? "") has no property '\(unknown)' to show.")
+        }
         return TableQuery(
-            predicate: predicate, predicateText: text, sortKey: sortKey, ascending: ascending, page: page, after: after)
+            predicate: predicate, predicateText: text, sortKey: sortKey, ascending: ascending, page: page, after: after,
+            columns: columns)
     }
 
     /// `/entity/NAME`: the entity's objects as rows, a page at a time.
@@ -75,9 +86,8 @@ extension StoreBrowser {
         }
         do {
             let table = try tableQuery(query, entity: entity)
-            let columns = entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.sorted {
-                $0.name < $1.name
-            }
+            let all = entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.sorted { $0.name < $1.name }
+            let columns = table.columns.map { names in all.filter { names.contains($0.name) } } ?? all
             let page = try reading { context in try self.page(of: entity, table, columns: columns, in: context) }
             return .html(
                 HTML.page(
@@ -97,6 +107,7 @@ extension StoreBrowser {
             <form method="get" action="/entity/\(HTML.escape(HTML.component(entity.name ?? "")))">
             <input name="predicate" size="60" placeholder="NSPredicate, e.g. name BEGINSWITH 'A'" value="\(HTML.escape(table.predicateText))">
             <input type="hidden" name="sort" value="\(sort)">
+            <input name="columns" size="30" placeholder="columns, e.g. name,date (all by default)" value="\(HTML.escape(table.columns?.joined(separator: ",") ?? ""))">
             <button type="submit">Filter \(name)</button>
             \(HTML.link("Export CSV", to: "/export/\(HTML.component(entity.name ?? "")).csv", query: table.parameters))
             \(HTML.link("Export JSON", to: "/export/\(HTML.component(entity.name ?? "")).json", query: table.parameters))
@@ -192,6 +203,18 @@ extension StoreBrowser {
         return try context.fetch(request)
     }
 
+    /// The image type of `data` by its first bytes (PNG, JPEG, GIF, WebP), or `nil`.
+    static func imageType(of data: Data) -> String? {
+        let head = [UInt8](data.prefix(12))
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if head.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if head.count == 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) {
+            return "image/webp"
+        }
+        return nil
+    }
+
     /// Whether the store can sort by `attribute`: a stored value of a type with an order.
     static func isSortable(_ attribute: NSAttributeDescription) -> Bool {
         !attribute.isTransient
@@ -225,7 +248,13 @@ extension StoreBrowser {
             return HTML.escape(Self.localTime.string(from: date))
         case let data as Data:
             let preview = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
-            return "<code>\(data.count) bytes: \(HTML.escape(preview))\(data.count > 16 ? " …" : "")</code>"
+            var html = "<code>\(data.count) bytes: \(HTML.escape(preview))\(data.count > 16 ? " …" : "")</code>"
+            if let type = Self.imageType(of: data), data.count <= 256 * 1024 {
+                // Shown from the bytes themselves (a data: address), which the page's policy allows.
+                html +=
+                    "<br><img alt=\"image\" style=\"max-height:64px\" src=\"data:\(type);base64,\(data.base64EncodedString())\">"
+            }
+            return html
         case let value?:
             return HTML.escape(DumpValue.text(DumpValue.plain(value)))
         }

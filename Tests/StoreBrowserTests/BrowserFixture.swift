@@ -63,7 +63,8 @@ enum BrowserFixture {
                 author.setValue(index == 0 ? hostileName : "Author \(index)", forKey: "name")
                 if index % 3 != 0 { author.setValue(Int32(index % 7), forKey: "rank") }
                 author.setValue(Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 86_400), forKey: "born")
-                author.setValue(Data([0x89, 0x50, 0x4E, 0x47, UInt8(index % 256)]), forKey: "photo")
+                author.setValue(
+                    Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, UInt8(index % 256)]), forKey: "photo")
                 for number in 0..<2 {
                     let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
                     book.setValue("Book \(index)-\(number)", forKey: "title")

@@ -233,7 +233,18 @@ import Testing
     @Test func valuesShowAsPeopleReadThem() throws {
         let browser = try BrowserFixture.browser(authors: 2)
         let table = browser.get("/entity/Author").text
-        #expect(table.contains("<code>5 bytes: 89 50 4e 47 00</code>"))
+        #expect(table.contains("<code>9 bytes: 89 50 4e 47 0d 0a 1a 0a 00</code>"))
+        #expect(
+            table.contains("<img alt=\"image\" style=\"max-height:64px\" src=\"data:image/png;base64,iVBORw0KGgoA\">"))
+        // The column chooser.
+        let chosen = browser.get("/entity/Author", ["columns": "name,rank"]).text
+        #expect(
+            chosen.contains(
+                #"<th>Object</th><th><a href="/entity/Author?columns=name%2Crank&amp;sort=name">name</a></th><th><a href="/entity/Author?columns=name%2Crank&amp;sort=rank">rank</a></th></tr>"#
+            ))
+        #expect(!chosen.contains(">born</a></th>"))
+        #expect(browser.get("/entity/Author", ["columns": "name,nothing"]).status == 400)
+        #expect(browser.get("/entity/Author", ["columns": ""]).text.contains(">born</a></th>"))
         #expect(table.contains(#"<a href="/object/Author/p1#books">2 Book</a>"#))
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss zzz"
