@@ -184,6 +184,8 @@ let package = Package(
                 // The system SQLite's C API (GRDB's module for it) for the raw baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "BenchmarkHeap",
+                // The store browser's pages, for the `browse` workload.
+                "StoreBrowser",
             ],
             path: "Benchmarks/OpenCoreDataBenchmarks"
         ),
@@ -295,7 +297,9 @@ let package = Package(
         // call them directly; HTML is written here, escaped in one place.
         .target(
             name: "StoreBrowser",
-            dependencies: ["CDToolCore", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "CDToolCore", "OpenCoreData", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // The store browser's web server, a separate executable that `cdtool serve` hands
         // over to: the server library stays out of `cdtool`, which the codegen plugin builds.

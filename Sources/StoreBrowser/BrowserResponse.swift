@@ -24,7 +24,7 @@ public struct BrowserResponse: Sendable {
         response.headers.append(
             (
                 "Content-Security-Policy",
-                "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:"
+                "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
             ))
         return response
     }

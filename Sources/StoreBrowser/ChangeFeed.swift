@@ -31,7 +31,8 @@ public final class ChangeFeed: @unchecked Sendable {
     /// The counts from now on, one per remote change, until the listener stops listening.
     public func updates() -> AsyncStream<Int> {
         let id = UUID()
-        return AsyncStream { continuation in
+        // Counts are cumulative: a listener behind needs only the newest.
+        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             state.withLock { $0.listeners[id] = continuation }
             continuation.onTermination = { [weak self] _ in
                 self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }

@@ -20,13 +20,14 @@ extension StoreBrowser {
         /// The primary key after which the page starts (tables in primary-key order).
         var after: Int64?
 
-        /// Whether pages follow one another by primary key: no filter, no sort key.
+        /// Whether pages follow one another by primary key: no filter, no sort key, and no
+        /// window asked for by number.
         var isKeyset: Bool { predicate == nil && sortKey == nil && page == 1 }
 
-        /// The query's parameters as the page's links repeat them.
-        /// The columns shown (`?columns=a,b`), or `nil` for all of them.
+        /// The columns shown (`?columns=a,b`, in that order), or `nil` for all of them.
         var columns: [String]?
 
+        /// The query's parameters as the page's links repeat them.
         var parameters: [(String, String)] {
             var parameters: [(String, String)] = []
             if !predicateText.isEmpty { parameters.append(("predicate", predicateText)) }
@@ -36,8 +37,9 @@ extension StoreBrowser {
         }
     }
 
-    /// Reads `?predicate=`, `?sort=` (`key` or `-key`) and `?page=`, checking the predicate
-    /// parses and the sort key is one of the entity's attributes.
+    /// Reads `?predicate=`, `?sort=` (`key` or `-key`), `?page=`, `?after=` and `?columns=`,
+    /// checking the predicate parses, the sort key is a sortable attribute and the columns
+    /// are the entity's attributes and relationships.
     func tableQuery(_ query: [String: String], entity: NSEntityDescription) throws(PageError) -> TableQuery {
         let text = query["predicate"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         var predicate: NSPredicate?
@@ -71,7 +73,9 @@ extension StoreBrowser {
         let columns = query["columns"].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }.flatMap { $0.isEmpty ? nil : $0 }
-        if let unknown = columns?.first(where: { entity.propertiesByName[$0] == nil }) {
+        if let unknown = columns?.first(where: {
+            entity.propertiesByName[$0] == nil || entity.propertiesByName[$0] is NSFetchedPropertyDescription
+        }) {
             throw PageError(status: 400, message: "\(entity.name ?? "") has no property '\(unknown)' to show.")
         }
         return TableQuery(
@@ -87,7 +91,8 @@ extension StoreBrowser {
         do {
             let table = try tableQuery(query, entity: entity)
             let all = entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.sorted { $0.name < $1.name }
-            let columns = table.columns.map { names in all.filter { names.contains($0.name) } } ?? all
+            let byName = Dictionary(all.map { ($0.name, $0) }) { first, _ in first }
+            let columns = table.columns.map { names in names.compactMap { byName[$0] } } ?? all
             let page = try reading { context in try self.page(of: entity, table, columns: columns, in: context) }
             return .html(
                 HTML.page(
@@ -103,14 +108,16 @@ extension StoreBrowser {
     private func filterForm(_ entity: NSEntityDescription, _ table: TableQuery) -> String {
         let name = HTML.escape(entity.name ?? "")
         let sort = table.sortKey.map { HTML.escape(table.ascending ? $0 : "-" + $0) } ?? ""
+        // Exports hold whole objects, every column: the query without the column choice.
+        let exported = table.parameters.filter { $0.0 != "columns" }
         return """
             <form method="get" action="/entity/\(HTML.escape(HTML.component(entity.name ?? "")))">
             <input name="predicate" size="60" placeholder="NSPredicate, e.g. name BEGINSWITH 'A'" value="\(HTML.escape(table.predicateText))">
             <input type="hidden" name="sort" value="\(sort)">
             <input name="columns" size="30" placeholder="columns, e.g. name,date (all by default)" value="\(HTML.escape(table.columns?.joined(separator: ",") ?? ""))">
             <button type="submit">Filter \(name)</button>
-            \(HTML.link("Export CSV", to: "/export/\(HTML.component(entity.name ?? "")).csv", query: table.parameters))
-            \(HTML.link("Export JSON", to: "/export/\(HTML.component(entity.name ?? "")).json", query: table.parameters))
+            \(HTML.link("Export CSV", to: "/export/\(HTML.component(entity.name ?? "")).csv", query: exported))
+            \(HTML.link("Export JSON", to: "/export/\(HTML.component(entity.name ?? "")).json", query: exported))
             </form>
             """
     }
@@ -137,10 +144,17 @@ extension StoreBrowser {
         of entity: NSEntityDescription, _ table: TableQuery, columns: [NSPropertyDescription],
         in context: NSManagedObjectContext
     ) throws -> String {
-        let objects =
-            try table.isKeyset
-            ? keysetPage(of: entity, after: table.after ?? 0, limit: Self.pageSize + 1, in: context)
-            : context.fetch(request(for: entity, table, limit: Self.pageSize + 1))
+        // Keyset pages know from the keys themselves whether more follow and where; a window
+        // asks for one row more than it shows.
+        var nextKey: Int64?
+        let objects: [NSManagedObject]
+        if table.isKeyset {
+            let page = try keysetPage(of: entity, after: table.after ?? 0, limit: Self.pageSize, in: context)
+            objects = page.objects
+            nextKey = page.next
+        } else {
+            objects = try context.fetch(request(for: entity, table, limit: Self.pageSize + 1))
+        }
         let shown = objects.prefix(Self.pageSize)
         let header =
             ["Object"]
@@ -163,12 +177,12 @@ extension StoreBrowser {
         let count = shown.count
         html += "<p class=\"muted\">\(count) object\(count == 1 ? "" : "s") on this page.</p>"
         let here = "/entity/\(HTML.component(entity.name ?? ""))"
-        if objects.count > Self.pageSize, let last = shown.last {
-            let next =
-                table.isKeyset
-                ? ("after", String(last.objectID.uriRepresentation().lastPathComponent.dropFirst()))
-                : ("page", String(table.page + 1))
-            html += "<p>\(HTML.link("Next page →", to: here, query: table.parameters + [next]))</p>"
+        if let nextKey {
+            html +=
+                "<p>\(HTML.link("Next page →", to: here, query: table.parameters + [("after", String(nextKey))]))</p>"
+        } else if !table.isKeyset, objects.count > Self.pageSize {
+            html +=
+                "<p>\(HTML.link("Next page →", to: here, query: table.parameters + [("page", String(table.page + 1))]))</p>"
         }
         if table.page > 1 || table.after != nil {
             html += "<p>\(HTML.link("← First page", to: here, query: table.parameters))</p>"
@@ -181,26 +195,28 @@ extension StoreBrowser {
     /// then the objects fetched by ID. Page 10,000 costs what page 1 does.
     private func keysetPage(
         of entity: NSEntityDescription, after key: Int64, limit: Int, in context: NSManagedObjectContext
-    ) throws -> [NSManagedObject] {
-        guard let rows = rowsByEntity[entity.name ?? ""], !rows.numbers.isEmpty else { return [] }
+    ) throws -> (objects: [NSManagedObject], next: Int64?) {
+        guard let rows = rowsByEntity[entity.name ?? ""], !rows.numbers.isEmpty else { return ([], nil) }
         let table = "\"" + rows.table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        let numbers = rows.numbers.map(String.init).joined(separator: ", ")
+        // Every row of the table is the entity's: no Z_ENT condition, the primary key alone.
+        let only = rows.wholeTable ? "" : "Z_ENT IN (\(rows.numbers.map(String.init).joined(separator: ", "))) AND "
         let keys = try database.read { db in
             try Row.fetchAll(
-                db,
-                sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IN (\(numbers)) AND Z_PK > ? ORDER BY Z_PK LIMIT ?",
-                arguments: [key, limit])
+                db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(only)Z_PK > ? ORDER BY Z_PK LIMIT ?",
+                arguments: [key, limit + 1])
         }
-        let ids = keys.compactMap { row -> NSManagedObjectID? in
+        let shown = keys.prefix(limit)
+        let next: Int64? = keys.count > limit ? shown.last.map { $0["Z_PK"] } : nil
+        let ids = shown.compactMap { row -> NSManagedObjectID? in
             let number: Int = row["Z_ENT"]
             let primaryKey: Int64 = row["Z_PK"]
             return entityNames[number].flatMap { objectID(forPath: "\($0)/p\(primaryKey)") }
         }
-        guard !ids.isEmpty else { return [] }
+        guard !ids.isEmpty else { return ([], next) }
         let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
         request.predicate = NSPredicate(format: "SELF IN %@", ids)
         request.sortDescriptors = [NSSortDescriptor(key: "self", ascending: true)]
-        return try context.fetch(request)
+        return (try context.fetch(request), next)
     }
 
     /// The image type of `data` by its first bytes (PNG, JPEG, GIF, WebP), or `nil`.

@@ -46,8 +46,9 @@ extension StoreBrowser {
                 html +=
                     "<p class=\"muted\">\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in range"
                 if transactions.count > shown.count, let oldest = shown.last {
-                    html +=
-                        "; \(HTML.link("older", to: "/history", query: [("to", String(oldest.transactionNumber - 1))]))"
+                    let from = bounds["from"].map { [("from", String($0))] } ?? []
+                    let older = from + [("to", String(oldest.transactionNumber - 1))]
+                    html += "; \(HTML.link("older", to: "/history", query: older))"
                 }
                 return html + ".</p>"
             }

@@ -2,9 +2,11 @@ import CDToolCore
 import Foundation
 import GRDB
 import OpenCoreData
+import OpenCoreDataSQLite
 
 /// A Core Data store as web pages: the store's overview, its model, each entity's objects
-/// (filtered by a predicate, sorted, paged), each object, and exports as CSV or JSON.
+/// (filtered by a predicate, sorted, paged), each object, its persistent history, exports as
+/// CSV or JSON, and an event stream (`/events`) that tells open pages of other processes' saves.
 ///
 /// The store is opened read-only; nothing a page does can write to it. Every request must
 /// carry ``token`` (as `?token=`, then kept in a cookie) or is answered 401, as notebook
@@ -28,14 +30,15 @@ public final class StoreBrowser: @unchecked Sendable {
     /// A read-only SQLite connection for what Core Data's API does not say: pages in
     /// primary-key order that start after a given row, the journal mode, the integrity check.
     let database: DatabaseQueue
-    /// Each entity's table and the entity numbers of its rows there (its own and its
-    /// subentities'), and each number's entity name.
-    let rowsByEntity: [String: (table: String, numbers: [Int])]
+    /// Each entity's table, the entity numbers of its rows there (its own and its
+    /// subentities'), and whether those are all the table's rows.
+    let rowsByEntity: [String: (table: String, numbers: [Int], wholeTable: Bool)]
+    /// Each entity number's entity name.
+    let entityNames: [Int: String]
     /// Whether the store keeps persistent history (it has Core Data's history tables).
     let keepsHistory: Bool
     /// Saves to the store by other processes, for pages that follow them.
     public let changes: ChangeFeed
-    let entityNames: [Int: String]
     /// The name of the cookie that keeps the token.
     static let cookieName = "cdtool_token"
 
@@ -64,13 +67,19 @@ public final class StoreBrowser: @unchecked Sendable {
                 modelSource = Self.describe(recovered.source)
                 compatibility = nil
             }
-            var configuration = Configuration()
-            configuration.readonly = true
-            database = try DatabaseQueue(path: storeURL.path, configuration: configuration)
+            // The store's own read-only opening: a WAL store in a folder nobody may write opens
+            // immutable. Live updates need a watcher, which such a store cannot have.
+            database = try SQLiteStoreFile.openReadOnly(storeURL)
             keepsHistory = try database.read { try $0.tableExists("ATRANSACTION") }
-            let container = try ObjectDump.openReadOnly(
-                storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory,
-                postingRemoteChanges: true)
+            let container: NSPersistentContainer
+            do {
+                container = try ObjectDump.openReadOnly(
+                    storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory,
+                    postingRemoteChanges: true)
+            } catch {
+                container = try ObjectDump.openReadOnly(
+                    storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory)
+            }
             context = container.newBackgroundContext()
             changes = ChangeFeed(coordinator: container.persistentStoreCoordinator)
             var names: [Int: String] = [:]
@@ -79,11 +88,23 @@ public final class StoreBrowser: @unchecked Sendable {
                 names[entity.number] = entity.name
                 if let parent = entity.parent { children[parent, default: []].append(entity.name) }
             }
-            func descendants(_ name: String) -> [String] { [name] + (children[name] ?? []).flatMap(descendants) }
+            // A damaged Z_SUPER can make a cycle: each entity is visited once.
+            func descendants(_ name: String) -> [String] {
+                var found: [String] = []
+                var pending = [name]
+                while let next = pending.popLast() {
+                    guard !found.contains(next) else { continue }
+                    found.append(next)
+                    pending += children[next] ?? []
+                }
+                return found
+            }
             let byName = Dictionary(inspection.entities.map { ($0.name, $0) }) { first, _ in first }
-            var rows: [String: (table: String, numbers: [Int])] = [:]
+            var rows: [String: (table: String, numbers: [Int], wholeTable: Bool)] = [:]
             for entity in inspection.entities {
-                rows[entity.name] = (entity.table, descendants(entity.name).compactMap { byName[$0]?.number })
+                let numbers = descendants(entity.name).compactMap { byName[$0]?.number }
+                let sharing = inspection.entities.filter { $0.table == entity.table }.count
+                rows[entity.name] = (entity.table, numbers, numbers.count >= sharing)
             }
             rowsByEntity = rows
             entityNames = names
@@ -188,18 +209,35 @@ public final class StoreBrowser: @unchecked Sendable {
 extension StoreBrowser {
     /// The browser's one script: it listens to `/events` and, when another process saves,
     /// loads the page again and puts its new `<main>` in place (unless the reader is typing
-    /// in a field). The store's strings arrive escaped in that HTML, as in any page.
+    /// in a field), one reload at a time and at most two a second; a page that ran the
+    /// integrity check is left alone. The store's strings arrive escaped in that HTML.
     static let script = """
         "use strict";
-        const source = new EventSource("/events");
-        source.addEventListener("change", async () => {
-          if (document.activeElement && document.activeElement.tagName === "INPUT") return;
-          const response = await fetch(location.href, { credentials: "same-origin" });
-          if (!response.ok) return;
-          const page = new DOMParser().parseFromString(await response.text(), "text/html");
-          const main = page.querySelector("main");
-          const current = document.querySelector("main");
-          if (main && current) current.replaceWith(document.adoptNode(main));
-        });
+        if (!location.search.includes("check=")) {
+          const source = new EventSource("/events");
+          addEventListener("pagehide", () => source.close());
+          let running = false, again = false;
+          async function refresh() {
+            if (running) { again = true; return; }
+            running = true;
+            try {
+              do {
+                again = false;
+                const field = document.activeElement;
+                if (field && field.tagName === "INPUT") { again = false; break; }
+                const response = await fetch(location.href, { credentials: "same-origin" });
+                if (!response.ok) break;
+                const page = new DOMParser().parseFromString(await response.text(), "text/html");
+                const main = page.querySelector("main");
+                const current = document.querySelector("main");
+                if (main && current) current.replaceWith(document.adoptNode(main));
+                await new Promise((done) => setTimeout(done, 500));
+              } while (again);
+            } finally {
+              running = false;
+            }
+          }
+          source.addEventListener("change", refresh);
+        }
         """
 }

@@ -104,7 +104,7 @@ struct BrowserHandler: HTTPHandler {
     /// connection open through idle proxies.
     func eventStream() -> HTTPResponse {
         let updates = browser.changes.updates()
-        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(8))
         let forward = Task {
             for await count in updates { continuation.yield(Array("event: change\ndata: \(count)\n\n".utf8)) }
             continuation.finish()

@@ -60,20 +60,24 @@ import FoundationNetworking
         let (process, line) = try Self.serve(store)
         defer { process.terminate() }
         let base = String(line.prefix { $0 != "?" })
+        // This test's process is the other process: it opens the store first (so nothing its
+        // opening does is taken for a save), then saves once the stream is open.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
         let events = EventCollector()
         let session = URLSession(configuration: .ephemeral, delegate: events, delegateQueue: nil)
         var request = URLRequest(url: try #require(URL(string: base + "events")))
         request.setValue("cdtool_token=\(BrowserFixture.token)", forHTTPHeaderField: "Cookie")
         let task = session.dataTask(with: request)
         task.resume()
-        defer { task.cancel() }
+        defer {
+            task.cancel()
+            session.invalidateAndCancel()
+        }
         #expect(await events.wait(for: ": connected"))
 
-        // This test's process is the other process: it saves to the store the server reads.
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
             NSEntityDescription.insertNewObject(forEntityName: "Author", into: context).setValue("New", forKey: "name")
             try context.save()
@@ -142,9 +146,9 @@ final class EventCollector: NSObject, URLSessionDataDelegate, Sendable {
         received.withLock { $0 += String(decoding: data, as: UTF8.self) }
     }
 
-    /// Whether `text` arrives within five seconds.
+    /// Whether `text` arrives within thirty seconds (a loaded machine runs tests in parallel).
     func wait(for text: String) async -> Bool {
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             if received.withLock({ $0.contains(text) }) { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }

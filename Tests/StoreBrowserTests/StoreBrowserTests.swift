@@ -244,6 +244,7 @@ import Testing
             ))
         #expect(!chosen.contains(">born</a></th>"))
         #expect(browser.get("/entity/Author", ["columns": "name,nothing"]).status == 400)
+        #expect(browser.get("/entity/Author", ["columns": "rank,name"]).text.contains(">rank</a></th><th><a href="))
         #expect(browser.get("/entity/Author", ["columns": ""]).text.contains(">born</a></th>"))
         #expect(table.contains(#"<a href="/object/Author/p1#books">2 Book</a>"#))
         let formatter = DateFormatter()
