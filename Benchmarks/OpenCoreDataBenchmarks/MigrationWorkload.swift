@@ -5,7 +5,8 @@ import OpenCoreData
 enum MigrationWorkload {
     /// Version 1: Item with six attributes (`number` indexed). Version 2 renames `name`
     /// to `title` (renaming identifier) and adds a required `rating` with default 0.
-    private static let version1 = """
+    /// (Also the `browse` workload's model.)
+    static let version1 = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="1">
             <entity name="Item" representedClassName="Item" syncable="YES">

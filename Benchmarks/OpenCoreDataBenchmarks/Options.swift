@@ -1,23 +1,24 @@
 // Command-line options: which sizes and which workloads.
 
-/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse,migrate,results`; default: everything at 10k, 100k, 1M.
+/// `--sizes 10000,100000` (also `10k`, `1M`) and `--workloads 1,2,parse,migrate,results,browse`; default: everything at 10k, 100k, 1M.
 struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var workloads = Workload.allCases
     var runsParse = true
     var runsMigration = true
     var runsResults = true
+    var runsBrowse = true
     /// The contenders to run (all by default; one alone for profiling).
     var contenders: [any Contender.Type] = Harness.allContenders
 
     static let usage = """
-        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,10,11,parse,migrate,results] [--contenders opencoredata,raw,grdb,openswiftdata,opencoredata+history]
+        usage: swift run -c release OpenCoreDataBenchmarks [--sizes 10000,100000,1000000] [--workloads 1,2,3,4,5,6,7,8,9,10,11,parse,migrate,results,browse] [--contenders opencoredata,raw,grdb,openswiftdata,opencoredata+history]
           --sizes      item counts N (10k and 1M spellings work); default 10k,100k,1M
           --workloads  1 insert, 2 fetch, 3 count, 4 batched fetch, 5 update, 6 prefetch, 7 batch delete,
                        8 fetch read by key, 9 memory per held object, 10 insert by key,
                        11 two contexts fetching at once (its target compares with workload 2,
                        which runs with it),
-                       parse (predicate parsing), migrate (lightweight migration),
+                       parse (predicate parsing), migrate (lightweight migration), browse (store browser pages),
                        results (NSFetchedResultsController); default all
           --contenders which implementations run: opencoredata, raw, grdb, openswiftdata,
                        opencoredata+history (one alone is for profiling, e.g. under valgrind;
@@ -53,7 +54,7 @@ struct Options {
                     return type
                 }
             } else {
-                workloads = try items.filter { !["parse", "migrate", "results"].contains($0) }.map { item in
+                workloads = try items.filter { !["parse", "migrate", "results", "browse"].contains($0) }.map { item in
                     guard let number = Int(item), let workload = Workload(rawValue: number) else {
                         throw UsageError(message: "unknown workload '\(item)'")
                     }
@@ -62,6 +63,7 @@ struct Options {
                 runsParse = items.contains("parse")
                 runsMigration = items.contains("migrate")
                 runsResults = items.contains("results")
+                runsBrowse = items.contains("browse")
             }
         }
         sizes = Array(Set(sizes)).sorted()

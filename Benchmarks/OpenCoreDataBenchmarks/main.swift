@@ -44,6 +44,7 @@ if options.runsParse { ParseWorkload.run() }
 do {
     if options.runsMigration { try MigrationWorkload.run(sizes: options.sizes) }
     if options.runsResults { try ResultsControllerWorkload.run(sizes: options.sizes) }
+    if options.runsBrowse { try BrowseWorkload.run(sizes: options.sizes) }
 } catch {
     FileHandle.standardError.write(Data("OpenCoreDataBenchmarks: \(error)\n".utf8))
     exit(1)
