@@ -161,6 +161,11 @@ public final class StoreBrowser: @unchecked Sendable {
             return BrowserResponse(contentType: "text/javascript; charset=utf-8", body: Data(Self.script.utf8))
         case "entity" where parts.count == 2: return entityPage(parts[1], request.query)
         case "object" where parts.count == 3: return objectPage(entity: parts[1], key: parts[2])
+        case "object" where parts.count == 5 && parts[1] == "x-coredata:":
+            // The whole object ID URI (`/object/x-coredata://UUID/Entity/p12`), of this store.
+            let uuid = context.persistentStoreCoordinator?.persistentStores.first?.identifier
+            guard parts[2] == uuid else { return error(404, "That object ID belongs to another store.") }
+            return objectPage(entity: parts[3], key: parts[4])
         case "export" where parts.count == 2: return export(parts[1], request.query)
         default: return error(404, "There is no page at \(request.path).")
         }

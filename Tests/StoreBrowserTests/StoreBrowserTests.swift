@@ -84,6 +84,10 @@ import Testing
         #expect(author.contains(#"<h2 id="books">books (2 Book)</h2>"#))
         let bookLinks = author.components(separatedBy: #"<li><a href="/object/Book/"#).count - 1
         #expect(bookLinks == 2)
+        let uri = try #require(author.range(of: "x-coredata://")).lowerBound
+        let whole = String(author[uri...].prefix { $0 != "<" })
+        #expect(browser.get("/object/" + whole).text.contains(#"<h2 id="books">books (2 Book)</h2>"#))
+        #expect(browser.get("/object/x-coredata://OTHER-STORE/Author/p2").status == 404)
         let book = browser.get("/object/Book/p3").text
         #expect(book.contains(#"<td>author</td><td><a href="/object/Author/p2">Author/p2</a></td>"#))
     }
