@@ -1,5 +1,6 @@
 import CDToolCore
 import Foundation
+import GRDB
 import OpenCoreData
 
 extension StoreBrowser {
@@ -27,8 +28,21 @@ extension StoreBrowser {
         }
         do {
             let body = try reading { context -> String in
-                let transactions = try self.transactions(
-                    in: context, from: bounds["from"] ?? Int64.min, to: bounds["to"] ?? Int64.max)
+                // The newest hundred of the range, read from the store alone: its transaction
+                // numbers say where they start.
+                let lowest = bounds["from"] ?? 1
+                let highest =
+                    try bounds["to"]
+                    ?? database.read { db in
+                        try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0
+                    }
+                let total = try database.read { db in
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_PK >= ? AND Z_PK <= ?",
+                        arguments: [lowest, highest]) ?? 0
+                }
+                let start = max(lowest, highest - Int64(Self.historyPageSize) + 1)
+                let transactions = try self.transactions(in: context, from: start, to: highest)
                 let shown = transactions.suffix(Self.historyPageSize).reversed()
                 let rows = shown.map { transaction in
                     [
@@ -43,9 +57,8 @@ extension StoreBrowser {
                     to <input name="to" size="8" value="\(bounds["to"].map(String.init) ?? "")"> <button type="submit">Show</button></form>
                     """
                 html += HTML.table(header: ["Transaction", "Time", "Author", "Context", "Changes"], rows: rows)
-                html +=
-                    "<p class=\"muted\">\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in range"
-                if transactions.count > shown.count, let oldest = shown.last {
+                html += "<p class=\"muted\">\(total) transaction\(total == 1 ? "" : "s") in range"
+                if total > shown.count, let oldest = shown.last {
                     let from = bounds["from"].map { [("from", String($0))] } ?? []
                     let older = from + [("to", String(oldest.transactionNumber - 1))]
                     html += "; \(HTML.link("older", to: "/history", query: older))"
@@ -58,16 +71,33 @@ extension StoreBrowser {
         }
     }
 
-    /// The transactions numbered `from` through `to`, oldest first.
+    /// The transactions numbered `from` through `to`, oldest first, read from `from` on.
     func transactions(
         in context: NSManagedObjectContext, from: Int64, to: Int64
     ) throws
         -> [NSPersistentHistoryTransaction]
     {
-        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        let token = context.persistentStoreCoordinator?.persistentStores.first.map {
+            NSPersistentHistoryToken(transactionNumbers: [$0.identifier: from - 1])
+        }
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: token)
         let result = try context.execute(request) as? NSPersistentHistoryResult
         let all = result?.result as? [NSPersistentHistoryTransaction] ?? []
         return all.filter { $0.transactionNumber >= from && $0.transactionNumber <= to }
+    }
+
+    /// The numbers of the transactions that changed the object `id`, from the history's
+    /// own table (so an object's page reads only those).
+    func transactionNumbers(touching id: NSManagedObjectID) throws -> [Int64] {
+        let parts = path(of: id).split(separator: "/")
+        guard parts.count == 2, let key = Int64(parts[1].dropFirst()),
+            let number = entityNames.first(where: { $0.value == String(parts[0]) })?.key
+        else { return [] }
+        return try database.read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT DISTINCT ZTRANSACTIONID FROM ACHANGE WHERE ZENTITY = ? AND ZENTITYPK = ? ORDER BY 1",
+                arguments: [number, key])
+        }
     }
 
     /// A transaction's changes as a list: the kind, the object (a link unless deleted) and,

@@ -35,7 +35,10 @@ extension StoreBrowser {
                     }
                 }
                 if keepsHistory {
-                    let touching = try transactions(in: context, from: .min, to: .max).compactMap {
+                    let numbers = try transactionNumbers(touching: id)
+                    let read =
+                        try numbers.first.map { try transactions(in: context, from: $0, to: numbers.last ?? $0) } ?? []
+                    let touching = read.filter { numbers.contains($0.transactionNumber) }.compactMap {
                         transaction -> [String]? in
                         let changes = (transaction.changes ?? []).filter { $0.changedObjectID == id }
                         guard !changes.isEmpty else { return nil }

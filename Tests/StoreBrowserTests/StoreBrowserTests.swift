@@ -113,6 +113,36 @@ import Testing
         #expect(none.contains("keeps no persistent history"))
     }
 
+    /// A long history shows its newest hundred, counts the range, and links to the older ones.
+    @Test func longHistoriesArePaged() throws {
+        let store = try BrowserFixture.store(authors: 1, history: true)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
+        let added = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: store,
+            options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            context.transactionAuthor = "loop"
+            for index in 0..<120 {
+                NSEntityDescription.insertNewObject(forEntityName: "Book", into: context).setValue(
+                    "Loop \(index)", forKey: "title")
+                try context.save()
+            }
+        }
+        try coordinator.remove(added)
+        let browser = try StoreBrowser(storeURL: store, model: nil, token: BrowserFixture.token)
+        let page = browser.get("/history").text
+        #expect(page.contains("121 transactions in range"))
+        #expect(page.components(separatedBy: "<td>loop</td>").count - 1 == 100)
+        #expect(page.contains(#"<tr><td>121</td>"#))
+        #expect(page.contains(#"href="/history?to=21">older</a>"#))
+        let older = browser.get("/history", ["to": "21"]).text
+        #expect(older.contains("21 transactions in range"))
+        #expect(older.contains("<td>importer</td>"))
+        #expect(!older.contains("older</a>"))
+    }
+
     // MARK: Tables
 
     /// The objects a table page lists, by their paths (`Author/p3`), and the query of its
