@@ -25,9 +25,6 @@ public final class ChangeFeed: @unchecked Sendable {
         if let observer { NotificationCenter.default.removeObserver(observer) }
     }
 
-    /// How many remote changes have been seen.
-    public var count: Int { state.withLock { $0.count } }
-
     /// The counts from now on, one per remote change, until the listener stops listening.
     public func updates() -> AsyncStream<Int> {
         let id = UUID()

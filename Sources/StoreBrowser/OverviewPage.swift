@@ -10,7 +10,8 @@ extension StoreBrowser {
     func overviewPage(_ query: [String: String] = [:]) -> BrowserResponse {
         let inspection: StoreInspection
         do {
-            inspection = try StoreInspection.inspect(storeAt: storeURL, model: nil)
+            // With the browser's model, so the store's model is not recovered again per request.
+            inspection = try StoreInspection.inspect(storeAt: storeURL, model: model)
         } catch {
             return self.error(500, "The store could not be read: \(CDToolError(wrapping: error))")
         }

@@ -55,17 +55,19 @@ public final class StoreBrowser: @unchecked Sendable {
         self.token = token
         modelWasGiven = model != nil
         do {
-            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
+            // The inspection reads the file read-only (a missing or foreign file is an error,
+            // never a new store) and, without a model, recovers the store's own.
             let inspection = try StoreInspection.inspect(storeAt: storeURL, model: model)
             if let model {
                 self.model = model
                 modelSource = "given"
                 compatibility = inspection.compatibility
-            } else {
-                let recovered = try StoreInspection.recoveredModel(ofStoreAt: storeURL)
-                self.model = recovered.model
-                modelSource = Self.describe(recovered.source)
+            } else if let recovered = inspection.inferredModel, let source = inspection.inferredModelSource {
+                self.model = recovered
+                modelSource = Self.describe(source)
                 compatibility = nil
+            } else {
+                throw CDToolError("no model could be recovered from the store")
             }
             // The store's own read-only opening: a WAL store in a folder nobody may write opens
             // immutable. Live updates need a watcher, which such a store cannot have.
@@ -125,8 +127,12 @@ public final class StoreBrowser: @unchecked Sendable {
     /// Whether `request` may open the change stream (`/events`): it carries the token. The
     /// stream itself is the server's to send, from ``changes``.
     public func acceptsEventStream(_ request: BrowserRequest) -> Bool {
-        request.method == "GET" && request.path == "/events"
-            && (request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false)
+        request.method == "GET" && request.path == "/events" && carriesTokenCookie(request)
+    }
+
+    /// Whether `request`'s cookie holds the token.
+    private func carriesTokenCookie(_ request: BrowserRequest) -> Bool {
+        request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false
     }
 
     /// The page, export or error for `request`.
@@ -135,7 +141,7 @@ public final class StoreBrowser: @unchecked Sendable {
         if let given = request.query["token"], Self.same(given, token) {
             // Kept a day (the token is new each run), so a browser restarted meanwhile still has it.
             cookie = "\(Self.cookieName)=\(token); Path=/; Max-Age=86400; HttpOnly; SameSite=Strict"
-        } else if !(request.cookies[Self.cookieName].map { Self.same($0, token) } ?? false) {
+        } else if !carriesTokenCookie(request) {
             return .html(
                 HTML.page(
                     title: "Access token needed", store: storeURL.lastPathComponent,

@@ -81,17 +81,12 @@ struct BrowserHandler: HTTPHandler {
     let browser: StoreBrowser
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let cookies = BrowserRequest.cookies(fromHeader: request.headers[.cookie])
-        if browser.acceptsEventStream(
-            BrowserRequest(method: request.method.rawValue, path: request.path, cookies: cookies))
-        {
-            return eventStream()
-        }
-        let page = browser.respond(
-            to: BrowserRequest(
-                method: request.method.rawValue, path: request.path,
-                query: Self.formQuery(request.target.query(percentEncoded: true)),
-                cookies: cookies))
+        let asked = BrowserRequest(
+            method: request.method.rawValue, path: request.path,
+            query: Self.formQuery(request.target.query(percentEncoded: true)),
+            cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie]))
+        if browser.acceptsEventStream(asked) { return eventStream() }
+        let page = browser.respond(to: asked)
         var headers = HTTPHeaders()
         for (name, value) in page.headers { headers.addValue(value, for: HTTPHeader(name)) }
         return HTTPResponse(
