@@ -46,7 +46,7 @@ extension SQLiteStore {
             // Before anything writes: switching to WAL rewrites the file header, and a
             // database that is not a store must be left exactly as it was.
             try rejectForeignDatabase(db, url: url)
-            if !readOnly { try db.execute(SQLCatalogStatements.useWriteAheadLog) }
+            if !readOnly { try switchToWriteAheadLog(db) }
             for (name, value) in pragmas {
                 // A read-only connection cannot apply pragmas that rewrite the file
                 // (`journal_mode`, given for the store's writable opens): they are skipped.
@@ -83,6 +83,21 @@ extension SQLiteStore {
             database, log: log, url: url, model: model, entities: entities, configurationName: configuration,
             options: options, type: NSSQLiteStoreType,
             snapshotConfiguration: location.immutable ? nil : snapshotSettings)
+    }
+
+    /// Puts the file in WAL mode. The switch needs the file to itself for a moment, and SQLite
+    /// does not wait for that as it waits for its other locks (no busy handler is called):
+    /// processes making the same new store at once retry here, within the store's busy timeout.
+    private static func switchToWriteAheadLog(_ db: Database) throws {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                try db.execute(SQLCatalogStatements.useWriteAheadLog)
+                return
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
     }
 
     /// An SQLite database in memory, as the in-memory store type and as an SQLite store at /dev/null.
