@@ -346,7 +346,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreBrowserTests",
-            dependencies: ["StoreBrowser", "CDToolCore", "OpenCoreData", "OpenCoreDataTestSupport"]
+            dependencies: [
+                "StoreBrowser", "CDToolCore", "OpenCoreData", "OpenCoreDataTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "CDToolTests",

@@ -36,13 +36,14 @@ public struct ObjectDump {
     }
 
     /// Writes the objects through `output` (in pieces, in order) and reports progress
-    /// lines through `progress`; returns how many objects were written.
+    /// lines through `progress`; returns how many objects were written. An error `output`
+    /// throws (its reader went away) stops the dump.
     ///
     /// Throws a ``CDToolError`` for a missing or unreadable store, an unknown entity, a
     /// malformed predicate, a predicate the store cannot run, or a model the store does
     /// not fit, before writing anything when it can tell in advance.
     @discardableResult
-    public func run(output: (String) -> Void, progress: (String) -> Void = { _ in }) throws -> Int {
+    public func run(output: (String) throws -> Void, progress: (String) -> Void = { _ in }) throws -> Int {
         do {
             return try withoutActuallyEscaping(output) { output in try dump(output: output, progress: progress) }
         } catch {
@@ -50,7 +51,7 @@ public struct ObjectDump {
         }
     }
 
-    private func dump(output: @escaping (String) -> Void, progress: (String) -> Void) throws -> Int {
+    private func dump(output: @escaping (String) throws -> Void, progress: (String) -> Void) throws -> Int {
         // Reading the metadata first turns a missing, foreign or corrupt file into a clear
         // error, where opening it as a store could create a new one.
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
@@ -82,12 +83,12 @@ public struct ObjectDump {
                     request.fetchBatchSize = 1_000
                     let properties = Self.dumpedProperties(of: entity, includingSubentities: includesSubentities)
                     let objects = try context.fetchBatched(request)
-                    writer.begin(properties: properties.map(\.name))
+                    try writer.begin(properties: properties.map(\.name))
                     for fetched in objects {
                         // Filled here so that a row the store cannot read stops the dump with
                         // its error instead of being written out with empty values.
                         let object = try context.existingObject(with: fetched.objectID)
-                        writer.write(object: object, properties: properties)
+                        try writer.write(object: object, properties: properties)
                         written += 1
                         if written % progressInterval == 0 { progress("dumped \(written) objects") }
                     }
@@ -98,7 +99,7 @@ public struct ObjectDump {
             }
         }
         if let failure { throw failure }
-        writer.finish()
+        try writer.finish()
         progress("dumped \(written) object\(written == 1 ? "" : "s")")
         return written
     }
@@ -171,21 +172,21 @@ public struct ObjectDump {
 /// records under a header per entity.
 struct RecordWriter {
     let format: ObjectDump.Format
-    let output: (String) -> Void
+    let output: (String) throws -> Void
     private var count = 0
     private var started = false
 
-    init(format: ObjectDump.Format, output: @escaping (String) -> Void) {
+    init(format: ObjectDump.Format, output: @escaping (String) throws -> Void) {
         self.format = format
         self.output = output
     }
 
     /// Starts the objects of one entity (once its fetch has succeeded, so a failing
     /// first fetch leaves the output empty).
-    mutating func begin(properties: [String]) {
-        if format == .json && !started { output("[") }
+    mutating func begin(properties: [String]) throws {
+        if format == .json && !started { try output("[") }
         started = true
-        if format == .csv { output(CSVField.record(["objectID", "entity"] + properties) + "\n") }
+        if format == .csv { try output(CSVField.record(["objectID", "entity"] + properties) + "\n") }
     }
 
     /// JSON has no infinities or NaN: such numbers are written as the strings
@@ -199,14 +200,14 @@ struct RecordWriter {
         return number.isNaN ? "NaN" : (number > 0 ? "Infinity" : "-Infinity")
     }
 
-    mutating func write(object: NSManagedObject, properties: [NSPropertyDescription]) {
+    mutating func write(object: NSManagedObject, properties: [NSPropertyDescription]) throws {
         let own = object.entity.propertiesByName
         let values: [Any?] = properties.map { own[$0.name] != nil ? DumpValue.value(of: $0, in: object) : nil }
         let id = object.objectID.uriRepresentation().absoluteString
         let entity = object.entity.name ?? ""
         switch format {
         case .csv:
-            output(CSVField.record([id, entity] + values.map(DumpValue.text)) + "\n")
+            try output(CSVField.record([id, entity] + values.map(DumpValue.text)) + "\n")
         case .json:
             var record: [String: Any] = ["objectID": id, "entity": entity]
             for (property, value) in zip(properties, values) where own[property.name] != nil {
@@ -221,16 +222,16 @@ struct RecordWriter {
                 let data =
                     (try? JSONSerialization.data(
                         withJSONObject: fallback, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-                output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
+                try output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
                 count += 1
                 return
             }
-            output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
+            try output((count == 0 ? "\n" : ",\n") + String(decoding: data, as: UTF8.self))
         }
         count += 1
     }
 
-    func finish() {
-        if format == .json { output(started ? (count == 0 ? "]\n" : "\n]\n") : "[]\n") }
+    func finish() throws {
+        if format == .json { try output(started ? (count == 0 ? "]\n" : "\n]\n") : "[]\n") }
     }
 }

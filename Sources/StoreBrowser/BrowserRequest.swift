@@ -11,13 +11,36 @@ public struct BrowserRequest: Sendable {
     public var query: [String: String]
     /// The cookies the browser sent, by name.
     public var cookies: [String: String]
+    /// A `POST`'s form fields (`application/x-www-form-urlencoded`), decoded.
+    public var form: [String: String]
 
-    /// A request for `path` with `query` and `cookies`.
-    public init(method: String = "GET", path: String, query: [String: String] = [:], cookies: [String: String] = [:]) {
+    /// A request for `path` with `query`, `cookies` and a posted `form`.
+    public init(
+        method: String = "GET", path: String, query: [String: String] = [:], cookies: [String: String] = [:],
+        form: [String: String] = [:]
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.cookies = cookies
+        self.form = form
+    }
+
+    /// The fields of a query string or a form's body as browsers encode them
+    /// (`application/x-www-form-urlencoded`): `+` for a space, then percent-encoding.
+    /// The last of a repeated name wins.
+    ///
+    /// `URLComponents` keeps a `+` as it is, which would turn `a == 'b c'` into `a+==+…`.
+    public static func formFields(_ encoded: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in encoded.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ part: Substring) -> String {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
+            fields[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return fields
     }
 
     /// The cookies of a `Cookie` header (`a=1; b=2`).

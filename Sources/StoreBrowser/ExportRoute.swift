@@ -5,6 +5,10 @@ import OpenCoreData
 extension StoreBrowser {
     /// `/export/NAME.csv` and `/export/NAME.json`: the entity's objects matching the page's
     /// query (`?predicate=`, `?sort=`), every one of them, as `cdtool dump` writes them.
+    ///
+    /// The query is checked first (a bad one is a 400 page); the objects are then read in
+    /// batches and sent as they are written, so an export of a million rows holds neither
+    /// the objects nor the text whole.
     func export(_ file: String, _ query: [String: String]) -> BrowserResponse {
         let format: ObjectDump.Format
         let name: String
@@ -27,10 +31,20 @@ extension StoreBrowser {
             dump.predicate = table.predicateText.isEmpty ? nil : table.predicateText
             dump.sortDescriptors = [NSSortDescriptor(key: table.sortKey ?? "self", ascending: table.ascending)]
             dump.format = format
-            var text = ""
-            try dump.run(output: { text += $0 })
+            let export = UncheckedDump(dump: dump)
             var response = BrowserResponse(
-                contentType: format == .csv ? "text/csv; charset=utf-8" : "application/json", body: Data(text.utf8))
+                contentType: format == .csv ? "text/csv; charset=utf-8" : "application/json", body: Data())
+            response.stream = BodyStream { write in
+                // Pieces of about 64 KB: the dump's own pieces are single records.
+                var piece = Data()
+                try export.dump.run(output: { text in
+                    piece.append(contentsOf: text.utf8)
+                    guard piece.count >= 65_536 else { return }
+                    try write(piece)
+                    piece.removeAll(keepingCapacity: true)
+                })
+                if !piece.isEmpty { try write(piece) }
+            }
             response.headers.append(("Content-Disposition", "attachment; filename=\"\(HTML.component(file))\""))
             return response
         } catch let failure as PageError {
@@ -39,4 +53,10 @@ extension StoreBrowser {
             return self.error(400, "The export failed: \(CDToolError(wrapping: error))")
         }
     }
+}
+
+/// A dump handed to the thread that streams it. Its model is loaded whole before and only
+/// read after, as every context of a store reads its coordinator's model.
+private struct UncheckedDump: @unchecked Sendable {
+    let dump: ObjectDump
 }

@@ -53,6 +53,7 @@ enum HTML {
         nav{background:#1d1d1f;padding:8px 16px}nav a{color:#fff;margin-right:16px;text-decoration:none}
         main{padding:16px}table{border-collapse:collapse}td,th{border:1px solid #d2d2d7;padding:3px 8px;text-align:left;vertical-align:top}
         th{background:#f5f5f7}.error{color:#b00020;white-space:pre-wrap}.muted{color:#6e6e73}code{font-size:12px}
+        body[data-live=connected] nav::after{content:"● live";color:#30d158;float:right}
         </style><script src="/browser.js" defer></script></head><body>
         <nav>\(link("Overview", to: "/"))\(link("Model", to: "/model"))\(link("History", to: "/history"))</nav>
         <main><h1>\(escape(title))</h1>

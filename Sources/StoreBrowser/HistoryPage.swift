@@ -89,15 +89,22 @@ extension StoreBrowser {
     /// The numbers of the transactions that changed the object `id`, from the history's
     /// own table (so an object's page reads only those).
     func transactionNumbers(touching id: NSManagedObjectID) throws -> [Int64] {
-        let parts = path(of: id).split(separator: "/")
-        guard parts.count == 2, let key = Int64(parts[1].dropFirst()),
-            let number = entityNames.first(where: { $0.value == String(parts[0]) })?.key
-        else { return [] }
+        guard let row = storeRow(of: id) else { return [] }
         return try database.read { db in
             try Int64.fetchAll(
                 db, sql: "SELECT DISTINCT ZTRANSACTIONID FROM ACHANGE WHERE ZENTITY = ? AND ZENTITYPK = ? ORDER BY 1",
-                arguments: [number, key])
+                arguments: [row.entityNumber, row.key])
         }
+    }
+
+    /// Where an object's row is: its entity's number, its table and its primary key.
+    func storeRow(of id: NSManagedObjectID) -> (entityNumber: Int, table: String, key: Int64)? {
+        let parts = path(of: id).split(separator: "/")
+        guard parts.count == 2, let key = Int64(parts[1].dropFirst()),
+            let number = entityNames.first(where: { $0.value == String(parts[0]) })?.key,
+            let table = rowsByEntity[String(parts[0])]?.table
+        else { return nil }
+        return (number, table, key)
     }
 
     /// A transaction's changes as a list: the kind, the object (a link unless deleted) and,

@@ -4,12 +4,11 @@ import OpenCoreData
 
 extension StoreBrowser {
     /// `/object/Entity/p12`: every property of one object, its relationships followed
-    /// (each related object a link), and its object ID URI.
-    func objectPage(entity: String, key: String) -> BrowserResponse {
+    /// (each related object a link), its object ID URI, and with edits allowed a link to its
+    /// edit form (`saved` after that form was saved).
+    func objectPage(entity: String, key: String, saved: Bool = false) -> BrowserResponse {
         let path = "\(entity)/\(key)"
-        guard key.hasPrefix("p"), Int64(key.dropFirst()) != nil, model.entitiesByName[entity] != nil,
-            let id = objectID(forPath: path)
-        else {
+        guard let id = storedObjectID(entity: entity, key: key) else {
             return error(404, "There is no object \(path) in this store.")
         }
         do {
@@ -54,8 +53,12 @@ extension StoreBrowser {
                                 header: ["Transaction", "Time", "Author", "Change"], rows: touching.reversed()))
                 }
                 let uri = id.uriRepresentation().absoluteString
-                return
-                    "<p>Object ID: <code>\(HTML.escape(uri))</code> · entity \(HTML.link(object.entity.name ?? "", to: "/entity/\(HTML.component(object.entity.name ?? ""))"))</p>"
+                let editing =
+                    editor == nil
+                    ? ""
+                    : "<p>\(saved ? "Saved. " : "")\(HTML.link("Edit this object", to: objectAddress(id) + "/edit"))</p>"
+                return editing
+                    + "<p>Object ID: <code>\(HTML.escape(uri))</code> · entity \(HTML.link(object.entity.name ?? "", to: "/entity/\(HTML.component(object.entity.name ?? ""))"))</p>"
                     + HTML.table(header: ["Property", "Value"], rows: rows) + sections.joined(separator: "\n")
             }
             return .html(HTML.page(title: path, store: storeURL.lastPathComponent, body: body))

@@ -37,6 +37,8 @@ public final class StoreBrowser: @unchecked Sendable {
     let entityNames: [Int: String]
     /// Whether the store keeps persistent history (it has Core Data's history tables).
     let keepsHistory: Bool
+    /// The writing side, when the browser was made with `allowsEdits`.
+    let editor: StoreEditor?
     /// Saves to the store by other processes, for pages that follow them.
     public let changes: ChangeFeed
     /// The name of the cookie that keeps the token.
@@ -45,9 +47,14 @@ public final class StoreBrowser: @unchecked Sendable {
     /// Opens the store at `storeURL` read-only, with `model` or, without one, the model the
     /// store caches or one inferred from its tables.
     ///
-    /// - Throws: A ``CDToolCore/CDToolError`` when the file is missing or not a store, or the
-    ///   model does not fit it.
-    public init(storeURL: URL, model: NSManagedObjectModel?, token: String) throws {
+    /// With `allowsEdits`, the store is also opened read-write for one context that saves the
+    /// objects' edit forms (`/object/Entity/p12/edit`), each form carrying a CSRF token. That
+    /// needs the store's own model (given, or cached in the store): a model inferred from the
+    /// tables is a guess, not one to write with.
+    ///
+    /// - Throws: A ``CDToolCore/CDToolError`` when the file is missing or not a store, the
+    ///   model does not fit it, or edits are asked for and the store does not open read-write.
+    public init(storeURL: URL, model: NSManagedObjectModel?, token: String, allowsEdits: Bool = false) throws {
         guard Self.isValidToken(token) else {
             throw CDToolError("an access token is at least 16 letters, digits, '-' or '_'")
         }
@@ -73,6 +80,17 @@ public final class StoreBrowser: @unchecked Sendable {
             // immutable. Live updates need a watcher, which such a store cannot have.
             database = try SQLiteStoreFile.openReadOnly(storeURL)
             keepsHistory = try database.read { try $0.tableExists("ATRANSACTION") }
+            if allowsEdits, model == nil, inspection.inferredModelSource != .modelCache {
+                throw CDToolError(
+                    "--allow-edits needs the store's own model: the store caches none, so give it with --model")
+            }
+            do {
+                editor =
+                    allowsEdits
+                    ? try StoreEditor(storeURL: storeURL, model: self.model, trackingHistory: keepsHistory) : nil
+            } catch {
+                throw CDToolError("--allow-edits: the store does not open for writing: \(CDToolError(wrapping: error))")
+            }
             let container: NSPersistentContainer
             do {
                 container = try ObjectDump.openReadOnly(
@@ -155,10 +173,17 @@ public final class StoreBrowser: @unchecked Sendable {
     }
 
     private func route(_ request: BrowserRequest) -> BrowserResponse {
-        guard request.method == "GET" else {
-            return error(405, "This server is read-only: only GET requests are answered.")
-        }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if request.method == "POST", editor != nil, parts.count == 4, parts[0] == "object", parts[3] == "edit" {
+            return saveEdit(entity: parts[1], key: parts[2], form: request.form)
+        }
+        guard request.method == "GET" else {
+            return error(
+                405,
+                editor == nil
+                    ? "This server is read-only: only GET requests are answered."
+                    : "Only an object's edit form (/object/Entity/p12/edit) is sent with POST.")
+        }
         switch parts.first {
         case nil: return overviewPage(request.query)
         case "model" where parts.count == 1: return modelPage()
@@ -166,7 +191,9 @@ public final class StoreBrowser: @unchecked Sendable {
         case "browser.js" where parts.count == 1:
             return BrowserResponse(contentType: "text/javascript; charset=utf-8", body: Data(Self.script.utf8))
         case "entity" where parts.count == 2: return entityPage(parts[1], request.query)
-        case "object" where parts.count == 3: return objectPage(entity: parts[1], key: parts[2])
+        case "object" where parts.count == 3:
+            return objectPage(entity: parts[1], key: parts[2], saved: request.query["saved"] != nil)
+        case "object" where parts.count == 4 && parts[3] == "edit": return editPage(entity: parts[1], key: parts[2])
         case "object" where parts.count == 5 && parts[1] == "x-coredata:":
             // The whole object ID URI (`/object/x-coredata://UUID/Entity/p12`), of this store.
             let uuid = context.persistentStoreCoordinator?.persistentStores.first?.identifier
@@ -221,12 +248,16 @@ extension StoreBrowser {
     /// The browser's one script: it listens to `/events` and, when another process saves,
     /// loads the page again and puts its new `<main>` in place (unless the reader is typing
     /// in a field), one reload at a time and at most two a second; a page that ran the
-    /// integrity check is left alone. The store's strings arrive escaped in that HTML.
+    /// integrity check, and an edit form (whose save reports a conflict instead), are left
+    /// alone. The store's strings arrive escaped in that HTML. While the stream is open the
+    /// page's body says so (`data-live="connected"`), and its navigation shows it.
     static let script = """
         "use strict";
-        if (!location.search.includes("check=")) {
+        if (!location.search.includes("check=") && !document.querySelector("form[method=post]")) {
           const source = new EventSource("/events");
           addEventListener("pagehide", () => source.close());
+          source.addEventListener("open", () => { document.body.dataset.live = "connected"; });
+          source.addEventListener("error", () => { document.body.dataset.live = "disconnected"; });
           let running = false, again = false;
           async function refresh() {
             if (running) { again = true; return; }
@@ -235,7 +266,7 @@ extension StoreBrowser {
               do {
                 again = false;
                 const field = document.activeElement;
-                if (field && field.tagName === "INPUT") { again = false; break; }
+                if (field && ["INPUT", "TEXTAREA", "SELECT"].includes(field.tagName)) break;
                 const response = await fetch(location.href, { credentials: "same-origin" });
                 if (!response.ok) break;
                 const page = new DOMParser().parseFromString(await response.text(), "text/html");

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdtool-serve",
         abstract:
-            "Browse a Core Data store in a web page: its model, its objects filtered by a predicate, each object, exports. Read-only.",
+            "Browse a Core Data store in a web page: its model, its objects filtered by a predicate, each object, its history, exports. Read-only unless --allow-edits.",
         discussion:
             "Prints the page's address, access token included, on its first line, then serves until interrupted."
     )
@@ -39,6 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Open the page in the default browser (xdg-open).")
     var open = false
 
+    @Flag(
+        help:
+            "Let the page edit objects' attributes and relationships, saved through a managed object context (needs the store's model: given, or cached in the store)."
+    )
+    var allowEdits = false
+
     func validate() throws {
         if let token, !StoreBrowser.isValidToken(token) {
             throw ValidationError("--token must be at least 16 letters, digits, '-' or '_'")
@@ -50,7 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let url = URL(fileURLWithPath: store)
             let given = try model.map { try ModelFile.load(at: URL(fileURLWithPath: $0)) }
-            browser = try StoreBrowser(storeURL: url, model: given, token: token ?? StoreBrowser.newToken())
+            browser = try StoreBrowser(
+                storeURL: url, model: given, token: token ?? StoreBrowser.newToken(), allowsEdits: allowEdits)
         } catch {
             FileHandle.standardError.write(Data("cdtool serve: error: \(CDToolError(wrapping: error))\n".utf8))
             throw ExitCode.failure
@@ -81,17 +88,34 @@ struct BrowserHandler: HTTPHandler {
     let browser: StoreBrowser
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var form: [String: String] = [:]
+        if request.method == .POST {
+            // An edit form is a few kilobytes; a bigger body is no form of ours.
+            guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true,
+                let length = request.headers[.contentLength].flatMap({ Int($0) }), length <= Self.formLimit
+            else {
+                return HTTPResponse(
+                    statusCode: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: Data(
+                        "A form is sent as application/x-www-form-urlencoded, with its length, at most \(Self.formLimit) bytes.\n"
+                            .utf8))
+            }
+            form = BrowserRequest.formFields(String(decoding: try await request.bodyData, as: UTF8.self))
+        }
         let asked = BrowserRequest(
             method: request.method.rawValue, path: request.path,
-            query: Self.formQuery(request.target.query(percentEncoded: true)),
-            cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie]))
+            query: BrowserRequest.formFields(request.target.query(percentEncoded: true) ?? ""),
+            cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie]), form: form)
         if browser.acceptsEventStream(asked) { return eventStream() }
         let page = browser.respond(to: asked)
         var headers = HTTPHeaders()
         for (name, value) in page.headers { headers.addValue(value, for: HTTPHeader(name)) }
+        let status = HTTPStatusCode(page.status, phrase: Self.phrases[page.status] ?? "")
+        guard let stream = page.stream else {
+            return HTTPResponse(statusCode: status, headers: headers, body: page.body)
+        }
         return HTTPResponse(
-            statusCode: HTTPStatusCode(page.status, phrase: Self.phrases[page.status] ?? ""), headers: headers,
-            body: page.body)
+            statusCode: status, headers: headers, body: HTTPBodySequence(from: ByteChunks.producing(stream)))
     }
 
     /// `/events`: server-sent events, a `change` event (with the count of remote changes)
@@ -99,7 +123,8 @@ struct BrowserHandler: HTTPHandler {
     /// connection open through idle proxies.
     func eventStream() -> HTTPResponse {
         let updates = browser.changes.updates()
-        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let (lines, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(8))
         let forward = Task {
             for await count in updates { continuation.yield(Array("event: change\ndata: \(count)\n\n".utf8)) }
             continuation.finish()
@@ -118,54 +143,83 @@ struct BrowserHandler: HTTPHandler {
         var headers = HTTPHeaders()
         headers[.contentType] = "text/event-stream"
         headers[HTTPHeader("Cache-Control")] = "no-store"
-        return HTTPResponse(statusCode: .ok, headers: headers, body: HTTPBodySequence(from: EventBytes(chunks: lines)))
+        return HTTPResponse(statusCode: .ok, headers: headers, body: HTTPBodySequence(from: ByteChunks(chunks: lines)))
     }
 
-    /// A query string as a browser's form sends it: `+` for a space, then percent-decoded
-    /// (`URLComponents` keeps a `+` as it is, which would turn `a == 'b c'` into `a+==+…`).
-    static func formQuery(_ query: String) -> [String: String] {
-        var items: [String: String] = [:]
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ part: Substring) -> String {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
-            }
-            items[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
-        }
-        return items
-    }
+    /// The largest form body accepted.
+    static let formLimit = 1 << 20
 
     static let phrases = [
-        200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
-        500: "Internal Server Error",
+        200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 409: "Conflict", 422: "Unprocessable Content", 500: "Internal Server Error",
     ]
 }
 
-/// Chunks of bytes as FlyingFox's buffered body sequence, sent as they come (chunked).
-struct EventBytes: AsyncBufferedSequence, Sendable {
+/// Chunks of bytes as FlyingFox's buffered body sequence, sent as they come (chunked);
+/// `taken` runs as each chunk is handed on. A chunk stream that ends with an error cuts the
+/// response short: the connection closes before the body's end.
+struct ByteChunks: AsyncBufferedSequence, Sendable {
     typealias Element = UInt8
-    let chunks: AsyncStream<[UInt8]>
+    let chunks: AsyncThrowingStream<[UInt8], any Error>
+    var taken: @Sendable () -> Void = {}
 
-    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator()) }
+    func makeAsyncIterator() -> Iterator { Iterator(base: chunks.makeAsyncIterator(), taken: taken) }
 
     struct Iterator: AsyncBufferedIteratorProtocol {
-        var base: AsyncStream<[UInt8]>.Iterator
+        var base: AsyncThrowingStream<[UInt8], any Error>.Iterator
+        let taken: @Sendable () -> Void
         var pending: [UInt8] = []
 
-        mutating func next() async -> UInt8? {
+        mutating func next() async throws -> UInt8? {
             if pending.isEmpty {
-                guard let chunk = await base.next() else { return nil }
+                guard let chunk = try await nextBuffer(suggested: 1) else { return nil }
                 pending = chunk
             }
             return pending.isEmpty ? nil : pending.removeFirst()
         }
 
-        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
+        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
             if !pending.isEmpty {
                 defer { pending = [] }
                 return pending
             }
-            return await base.next()
+            let chunk = try await base.next()
+            taken()
+            return chunk
         }
     }
+
+    /// A streamed body, written on a thread of its own (a dump reads the store synchronously)
+    /// at most four pieces ahead of the connection; a reader that goes away stops it.
+    static func producing(_ stream: BodyStream) -> ByteChunks {
+        let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let room = DispatchSemaphore(value: 4)
+        let gone = OnceFlag()
+        continuation.onTermination = { _ in
+            gone.set()
+            room.signal()
+        }
+        Thread.detachNewThread {
+            do {
+                try stream.produce { piece in
+                    room.wait()
+                    if gone.isSet { throw CancellationError() }
+                    continuation.yield([UInt8](piece))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        return ByteChunks(chunks: chunks, taken: { room.signal() })
+    }
+}
+
+/// A flag set once, read from any thread.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

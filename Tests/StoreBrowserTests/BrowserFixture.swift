@@ -33,8 +33,11 @@ enum BrowserFixture {
         writer.maxCount = 1
         books.inverseRelationship = writer
         writer.inverseRelationship = books
+        let rank = attribute("rank", .integer32AttributeType)
+        rank.setValidationPredicates(
+            [NSPredicate(format: "SELF <= 100")], withValidationWarnings: ["a rank is at most 100"])
         author.properties = [
-            attribute("name", .stringAttributeType), attribute("rank", .integer32AttributeType),
+            attribute("name", .stringAttributeType), rank,
             attribute("born", .dateAttributeType), attribute("photo", .binaryDataAttributeType), books,
         ]
         book.properties = [attribute("title", .stringAttributeType), attribute("price", .doubleAttributeType), writer]
@@ -86,8 +89,9 @@ enum BrowserFixture {
     }
 
     /// A browser on a new store of `authors` authors, with the store's cached model.
-    static func browser(authors: Int = 5) throws -> StoreBrowser {
-        try StoreBrowser(storeURL: store(authors: authors), model: nil, token: token)
+    static func browser(authors: Int = 5, history: Bool = false, allowsEdits: Bool = false) throws -> StoreBrowser {
+        try StoreBrowser(
+            storeURL: store(authors: authors, history: history), model: nil, token: token, allowsEdits: allowsEdits)
     }
 }
 
@@ -97,5 +101,12 @@ extension StoreBrowser {
         respond(
             to: BrowserRequest(
                 path: path, query: query, cookies: ["cdtool_token": BrowserFixture.token]))
+    }
+
+    /// `form` posted to `path`, as a browser with the token's cookie sends it.
+    func post(_ path: String, _ form: [String: String]) -> BrowserResponse {
+        respond(
+            to: BrowserRequest(
+                method: "POST", path: path, cookies: ["cdtool_token": BrowserFixture.token], form: form))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreData
 import StoreBrowser
 import Testing
 
@@ -100,6 +101,69 @@ import Testing
         #expect(dom.components(separatedBy: "<script").count - 1 == 1)
         #expect(dom.contains(#"<script src="/browser.js" defer=""></script>"#))
     }
+
+    #if canImport(Glibc)
+    /// Driven over the DevTools protocol: an open table shows an author another process saves,
+    /// without the page being loaded again; an edit typed into the form is saved (cookie,
+    /// CSRF token and the page's policy as a real browser applies them).
+    @Test func aLivePageFollowsAnotherProcessAndAFormSaves() throws {
+        guard let chromium = Self.chromium ?? (Self.required ? "/usr/bin/chromium" : nil) else { return }
+        #expect(Self.chromium != nil, "OPENCOREDATA_REQUIRE_CHROMIUM=1 but no Chromium is installed")
+        let store = try BrowserFixture.store(authors: 3)
+        let (server, address) = try ServerProcessTests.serve(store, ["--allow-edits"])
+        defer { server.terminate() }
+        let base = String(address.prefix { $0 != "?" }).dropLast()
+        let browser = try DevTools(
+            chromium: chromium, profile: store.deletingLastPathComponent().appendingPathComponent("devtools-profile"))
+        defer { browser.quit() }
+
+        let page = try browser.open(address)
+        #expect(try browser.wait(until: "document.title.includes('Library.sqlite')", session: page))
+        try browser.call("Page.navigate", ["url": base + "/entity/Author"], session: page)
+        #expect(try browser.wait(until: "document.body.dataset.live === 'connected'", session: page))
+        #expect(try browser.wait(until: "document.querySelector('main').innerText.includes('Author 2')", session: page))
+        // A mark on this document: a page loaded again would not have it.
+        _ = try browser.evaluate("window.sameDocument = 42", session: page)
+
+        // Another process (this test's) saves a new author.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+                .setValue("Saved elsewhere", forKey: "name")
+            try context.save()
+        }
+        #expect(
+            try browser.wait(
+                until: "document.querySelector('main').innerText.includes('Saved elsewhere')", session: page))
+        #expect(try browser.evaluate("window.sameDocument", session: page) as? Int == 42)
+        let png = try browser.screenshot(session: page)
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        #expect(png.count > 20_000, "\(png.count) bytes: a blank page?")
+
+        // An edit typed into the form and sent as a person would.
+        try browser.call("Page.navigate", ["url": base + "/object/Author/p2/edit"], session: page)
+        #expect(try browser.wait(until: "document.querySelector('form[method=post]')", session: page))
+        _ = try browser.evaluate(
+            """
+            document.querySelector('textarea[name="value:name"]').value = 'Typed in Chromium';
+            document.querySelector('form[method=post] button[type=submit]').click();
+            """, session: page)
+        #expect(try browser.wait(until: "location.pathname === '/object/Author/p2'", session: page))
+        #expect(
+            try browser.wait(
+                until: "document.querySelector('main').innerText.includes('Saved.')"
+                    + " && document.querySelector('main').innerText.includes('Typed in Chromium')", session: page))
+        let typed = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            request.predicate = NSPredicate(format: "name == 'Typed in Chromium'")
+            return try context.count(for: request)
+        }
+        #expect(typed == 1)
+    }
+    #endif
 
     /// A screenshot of a table: a real picture of the page, kept for the README.
     @Test func aScreenshotShowsTheTable() throws {

@@ -96,6 +96,66 @@ import FoundationNetworking
         #expect(String(decoding: script, as: UTF8.self).contains("new EventSource(\"/events\")"))
     }
 
+    /// With `--allow-edits`, a form posted over HTTP is saved and answered with the object's page.
+    @Test func anEditFormPostedOverHTTPIsSaved() async throws {
+        let (process, line) = try Self.serve(try BrowserFixture.store(authors: 2), ["--allow-edits"])
+        defer { process.terminate() }
+        let base = String(line.prefix { $0 != "?" })
+        let session = URLSession(configuration: .ephemeral)
+        func request(_ path: String) throws -> URLRequest {
+            var request = URLRequest(url: try #require(URL(string: base + path)))
+            request.setValue("cdtool_token=\(BrowserFixture.token)", forHTTPHeaderField: "Cookie")
+            return request
+        }
+        let (page, _) = try await session.data(for: try request("object/Author/p2/edit"))
+        var form = try StoreEditTests.form(
+            of: BrowserResponse(contentType: "text/html", body: page))
+        form["value:name"] = "Grace Hopper & co"
+        var post = try request("object/Author/p2/edit")
+        post.httpMethod = "POST"
+        post.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        post.httpBody = Data(
+            form.map { name, value in
+                [name, value].map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+                    .joined(separator: "=")
+            }.joined(separator: "&").utf8)
+        // The 303 is followed to the object's page.
+        let (answer, response) = try await session.data(for: post)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(response.url?.path == "/object/Author/p2")
+        let text = String(decoding: answer, as: UTF8.self)
+        #expect(text.contains("Saved."))
+        #expect(text.contains("Grace Hopper &amp; co"))
+
+        // A body that is not a form is refused before any page sees it.
+        var json = try request("object/Author/p2/edit")
+        json.httpMethod = "POST"
+        json.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        json.httpBody = Data("{}".utf8)
+        let (_, refused) = try await session.data(for: json)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 400)
+    }
+
+    /// An export bigger than one piece is streamed (chunked) and arrives whole, in order.
+    @Test func aLargeExportIsStreamedWhole() async throws {
+        let store = try BrowserFixture.store(authors: 3_000)
+        let (process, line) = try Self.serve(store)
+        defer { process.terminate() }
+        var request = URLRequest(
+            url: try #require(URL(string: String(line.prefix { $0 != "?" }) + "export/Book.csv?sort=-price")))
+        request.setValue("cdtool_token=\(BrowserFixture.token)", forHTTPHeaderField: "Cookie")
+        let (body, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "Transfer-Encoding")?.lowercased() == "chunked")
+        let expected = try StoreBrowser(storeURL: store, model: nil, token: BrowserFixture.token)
+            .get("/export/Book.csv", ["sort": "-price"]).collected()
+        #expect(body.count > 200_000)
+        #expect(body == expected)
+    }
+
     @Test func aMissingStoreIsAClearErrorAndExitCode() throws {
         let process = Process()
         process.executableURL = Self.server
@@ -110,12 +170,12 @@ import FoundationNetworking
         #expect(message.contains("/nonexistent/store.sqlite"))
     }
 
-    /// `cdtool-serve` started on `store` with the fixture's token, and the first line it
+    /// `cdtool-serve` started on `store` with the fixture's token and `arguments`, and the first line it
     /// printed (the address).
-    static func serve(_ store: URL) throws -> (process: Process, address: String) {
+    static func serve(_ store: URL, _ arguments: [String] = []) throws -> (process: Process, address: String) {
         let process = Process()
         process.executableURL = server
-        process.arguments = [store.path, "--token", BrowserFixture.token]
+        process.arguments = [store.path, "--token", BrowserFixture.token] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -230,14 +230,16 @@ import Testing
         let csv = browser.get("/export/Author.csv", ["predicate": "rank == 2", "sort": "-born"])
         #expect(csv.status == 200)
         #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")
-        let lines = csv.text.split(separator: "\n")
+        // Streamed: nothing is held before the server sends it.
+        #expect(csv.body.isEmpty && csv.stream != nil)
+        let lines = String(decoding: try csv.collected(), as: UTF8.self).split(separator: "\n")
         #expect(lines.first == "objectID,entity,books,born,name,photo,rank")
         let expected = (1...150).filter { ($0 - 1) % 3 != 0 && ($0 - 1) % 7 == 2 }.reversed().map { "p\($0)," }
         #expect(
             lines.dropFirst().map { String($0.split(separator: "/", maxSplits: 3)[3].prefix { $0 != "," }) + "," }
                 == expected)
         let json = browser.get("/export/Book.json", ["predicate": "price > 148"])
-        let objects = try #require(try JSONSerialization.jsonObject(with: json.body) as? [[String: Any]])
+        let objects = try #require(try JSONSerialization.jsonObject(with: json.collected()) as? [[String: Any]])
         #expect(objects.count == 4)
         #expect(objects.allSatisfy { ($0["price"] as? Double ?? 0) > 148 })
     }
