@@ -28,17 +28,19 @@ public struct BrowserRequest: Sendable {
 
     /// The fields of a query string or a form's body as browsers encode them
     /// (`application/x-www-form-urlencoded`): `+` for a space, then percent-encoding.
-    /// The last of a repeated name wins.
+    /// The last of a repeated name wins; `nil` when an escape is malformed or does not spell
+    /// UTF-8, rather than keeping the text as it came.
     ///
     /// `URLComponents` keeps a `+` as it is, which would turn `a == 'b c'` into `a+==+…`.
-    public static func formFields(_ encoded: String) -> [String: String] {
+    public static func formFields(_ encoded: String) -> [String: String]? {
         var fields: [String: String] = [:]
         for pair in encoded.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ part: Substring) -> String {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
-            }
-            fields[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+            guard let name = parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                let value = parts.count > 1
+                    ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            else { return nil }
+            fields[name] = value
         }
         return fields
     }

@@ -6,9 +6,10 @@ extension StoreBrowser {
     /// `/export/NAME.csv` and `/export/NAME.json`: the entity's objects matching the page's
     /// query (`?predicate=`, `?sort=`), every one of them, as `cdtool dump` writes them.
     ///
-    /// The query is checked first (a bad one is a 400 page); the objects are then read in
-    /// batches and sent as they are written, so an export of a million rows holds neither
-    /// the objects nor the text whole.
+    /// The query is checked first, parsed and counted (a predicate that does not parse or
+    /// that the store cannot run is a 400 page); the objects are then read in batches and
+    /// sent as they are written, so an export of a million rows holds neither the objects nor
+    /// the text whole. A failure after that cuts the response short.
     func export(_ file: String, _ query: [String: String]) -> BrowserResponse {
         let format: ObjectDump.Format
         let name: String
@@ -24,6 +25,10 @@ extension StoreBrowser {
         }
         do {
             let table = try tableQuery(query, entity: entity)
+            // Run once before the answer starts, so the status can still say what is wrong.
+            let counted = request(for: entity, table, limit: 0)
+            counted.fetchOffset = 0
+            _ = try reading { try $0.count(for: counted) }
             var dump = ObjectDump(storeURL: storeURL)
             // A recovered model is recovered again by the dump, which then skips the version check.
             dump.model = modelWasGiven ? model : nil

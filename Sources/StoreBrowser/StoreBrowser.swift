@@ -8,7 +8,8 @@ import OpenCoreDataSQLite
 /// (filtered by a predicate, sorted, paged), each object, its persistent history, exports as
 /// CSV or JSON, and an event stream (`/events`) that tells open pages of other processes' saves.
 ///
-/// The store is opened read-only; nothing a page does can write to it. Every request must
+/// The store is opened read-only; nothing a page does can write to it unless the browser is
+/// made with `allowsEdits`, which adds edit forms saved through a context. Every request must
 /// carry ``token`` (as `?token=`, then kept in a cookie) or is answered 401, as notebook
 /// servers do. The pages are plain functions of a ``BrowserRequest``; `cdtool-serve` puts
 /// them behind an HTTP server.
@@ -84,10 +85,20 @@ public final class StoreBrowser: @unchecked Sendable {
                 throw CDToolError(
                     "--allow-edits needs the store's own model: the store caches none, so give it with --model")
             }
+            if allowsEdits, let compatibility, !compatibility.isCompatible {
+                throw CDToolError(
+                    "--allow-edits needs a model that fits the store; this one does not (entities whose hashes differ or are missing: \((compatibility.differing + compatibility.missingFromStore + compatibility.missingFromModel).joined(separator: ", ")))"
+                )
+            }
+            // Opened for writing before the read-only container, whose snapshot connection
+            // holds a read transaction that would keep a switch of journal mode waiting.
             do {
+                let journalMode = try database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
                 editor =
                     allowsEdits
-                    ? try StoreEditor(storeURL: storeURL, model: self.model, trackingHistory: keepsHistory) : nil
+                    ? try StoreEditor(
+                        storeURL: storeURL, model: self.model, trackingHistory: keepsHistory, journalMode: journalMode)
+                    : nil
             } catch {
                 throw CDToolError("--allow-edits: the store does not open for writing: \(CDToolError(wrapping: error))")
             }

@@ -94,17 +94,19 @@ struct BrowserHandler: HTTPHandler {
             guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true,
                 let length = request.headers[.contentLength].flatMap({ Int($0) }), length <= Self.formLimit
             else {
-                return HTTPResponse(
-                    statusCode: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
-                    body: Data(
-                        "A form is sent as application/x-www-form-urlencoded, with its length, at most \(Self.formLimit) bytes.\n"
-                            .utf8))
+                return Self.badRequest(
+                    "A form is sent as application/x-www-form-urlencoded, with its length, at most \(Self.formLimit) bytes."
+                )
             }
-            form = BrowserRequest.formFields(String(decoding: try await request.bodyData, as: UTF8.self))
+            guard let fields = BrowserRequest.formFields(String(decoding: try await request.bodyData, as: UTF8.self))
+            else { return Self.badRequest("The form's body is not valid URL encoding (UTF-8, percent-escaped).") }
+            form = fields
+        }
+        guard let query = BrowserRequest.formFields(request.target.query(percentEncoded: true) ?? "") else {
+            return Self.badRequest("The address's query is not valid URL encoding (UTF-8, percent-escaped).")
         }
         let asked = BrowserRequest(
-            method: request.method.rawValue, path: request.path,
-            query: BrowserRequest.formFields(request.target.query(percentEncoded: true) ?? ""),
+            method: request.method.rawValue, path: request.path, query: query,
             cookies: BrowserRequest.cookies(fromHeader: request.headers[.cookie]), form: form)
         if browser.acceptsEventStream(asked) { return eventStream() }
         let page = browser.respond(to: asked)
@@ -144,6 +146,13 @@ struct BrowserHandler: HTTPHandler {
         headers[.contentType] = "text/event-stream"
         headers[HTTPHeader("Cache-Control")] = "no-store"
         return HTTPResponse(statusCode: .ok, headers: headers, body: HTTPBodySequence(from: ByteChunks(chunks: lines)))
+    }
+
+    /// A 400 with `message` as text: a request no page can read.
+    static func badRequest(_ message: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: Data((message + "\n").utf8))
     }
 
     /// The largest form body accepted.
@@ -193,7 +202,10 @@ struct ByteChunks: AsyncBufferedSequence, Sendable {
     /// at most four pieces ahead of the connection; a reader that goes away stops it.
     static func producing(_ stream: BodyStream) -> ByteChunks {
         let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let room = DispatchSemaphore(value: 4)
+        // Made at zero and raised to four: libdispatch traps when a semaphore is freed below
+        // the value it was made with, as one is when a reader leaves with pieces queued.
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<4 { room.signal() }
         let gone = OnceFlag()
         continuation.onTermination = { _ in
             gone.set()
@@ -202,6 +214,8 @@ struct ByteChunks: AsyncBufferedSequence, Sendable {
         Thread.detachNewThread {
             do {
                 try stream.produce { piece in
+                    // An empty chunk would end a chunked body early.
+                    guard !piece.isEmpty else { return }
                     room.wait()
                     if gone.isSet { throw CancellationError() }
                     continuation.yield([UInt8](piece))

@@ -40,7 +40,12 @@ enum BrowserFixture {
             attribute("name", .stringAttributeType), rank,
             attribute("born", .dateAttributeType), attribute("photo", .binaryDataAttributeType), books,
         ]
-        book.properties = [attribute("title", .stringAttributeType), attribute("price", .doubleAttributeType), writer]
+        book.properties = [
+            attribute("title", .stringAttributeType), attribute("price", .doubleAttributeType), writer,
+            attribute("cost", .decimalAttributeType), attribute("weight", .floatAttributeType),
+            attribute("isbn", .UUIDAttributeType), attribute("link", .URIAttributeType),
+            attribute("inPrint", .booleanAttributeType),
+        ]
         let model = NSManagedObjectModel()
         model.entities = [author, book]
         return model
@@ -65,7 +70,9 @@ enum BrowserFixture {
                 let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
                 author.setValue(index == 0 ? hostileName : "Author \(index)", forKey: "name")
                 if index % 3 != 0 { author.setValue(Int32(index % 7), forKey: "rank") }
-                author.setValue(Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 86_400), forKey: "born")
+                // Fractions of a millisecond, which the edit form's dates do not show.
+                author.setValue(
+                    Date(timeIntervalSince1970: 1_700_000_000.000_25 + Double(index) * 86_400), forKey: "born")
                 author.setValue(
                     Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, UInt8(index % 256)]), forKey: "photo")
                 for number in 0..<2 {
@@ -73,6 +80,14 @@ enum BrowserFixture {
                     book.setValue("Book \(index)-\(number)", forKey: "title")
                     book.setValue(Double(index) + 0.5, forKey: "price")
                     book.setValue(author, forKey: "author")
+                    if index == 0 && number == 0 {
+                        // Values whose text must come back from a form as it went.
+                        book.setValue(NSDecimalNumber(string: "12.345"), forKey: "cost")
+                        book.setValue(Float(0.1), forKey: "weight")
+                        book.setValue(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), forKey: "isbn")
+                        book.setValue(URL(string: "https://example.com/books?id=1&x=%20"), forKey: "link")
+                        book.setValue(true, forKey: "inPrint")
+                    }
                 }
             }
             try context.save()

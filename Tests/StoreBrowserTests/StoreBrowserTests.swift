@@ -238,6 +238,9 @@ import Testing
         #expect(
             lines.dropFirst().map { String($0.split(separator: "/", maxSplits: 3)[3].prefix { $0 != "," }) + "," }
                 == expected)
+        // A predicate that parses but that the store cannot run is a 400 before anything is sent.
+        let unknown = browser.get("/export/Book.csv", ["predicate": "nosuchkey == 1"])
+        #expect(unknown.status == 400 && unknown.stream == nil)
         let json = browser.get("/export/Book.json", ["predicate": "price > 148"])
         let objects = try #require(try JSONSerialization.jsonObject(with: json.collected()) as? [[String: Any]])
         #expect(objects.count == 4)

@@ -33,7 +33,7 @@ import Testing
         var wrong = form
         wrong["csrf"] = String(repeating: "0", count: 32)
         #expect(browser.post("/object/Author/p2/edit", wrong).status == 403)
-        // The token in the address lets a reader in, but a write needs the cookie's session and the form's token.
+        // Without the access token (cookie or address), the CSRF token alone is refused.
         let anonymous = browser.respond(
             to: BrowserRequest(method: "POST", path: "/object/Author/p2/edit", form: form))
         #expect(anonymous.status == 401)
@@ -90,8 +90,8 @@ import Testing
 
     @Test func submittingTheFormAsShownChangesNothing() throws {
         let browser = try BrowserFixture.browser(authors: 2, allowsEdits: true)
-        // The first author's name holds markup, quotes and a control character; dates have
-        // more precision than the form shows: neither is rewritten by a form sent back as it came.
+        // The first author's name holds markup, quotes and a control character; its birth date
+        // has more precision than the form shows: neither is rewritten by a form sent back as it came.
         let page = browser.get("/object/Author/p1/edit")
         let form = try Self.form(of: page)
         // The name's control character would come back as U+FFFD: shown, not offered.
@@ -109,6 +109,26 @@ import Testing
         #expect(try names(in: browser.storeURL).contains(BrowserFixture.hostileName))
     }
 
+    /// Every type's text goes back as it came: decimals, floats, UUIDs, URIs, Booleans,
+    /// a nil Boolean (the empty choice), a set of members listed in another order.
+    @Test func eachTypesTextComesBackUnchanged() throws {
+        let browser = try BrowserFixture.browser(authors: 2, allowsEdits: true)
+        for path in ["/object/Book/p1/edit", "/object/Book/p2/edit", "/object/Author/p2/edit"] {
+            let form = try Self.form(of: browser.get(path))
+            let response = browser.post(path, form)
+            #expect(response.status == 303, "\(path)")
+            #expect(response.header("Location")?.hasSuffix("saved=1") == false, "\(path): rewritten")
+        }
+        let book = try Self.form(of: browser.get("/object/Book/p1/edit"))
+        #expect(book["value:cost"] == "12.345" && book["value:weight"] == "0.1" && book["value:inPrint"] == "true")
+        #expect(try Self.form(of: browser.get("/object/Book/p2/edit"))["value:inPrint"] == "")
+        var reordered = try Self.form(of: browser.get("/object/Author/p2/edit"))
+        reordered["value:books"] = "Book/p4\nBook/p3"
+        #expect(browser.post("/object/Author/p2/edit", reordered).header("Location") == "/object/Author/p2")
+        #expect(try version(of: "ZAUTHOR", key: 2, in: browser.storeURL) == 1)
+        #expect(try version(of: "ZBOOK", key: 1, in: browser.storeURL) == 1)
+    }
+
     @Test func valuesThatDoNotParseOrValidateComeBackWithReasons() throws {
         let browser = try BrowserFixture.browser(authors: 2, allowsEdits: true)
         let form = try Self.form(of: browser.get("/object/Author/p2/edit"))
@@ -118,6 +138,8 @@ import Testing
             ("born", "yesterday", "is not an ISO 8601 date"),
             ("books", "Book/p999", "there is no object Book/p999"),
             ("books", "Author/p1", "Author/p1 is not a Book"),
+            // Typed markup comes back as text.
+            ("rank", "<b>1</b>", "&#39;&lt;b&gt;1&lt;/b&gt;&#39; is not a whole number"),
             // The model's own validation, through the context's save.
             ("rank", "500", "a rank is at most 100"),
         ] {
@@ -133,6 +155,40 @@ import Testing
         }
         #expect(try names(in: browser.storeURL) == ["Author 1", BrowserFixture.hostileName].sorted())
         #expect(try version(of: "ZAUTHOR", key: 2, in: browser.storeURL) == 1)
+    }
+
+    @Test func numbersAreReadWholeAndWithinTheirType() throws {
+        let browser = try BrowserFixture.browser(authors: 1, allowsEdits: true)
+        let form = try Self.form(of: browser.get("/object/Book/p1/edit"))
+        for (field, text) in [
+            ("cost", "1,5"), ("cost", "12abc"), ("cost", "1.2.3"), ("weight", "1e39"), ("price", "1e400"),
+        ] {
+            var bad = form
+            bad["value:\(field)"] = text
+            #expect(browser.post("/object/Book/p1/edit", bad).status == 422, "\(field) = \(text)")
+        }
+        var good = form
+        good["value:cost"] = "-0.5e2"
+        good["value:price"] = "-inf"
+        #expect(browser.post("/object/Book/p1/edit", good).status == 303)
+        try withContext(browser.storeURL) { context in
+            let book = try context.existingObject(with: id(context, "Book/p1"))
+            #expect((book.value(forKey: "cost") as? NSDecimalNumber)?.decimalValue == Decimal(-50))
+            #expect(book.value(forKey: "price") as? Double == -.infinity)
+        }
+    }
+
+    @Test func anObjectDeletedSinceTheFormWasShownIsAConflict() throws {
+        let browser = try BrowserFixture.browser(authors: 2, allowsEdits: true)
+        var form = try Self.form(of: browser.get("/object/Book/p3/edit"))
+        form["value:title"] = "Too late"
+        try withContext(browser.storeURL) { context in
+            context.delete(try context.existingObject(with: id(context, "Book/p3")))
+            try context.save()
+        }
+        let response = browser.post("/object/Book/p3/edit", form)
+        #expect(response.status == 409)
+        #expect(response.text.contains("was deleted since the form was shown"))
     }
 
     @Test func aSaveByAnotherProcessSinceTheFormWasShownIsAConflict() throws {
@@ -175,6 +231,16 @@ import Testing
         let given = try StoreBrowser(
             storeURL: url, model: BrowserFixture.model(), token: BrowserFixture.token, allowsEdits: true)
         #expect(given.get("/object/Author/p1/edit").status == 200)
+
+        // A model that does not fit is refused for writing, and the store is left as it was
+        // (never migrated to it).
+        let other = BrowserFixture.model()
+        other.entitiesByName["Book"]?.properties.removeAll { $0.name == "weight" }
+        let before = try Data(contentsOf: url)
+        #expect {
+            try StoreBrowser(storeURL: url, model: other, token: BrowserFixture.token, allowsEdits: true)
+        } throws: { "\($0)".contains("--allow-edits needs a model that fits the store") }
+        #expect(try Data(contentsOf: url) == before)
     }
 
     // MARK: Helpers

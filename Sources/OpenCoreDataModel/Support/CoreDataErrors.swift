@@ -2,10 +2,6 @@
 // names and values, so `error.code == NSValidationMissingMandatoryPropertyError`
 // works as it does with Core Data.
 
-/// The lowest validation error code: codes from here to ``NSValidationErrorMaximum`` are validation errors.
-public let NSValidationErrorMinimum = 1550
-/// The highest validation error code.
-public let NSValidationErrorMaximum = 1679
 /// Generic validation failure.
 public let NSManagedObjectValidationError = 1550
 /// A uniqueness constraint was violated.
