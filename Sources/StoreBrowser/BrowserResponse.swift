@@ -32,6 +32,13 @@ public struct BrowserResponse: Sendable {
         return response
     }
 
+    /// A 303 to `location`: after a form is sent, the browser asks for that page.
+    static func seeOther(_ location: String) -> BrowserResponse {
+        var response = BrowserResponse(status: 303, contentType: "text/plain; charset=utf-8", body: Data())
+        response.headers.append(("Location", location))
+        return response
+    }
+
     /// The body as text (UTF-8), for tests and logs (a ``stream`` is not read: see ``collected()``).
     public var text: String { String(decoding: body, as: UTF8.self) }
 

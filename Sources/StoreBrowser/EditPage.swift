@@ -18,9 +18,7 @@ extension StoreBrowser {
             // The version first: a save landing between the two reads then shows as a conflict
             // when the form comes back, never as a change silently undone.
             let version = try rowVersion(of: id)
-            let fields = try reading { context in
-                try editor.fields(of: context.existingObject(with: id), describing: self)
-            }
+            let fields = try editFields(of: id, editor)
             return .html(
                 HTML.page(
                     title: "Edit \(entity)/\(key)", store: storeURL.lastPathComponent,
@@ -49,14 +47,8 @@ extension StoreBrowser {
         let outcome = editor.save(form, to: id, shownVersion: shownVersion, browser: self)
         let address = objectAddress(id)
         switch outcome {
-        case .saved:
-            var response = BrowserResponse(status: 303, contentType: "text/plain; charset=utf-8", body: Data())
-            response.headers.append(("Location", address + "?saved=1"))
-            return response
-        case .unchanged:
-            var response = BrowserResponse(status: 303, contentType: "text/plain; charset=utf-8", body: Data())
-            response.headers.append(("Location", address))
-            return response
+        case .saved: return .seeOther(address + "?saved=1")
+        case .unchanged: return .seeOther(address)
         case .gone:
             return error(409, "Nothing was saved: \(entity)/\(key) was deleted since the form was shown.")
         case .invalid(let problems), .conflict(let problems):
@@ -66,9 +58,7 @@ extension StoreBrowser {
                 // invalid values it keeps the version it was shown with, so a save made
                 // meanwhile still shows as a conflict when the corrected form comes back.
                 let version = status == 409 ? try rowVersion(of: id) : shownVersion
-                let fields = try reading { context in
-                    try editor.fields(of: context.existingObject(with: id), describing: self)
-                }
+                let fields = try editFields(of: id, editor)
                 // After a conflict the form shows the store's values, the reader's beside them.
                 let submitted = status == 409 ? [:] : form
                 let intro =
@@ -92,6 +82,11 @@ extension StoreBrowser {
         }
     }
 
+    /// The object's editable fields as the store holds them now, read on the browser's context.
+    private func editFields(of id: NSManagedObjectID, _ editor: StoreEditor) throws -> [EditField] {
+        try reading { context in try editor.fields(of: context.existingObject(with: id), describing: self) }
+    }
+
     static let readOnlyMessage = "This server is read-only: start it with --allow-edits to change objects."
 
     /// The object ID of `Entity/pKEY` when the model has the entity and the key is one.
@@ -109,9 +104,9 @@ extension StoreBrowser {
     /// The row's `Z_OPT` as the store holds it now, `nil` when the row is gone.
     func currentVersion(of id: NSManagedObjectID) throws -> Int64? {
         guard let row = storeRow(of: id) else { throw CDToolError("\(path(of: id)) has no table in this store") }
-        let table = "\"" + row.table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         return try database.read {
-            try Int64.fetchOne($0, sql: "SELECT Z_OPT FROM \(table) WHERE Z_PK = ?", arguments: [row.key])
+            try Int64.fetchOne(
+                $0, sql: "SELECT Z_OPT FROM \(row.table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [row.key])
         }
     }
 

@@ -197,7 +197,7 @@ extension StoreBrowser {
         of entity: NSEntityDescription, after key: Int64, limit: Int, in context: NSManagedObjectContext
     ) throws -> (objects: [NSManagedObject], next: Int64?) {
         guard let rows = rowsByEntity[entity.name ?? ""], !rows.numbers.isEmpty else { return ([], nil) }
-        let table = "\"" + rows.table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let table = rows.table.quotedDatabaseIdentifier
         // Every row of the table is the entity's: no Z_ENT condition, the primary key alone.
         let only = rows.wholeTable ? "" : "Z_ENT IN (\(rows.numbers.map(String.init).joined(separator: ", "))) AND "
         let keys = try database.read { db in
