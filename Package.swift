@@ -184,8 +184,9 @@ let package = Package(
                 // The system SQLite's C API (GRDB's module for it) for the raw baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "BenchmarkHeap",
-                // The store browser's pages, for the `browse` workload.
-                "StoreBrowser",
+                // The store browser's pages, for the `browse` workload; on a PostgreSQL store too,
+                // against the same query through libpq.
+                "StoreBrowser", "OpenCoreDataPostgreSQL",
             ],
             path: "Benchmarks/OpenCoreDataBenchmarks"
         ),
@@ -285,7 +286,7 @@ let package = Package(
             name: "CDToolCore",
             // The core for the store-inspection SPI that only tools use.
             dependencies: [
-                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite",
+                "OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQL", "OpenCoreDataSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -297,8 +298,11 @@ let package = Package(
         // call them directly; HTML is written here, escaped in one place.
         .target(
             name: "StoreBrowser",
+            // Both engines: a SQLite file, or a PostgreSQL database's URL. libpq is a system
+            // library the package already builds against; it keeps the browser one program.
             dependencies: [
-                "CDToolCore", "OpenCoreData", "OpenCoreDataSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "CDToolCore", "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "OpenCoreDataPostgreSQL",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The store browser's web server, a separate executable that `cdtool serve` hands
@@ -307,7 +311,8 @@ let package = Package(
         .executableTarget(
             name: "cdtool-serve",
             dependencies: [
-                "StoreBrowser", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StoreBrowser", "OpenCoreDataPostgreSQL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
             ]
         ),
@@ -347,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "StoreBrowserTests",
             dependencies: [
-                "StoreBrowser", "CDToolCore", "OpenCoreData", "OpenCoreDataTestSupport",
+                "StoreBrowser", "CDToolCore", "OpenCoreData", "OpenCoreDataPostgreSQL", "OpenCoreDataTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -18,7 +18,8 @@ struct Options {
                        8 fetch read by key, 9 memory per held object, 10 insert by key,
                        11 two contexts fetching at once (its target compares with workload 2,
                        which runs with it),
-                       parse (predicate parsing), migrate (lightweight migration), browse (store browser pages),
+                       parse (predicate parsing), migrate (lightweight migration), browse (store browser pages;
+                       with OPENCOREDATA_BENCH_POSTGRES_URL=postgres://… also on a PostgreSQL store),
                        results (NSFetchedResultsController); default all
           --contenders which implementations run: opencoredata, raw, grdb, openswiftdata,
                        opencoredata+history (one alone is for profiling, e.g. under valgrind;

@@ -15,10 +15,18 @@ public struct ObjectDump {
         case csv
     }
 
-    /// The store file.
+    /// The store file (or, for a store type of another engine, its URL).
     public var storeURL: URL
+    /// The store's type (`NSSQLiteStoreType` unless told otherwise).
+    public var storeType = NSSQLiteStoreType
+    /// Options the store is added with besides reading it (a PostgreSQL store's schema).
+    public var storeOptions: [String: NSObject] = [:]
     /// The model to read it with; `nil` takes the store's cached model, or infers one from its tables.
     public var model: NSManagedObjectModel?
+    /// Whether ``model`` was recovered from the store itself (its cached model, or one
+    /// inferred from its tables), so it is not checked against the store's version hashes, as
+    /// a model the dump recovers is not.
+    public var modelIsRecovered = false
     /// Only this entity (and its subentities); `nil` dumps every entity.
     public var entityName: String?
     /// A predicate format string filtering the objects (needs ``entityName``).
@@ -55,17 +63,19 @@ public struct ObjectDump {
         // Reading the metadata first turns a missing, foreign or corrupt file into a clear
         // error, where opening it as a store could create a new one.
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
-            ofType: NSSQLiteStoreType, at: storeURL)
+            ofType: storeType, at: storeURL, options: storeOptions)
+        guard self.model != nil || storeType == NSSQLiteStoreType else {
+            throw CDToolError("a store of type \(storeType) is dumped with a model: give one")
+        }
         let model = try self.model ?? StoreInspection.recoveredModel(ofStoreAt: storeURL).model
         let targets = try self.targets(in: model)
         let filter = try predicate.map { try NSPredicate.parse(format: $0) }
         let context: NSManagedObjectContext
         do {
             // The store decides (a store Core Data wrote may open despite other hashes).
-            context = try openContext(model: model, inferred: self.model == nil)
+            context = try openContext(model: model, inferred: self.model == nil || modelIsRecovered)
         } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
-            let differing = StoreInspection.compatibility(of: model, with: metadata)
-            let names = differing.differing + differing.missingFromStore + differing.missingFromModel
+            let names = StoreInspection.compatibility(of: model, with: metadata).mismatchedEntities
             throw CDToolError(
                 "the model does not fit the store (entities whose version hashes differ or are missing: \(names.joined(separator: ", ")))"
             )
@@ -125,19 +135,23 @@ public struct ObjectDump {
     }
 
     private func openContext(model: NSManagedObjectModel, inferred: Bool) throws -> NSManagedObjectContext {
-        try Self.openReadOnly(storeURL, model: model, inferred: inferred).newBackgroundContext()
+        try Self.openReadOnly(storeURL, type: storeType, options: storeOptions, model: model, inferred: inferred)
+            .newBackgroundContext()
     }
 
     /// A container with the store at `url` opened read-only with `model`; an `inferred`
     /// model (recovered from the store itself) skips the version check, a store that keeps
     /// persistent history is opened `trackingHistory`, so its history can be read, and
     /// `postingRemoteChanges` posts `NSPersistentStoreRemoteChange` for other processes' saves.
+    /// A store of another `type` than SQLite's is added with `options` too.
     package static func openReadOnly(
-        _ url: URL, model: NSManagedObjectModel, inferred: Bool, trackingHistory: Bool = false,
-        postingRemoteChanges: Bool = false
+        _ url: URL, type: String = NSSQLiteStoreType, options: [String: NSObject] = [:], model: NSManagedObjectModel,
+        inferred: Bool, trackingHistory: Bool = false, postingRemoteChanges: Bool = false
     ) throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "cdtool", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
+        description.type = type
+        for (key, value) in options { description.setOption(value, forKey: key) }
         description.isReadOnly = true
         if inferred { description.setOption(true as NSNumber, forKey: NSIgnorePersistentStoreVersioningOption) }
         if trackingHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }

@@ -1,5 +1,6 @@
 import GRDB
 import OpenCoreDataCore
+import OpenCoreDataSQL
 import OpenCoreDataSQLite
 
 /// What `cdtool inspect` finds in a store: its entities and row counts, its metadata,
@@ -32,6 +33,9 @@ public struct StoreInspection {
         public let missingFromStore: [String]
         /// Entities the store has a hash for that the model lacks.
         public let missingFromModel: [String]
+
+        /// Every entity named above: those whose hashes differ, then those either side lacks.
+        public var mismatchedEntities: [String] { differing + missingFromStore + missingFromModel }
     }
 
     /// The store file.
@@ -91,82 +95,113 @@ public struct StoreInspection {
             // Read-only, and without writing anything beside the store where nobody may.
             let database = try SQLiteStoreFile.openReadOnly(url)
             defer { try? database.close() }
-            let (metadata, entities, joinTables, cacheBytes) = try database.read { db in
-                (
-                    try SQLiteStoreFile.metadata(in: db, url: url), try readEntities(db), try readJoinTables(db),
-                    try readModelCacheSize(db)
-                )
+            let (metadata, tables) = try database.read { db in
+                (try SQLiteStoreFile.metadata(in: db, url: url), try Tables(SQLiteDatabaseAdapter(db)))
             }
             let recovered = model == nil ? try recoveredModel(ofStoreAt: url) : nil
             return StoreInspection(
-                url: url,
-                metadata: metadata.metadata,
-                metadataDamage: metadata.damage,
-                entities: entities,
-                joinTables: joinTables,
-                modelCacheBytes: cacheBytes,
-                compatibility: metadata.damage == nil
-                    ? model.map { compatibility(of: $0, with: metadata.metadata) } : nil,
-                inferredModel: recovered?.model,
-                inferredModelSource: recovered?.source
-            )
+                url: url, metadata: metadata.metadata, metadataDamage: metadata.damage, tables: tables, model: model,
+                recovered: recovered)
         } catch {
             throw CDToolError(wrapping: error)
         }
     }
 
-    private static func readEntities(_ db: Database) throws -> [Entity] {
-        guard let stored = try StoredEntity.all(in: db) else {
-            throw CDToolError("the store has no Z_PRIMARYKEY table")
+    /// What a store of any engine holds, read through `db` (the store's tables, in its
+    /// schema), with its `metadata` already read; `recovered` is the store's own model,
+    /// when it was recovered (no `model` was given). The database's errors are thrown as
+    /// they are, so that its caller can tell a lost connection from a damaged store.
+    package static func inspect(
+        _ db: some SQLDatabase, url: URL, metadata: [String: Any], model: NSManagedObjectModel?,
+        recovered: (model: NSManagedObjectModel, source: RecoveredModelSource)?
+    ) throws -> StoreInspection {
+        StoreInspection(
+            url: url, metadata: metadata, metadataDamage: nil, tables: try Tables(db), model: model,
+            recovered: recovered)
+    }
+
+    private init(
+        url: URL, metadata: [String: Any], metadataDamage: String?, tables: Tables, model: NSManagedObjectModel?,
+        recovered: (model: NSManagedObjectModel, source: RecoveredModelSource)?
+    ) {
+        self.url = url
+        self.metadata = metadata
+        self.metadataDamage = metadataDamage
+        entities = tables.entities
+        joinTables = tables.joinTables
+        modelCacheBytes = tables.modelCacheBytes
+        compatibility = metadataDamage == nil ? model.map { Self.compatibility(of: $0, with: metadata) } : nil
+        inferredModel = recovered?.model
+        inferredModelSource = recovered?.source
+    }
+
+    /// The entities, join tables and cached model's size, as any engine's database holds them.
+    private struct Tables {
+        let entities: [Entity]
+        let joinTables: [(name: String, rows: Int)]
+        let modelCacheBytes: Int?
+
+        init(_ db: some SQLDatabase) throws {
+            entities = try Self.entities(db)
+            joinTables = try Self.joinTables(db)
+            modelCacheBytes = try Self.modelCacheSize(db)
         }
-        var names: [Int: String] = [:]
-        var parents: [Int: Int] = [:]
-        for entity in stored {
-            names[entity.number] = entity.name
-            parents[entity.number] = entity.parent
-        }
-        func root(_ number: Int) -> Int {
-            var current = number
-            var seen: Set<Int> = []
-            while let parent = parents[current], names[parent] != nil, seen.insert(current).inserted {
-                current = parent
+
+        private static func entities(_ db: some SQLDatabase) throws -> [Entity] {
+            guard let stored = try StoredEntity.all(in: db) else {
+                throw CDToolError("the store has no Z_PRIMARYKEY table")
             }
-            return current
-        }
-        var counts: [Int: Int] = [:]
-        for table in Set(names.keys.map { "Z" + names[root($0)]!.uppercased() }).sorted()
-        where try db.tableExists(table) {
-            for row in try Row.fetchAll(
-                db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \(table.quotedDatabaseIdentifier) GROUP BY Z_ENT")
-            {
-                if let number = Int.fromDatabaseValue(row["Z_ENT"] as DatabaseValue) {
-                    counts[number] = Int.fromDatabaseValue(row["n"] as DatabaseValue)
+            var names: [Int: String] = [:]
+            var parents: [Int: Int] = [:]
+            for entity in stored {
+                names[entity.number] = entity.name
+                parents[entity.number] = entity.parent
+            }
+            func root(_ number: Int) -> Int {
+                var current = number
+                var seen: Set<Int> = []
+                while let parent = parents[current], names[parent] != nil, seen.insert(current).inserted {
+                    current = parent
+                }
+                return current
+            }
+            var counts: [Int: Int] = [:]
+            for table in Set(names.keys.map { "Z" + names[root($0)]!.uppercased() }).sorted()
+            where try db.tableExists(table) {
+                let name = db.dialect.quotedStoredName(table)
+                try db.forEachRow("SELECT Z_ENT, COUNT(*) AS n FROM \(raw: name) GROUP BY Z_ENT") { row in
+                    if let number = row["Z_ENT"].exactInteger.flatMap({ Int(exactly: $0) }) {
+                        counts[number] = row["n"].exactInteger.flatMap { Int(exactly: $0) }
+                    }
                 }
             }
+            return names.keys.sorted().map { number in
+                Entity(
+                    name: names[number]!,
+                    number: number,
+                    parent: parents[number].flatMap { names[$0] },
+                    table: "Z" + names[root(number)]!.uppercased(),
+                    rows: counts[number] ?? 0
+                )
+            }
         }
-        return names.keys.sorted().map { number in
-            Entity(
-                name: names[number]!,
-                number: number,
-                parent: parents[number].flatMap { names[$0] },
-                table: "Z" + names[root(number)]!.uppercased(),
-                rows: counts[number] ?? 0
-            )
-        }
-    }
 
-    private static func readJoinTables(_ db: Database) throws -> [(name: String, rows: Int)] {
-        let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")
-        return try tables.map { table in
-            (table, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
+        /// Tables named `Z_` and a digit: Core Data's join tables of many-to-many relationships.
+        private static func joinTables(_ db: some SQLDatabase) throws -> [(name: String, rows: Int)] {
+            let tables = try db.tableNames().filter { name in
+                name.uppercased().hasPrefix("Z_") && name.dropFirst(2).first.map { ("0"..."9").contains($0) } == true
+            }
+            return try tables.map { table in
+                let count = try db.integer("SELECT COUNT(*) FROM \(raw: db.dialect.quotedStoredName(table))")
+                return (table, count.flatMap { Int(exactly: $0) } ?? 0)
+            }
         }
-    }
 
-    private static func readModelCacheSize(_ db: Database) throws -> Int? {
-        guard try db.tableExists("Z_MODELCACHE") else { return nil }
-        let bytes = try Int.fetchOne(db, sql: "SELECT SUM(LENGTH(Z_CONTENT)) FROM Z_MODELCACHE") ?? 0
-        return bytes > 0 ? bytes : nil
+        private static func modelCacheSize(_ db: some SQLDatabase) throws -> Int? {
+            guard try db.tableExists("Z_MODELCACHE") else { return nil }
+            let bytes = try db.integer("SELECT SUM(LENGTH(Z_CONTENT)) FROM Z_MODELCACHE") ?? 0
+            return bytes > 0 ? Int(exactly: bytes) : nil
+        }
     }
 
     /// Compares `model`'s entity version hashes with those in `metadata`.

@@ -1,7 +1,7 @@
 import CDToolCore
 import Foundation
-import GRDB
 import OpenCoreData
+import OpenCoreDataSQL
 
 extension StoreBrowser {
     /// `GET /object/Entity/p12/edit`: a form with the object's attributes and relationships,
@@ -21,7 +21,7 @@ extension StoreBrowser {
             let fields = try editFields(of: id, editor)
             return .html(
                 HTML.page(
-                    title: "Edit \(entity)/\(key)", store: storeURL.lastPathComponent,
+                    title: "Edit \(entity)/\(key)", store: store.name,
                     body: editForm(id, version: version, fields: fields, submitted: [:], problems: [:])))
         } catch {
             return self.error(
@@ -69,7 +69,7 @@ extension StoreBrowser {
                         + (problems[""].map { "<p class=\"error\">\(HTML.escape($0))</p>" } ?? "")
                 return .html(
                     HTML.page(
-                        title: "Edit \(entity)/\(key)", store: storeURL.lastPathComponent,
+                        title: "Edit \(entity)/\(key)", store: store.name,
                         body: intro
                             + editForm(id, version: version, fields: fields, submitted: submitted, problems: problems)),
                     status: status)
@@ -104,9 +104,10 @@ extension StoreBrowser {
     /// The row's `Z_OPT` as the store holds it now, `nil` when the row is gone.
     func currentVersion(of id: NSManagedObjectID) throws -> Int64? {
         guard let row = storeRow(of: id) else { throw CDToolError("\(path(of: id)) has no table in this store") }
-        return try database.read {
-            try Int64.fetchOne(
-                $0, sql: "SELECT Z_OPT FROM \(row.table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [row.key])
+        return try store.read { db in
+            try db.integer(
+                "SELECT Z_OPT FROM \(raw: db.dialect.quotedStoredName(row.table)) WHERE Z_PK = \(.bind(row.key.sqlScalar))"
+            )
         }
     }
 

@@ -1,6 +1,6 @@
 import CDToolCore
 import Foundation
-import GRDB
+import OpenCoreDataSQL
 import OpenCoreData
 
 extension StoreBrowser {
@@ -96,7 +96,7 @@ extension StoreBrowser {
             let page = try reading { context in try self.page(of: entity, table, columns: columns, in: context) }
             return .html(
                 HTML.page(
-                    title: name, store: storeURL.lastPathComponent,
+                    title: name, store: store.name,
                     body: filterForm(entity, table) + page))
         } catch let failure as PageError {
             return error(failure.status, failure.message)
@@ -197,20 +197,22 @@ extension StoreBrowser {
         of entity: NSEntityDescription, after key: Int64, limit: Int, in context: NSManagedObjectContext
     ) throws -> (objects: [NSManagedObject], next: Int64?) {
         guard let rows = rowsByEntity[entity.name ?? ""], !rows.numbers.isEmpty else { return ([], nil) }
-        let table = rows.table.quotedDatabaseIdentifier
         // Every row of the table is the entity's: no Z_ENT condition, the primary key alone.
         let only = rows.wholeTable ? "" : "Z_ENT IN (\(rows.numbers.map(String.init).joined(separator: ", "))) AND "
-        let keys = try database.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(only)Z_PK > ? ORDER BY Z_PK LIMIT ?",
-                arguments: [key, limit + 1])
+        let keys = try store.read { db in
+            var keys: [(key: Int64, entity: Int64?)] = []
+            try db.forEachRow(
+                "SELECT Z_PK, Z_ENT FROM \(raw: db.dialect.quotedStoredName(rows.table)) WHERE \(raw: only)Z_PK > \(.bind(key.sqlScalar)) ORDER BY Z_PK LIMIT \(.bind((limit + 1).sqlScalar))"
+            ) { row in
+                if let key = row[0].exactInteger { keys.append((key, row[1].exactInteger)) }
+            }
+            return keys
         }
         let shown = keys.prefix(limit)
-        let next: Int64? = keys.count > limit ? shown.last.map { $0["Z_PK"] } : nil
+        let next: Int64? = keys.count > limit ? shown.last?.key : nil
         let ids = shown.compactMap { row -> NSManagedObjectID? in
-            let number: Int = row["Z_ENT"]
-            let primaryKey: Int64 = row["Z_PK"]
-            return entityNames[number].flatMap { objectID(forPath: "\($0)/p\(primaryKey)") }
+            guard let number = row.entity.flatMap({ Int(exactly: $0) }) else { return nil }
+            return entityNames[number].flatMap { objectID(forPath: "\($0)/p\(row.key)") }
         }
         guard !ids.isEmpty else { return ([], next) }
         let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")

@@ -30,8 +30,10 @@ extension StoreBrowser {
             counted.fetchOffset = 0
             _ = try reading { try $0.count(for: counted) }
             var dump = ObjectDump(storeURL: storeURL)
-            // A recovered model is recovered again by the dump, which then skips the version check.
-            dump.model = modelWasGiven ? model : nil
+            dump.storeType = store.type
+            dump.storeOptions = store.options
+            dump.model = model
+            dump.modelIsRecovered = !modelWasGiven
             dump.entityName = name
             dump.predicate = table.predicateText.isEmpty ? nil : table.predicateText
             dump.sortDescriptors = [NSSortDescriptor(key: table.sortKey ?? "self", ascending: table.ascending)]

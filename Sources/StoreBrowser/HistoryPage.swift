@@ -1,7 +1,7 @@
 import CDToolCore
 import Foundation
-import GRDB
 import OpenCoreData
+import OpenCoreDataSQL
 
 extension StoreBrowser {
     /// Transactions shown on one history page.
@@ -13,7 +13,7 @@ extension StoreBrowser {
         guard keepsHistory else {
             return .html(
                 HTML.page(
-                    title: "History", store: storeURL.lastPathComponent,
+                    title: "History", store: store.name,
                     body:
                         "<p>This store keeps no persistent history (it was never opened with NSPersistentHistoryTrackingKey).</p>"
                 ))
@@ -21,8 +21,9 @@ extension StoreBrowser {
         var bounds: [String: Int64] = [:]
         for name in ["from", "to"] {
             guard let text = query[name], !text.isEmpty else { continue }
-            guard let number = Int64(text) else {
-                return error(400, "?\(name)= takes a transaction number (a whole number).")
+            // Numbers start at 1: a negative one is no transaction (and would overflow the page's arithmetic).
+            guard let number = Int64(text), number >= 0 else {
+                return error(400, "?\(name)= takes a transaction number (a whole number, 0 or more).")
             }
             bounds[name] = number
         }
@@ -32,14 +33,11 @@ extension StoreBrowser {
                 // numbers say where they start.
                 let lowest = bounds["from"] ?? 1
                 let highest =
-                    try bounds["to"]
-                    ?? database.read { db in
-                        try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0
-                    }
-                let total = try database.read { db in
-                    try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_PK >= ? AND Z_PK <= ?",
-                        arguments: [lowest, highest]) ?? 0
+                    try bounds["to"] ?? store.read { try $0.integer("SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0 }
+                let total = try store.read { db in
+                    try db.integers(
+                        "SELECT COUNT(*) FROM ATRANSACTION WHERE Z_PK >= \(.bind(lowest.sqlScalar)) AND Z_PK <= \(.bind(highest.sqlScalar))"
+                    ).first.map { Int($0) } ?? 0
                 }
                 let start = max(lowest, highest - Int64(Self.historyPageSize) + 1)
                 let transactions = try self.transactions(in: context, from: start, to: highest)
@@ -65,7 +63,7 @@ extension StoreBrowser {
                 }
                 return html + ".</p>"
             }
-            return .html(HTML.page(title: "History", store: storeURL.lastPathComponent, body: body))
+            return .html(HTML.page(title: "History", store: store.name, body: body))
         } catch {
             return self.error(500, "The history could not be read: \(CDToolError(wrapping: error))")
         }
@@ -90,10 +88,10 @@ extension StoreBrowser {
     /// own table (so an object's page reads only those).
     func transactionNumbers(touching id: NSManagedObjectID) throws -> [Int64] {
         guard let row = storeRow(of: id) else { return [] }
-        return try database.read { db in
-            try Int64.fetchAll(
-                db, sql: "SELECT DISTINCT ZTRANSACTIONID FROM ACHANGE WHERE ZENTITY = ? AND ZENTITYPK = ? ORDER BY 1",
-                arguments: [row.entityNumber, row.key])
+        return try store.read { db in
+            try db.integers(
+                "SELECT DISTINCT ZTRANSACTIONID FROM ACHANGE WHERE ZENTITY = \(.bind(row.entityNumber.sqlScalar)) AND ZENTITYPK = \(.bind(row.key.sqlScalar)) ORDER BY 1"
+            )
         }
     }
 

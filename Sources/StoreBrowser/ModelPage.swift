@@ -36,7 +36,7 @@ extension StoreBrowser {
         let diagram = "<h2>Diagram</h2><div class=\"diagram\">\(ModelDiagram.svg(of: model))</div>"
         return .html(
             HTML.page(
-                title: "Model", store: storeURL.lastPathComponent, body: diagram + sections.joined(separator: "\n")))
+                title: "Model", store: store.name, body: diagram + sections.joined(separator: "\n")))
     }
 
     /// A property's kind, type (or destination) and details, as text.

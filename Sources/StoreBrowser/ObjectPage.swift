@@ -61,7 +61,7 @@ extension StoreBrowser {
                     + "<p>Object ID: <code>\(HTML.escape(uri))</code> · entity \(HTML.link(object.entity.name ?? "", to: "/entity/\(HTML.component(object.entity.name ?? ""))"))</p>"
                     + HTML.table(header: ["Property", "Value"], rows: rows) + sections.joined(separator: "\n")
             }
-            return .html(HTML.page(title: path, store: storeURL.lastPathComponent, body: body))
+            return .html(HTML.page(title: path, store: store.name, body: body))
         } catch {
             return self.error(404, "There is no object \(path) in this store (\(CDToolError(wrapping: error))).")
         }

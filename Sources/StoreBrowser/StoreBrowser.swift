@@ -1,8 +1,6 @@
 import CDToolCore
 import Foundation
-import GRDB
 import OpenCoreData
-import OpenCoreDataSQLite
 
 /// A Core Data store as web pages: the store's overview, its model, each entity's objects
 /// (filtered by a predicate, sorted, paged), each object, its persistent history, exports as
@@ -14,7 +12,8 @@ import OpenCoreDataSQLite
 /// servers do. The pages are plain functions of a ``BrowserRequest``; `cdtool-serve` puts
 /// them behind an HTTP server.
 public final class StoreBrowser: @unchecked Sendable {
-    /// The store file.
+    /// The store: its file, or (with the PostgreSQL engine) its database's URL as given, any
+    /// password included (the pages show it without).
     public let storeURL: URL
     /// The access token every request must carry.
     public let token: String
@@ -28,9 +27,10 @@ public final class StoreBrowser: @unchecked Sendable {
     let compatibility: StoreInspection.Compatibility?
     /// The read-only context every page reads through, on its own queue.
     let context: NSManagedObjectContext
-    /// A read-only SQLite connection for what Core Data's API does not say: pages in
-    /// primary-key order that start after a given row, the journal mode, the integrity check.
-    let database: DatabaseQueue
+    /// The store as its engine keeps it, with a read-only connection for what Core Data's
+    /// API does not say: pages in primary-key order that start after a given row, an object's
+    /// `Z_OPT`, history counts, the overview's facts.
+    let store: any BrowsedStore
     /// Each entity's table, the entity numbers of its rows there (its own and its
     /// subentities'), and whether those are all the table's rows.
     let rowsByEntity: [String: (table: String, numbers: [Int], wholeTable: Bool)]
@@ -48,14 +48,23 @@ public final class StoreBrowser: @unchecked Sendable {
     /// Opens the store at `storeURL` read-only, with `model` or, without one, the model the
     /// store caches or one inferred from its tables.
     ///
+    /// `storeURL` is a SQLite file, or a PostgreSQL database's URL
+    /// (`postgres://user@host:port/database`), whose schema `storeOptions` may name
+    /// (`NSPostgreSQLSchemaNameOption`). A PostgreSQL store is read with the model it caches
+    /// when none is given; none is inferred from its tables.
+    ///
     /// With `allowsEdits`, the store is also opened read-write for one context that saves the
     /// objects' edit forms (`/object/Entity/p12/edit`), each form carrying a CSRF token. That
     /// needs the store's own model (given, or cached in the store): a model inferred from the
     /// tables is a guess, not one to write with.
     ///
-    /// - Throws: A ``CDToolCore/CDToolError`` when the file is missing or not a store, the
-    ///   model does not fit it, or edits are asked for and the store does not open read-write.
-    public init(storeURL: URL, model: NSManagedObjectModel?, token: String, allowsEdits: Bool = false) throws {
+    /// - Throws: A ``CDToolCore/CDToolError`` when the file or database is missing, cannot be
+    ///   reached or holds no store, the model does not fit it, or edits are asked for and the
+    ///   store does not open read-write.
+    public init(
+        storeURL: URL, storeOptions: [String: NSObject] = [:], model: NSManagedObjectModel?, token: String,
+        allowsEdits: Bool = false
+    ) throws {
         guard Self.isValidToken(token) else {
             throw CDToolError("an access token is at least 16 letters, digits, '-' or '_'")
         }
@@ -63,9 +72,11 @@ public final class StoreBrowser: @unchecked Sendable {
         self.token = token
         modelWasGiven = model != nil
         do {
-            // The inspection reads the file read-only (a missing or foreign file is an error,
-            // never a new store) and, without a model, recovers the store's own.
-            let inspection = try StoreInspection.inspect(storeAt: storeURL, model: model)
+            // Read-only (a missing or foreign file is an error, never a new store); without a
+            // model, the inspection recovers the store's own.
+            let store = try StoreBrowser.openStore(storeURL, options: storeOptions)
+            self.store = store
+            let inspection = try store.inspect(model: model)
             if let model {
                 self.model = model
                 modelSource = "given"
@@ -77,39 +88,46 @@ public final class StoreBrowser: @unchecked Sendable {
             } else {
                 throw CDToolError("no model could be recovered from the store")
             }
-            // The store's own read-only opening: a WAL store in a folder nobody may write opens
-            // immutable. Live updates need a watcher, which such a store cannot have.
-            database = try SQLiteStoreFile.openReadOnly(storeURL)
-            keepsHistory = try database.read { try $0.tableExists("ATRANSACTION") }
+            keepsHistory = try store.read { try $0.tableExists("ATRANSACTION") }
             if allowsEdits, model == nil, inspection.inferredModelSource != .modelCache {
                 throw CDToolError(
                     "--allow-edits needs the store's own model: the store caches none, so give it with --model")
             }
             if allowsEdits, let compatibility, !compatibility.isCompatible {
                 throw CDToolError(
-                    "--allow-edits needs a model that fits the store; this one does not (entities whose hashes differ or are missing: \((compatibility.differing + compatibility.missingFromStore + compatibility.missingFromModel).joined(separator: ", ")))"
+                    "--allow-edits needs a model that fits the store; this one does not (entities whose hashes differ or are missing: \(compatibility.mismatchedEntities.joined(separator: ", ")))"
                 )
             }
             // Opened for writing before the read-only container, whose snapshot connection
-            // holds a read transaction that would keep a switch of journal mode waiting.
+            // holds a read transaction that would keep a switch of journal mode waiting. The
+            // store was found above, so this opening never makes one.
             do {
-                let journalMode = try database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
                 editor =
-                    allowsEdits
-                    ? try StoreEditor(
-                        storeURL: storeURL, model: self.model, trackingHistory: keepsHistory, journalMode: journalMode)
-                    : nil
+                    allowsEdits ? try StoreEditor(store: store, model: self.model, trackingHistory: keepsHistory) : nil
             } catch {
                 throw CDToolError("--allow-edits: the store does not open for writing: \(CDToolError(wrapping: error))")
             }
+            // Live updates need a watcher, which a WAL store in a folder nobody may write (opened
+            // immutable) cannot have: such a store is browsed without them.
             let container: NSPersistentContainer
             do {
-                container = try ObjectDump.openReadOnly(
-                    storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory,
-                    postingRemoteChanges: true)
-            } catch {
-                container = try ObjectDump.openReadOnly(
-                    storeURL, model: self.model, inferred: model == nil, trackingHistory: keepsHistory)
+                do {
+                    container = try ObjectDump.openReadOnly(
+                        storeURL, type: store.type, options: store.options, model: self.model,
+                        inferred: model == nil, trackingHistory: keepsHistory, postingRemoteChanges: true)
+                } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+                    throw error
+                } catch {
+                    container = try ObjectDump.openReadOnly(
+                        storeURL, type: store.type, options: store.options, model: self.model,
+                        inferred: model == nil, trackingHistory: keepsHistory)
+                }
+            } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+                // The store decides (a store Core Data wrote may open despite other hashes); when it
+                // refuses, the page's reader is told which entities differ.
+                throw CDToolError(
+                    "the model does not fit the store (entities whose version hashes differ or are missing: \((compatibility?.mismatchedEntities ?? []).joined(separator: ", ")))"
+                )
             }
             context = container.newBackgroundContext()
             changes = ChangeFeed(coordinator: container.persistentStoreCoordinator)
@@ -144,6 +162,16 @@ public final class StoreBrowser: @unchecked Sendable {
         }
     }
 
+    /// Closes the browser's connections to the store (its reading and editing coordinators'
+    /// stores, its own connection), for a program that goes on after browsing; pages asked for
+    /// afterwards are errors.
+    public func close() {
+        for coordinator in [context.persistentStoreCoordinator, editor?.context.persistentStoreCoordinator] {
+            for added in coordinator?.persistentStores ?? [] { try? coordinator?.remove(added) }
+        }
+        store.close()
+    }
+
     private static func describe(_ source: StoreInspection.RecoveredModelSource) -> String {
         switch source {
         case .modelCache: "cached in the store (Z_MODELCACHE)"
@@ -173,7 +201,7 @@ public final class StoreBrowser: @unchecked Sendable {
         } else if !carriesTokenCookie(request) {
             return .html(
                 HTML.page(
-                    title: "Access token needed", store: storeURL.lastPathComponent,
+                    title: "Access token needed", store: store.name,
                     body:
                         "<p>Open the address <code>cdtool serve</code> printed when it started: it ends in <code>?token=…</code>.</p>"
                 ), status: 401)
@@ -219,7 +247,7 @@ public final class StoreBrowser: @unchecked Sendable {
     func error(_ status: Int, _ message: String) -> BrowserResponse {
         .html(
             HTML.page(
-                title: "Error \(status)", store: storeURL.lastPathComponent,
+                title: "Error \(status)", store: store.name,
                 body: "<p class=\"error\">\(HTML.escape(message))</p>"), status: status)
     }
 

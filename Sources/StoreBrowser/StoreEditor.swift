@@ -27,18 +27,19 @@ final class StoreEditor: @unchecked Sendable {
     /// in the store's history.
     let context: NSManagedObjectContext
 
-    /// Opens the store read-write with `model`, never migrating it (a model that does not fit
-    /// is an error) and keeping its journal mode.
-    init(storeURL: URL, model: NSManagedObjectModel, trackingHistory: Bool, journalMode: String?) throws {
+    /// Opens `store` read-write with `model`, never migrating it (a model that does not fit
+    /// is an error) and keeping how it is kept (a SQLite file's journal mode).
+    init(store: any BrowsedStore, model: NSManagedObjectModel, trackingHistory: Bool) throws {
         csrfToken = StoreBrowser.newToken()
         let container = NSPersistentContainer(name: "cdtool-serve", managedObjectModel: model)
-        let description = NSPersistentStoreDescription(url: storeURL)
+        let description = NSPersistentStoreDescription(url: store.url)
+        description.type = store.type
         description.shouldMigrateStoreAutomatically = false
         description.shouldInferMappingModelAutomatically = false
-        if trackingHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
-        if let journalMode, journalMode.lowercased() != "wal" {
-            description.setOption(["journal_mode": journalMode] as NSDictionary, forKey: NSSQLitePragmasOption)
+        for (key, value) in try store.options.merging(store.writingOptions(), uniquingKeysWith: { $1 }) {
+            description.setOption(value, forKey: key)
         }
+        if trackingHistory { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }

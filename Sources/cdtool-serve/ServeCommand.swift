@@ -4,6 +4,7 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgreSQL
 import StoreBrowser
 
 /// `cdtool-serve STORE`: the store browser's web server (`cdtool serve` runs it).
@@ -17,8 +18,14 @@ struct ServeCommand: AsyncParsableCommand {
             "Prints the page's address, access token included, on its first line, then serves until interrupted."
     )
 
-    @Argument(help: "The store: a SQLite file made by Core Data or OpenCoreData.")
+    @Argument(
+        help:
+            "The store: a SQLite file made by Core Data or OpenCoreData, or a PostgreSQL store's URL (postgres://user@host:port/database; a password is better kept in PGPASSWORD or ~/.pgpass than in the command line, which other users see)."
+    )
     var store: String
+
+    @Option(help: "The schema of a PostgreSQL store (public by default).")
+    var schema: String?
 
     @Option(
         help:
@@ -49,15 +56,37 @@ struct ServeCommand: AsyncParsableCommand {
         if let token, !StoreBrowser.isValidToken(token) {
             throw ValidationError("--token must be at least 16 letters, digits, '-' or '_'")
         }
+        if namesDatabase, databaseURL == nil {
+            // Not echoed: the argument may hold a password.
+            throw ValidationError(
+                "the PostgreSQL URL does not parse: it is postgres://user@host:port/database, with characters such as %, @, /, # or [ in the user or password percent-escaped"
+            )
+        }
+        if schema != nil, databaseURL == nil {
+            throw ValidationError("--schema names a PostgreSQL store's schema: give a postgres:// URL")
+        }
+    }
+
+    /// Whether the store argument is meant as a database's URL (it starts with a PostgreSQL scheme).
+    private var namesDatabase: Bool {
+        let lowered = store.lowercased()
+        return lowered.hasPrefix("postgres:") || lowered.hasPrefix("postgresql:")
+    }
+
+    /// The store's URL when it names a database (`postgres://`, `postgresql://`) and parses.
+    private var databaseURL: URL? {
+        guard namesDatabase, let url = URL(string: store), url.scheme != nil else { return nil }
+        return url
     }
 
     func run() async throws {
         let browser: StoreBrowser
         do {
-            let url = URL(fileURLWithPath: store)
             let given = try model.map { try ModelFile.load(at: URL(fileURLWithPath: $0)) }
             browser = try StoreBrowser(
-                storeURL: url, model: given, token: token ?? StoreBrowser.newToken(), allowsEdits: allowEdits)
+                storeURL: databaseURL ?? URL(fileURLWithPath: store),
+                storeOptions: schema.map { [NSPostgreSQLSchemaNameOption: $0 as NSString] } ?? [:], model: given,
+                token: token ?? StoreBrowser.newToken(), allowsEdits: allowEdits)
         } catch {
             FileHandle.standardError.write(Data("cdtool serve: error: \(CDToolError(wrapping: error))\n".utf8))
             throw ExitCode.failure

@@ -8,7 +8,8 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Browse a store in a web page (read-only): runs cdtool-serve with the same arguments.",
-        discussion: "See 'cdtool-serve --help' for the options: --model, --host, --port, --token, --open."
+        discussion:
+            "See 'cdtool-serve --help' for the options: --model, --schema, --host, --port, --token, --open, --allow-edits. The store is a SQLite file or a postgres:// URL."
     )
 
     @Argument(parsing: .allUnrecognized, help: "The store and cdtool-serve's options.")

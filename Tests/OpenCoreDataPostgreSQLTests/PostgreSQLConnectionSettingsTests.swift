@@ -78,6 +78,24 @@ import Testing
         #expect(error?.localizedDescription.contains("postgres://") == true)
     }
 
+    /// libpq reads anything but `postgres://…` as `key=value` pairs and quotes it back in its
+    /// error: such a URL is refused before libpq sees it, and without its password.
+    @Test(arguments: ["postgres:/app:secret@db/inventory", "postgresql:app:secret@db/inventory"])
+    func aPostgreSQLURLWithoutItsSlashesIsRefusedWithoutItsPassword(_ text: String) throws {
+        let error = #expect(throws: NSError.self) {
+            try PostgreSQLConnectionSettings(url: try #require(URL(string: text)), options: nil)
+        }
+        #expect(error?.code == NSPersistentStoreInvalidTypeError)
+        #expect(error?.localizedDescription.contains("secret") == false)
+        #expect(error?.localizedDescription.contains("without //") == true, "\(String(describing: error))")
+    }
+
+    @Test func theSchemeReachesLibpqInLowerCase() throws {
+        let settings = try PostgreSQLConnectionSettings(
+            url: try #require(URL(string: "PostgreSQL://app@db.example/inventory")), options: nil)
+        #expect(settings.connectionString.hasPrefix("postgresql://app@db.example/inventory"))
+    }
+
     @Test(
         .enabled(
             if: PostgreSQLTestServer.testsAreEnabled,

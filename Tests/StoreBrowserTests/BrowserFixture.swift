@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgreSQL
 import OpenCoreDataTestSupport
 import StoreBrowser
 
@@ -58,10 +59,34 @@ enum BrowserFixture {
         let folder = testFilesFolder.appendingPathComponent("StoreBrowser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("Library.sqlite")
+        try fill(url, type: NSSQLiteStoreType, authors: authors, history: history)
+        return url
+    }
+
+    /// A new store as ``store(authors:history:)`` makes it, in a new database of the tests'
+    /// PostgreSQL server (in `schema` when given); the database's URL.
+    static func postgreSQLStore(authors: Int, history: Bool = false, schema: String? = nil) throws -> URL {
+        let url = try PostgreSQLTestServer.makeDatabase()
+        try fill(
+            url, type: NSPostgreSQLStoreType, options: schema.map(postgreSQLOptions) ?? [:], authors: authors,
+            history: history)
+        return url
+    }
+
+    /// The options of a PostgreSQL store in `schema`.
+    static func postgreSQLOptions(schema: String) -> [String: NSObject] {
+        [NSPostgreSQLSchemaNameOption: schema as NSString]
+    }
+
+    /// Writes the fixture's objects to a new store of `type` at `url`, and closes it.
+    static func fill(
+        _ url: URL, type: String, options: [String: NSObject] = [:], authors: Int, history: Bool
+    ) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        var storeOptions: [AnyHashable: Any] = options
+        if history { storeOptions[NSPersistentHistoryTrackingKey] = true as NSNumber }
         let store = try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-            options: history ? [NSPersistentHistoryTrackingKey: true as NSNumber] : nil)
+            ofType: type, configurationName: nil, at: url, options: storeOptions)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
@@ -100,7 +125,6 @@ enum BrowserFixture {
             }
         }
         try coordinator.remove(store)
-        return url
     }
 
     /// A browser on a new store of `authors` authors, with the store's cached model.

@@ -195,7 +195,8 @@ import FoundationNetworking
     static func serve(_ store: URL, _ arguments: [String] = []) throws -> (process: Process, address: String) {
         let process = Process()
         process.executableURL = server
-        process.arguments = [store.path, "--token", BrowserFixture.token] + arguments
+        process.arguments =
+            [store.isFileURL ? store.path : store.absoluteString, "--token", BrowserFixture.token] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

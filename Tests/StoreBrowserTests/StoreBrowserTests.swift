@@ -106,6 +106,8 @@ import Testing
         let first = browser.get("/history", ["to": "1"]).text
         #expect(first.contains("<td>importer</td>") && !first.contains("<td>editor</td>"))
         #expect(browser.get("/history", ["from": "x"]).status == 400)
+        // A negative bound is no transaction (the lowest would overflow the page's arithmetic).
+        #expect(browser.get("/history", ["to": "-9223372036854775808"]).status == 400)
         let object = browser.get("/object/Author/p2").text
         #expect(object.contains(#"<h2 id="history">History</h2>"#))
         #expect(object.contains("<td>editor</td>") && object.contains("<td>importer</td>"))

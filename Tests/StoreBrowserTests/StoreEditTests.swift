@@ -300,10 +300,13 @@ import Testing
     }
 
     /// `body` with a context of a coordinator of its own on the store, as another process has.
-    func withContext<T>(_ url: URL, history: Bool = false, _ body: (NSManagedObjectContext) throws -> T) throws -> T {
+    func withContext<T>(
+        _ url: URL, type: String = NSSQLiteStoreType, history: Bool = false,
+        _ body: (NSManagedObjectContext) throws -> T
+    ) throws -> T {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BrowserFixture.model())
         let store = try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            ofType: type, configurationName: nil, at: url,
             options: history ? [NSPersistentHistoryTrackingKey: true as NSNumber] : nil)
         defer { try? coordinator.remove(store) }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -38,10 +38,7 @@ package enum PostgreSQLEngine: PersistentStoreEngine {
     package static func metadata(ofStoreAt url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
         try PostgreSQLStore.withConnection(to: url, options: options) { connection, settings in
             guard let metadata = try PostgreSQLStore.readMetadata(connection, url: url) else {
-                throw CoreDataError.make(
-                    NSFileReadNoSuchFileError,
-                    "There is no store in schema '\(settings.schema)' of \(settings.displayURL)",
-                    [NSFilePathErrorKey: settings.displayURL])
+                throw PostgreSQLStore.noStore(settings)
             }
             return metadata
         }

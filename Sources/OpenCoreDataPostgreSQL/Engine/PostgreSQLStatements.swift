@@ -30,6 +30,14 @@ enum PostgreSQLStatements {
         "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(.bind(table.lowercased().sqlScalar))"
     }
 
+    /// The names of the tables in the session's schema, sorted.
+    static let tableNames: SQLFragment =
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+
+    /// The bytes the tables of the session's schema take, with their indexes and TOAST.
+    static let storageSize: SQLFragment =
+        "SELECT CAST(COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS BIGINT) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+
     /// Starts the read-only transaction a query generation reads in: every statement in it
     /// sees the database as its first statement did.
     static let beginSnapshot: SQLFragment = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"

@@ -30,12 +30,7 @@ extension PostgreSQLStore {
                             connection, metadata: existing, to: model, entities: entities, schema: schema,
                             configuration: configuration, options: options, url: url, settings: settings)
                 } else {
-                    guard !readOnly else {
-                        throw CoreDataError.make(
-                            NSFileReadNoSuchFileError,
-                            "There is no store in schema '\(settings.schema)' of \(settings.displayURL), and a read-only store is never created",
-                            [NSFilePathErrorKey: settings.displayURL])
-                    }
+                    guard !readOnly else { throw noStore(settings, ", and a read-only store is never created") }
                     metadata = try create(connection, schema: schema, model: model, entities: entities)
                 }
                 let database = PostgreSQLDatabaseAdapter(connection: connection)
@@ -131,6 +126,14 @@ extension PostgreSQLStore {
             try connection.run(SQLMetadataStatements.insertModelCache(content))
         }
         return metadata
+    }
+
+    /// The error for a schema that holds no store (`NSFileReadNoSuchFileError`), `detail` after its words.
+    static func noStore(_ settings: PostgreSQLConnectionSettings, _ detail: String = "") -> NSError {
+        CoreDataError.make(
+            NSFileReadNoSuchFileError,
+            "There is no store in schema '\(settings.schema)' of \(settings.displayURL)\(detail)",
+            [NSFilePathErrorKey: settings.displayURL])
     }
 
     /// Whether the session's schema holds a store (its `Z_METADATA` table).

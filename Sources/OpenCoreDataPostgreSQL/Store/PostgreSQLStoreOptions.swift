@@ -51,14 +51,18 @@ package struct PostgreSQLConnectionSettings: Sendable, Equatable {
     /// - Throws: `NSPersistentStoreInvalidTypeError` for a URL that is not a PostgreSQL URL,
     ///   and for an option of the wrong type or out of range, naming it.
     package init(url: URL, options: [AnyHashable: Any]?) throws {
+        // libpq reads a URL only after exactly `postgres://` or `postgresql://`; anything else
+        // it reads as `key=value` pairs and quotes back in its error, password and all.
         guard let scheme = url.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql",
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            url.absoluteString.dropFirst(scheme.count).hasPrefix("://")
         else {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError,
-                "A PostgreSQL store needs a postgres:// URL (postgres://user@host:port/database), not '\(Self.redacted(url.absoluteString))'"
+                "A PostgreSQL store needs a postgres:// URL (postgres://user@host:port/database), not a URL of scheme '\(url.scheme ?? "none")'\(url.scheme.map { ["postgres", "postgresql"].contains($0.lowercased()) } == true ? " without //" : "")"
             )
         }
+        components.scheme = scheme
         let options = options ?? [:]
         func option<T>(_ key: String, as type: T.Type, _ expected: String) throws -> T? {
             guard let value = options[key] else { return nil }

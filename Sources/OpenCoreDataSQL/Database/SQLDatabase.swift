@@ -30,6 +30,10 @@ package protocol SQLDatabase {
     /// The names of the columns of `table`, upper-cased.
     func columnNames(of table: String) throws -> Set<String>
 
+    /// The names of the store's tables, as the database spells them (PostgreSQL folds the
+    /// unquoted names Core Data's tables are made with to lower case), sorted.
+    func tableNames() throws -> [String]
+
     /// Runs `template` with `values` bound to its placeholders: once per recorded change
     /// or inserted row, so an engine that prepares statements prepares it once.
     func run(_ template: SQLTemplate, _ values: [SQLScalar]) throws

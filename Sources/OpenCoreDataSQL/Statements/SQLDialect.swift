@@ -9,6 +9,21 @@ package enum SQLDialect: Sendable {
     /// PostgreSQL: static column types, `BYTEA` for blobs, `ON CONFLICT` instead of `OR IGNORE`.
     case postgreSQL
 
+    /// `name`, a table or column name the store made bare (`ZBOOK`), quoted as this database
+    /// keeps it, so that a name read back from a foreign or damaged store is safe in SQL text:
+    /// PostgreSQL folded the bare name when it made the table, `A` to `Z` to lower case (and,
+    /// in a UTF-8 database, nothing else).
+    package func quotedStoredName(_ name: String) -> String {
+        switch self {
+        case .sqlite: SQLIdentifier.quoted(name)
+        case .postgreSQL:
+            SQLIdentifier.quoted(
+                String(
+                    String.UnicodeScalarView(
+                        name.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 })))
+        }
+    }
+
     /// The column type for one of the types Core Data declares in SQLite (``SQLSchema/sqlType(for:)``).
     ///
     /// PostgreSQL keeps the values Core Data stores, not its meaning of the names: dates stay

@@ -59,7 +59,7 @@ struct SQLiteModelInference {
     }
 
     mutating func model() throws -> NSManagedObjectModel {
-        guard let stored = try StoredEntity.all(in: db) else {
+        guard let stored = try StoredEntity.all(in: SQLiteDatabaseAdapter(db)) else {
             throw CoreDataError.make(
                 NSFileReadCorruptFileErrorCode,
                 "The file at \(url.path) is not a Core Data store (it has no Z_PRIMARYKEY table)",

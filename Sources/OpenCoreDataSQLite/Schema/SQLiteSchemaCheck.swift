@@ -35,7 +35,9 @@ enum SQLiteSchemaCheck {
     /// Entities must carry the numbers the model gives them: object IDs, `Z_ENT` values
     /// and join-table names all depend on them.
     private static func entityNumberProblems(_ db: Database, schema: SQLSchema) throws -> [String] {
-        guard let stored = try StoredEntity.all(in: db) else { return ["table Z_PRIMARYKEY is missing"] }
+        guard let stored = try StoredEntity.all(in: SQLiteDatabaseAdapter(db)) else {
+            return ["table Z_PRIMARYKEY is missing"]
+        }
         var namesByNumber: [Int: String] = [:]
         for entity in stored { namesByNumber[entity.number] = entity.name }
         var problems: [String] = []
