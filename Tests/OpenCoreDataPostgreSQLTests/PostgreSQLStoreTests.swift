@@ -144,6 +144,33 @@ struct PostgreSQLStoreTests {
     /// A save's inserts into one table go as multi-row statements, of at most 1,000 rows and
     /// 65,535 values: wide rows (74 values) split by values, narrow ones by rows, two entities
     /// interleaved; every row and value arrives.
+    /// A sort by an indexed attribute reads its index either way, as on SQLite: the store
+    /// sorts NULLs first ascending and last descending, so its indexes list their column
+    /// `NULLS FIRST` (PostgreSQL's default, NULLs last, serves neither direction, and a page
+    /// of a million rows sorted that way read them all).
+    @Test func sortsByAnIndexedAttributeReadTheIndexBothWays() throws {
+        let score = ModelBuilder.attribute("score", .integer64AttributeType)
+        score.isIndexed = true
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.properties = [score]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        let url = try PostgreSQLTestServer.makeDatabase()
+        _ = try Self.container(url, model: model)
+        let connection = try PostgreSQLConnection(url: url)
+        _ = try connection.execute("SET enable_seqscan = off")
+        // The orders the store's sorts ask for (SQLDialect.sortDirection), ties by primary key.
+        for (order, scan) in [
+            ("ASC NULLS FIRST", "Index Scan using"), ("DESC NULLS LAST", "Index Scan Backward using"),
+        ] {
+            let plan = try connection.execute(
+                "EXPLAIN SELECT Z_PK FROM ZITEM ORDER BY ZSCORE \(order), Z_PK LIMIT 100")
+            let text = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.joined(separator: "\n")
+            #expect(text.contains(scan) && text.contains("zitem_zscore_index"), "\(order):\n\(text)")
+        }
+    }
+
     @Test func manyInsertsOfWideAndNarrowEntitiesArriveWhole() throws {
         let url = try PostgreSQLTestServer.makeDatabase()
         let wide = ModelBuilder.entity("Wide", className: "NSManagedObject")

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCoreData
+import OpenCoreDataTestSupport
 import StoreBrowser
 import Testing
 
@@ -216,6 +217,52 @@ import Testing
             #expect(author.value(forKey: "name") as? String == "Theirs")
             #expect(author.value(forKey: "rank") as? Int32 == 9)
         }
+    }
+
+    /// The editor saved an object, another process saved it after, and the reader edits it
+    /// again from a fresh form: the editor reads the row as the store holds it now, not as its
+    /// own last save left it, so the save goes through (no conflict from a stale snapshot), and
+    /// the other process's change is kept.
+    @Test func anEditAfterAnotherProcessSavedTheObjectAgainSaves() throws {
+        let browser = try BrowserFixture.browser(authors: 2, allowsEdits: true)
+        var first = try Self.form(of: browser.get("/object/Author/p2/edit"))
+        first["value:rank"] = "5"
+        #expect(browser.post("/object/Author/p2/edit", first).status == 303)
+        try withContext(browser.storeURL) { context in
+            try context.existingObject(with: id(context, "Author/p2")).setValue("Theirs", forKey: "name")
+            try context.save()
+        }
+        var again = try Self.form(of: browser.get("/object/Author/p2/edit"))
+        #expect(again["value:name"] == "Theirs" && again["version"] == "3")
+        again["value:rank"] = "6"
+        let saved = browser.post("/object/Author/p2/edit", again)
+        #expect(saved.status == 303, "\(saved.text)")
+        try withContext(browser.storeURL) { context in
+            let author = try context.existingObject(with: id(context, "Author/p2"))
+            #expect(author.value(forKey: "name") as? String == "Theirs")
+            #expect(author.value(forKey: "rank") as? Int32 == 6)
+        }
+    }
+
+    /// A store kept in another journal mode than WAL keeps it when the browser edits it.
+    @Test func anEditKeepsTheStoresJournalMode() throws {
+        let folder = testFilesFolder.appendingPathComponent("StoreBrowser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Library.sqlite")
+        try BrowserFixture.fill(
+            url, type: NSSQLiteStoreType,
+            options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"] as NSDictionary], authors: 2, history: false)
+        func journalMode() throws -> String? {
+            try DatabaseQueue(path: url.path).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        }
+        #expect(try journalMode() == "delete")
+        let browser = try StoreBrowser(storeURL: url, model: nil, token: BrowserFixture.token, allowsEdits: true)
+        var form = try Self.form(of: browser.get("/object/Author/p2/edit"))
+        form["value:name"] = "Kept in DELETE mode"
+        #expect(browser.post("/object/Author/p2/edit", form).status == 303)
+        browser.close()
+        #expect(try journalMode() == "delete")
+        #expect(try names(in: url).contains("Kept in DELETE mode"))
     }
 
     @Test func editsNeedTheStoresOwnModel() throws {

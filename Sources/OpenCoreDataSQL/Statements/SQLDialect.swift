@@ -24,6 +24,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `column` as an index over it lists it: in the order sorts ask for
+    /// (``sortDirection(ascending:)``), so that a sort by an indexed column reads the index,
+    /// forwards or backwards, instead of sorting the table. PostgreSQL's own default (NULLs
+    /// last ascending) matches neither of the directions sorts use here.
+    package func indexedColumn(_ column: String) -> String {
+        switch self {
+        case .sqlite: column
+        case .postgreSQL: "\(column) NULLS FIRST"
+        }
+    }
+
     /// The column type for one of the types Core Data declares in SQLite (``SQLSchema/sqlType(for:)``).
     ///
     /// PostgreSQL keeps the values Core Data stores, not its meaning of the names: dates stay

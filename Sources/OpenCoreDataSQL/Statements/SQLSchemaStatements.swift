@@ -30,7 +30,9 @@ package struct SQLSchemaStatements {
                 for property in entity.facts.slots where property.entity === entity && property.isStored {
                     guard let column = schema.column(for: property) else { continue }
                     if property is NSRelationshipDescription || property.isIndexed {
-                        indexes.append("CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(column))")
+                        indexes.append(
+                            "CREATE INDEX \(table.name)_\(column)_INDEX ON \(table.name) (\(dialect.indexedColumn(column)))"
+                        )
                     }
                 }
                 indexes += entity.indexes.compactMap { fetchIndex($0, entity: entity, table: table) }
@@ -76,7 +78,8 @@ package struct SQLSchemaStatements {
                 let column = schema.column(for: property)
             else { return nil }
             columns.append(
-                "\(column) COLLATE \(schema.dialect.binaryCollation) \(element.isAscending ? "ASC" : "DESC")")
+                "\(column) COLLATE \(schema.dialect.binaryCollation) \(schema.dialect.sortDirection(ascending: element.isAscending))"
+            )
         }
         guard !columns.isEmpty else { return nil }
         return
