@@ -92,10 +92,16 @@ extension PostgreSQLStore {
         do {
             return try body(connection, settings)
         } catch let error as PostgreSQLError {
-            throw CoreDataError.make(
-                NSPersistentStoreOperationError, "The PostgreSQL store at \(settings.displayURL): \(error.message)",
-                [NSUnderlyingErrorKey: error as NSError])
+            throw operationError(error, settings)
         }
+    }
+
+    /// `error`, met working on a store that is not open (or by a tool reading one), as Core
+    /// Data's `NSPersistentStoreOperationError` naming the store.
+    static func operationError(_ error: PostgreSQLError, _ settings: PostgreSQLConnectionSettings) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreOperationError, "The PostgreSQL store at \(settings.displayURL): \(error.message)",
+            [NSUnderlyingErrorKey: error as NSError])
     }
 
     /// Whether `model` (its `configuration`) is the one the store was made with, by Core

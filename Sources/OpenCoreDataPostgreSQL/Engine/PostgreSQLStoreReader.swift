@@ -87,8 +87,6 @@ package final class PostgreSQLStoreReader: @unchecked Sendable {
     /// A server error as Core Data's, naming the store; other errors as they are.
     private func wrapped(_ error: any Error) -> any Error {
         guard let error = error as? PostgreSQLError else { return error }
-        return CoreDataError.make(
-            NSPersistentStoreOperationError, "The PostgreSQL store at \(settings.displayURL): \(error.message)",
-            [NSUnderlyingErrorKey: error as NSError])
+        return PostgreSQLStore.operationError(error, settings)
     }
 }

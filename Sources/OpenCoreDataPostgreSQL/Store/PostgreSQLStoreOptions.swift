@@ -43,6 +43,9 @@ package struct PostgreSQLConnectionSettings: Sendable, Equatable {
     package let schema: String
     package let statementTimeout: TimeInterval?
 
+    /// The URL schemes of PostgreSQL databases, as libpq reads them (in lower case).
+    package static let schemes: Set<String> = ["postgres", "postgresql"]
+
     /// TLS modes libpq knows.
     private static let tlsModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
@@ -53,13 +56,13 @@ package struct PostgreSQLConnectionSettings: Sendable, Equatable {
     package init(url: URL, options: [AnyHashable: Any]?) throws {
         // libpq reads a URL only after exactly `postgres://` or `postgresql://`; anything else
         // it reads as `key=value` pairs and quotes back in its error, password and all.
-        guard let scheme = url.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql",
+        guard let scheme = url.scheme?.lowercased(), Self.schemes.contains(scheme),
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             url.absoluteString.dropFirst(scheme.count).hasPrefix("://")
         else {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError,
-                "A PostgreSQL store needs a postgres:// URL (postgres://user@host:port/database), not a URL of scheme '\(url.scheme ?? "none")'\(url.scheme.map { ["postgres", "postgresql"].contains($0.lowercased()) } == true ? " without //" : "")"
+                "A PostgreSQL store needs a postgres:// URL (postgres://user@host:port/database), not a URL of scheme '\(url.scheme ?? "none")'\(url.scheme.map { Self.schemes.contains($0.lowercased()) } == true ? " without //" : "")"
             )
         }
         components.scheme = scheme

@@ -14,7 +14,7 @@ final class PostgreSQLBrowsedStore: BrowsedStore {
 
     /// Whether `url` names a PostgreSQL database.
     static func accepts(_ url: URL) -> Bool {
-        ["postgres", "postgresql"].contains(url.scheme?.lowercased())
+        url.scheme.map { PostgreSQLConnectionSettings.schemes.contains($0.lowercased()) } ?? false
     }
 
     /// Connects; the schema must hold a store (none is ever made here).
